@@ -1,0 +1,78 @@
+// Package metrics holds the Prometheus collectors porchbot exports on
+// GET /metrics. Every collector lives on its own registry (never the global
+// one) so tests and several servers in one process do not collide.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Namespace prefixes every metric name.
+const Namespace = "porchbot"
+
+// Metrics is the set of collectors the server updates.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	// Deliveries counts webhook deliveries by event and outcome
+	// (queued, ping, duplicate, unauthorized, too_large, bad_request,
+	// queue_full, processed, failed, panicked).
+	Deliveries *prometheus.CounterVec
+	// QueueDepth is the number of events waiting or running.
+	QueueDepth prometheus.Gauge
+	// HandlerDuration observes how long handlers take, by event.
+	HandlerDuration *prometheus.HistogramVec
+	// GitHubCalls counts GitHub API calls by endpoint template, method and status.
+	GitHubCalls *prometheus.CounterVec
+	// RateLimitRemaining is the last x-ratelimit-remaining seen, by resource.
+	RateLimitRemaining *prometheus.GaugeVec
+	// GitOperations counts git transport operations (fetch, push) by outcome.
+	GitOperations *prometheus.CounterVec
+}
+
+// New returns collectors registered on a fresh registry, together with the
+// Go runtime and process collectors.
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		Registry: reg,
+		Deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "webhook_deliveries_total",
+			Help: "Webhook deliveries received, by event and outcome.",
+		}, []string{"event", "outcome"}),
+		QueueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "queue_depth",
+			Help: "Events queued or being handled.",
+		}),
+		HandlerDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "handler_duration_seconds",
+			Help:    "Time spent handling one event, by event.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 9),
+		}, []string{"event"}),
+		GitHubCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "github_api_calls_total",
+			Help: "GitHub API calls, by endpoint template, method and status code.",
+		}, []string{"endpoint", "method", "status"}),
+		RateLimitRemaining: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "github_rate_limit_remaining",
+			Help: "Last x-ratelimit-remaining seen, by rate-limit resource.",
+		}, []string{"resource"}),
+		GitOperations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "git_operations_total",
+			Help: "git transport operations, by operation and outcome.",
+		}, []string{"operation", "outcome"}),
+	}
+	reg.MustRegister(m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
+		m.RateLimitRemaining, m.GitOperations,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
