@@ -1,0 +1,212 @@
+package forge
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+)
+
+// apiPrefix is where the REST API lives, as on GitHub Enterprise Server.
+const apiPrefix = "/api/v3"
+
+// Handler serves the REST API, git smart HTTP and the forge's control
+// endpoints (/_forge/stats, /_forge/faults).
+func (f *Forge) Handler() http.Handler {
+	root := mux.NewRouter()
+	root.HandleFunc("/_forge/stats", f.handleStats).Methods(http.MethodGet, http.MethodDelete)
+	root.HandleFunc("/_forge/faults", f.handleFaults).Methods(http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete)
+
+	api := root.PathPrefix(apiPrefix).Subrouter()
+	api.Use(f.countCalls, f.injectFaults, f.authMiddleware)
+	// One registration per file, each named for the resources it serves.
+	f.routesApp(api)
+	f.routesRepos(api)
+	f.routesGitData(api)
+	f.routesContents(api)
+	f.routesPulls(api)
+	f.routesReviews(api)
+	f.routesIssues(api)
+	f.routesComments(api)
+	f.routesReactions(api)
+	f.routesLabels(api)
+	f.routesChecks(api)
+	f.routesReleases(api)
+	f.routesCollaborators(api)
+	f.routesTeams(api)
+	api.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.stats.add(r.Method + " (unrouted)")
+		notFound(w)
+	})
+
+	f.routesGitHTTP(root)
+	return root
+}
+
+// countCalls counts each REST call under its route template.
+func (f *Forge) countCalls(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Method + " " + routeTemplate(r)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		f.stats.add(key)
+		if rec.status == http.StatusNotModified {
+			f.stats.add(key + " 304")
+		}
+	})
+}
+
+func routeTemplate(r *http.Request) string {
+	if cur := mux.CurrentRoute(r); cur != nil {
+		if t, err := cur.GetPathTemplate(); err == nil {
+			return strings.TrimPrefix(t, apiPrefix)
+		}
+	}
+	return strings.TrimPrefix(r.URL.Path, apiPrefix)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// injectFaults applies the configured latency, 5xx and rate limits.
+func (f *Forge) injectFaults(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := f.faults.decide(strings.TrimPrefix(r.URL.Path, apiPrefix), f.opts.Now())
+		if d.latency > 0 {
+			t := time.NewTimer(d.latency)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		if d.status != 0 {
+			for k, v := range d.headers {
+				w.Header().Set(k, v)
+			}
+			writeError(w, d.status, d.message)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authMiddleware authenticates the caller (401 on bad credentials, as
+// GitHub) and sets the X-RateLimit-* headers of the caller's budget.
+func (f *Forge) authMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := f.authenticate(r)
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, "Bad credentials")
+			return
+		}
+		f.rate.setHeaders(w, p, f.opts.Now())
+		next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
+	})
+}
+
+// rateBudget tracks a per-caller hourly budget for the X-RateLimit-*
+// headers: 5,000 for users and installations, 60 for anonymous calls.
+type rateBudget struct {
+	mu    sync.Mutex
+	used  map[string]int
+	reset time.Time
+}
+
+func (b *rateBudget) setHeaders(w http.ResponseWriter, p *principal, now time.Time) {
+	b.mu.Lock()
+	if b.used == nil || !now.Before(b.reset) {
+		b.used = map[string]int{}
+		b.reset = now.Add(time.Hour).Truncate(time.Second)
+	}
+	key, limit := "anonymous", 60
+	if p != nil {
+		key, limit = principalKeyOf(p), 5000
+	}
+	b.used[key]++
+	used := b.used[key]
+	reset := b.reset
+	b.mu.Unlock()
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(limit-used, 0)))
+	h.Set("X-RateLimit-Used", strconv.Itoa(used))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+}
+
+func principalKeyOf(p *principal) string {
+	switch p.kind {
+	case principalInstallation:
+		return "installation:" + strconv.FormatInt(p.installation.ID, 10)
+	case principalApp:
+		return "app"
+	}
+	return "user:" + strconv.FormatInt(p.account.ID, 10)
+}
+
+// repoFor resolves {owner}/{repo} for the caller. A repository the caller
+// may not see is 404 (as GitHub hides it); one it sees but may not act on
+// with `need` is 403.
+func (f *Forge) repoFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, bool) {
+	v := mux.Vars(r)
+	repo, ok := f.Repo(v["owner"] + "/" + v["repo"])
+	p := caller(r)
+	if !ok {
+		notFound(w)
+		return nil, nil, false
+	}
+	perm := f.permission(p, repo)
+	if perm < PermRead {
+		notFound(w)
+		return nil, nil, false
+	}
+	if perm < need {
+		msg := "Must have " + need.String() + " access to repository."
+		if p != nil && p.kind == principalInstallation {
+			msg = "Resource not accessible by integration"
+		}
+		writeError(w, http.StatusForbidden, msg)
+		return nil, nil, false
+	}
+	return repo, p, true
+}
+
+// actor is the account acting for a request (the bot user for an
+// installation), or nil when anonymous.
+func actor(p *principal) *Account {
+	if p == nil {
+		return nil
+	}
+	return p.account
+}
+
+// intVar reads a numeric path variable; false (and a 404) if malformed.
+func intVar(w http.ResponseWriter, r *http.Request, name string) (int64, bool) {
+	n, err := strconv.ParseInt(mux.Vars(r)[name], 10, 64)
+	if err != nil || n <= 0 {
+		notFound(w)
+		return 0, false
+	}
+	return n, true
+}

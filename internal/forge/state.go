@@ -1,0 +1,253 @@
+package forge
+
+import (
+	"sync"
+	"time"
+)
+
+// Account is a user, an organisation or a bot user (the App's
+// "<slug>[bot]"). Its Type is GitHub's: "User", "Organization" or "Bot".
+type Account struct {
+	ID    int64
+	Login string
+	Type  string
+	Name  string
+	Email string
+	Token string // personal access token; empty for organisations
+}
+
+// Org is an organisation: an account with members and teams.
+type Org struct {
+	Account *Account
+	Members map[string]bool // lower-cased login -> member
+	Teams   map[string]*Team
+}
+
+// Team is an organisation team; "@org/slug" in configuration.
+type Team struct {
+	ID      int64
+	Slug    string
+	Name    string
+	Members map[string]bool // lower-cased login
+}
+
+// Permission is a repository permission, ordered: none < read < triage <
+// write < maintain < admin.
+type Permission int
+
+// The permissions GitHub knows, in order.
+const (
+	PermNone Permission = iota
+	PermRead
+	PermTriage
+	PermWrite
+	PermMaintain
+	PermAdmin
+)
+
+var permissionNames = []string{"none", "read", "triage", "write", "maintain", "admin"}
+
+func (p Permission) String() string {
+	if p < 0 || int(p) >= len(permissionNames) {
+		return "none"
+	}
+	return permissionNames[p]
+}
+
+// ParsePermission reads GitHub's names of permissions (also "pull"/"push"
+// as the REST API accepts them).
+func ParsePermission(s string) (Permission, bool) {
+	switch s {
+	case "pull":
+		return PermRead, true
+	case "push":
+		return PermWrite, true
+	}
+	for i, n := range permissionNames {
+		if n == s {
+			return Permission(i), true
+		}
+	}
+	return PermNone, false
+}
+
+// Repo is a repository: metadata here, objects and refs in a bare git
+// repository at Path. Its mutex guards everything below it and serialises
+// ref updates made through the REST API, pushes and merges.
+type Repo struct {
+	mu sync.Mutex
+
+	ID            int64
+	Owner         *Account
+	Name          string
+	Description   string
+	Private       bool
+	DefaultBranch string
+	Topics        []string
+	Path          string // bare git repository on disk
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	PushedAt      time.Time
+
+	Collaborators map[string]Permission // lower-cased login -> permission
+
+	nextNumber int // issues and pull requests share one number space
+	Issues     map[int]*Issue
+	Pulls      map[int]*Pull
+	Comments   map[int64]*Comment
+	Reviews    map[int64]*Review
+	Labels     map[string]*Label // lower-cased name
+	CheckRuns  map[int64]*CheckRun
+	Suites     map[int64]*CheckSuite
+	Releases   map[int64]*Release
+	Reactions  map[int64]*Reaction
+}
+
+// FullName is "owner/name".
+func (r *Repo) FullName() string { return r.Owner.Login + "/" + r.Name }
+
+// Issue is an issue or the issue half of a pull request.
+type Issue struct {
+	ID        int64
+	Number    int
+	Title     string
+	Body      string
+	State     string // open | closed
+	User      *Account
+	Labels    []string // label names, in the order added
+	Assignees []string
+	Locked    bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ClosedAt  *time.Time
+	IsPull    bool
+}
+
+// Pull is a pull request; its number and conversation live in an Issue.
+type Pull struct {
+	Issue *Issue
+
+	ID                  int64
+	Head                string // branch name in the same repository
+	HeadSHA             string
+	Base                string
+	BaseSHA             string
+	Draft               bool
+	Merged              bool
+	MergedAt            *time.Time
+	MergedBy            *Account
+	MergeCommitSHA      string
+	MaintainerCanModify bool
+	RequestedReviewers  []string
+}
+
+// Comment is an issue (or pull request conversation) comment.
+type Comment struct {
+	ID        int64
+	IssueNum  int
+	Body      string
+	User      *Account
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Review is a pull request review.
+type Review struct {
+	ID          int64
+	PullNum     int
+	User        *Account
+	Body        string
+	State       string // APPROVED | CHANGES_REQUESTED | COMMENTED | PENDING | DISMISSED
+	CommitID    string
+	SubmittedAt time.Time
+}
+
+// Label is a repository label.
+type Label struct {
+	ID          int64
+	Name        string
+	Color       string
+	Description string
+}
+
+// CheckSuite groups the check runs of one app on one head commit.
+type CheckSuite struct {
+	ID         int64
+	HeadBranch string
+	HeadSHA    string
+	Status     string
+	Conclusion string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// CheckRun is a check run created by the App.
+type CheckRun struct {
+	ID          int64
+	SuiteID     int64
+	Name        string
+	HeadSHA     string
+	ExternalID  string
+	DetailsURL  string
+	Status      string // queued | in_progress | completed
+	Conclusion  string
+	StartedAt   *time.Time
+	CompletedAt *time.Time
+	Title       string
+	Summary     string
+	Text        string
+	Annotations []CheckAnnotation
+}
+
+// CheckAnnotation is one annotation of a check run's output.
+type CheckAnnotation struct {
+	Path            string `json:"path"`
+	StartLine       int    `json:"start_line"`
+	EndLine         int    `json:"end_line"`
+	AnnotationLevel string `json:"annotation_level"`
+	Message         string `json:"message"`
+	Title           string `json:"title,omitempty"`
+}
+
+// Release is a GitHub release of a tag.
+type Release struct {
+	ID          int64
+	TagName     string
+	Target      string
+	Name        string
+	Body        string
+	Draft       bool
+	Prerelease  bool
+	Author      *Account
+	CreatedAt   time.Time
+	PublishedAt *time.Time
+}
+
+// Reaction is a reaction to an issue comment (or issue: SubjectKind).
+type Reaction struct {
+	ID          int64
+	SubjectKind string // "comment" | "issue"
+	SubjectID   int64  // comment id, or issue number
+	User        *Account
+	Content     string
+	CreatedAt   time.Time
+}
+
+// Installation is the App installed on an account: every repository of
+// that account is reachable with its tokens.
+type Installation struct {
+	ID      int64
+	Account *Account
+}
+
+// AppInfo describes the GitHub App registered on the forge.
+type AppInfo struct {
+	ID            int64
+	Slug          string
+	Name          string
+	Owner         *Account
+	Bot           *Account // "<slug>[bot]"
+	PublicKeyPEM  []byte
+	WebhookURL    string
+	WebhookSecret []byte
+}
