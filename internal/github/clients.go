@@ -1,0 +1,232 @@
+package github
+
+import (
+	"context"
+	"crypto/rsa"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+)
+
+// DefaultUserAgent is sent when ClientsOptions.UserAgent is empty; GitHub
+// asks API clients to identify themselves.
+const DefaultUserAgent = "porchbot"
+
+// GitTokenUser is the HTTP basic-auth user name that goes with an
+// installation token for git over HTTPS.
+const GitTokenUser = "x-access-token"
+
+// ClientsOptions configure NewClients.
+type ClientsOptions struct {
+	// BaseURL selects github.com, a GHES host or the local forge; see
+	// ParseBaseURL.
+	BaseURL string
+	// App holds the GitHub App credentials. Nil leaves only Token clients;
+	// App and Installation clients then fail with ErrNoAppCredentials.
+	App *AppCredentials
+	// Transport is the RoundTripper all clients share, under their
+	// authentication. Nil builds one with NewTransport(TransportOptions).
+	Transport http.RoundTripper
+	// TransportOptions configure the transport built when Transport is nil.
+	// Use DefaultTransportOptions() against GitHub: its zero value disables
+	// mutation spacing and per-attempt timeouts.
+	TransportOptions TransportOptions
+	// UserAgent is sent with every API request. Default DefaultUserAgent.
+	UserAgent string
+	// Logger is used for client-level messages. Default
+	// logrus.StandardLogger().
+	Logger logrus.FieldLogger
+}
+
+// Clients hands out go-github clients for one GitHub (github.com, a GHES host
+// or the local forge): as the app, as one of its installations, or with a
+// plain token. Installation tokens are cached per installation and refreshed
+// by ghinstallation a minute before they expire. Clients is safe for
+// concurrent use.
+type Clients struct {
+	urls      URLs
+	rt        http.RoundTripper
+	userAgent string
+	log       logrus.FieldLogger
+
+	appID int64
+	key   *rsa.PrivateKey // nil without app credentials
+
+	mu            sync.Mutex
+	installations map[int64]*ghinstallation.Transport
+}
+
+// NewClients validates opts, derives the URLs and builds the shared transport.
+func NewClients(opts ClientsOptions) (*Clients, error) {
+	urls, err := ParseBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Clients{
+		urls:          urls,
+		rt:            opts.Transport,
+		userAgent:     opts.UserAgent,
+		log:           opts.Logger,
+		installations: make(map[int64]*ghinstallation.Transport),
+	}
+	if c.log == nil {
+		c.log = logrus.StandardLogger()
+	}
+	if c.userAgent == "" {
+		c.userAgent = DefaultUserAgent
+	}
+	if c.rt == nil {
+		to := opts.TransportOptions
+		if to.Logger == nil {
+			to.Logger = c.log
+		}
+		c.rt = NewTransport(to)
+	}
+	if opts.App != nil {
+		key, err := opts.App.parse()
+		if err != nil {
+			return nil, err
+		}
+		c.appID, c.key = opts.App.AppID, key
+	}
+	// Check once that go-github accepts the URLs, so building a client
+	// later cannot fail.
+	if _, err := c.newClient(http.DefaultTransport); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// URLs returns the API, uploads and git base URLs in use.
+func (c *Clients) URLs() URLs { return c.urls }
+
+// Transport returns the RoundTripper every client shares.
+func (c *Clients) Transport() http.RoundTripper { return c.rt }
+
+// HasApp reports whether GitHub App credentials were configured.
+func (c *Clients) HasApp() bool { return c.key != nil }
+
+// AppID returns the GitHub App's ID, 0 without credentials.
+func (c *Clients) AppID() int64 { return c.appID }
+
+// App returns a client authenticated as the GitHub App itself (a short-lived
+// RS256 JWT, "Authorization: Bearer <jwt>"), for app-level endpoints such as
+// listing installations. Without credentials its calls fail with
+// ErrNoAppCredentials.
+func (c *Clients) App(ctx context.Context) *github.Client {
+	if c.key == nil {
+		return c.mustClient(errTransport{ErrNoAppCredentials})
+	}
+	return c.mustClient(c.appsTransport())
+}
+
+// Installation returns a client authenticated as installation id
+// ("Authorization: token <installation token>"). The token is minted on
+// first use, cached, and refreshed shortly before it expires; clients for
+// the same installation share it.
+func (c *Clients) Installation(ctx context.Context, installationID int64) (*github.Client, error) {
+	itr, err := c.installationTransport(installationID)
+	if err != nil {
+		return nil, err
+	}
+	client, err := c.newClient(tokenErrorTransport{next: itr, installationID: installationID})
+	if err != nil {
+		return nil, fmt.Errorf("github: installation %d client: %w", installationID, err)
+	}
+	return client, nil
+}
+
+// InstallationToken returns installation id's current access token and its
+// expiry, minting or refreshing it if needed. It is the password for git over
+// HTTPS, with GitTokenUser as the user name.
+func (c *Clients) InstallationToken(ctx context.Context, installationID int64) (string, time.Time, error) {
+	itr, err := c.installationTransport(installationID)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	token, err := itr.Token(ctx)
+	if err != nil {
+		return "", time.Time{}, closeTokenError(installationID, err)
+	}
+	expiresAt, _, err := itr.Expiry()
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("github: installation %d token expiry: %w", installationID, err)
+	}
+	return token, expiresAt, nil
+}
+
+// ForgetInstallation drops the cached token of an installation, e.g. after
+// the app was uninstalled from it.
+func (c *Clients) ForgetInstallation(installationID int64) {
+	c.mu.Lock()
+	delete(c.installations, installationID)
+	c.mu.Unlock()
+}
+
+// Token returns a client authenticated with a plain token (a personal access
+// token, or a token of the local forge), sent as "Authorization: Bearer".
+func (c *Clients) Token(ctx context.Context, token string) *github.Client {
+	return c.mustClient(c.rt).WithAuthToken(token)
+}
+
+// appsTransport returns a fresh app-JWT transport over the shared one.
+func (c *Clients) appsTransport() *ghinstallation.AppsTransport {
+	atr := ghinstallation.NewAppsTransportFromPrivateKey(c.rt, c.appID, c.key)
+	atr.BaseURL = c.urls.APIBase()
+	return atr
+}
+
+// installationTransport returns the cached transport of an installation,
+// creating it on first use.
+//
+// Each installation gets its own AppsTransport: ghinstallation's token
+// refresh writes to the AppsTransport it was built from (BaseURL, Client)
+// under the installation's own lock, so a shared one would race when two
+// installations refresh at once.
+func (c *Clients) installationTransport(installationID int64) (*ghinstallation.Transport, error) {
+	if c.key == nil {
+		return nil, ErrNoAppCredentials
+	}
+	if installationID <= 0 {
+		return nil, fmt.Errorf("github: installation ID must be positive, got %d", installationID)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if itr, ok := c.installations[installationID]; ok {
+		return itr, nil
+	}
+	itr := ghinstallation.NewFromAppsTransport(c.appsTransport(), installationID)
+	c.installations[installationID] = itr
+	return itr, nil
+}
+
+// newClient builds a go-github client over rt for the configured URLs.
+func (c *Clients) newClient(rt http.RoundTripper) (*github.Client, error) {
+	client := github.NewClient(&http.Client{Transport: rt})
+	client.UserAgent = c.userAgent
+	if !c.urls.Enterprise {
+		return client, nil
+	}
+	client, err := client.WithEnterpriseURLs(c.urls.API, c.urls.Uploads)
+	if err != nil {
+		return nil, fmt.Errorf("github: enterprise URLs %s, %s: %w", c.urls.API, c.urls.Uploads, err)
+	}
+	return client, nil
+}
+
+// mustClient is newClient for callers without an error result. NewClients
+// has already checked that newClient succeeds for these URLs; should it fail
+// anyway, the returned client's calls fail with the error.
+func (c *Clients) mustClient(rt http.RoundTripper) *github.Client {
+	client, err := c.newClient(rt)
+	if err != nil {
+		c.log.WithError(err).Error("build GitHub client")
+		return github.NewClient(&http.Client{Transport: errTransport{err}})
+	}
+	return client
+}
