@@ -1,0 +1,75 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaultsAreEmbedded(t *testing.T) {
+	s, err := Parse(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Embedded() || s.Listen != ":8080" || s.ForgeListen != "127.0.0.1:3000" || s.MaxBodyBytes != 25<<20 ||
+		s.MutationSpacing != time.Second || s.QueueSize != 1024 {
+		t.Fatalf("unexpected defaults: %+v", s)
+	}
+}
+
+func TestFlagsWinOverEnvironment(t *testing.T) {
+	s, err := Parse([]string{"--listen", ":9000"}, env(map[string]string{"PORCHBOT_LISTEN": ":7000", "PORCHBOT_LOG_LEVEL": "debug"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Listen != ":9000" || s.LogLevel != "debug" {
+		t.Fatalf("got listen %q level %q", s.Listen, s.LogLevel)
+	}
+}
+
+func TestAppCredentials(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(key, []byte("PEM\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(nil, env(map[string]string{"PORCHBOT_APP_ID": "12", "PORCHBOT_PRIVATE_KEY_PATH": key,
+		"PORCHBOT_WEBHOOK_SECRET": "s3cret", "PORCHBOT_GITHUB_URL": "https://ghe.example.com"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Embedded() || s.AppID != 12 || string(s.PrivateKeyPEM) != "PEM" || string(s.WebhookSecret) != "s3cret" {
+		t.Fatalf("unexpected: %+v", s)
+	}
+}
+
+func TestErrorsAreReportedTogether(t *testing.T) {
+	_, err := Parse([]string{"--queue-size", "0", "--log-format", "xml"}, env(map[string]string{"PORCHBOT_APP_ID": "abc"}))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for _, want := range []string{"queue-size", "log-format", "PORCHBOT_APP_ID", "PORCHBOT_WEBHOOK_SECRET"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}
+
+func TestUnknownFlag(t *testing.T) {
+	if _, err := Parse([]string{"--nope"}, env(nil)); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("want unknown flag error, got %v", err)
+	}
+}
+
+func TestUsageNamesEveryOption(t *testing.T) {
+	u := Usage()
+	for _, o := range Options {
+		if !strings.Contains(u, o.Env) {
+			t.Errorf("usage misses %s", o.Env)
+		}
+	}
+}
