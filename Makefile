@@ -1,0 +1,36 @@
+# porchbot — `make help` lists the targets.
+GO       ?= go
+BIN      ?= bin/porchbot
+PKGS     ?= ./...
+BENCH    ?= .
+export GOTOOLCHAIN ?= local
+
+.DEFAULT_GOAL := help
+
+.PHONY: help build run test bench lint demo clean
+
+help: ## this list
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/porchbot
+	$(GO) build -o $(BIN) ./cmd/porchbot
+
+run: build ## run the bot; with no GitHub App credentials it runs against the embedded local forge
+	./$(BIN) serve $(ARGS)
+
+test: ## run every test (unit, forge end-to-end, payload fidelity) with the race detector
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+bench: ## run the benchmarks (webhook ingress, ...) and print their figures
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3s -count=1 -timeout 30m ./bot/ ./internal/...
+
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+demo: build ## the narrated lifecycle demo (arrives with the package lifecycle)
+	@echo "make demo arrives with the package lifecycle (drafts, proposals, publish); today: make run"
+
+clean: ## remove build output and the local data directory
+	rm -rf bin .data
