@@ -38,23 +38,6 @@ func (c AppCredentials) parse() (*rsa.PrivateKey, error) {
 	return key, nil
 }
 
-// tokenErrorTransport wraps an installation transport. When minting the
-// installation token fails, ghinstallation returns an *HTTPError that holds
-// the response with its body still open; this closes it (so the connection
-// is released) and adds GitHub's message to the error.
-type tokenErrorTransport struct {
-	next           http.RoundTripper
-	installationID int64
-}
-
-func (t tokenErrorTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		err = closeTokenError(t.installationID, err)
-	}
-	return resp, err
-}
-
 // closeTokenError closes the response an *ghinstallation.HTTPError carries
 // and returns err wrapped with the installation and GitHub's message.
 func closeTokenError(installationID int64, err error) error {

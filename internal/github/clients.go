@@ -57,8 +57,9 @@ type Clients struct {
 	appID int64
 	key   *rsa.PrivateKey // nil without app credentials
 
-	mu            sync.Mutex
-	installations map[int64]*ghinstallation.Transport
+	mu                sync.Mutex
+	installations     map[int64]*installation
+	repoInstallations map[string]int64 // lower-case "owner/repo" → installation ID
 }
 
 // NewClients validates opts, derives the URLs and builds the shared transport.
@@ -68,11 +69,12 @@ func NewClients(opts ClientsOptions) (*Clients, error) {
 		return nil, err
 	}
 	c := &Clients{
-		urls:          urls,
-		rt:            opts.Transport,
-		userAgent:     opts.UserAgent,
-		log:           opts.Logger,
-		installations: make(map[int64]*ghinstallation.Transport),
+		urls:              urls,
+		rt:                opts.Transport,
+		userAgent:         opts.UserAgent,
+		log:               opts.Logger,
+		installations:     make(map[int64]*installation),
+		repoInstallations: make(map[string]int64),
 	}
 	if c.log == nil {
 		c.log = logrus.StandardLogger()
@@ -130,11 +132,11 @@ func (c *Clients) App(ctx context.Context) *github.Client {
 // first use, cached, and refreshed shortly before it expires; clients for
 // the same installation share it.
 func (c *Clients) Installation(ctx context.Context, installationID int64) (*github.Client, error) {
-	itr, err := c.installationTransport(installationID)
+	inst, err := c.installation(installationID)
 	if err != nil {
 		return nil, err
 	}
-	client, err := c.newClient(tokenErrorTransport{next: itr, installationID: installationID})
+	client, err := c.newClient(installationAuth{inst: inst, next: c.rt})
 	if err != nil {
 		return nil, fmt.Errorf("github: installation %d client: %w", installationID, err)
 	}
@@ -145,27 +147,25 @@ func (c *Clients) Installation(ctx context.Context, installationID int64) (*gith
 // expiry, minting or refreshing it if needed. It is the password for git over
 // HTTPS, with GitTokenUser as the user name.
 func (c *Clients) InstallationToken(ctx context.Context, installationID int64) (string, time.Time, error) {
-	itr, err := c.installationTransport(installationID)
+	inst, err := c.installation(installationID)
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	token, err := itr.Token(ctx)
-	if err != nil {
-		return "", time.Time{}, closeTokenError(installationID, err)
-	}
-	expiresAt, _, err := itr.Expiry()
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("github: installation %d token expiry: %w", installationID, err)
-	}
-	return token, expiresAt, nil
+	return inst.token(ctx)
 }
 
-// ForgetInstallation drops the cached token of an installation, e.g. after
-// the app was uninstalled from it.
+// ForgetInstallation drops what is cached about an installation (its token,
+// and which repositories it covers), e.g. after the app was uninstalled from
+// it or repositories were removed from it.
 func (c *Clients) ForgetInstallation(installationID int64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.installations, installationID)
-	c.mu.Unlock()
+	for repo, id := range c.repoInstallations {
+		if id == installationID {
+			delete(c.repoInstallations, repo)
+		}
+	}
 }
 
 // Token returns a client authenticated with a plain token (a personal access
@@ -181,14 +181,14 @@ func (c *Clients) appsTransport() *ghinstallation.AppsTransport {
 	return atr
 }
 
-// installationTransport returns the cached transport of an installation,
-// creating it on first use.
+// installation returns the cached state of an installation, creating it on
+// first use.
 //
 // Each installation gets its own AppsTransport: ghinstallation's token
 // refresh writes to the AppsTransport it was built from (BaseURL, Client)
 // under the installation's own lock, so a shared one would race when two
 // installations refresh at once.
-func (c *Clients) installationTransport(installationID int64) (*ghinstallation.Transport, error) {
+func (c *Clients) installation(installationID int64) (*installation, error) {
 	if c.key == nil {
 		return nil, ErrNoAppCredentials
 	}
@@ -197,12 +197,15 @@ func (c *Clients) installationTransport(installationID int64) (*ghinstallation.T
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if itr, ok := c.installations[installationID]; ok {
-		return itr, nil
+	if inst, ok := c.installations[installationID]; ok {
+		return inst, nil
 	}
-	itr := ghinstallation.NewFromAppsTransport(c.appsTransport(), installationID)
-	c.installations[installationID] = itr
-	return itr, nil
+	inst := &installation{
+		id:  installationID,
+		itr: ghinstallation.NewFromAppsTransport(c.appsTransport(), installationID),
+	}
+	c.installations[installationID] = inst
+	return inst, nil
 }
 
 // newClient builds a go-github client over rt for the configured URLs.

@@ -10,8 +10,18 @@
 // Dir/HOST/OWNER/REPO.git (a port in HOST is written HOST_PORT, path prefixes
 // in front of OWNER are kept as directories). Branches are mirrored into
 // refs/remotes/origin/*, tags into refs/tags/* (only when asked for with
-// TagsRefSpec). History is always fetched in full. The directory is owned by
-// one Store: two Stores (or processes) must not share it.
+// TagsRefSpec); refspecs are applied as forced and pruned, so the cache
+// mirrors the remote. History is always fetched in full. The directory is
+// owned by one Store: two Stores (or processes) must not share it. Commits
+// are written as loose objects straight into the cache; nothing is ever
+// checked out.
+//
+// # Observability
+//
+// Fetches and pushes are counted in metrics.GitOperations by operation
+// (fetch, push) and outcome (ok, up_to_date, lease_broken, error), and in
+// Store.Stats, which counts every operation that reached the remote. Log
+// entries carry the fields repository and ref.
 //
 // # Concurrency
 //
@@ -43,19 +53,25 @@
 //     unless a hash is given, needs that tracking ref to exist, and is
 //     ignored entirely when the source is a commit hash. Neither is used.)
 //  2. Server-side check, atomic: git receive-pack applies each command as a
-//     ref transaction whose expected old value is the command's Old, under
-//     the ref lock. On smart HTTP the advertisement (GET info/refs) and the
-//     update (POST git-receive-pack) are separate requests; if the ref moves
-//     between them, the server refuses the command ("failed to update ref",
-//     "cannot lock ref ... is at X but expected Y", "reference already
-//     exists"). Because Old is exactly the lease, there is no window: the
-//     update happens only if the ref is at Old at the instant it is written.
-//     This is the same guarantee git push --force-with-lease=<ref>:<expect>
-//     relies on, and GitHub honours it.
+//     ref transaction whose expected old value is the command's Old, checked
+//     under the ref lock. On smart HTTP the advertisement (GET info/refs) and
+//     the update (POST git-receive-pack) are separate requests; if the ref
+//     moves between them, the server refuses the command ("failed to update
+//     ref"; "cannot lock ref ...: is at X but expected Y" or "reference
+//     already exists" on its stderr). Because Old is exactly the lease, the
+//     window of the client-side check is closed: the ref is updated only if
+//     it is at Old at the instant it is written. This is the server behaviour
+//     git push --force-with-lease and all concurrent pushes rely on; the tests
+//     prove it against git http-backend by moving or creating the ref inside
+//     the push request, after the advertisement.
 //  3. Classification: when the server refuses the command, the ref is read
 //     again (a fresh advertisement). If it is no longer at Old the error is a
 //     *LeaseError (errors.Is(err, ErrLeaseBroken)); otherwise it is
-//     ErrRejected with the server's reason (protected branch, hook, ...).
+//     ErrRejected with the server's reason and messages (protected branch,
+//     hook, receive.denyNonFastForwards, or a transient failure such as lock
+//     contention, which may be retried as is). If the ref cannot be read
+//     again, a "failed to update ref"/"cannot lock ref"/"already exists"
+//     reason is taken as a broken lease.
 //
 // Consequences and limits:
 //   - Updates are "forced" in git's sense: a non-fast-forward update (a
@@ -71,7 +87,10 @@
 //   - A server that does not send report-status cannot be verified; go-git
 //     negotiates it and GitHub and git http-backend always send it.
 //   - git receive-pack skips the old-value check of a deletion whose Old
-//     object it does not have ("Allowing deletion of corrupt ref"); the
-//     client-side check (1) covers this, leaving only a theoretical window in
-//     which a ref would be moved to an object the server does not hold.
+//     object it does not have ("allowing deletion of corrupt ref"). The
+//     client-side check (1) has just seen the ref at Old, so the object
+//     exists; only its disappearance from the server between the two
+//     requests would reopen the window.
+//   - ErrRejected can be transient (lock contention on the server); the lease
+//     still holds then, and the same request may be retried.
 package gitstore

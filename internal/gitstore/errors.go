@@ -11,21 +11,21 @@ var (
 	// ErrLeaseBroken reports that the remote ref was not at the value the push
 	// leased (PushRequest.Old): someone else moved, created or deleted it. The
 	// caller should fetch, rebuild on the new head and push again.
-	ErrLeaseBroken = errors.New("gitstore: lease broken: the remote ref is not at the expected value")
+	ErrLeaseBroken = errors.New("lease broken: the remote ref is not at the expected value")
 	// ErrRejected reports that the remote refused a push for another reason
 	// than a moved ref (protected branch, hook, permissions on the ref).
-	ErrRejected = errors.New("gitstore: push rejected by the remote")
+	ErrRejected = errors.New("push rejected by the remote")
 	// ErrAuthFailed reports that the remote refused the credentials (HTTP 401)
 	// or the operation (HTTP 403). The underlying go-git error stays wrapped.
-	ErrAuthFailed = errors.New("gitstore: authentication failed")
+	ErrAuthFailed = errors.New("authentication failed")
 	// ErrNotFound reports a ref, commit or directory that does not exist.
-	ErrNotFound = errors.New("gitstore: not found")
+	ErrNotFound = errors.New("not found")
 	// ErrTreeTooLarge reports a tree over Options.MaxTreeFiles or
 	// Options.MaxTreeBytes.
-	ErrTreeTooLarge = errors.New("gitstore: tree exceeds limits")
+	ErrTreeTooLarge = errors.New("tree exceeds limits")
 	// ErrNoChanges reports a commit that would leave the parent's tree as it
 	// is (see CommitRequest.AllowEmpty).
-	ErrNoChanges = errors.New("gitstore: nothing to commit")
+	ErrNoChanges = errors.New("nothing to commit")
 	// ErrClosed reports use of a closed Store.
 	ErrClosed = errors.New("gitstore: store closed")
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -32,16 +33,24 @@ func BranchRefSpec(branch string) config.RefSpec {
 
 // Fetch brings the cache up to date with the remote for the given refspecs
 // (default BranchesRefSpec) with full history. Only refs matching the
-// refspecs are fetched, and local refs they cover that no longer exist on the
-// remote are deleted (prune). Being already up to date is not an error.
-func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) (err error) {
+// refspecs are fetched; they are always applied as forced (the cache mirrors
+// the remote, rewritten branches included), and local refs they cover that no
+// longer exist on the remote are deleted (prune). Being already up to date is
+// not an error.
+func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) error {
 	if len(refspecs) == 0 {
 		refspecs = []config.RefSpec{BranchesRefSpec}
 	}
-	for _, rs := range refspecs {
+	// The cache mirrors the remote: every refspec is applied as forced. The
+	// "+" is removed and FetchOptions.Force set instead, because go-git's
+	// prune reverses refspecs textually and would take "+refs/heads/x" as a
+	// ref name, deleting and re-creating every ref on each fetch.
+	specs := make([]config.RefSpec, len(refspecs))
+	for i, rs := range refspecs {
 		if err := rs.Validate(); err != nil {
 			return fmt.Errorf("gitstore: fetch %s: refspec %q: %w", c.loc.name, rs, err)
 		}
+		specs[i] = config.RefSpec(strings.TrimPrefix(string(rs), "+"))
 	}
 
 	outcome := outcomeError
@@ -61,14 +70,15 @@ func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) (err erro
 	log := c.logger("")
 	c.store.fetches.Add(1)
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{
-		Name: remoteName, URLs: []string{c.loc.url}, Fetch: refspecs,
+		Name: remoteName, URLs: []string{c.loc.url}, Fetch: specs,
 	})
 	err = remote.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: remoteName,
-		RefSpecs:   refspecs,
+		RefSpecs:   specs,
 		Auth:       auth,
 		Tags:       git.NoTags,
 		Prune:      true,
+		Force:      true,
 	})
 	switch {
 	case err == nil:
@@ -77,7 +87,7 @@ func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) (err erro
 		outcome = outcomeUpToDate
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		// A repository without any ref: nothing to fetch, everything to prune.
-		pruned, perr := pruneAll(repo, refspecs)
+		pruned, perr := pruneAll(repo, specs)
 		if perr != nil {
 			return fmt.Errorf("gitstore: fetch %s: prune: %w", c.loc.name, perr)
 		}
@@ -91,7 +101,7 @@ func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) (err erro
 		log.WithError(err).Warn("git fetch failed")
 		return c.transportError("fetch", err)
 	}
-	log.WithField("outcome", outcome).Debug("git fetch")
+	log.WithFields(map[string]any{"outcome": outcome, "refspecs": specs}).Debug("git fetch")
 	return nil
 }
 
@@ -133,7 +143,7 @@ func (c *Cache) transportError(op string, err error) error {
 			op, c.loc.name, ErrAuthFailed, err)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		// GitHub also answers 404 when the token cannot see the repository.
-		return fmt.Errorf("gitstore: %s %s: repository %w (or not visible with these credentials): %w",
+		return fmt.Errorf("gitstore: %s %s: repository %w or not visible with these credentials: %w",
 			op, c.loc.name, ErrNotFound, err)
 	default:
 		return fmt.Errorf("gitstore: %s %s: %w", op, c.loc.name, err)

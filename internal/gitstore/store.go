@@ -94,7 +94,8 @@ func New(opts Options) (*Store, error) {
 
 // Repo returns the cache of the repository at remoteURL
 // (http(s)://HOST/OWNER/REPO[.git]), creating the bare repository
-// Dir/HOST/OWNER/REPO.git on first use. It does not contact the remote.
+// Dir/HOST/OWNER/REPO.git when the first operation runs. It does not
+// contact the remote.
 func (s *Store) Repo(remoteURL string) (*Cache, error) {
 	loc, err := parseLocation(s.opts.Dir, remoteURL)
 	if err != nil {
@@ -148,18 +149,6 @@ func (s *Store) Close() {
 	for _, e := range entries {
 		e.close(s.log)
 	}
-}
-
-// auth returns the credentials for a repository.
-func (s *Store) auth(ctx context.Context, loc location) (transport.AuthMethod, error) {
-	if s.opts.Auth == nil {
-		return nil, nil
-	}
-	a, err := s.opts.Auth(ctx, loc.name)
-	if err != nil {
-		return nil, fmt.Errorf("gitstore: credentials for %s: %w", loc.name, err)
-	}
-	return a, nil
 }
 
 // Outcomes of GitOperations.
