@@ -1,8 +1,222 @@
 package forge
 
-import "github.com/gorilla/mux"
+import (
+	"net/http"
+	"sort"
+	"strings"
 
-// routesComments serves issue comments.
+	"github.com/google/go-github/v60/github"
+	"github.com/gorilla/mux"
+)
+
+// routesComments serves issue (and pull request conversation) comments:
+// create (read access), list an issue's (since, paginated), get, edit and
+// delete (the author or writers). They send issue_comment webhooks. The
+// repository-wide list (GET /issues/comments) is routed by routesIssues.
 func (f *Forge) routesComments(api *mux.Router) {
-	_ = api // TODO(forge): endpoints arrive with this file's owner.
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.listIssueComments).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.createComment).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.getComment).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.editComment).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.deleteComment).Methods(http.MethodDelete)
+}
+
+type commentRequest struct {
+	Body *string `json:"body"`
+}
+
+func (f *Forge) createComment(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.issueFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req commentRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Body == nil || strings.TrimSpace(*req.Body) == "" {
+		validationFailed(w, "IssueComment", "body", "missing_field", "")
+		return
+	}
+	perm := f.permission(p, repo)
+	now := f.now()
+	repo.mu.Lock()
+	is := repo.Issues[n]
+	if is.Locked && perm < PermWrite {
+		repo.mu.Unlock()
+		writeError(w, http.StatusForbidden, "Unable to create comment because issue is locked.")
+		return
+	}
+	c := &Comment{ID: f.newID(), IssueNum: n, Body: *req.Body, User: who, CreatedAt: now, UpdatedAt: now}
+	repo.Comments[c.ID] = c
+	is.UpdatedAt = now
+	cv := viewCommentsLocked(repo, []*Comment{c})[0]
+	iv := viewIssueLocked(repo, is)
+	repo.mu.Unlock()
+	f.emitComment(repo, "created", cv, iv, who, nil)
+	obj := f.commentObject(repo, cv)
+	w.Header().Set("Location", obj.GetURL())
+	writeJSON(w, r, http.StatusCreated, obj)
+}
+
+// listIssueComments lists an issue's comments, oldest first; since keeps
+// those updated at or after it.
+func (f *Forge) listIssueComments(w http.ResponseWriter, r *http.Request) {
+	repo, _, n, ok := f.issueFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	f.writeComments(w, r, repo, func(c *Comment) bool { return c.IssueNum == n })
+}
+
+// listRepoComments lists every issue comment of a repository.
+func (f *Forge) listRepoComments(w http.ResponseWriter, r *http.Request) {
+	repo, _, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	f.writeComments(w, r, repo, func(*Comment) bool { return true })
+}
+
+func (f *Forge) writeComments(w http.ResponseWriter, r *http.Request, repo *Repo, keep func(*Comment) bool) {
+	q := r.URL.Query()
+	since, ok := parseSince(w, q.Get("since"))
+	if !ok {
+		return
+	}
+	repo.mu.Lock()
+	var cs []*Comment
+	for _, c := range repo.Comments {
+		if keep(c) && (since.IsZero() || !c.UpdatedAt.Before(since)) {
+			cs = append(cs, c)
+		}
+	}
+	views := viewCommentsLocked(repo, cs)
+	repo.mu.Unlock()
+	if q.Get("sort") == "updated" {
+		sort.SliceStable(views, func(i, j int) bool { return views[i].Comment.UpdatedAt.Before(views[j].Comment.UpdatedAt) })
+	}
+	if q.Get("direction") == "desc" {
+		for i, j := 0, len(views)-1; i < j; i, j = i+1, j-1 {
+			views[i], views[j] = views[j], views[i]
+		}
+	}
+	page := paginate(w, r, f.BaseURL(), views)
+	out := make([]*github.IssueComment, 0, len(page))
+	for _, v := range page {
+		out = append(out, f.commentObject(repo, v))
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// commentFor finds comment {comment_id} and returns it with repo.mu held;
+// 404 (and nil) when there is none.
+func (f *Forge) commentFor(w http.ResponseWriter, r *http.Request, repo *Repo) *Comment {
+	id, ok := intVar(w, r, "comment_id")
+	if !ok {
+		return nil
+	}
+	repo.mu.Lock()
+	c := repo.Comments[id]
+	if c == nil {
+		repo.mu.Unlock()
+		notFound(w)
+		return nil
+	}
+	return c
+}
+
+func (f *Forge) getComment(w http.ResponseWriter, r *http.Request) {
+	repo, _, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	c := f.commentFor(w, r, repo)
+	if c == nil {
+		return
+	}
+	v := viewCommentsLocked(repo, []*Comment{c})[0]
+	repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.commentObject(repo, v))
+}
+
+// editComment changes a comment's body: its author or writers.
+func (f *Forge) editComment(w http.ResponseWriter, r *http.Request) {
+	repo, p, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req commentRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Body == nil || strings.TrimSpace(*req.Body) == "" {
+		validationFailed(w, "IssueComment", "body", "missing_field", "")
+		return
+	}
+	perm := f.permission(p, repo)
+	c := f.commentFor(w, r, repo)
+	if c == nil {
+		return
+	}
+	if c.User.ID != who.ID && perm < PermWrite {
+		repo.mu.Unlock()
+		writeError(w, http.StatusForbidden, "Must have write access to edit others' comments.")
+		return
+	}
+	old := c.Body
+	changed := old != *req.Body
+	if changed {
+		c.Body = *req.Body
+		c.UpdatedAt = f.now()
+	}
+	cv := viewCommentsLocked(repo, []*Comment{c})[0]
+	iv := viewIssueLocked(repo, repo.Issues[c.IssueNum])
+	repo.mu.Unlock()
+	if changed {
+		f.emitComment(repo, "edited", cv, iv, who, &old)
+	}
+	writeJSON(w, r, http.StatusOK, f.commentObject(repo, cv))
+}
+
+// deleteComment deletes a comment (its author or writers) and its
+// reactions; 204.
+func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request) {
+	repo, p, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	perm := f.permission(p, repo)
+	c := f.commentFor(w, r, repo)
+	if c == nil {
+		return
+	}
+	if c.User.ID != who.ID && perm < PermWrite {
+		repo.mu.Unlock()
+		writeError(w, http.StatusForbidden, "Must have write access to delete others' comments.")
+		return
+	}
+	cv := viewCommentsLocked(repo, []*Comment{c})[0]
+	delete(repo.Comments, c.ID)
+	for id, re := range repo.Reactions {
+		if re.SubjectKind == "comment" && re.SubjectID == c.ID {
+			delete(repo.Reactions, id)
+		}
+	}
+	iv := viewIssueLocked(repo, repo.Issues[c.IssueNum])
+	repo.mu.Unlock()
+	f.emitComment(repo, "deleted", cv, iv, who, nil)
+	noContent(w)
 }

@@ -1,8 +1,376 @@
 package forge
 
-import "github.com/gorilla/mux"
+import (
+	"net/http"
+	"strings"
+	"time"
 
-// routesIssues serves issues.
+	"github.com/google/go-github/v60/github"
+	"github.com/gorilla/mux"
+)
+
+// routesIssues serves issues: create, get, edit, list (pull requests
+// included, with their "pull_request" key, as GitHub lists them), lock
+// and unlock. The repository-wide comment list is routed here, ahead of
+// /issues/{number} which would otherwise take "comments" for a number.
 func (f *Forge) routesIssues(api *mux.Router) {
-	_ = api // TODO(forge): endpoints arrive with this file's owner.
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments", f.listRepoComments).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues", f.listIssues).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues", f.createIssue).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.getIssue).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.editIssue).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.lockIssue(true)).Methods(http.MethodPut)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.lockIssue(false)).Methods(http.MethodDelete)
+}
+
+// issueRequest is the body of the create and edit endpoints.
+type issueRequest struct {
+	Title     *string   `json:"title"`
+	Body      *string   `json:"body"`
+	State     *string   `json:"state"`
+	Labels    *[]any    `json:"labels"`
+	Assignee  *string   `json:"assignee"`
+	Assignees *[]string `json:"assignees"`
+	Milestone any       `json:"milestone"`
+}
+
+// labelList reads "labels" given as names or as {"name": ...} objects.
+func (req issueRequest) labelList() []string {
+	if req.Labels == nil {
+		return nil
+	}
+	var out []string
+	for _, it := range *req.Labels {
+		switch x := it.(type) {
+		case string:
+			out = append(out, x)
+		case map[string]any:
+			if s, ok := x["name"].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// assigneeList is the wanted assignees, or nil when the request names none.
+func (req issueRequest) assigneeList() *[]string {
+	if req.Assignees != nil {
+		return req.Assignees
+	}
+	if req.Assignee != nil {
+		l := []string{}
+		if *req.Assignee != "" {
+			l = append(l, *req.Assignee)
+		}
+		return &l
+	}
+	return nil
+}
+
+// checkAssignees answers 422 and returns false when a login cannot be
+// assigned (unknown, or without read access).
+func (f *Forge) checkAssignees(w http.ResponseWriter, repo *Repo, logins []string) ([]string, bool) {
+	var out []string
+	for _, l := range logins {
+		a, ok := f.Account(l)
+		if !ok || a.Type == "Organization" || f.userPermission(a.Login, repo) < PermRead {
+			validationFailed(w, "Issue", "assignees", "invalid", "")
+			return nil, false
+		}
+		out = append(out, a.Login)
+	}
+	return out, true
+}
+
+// createIssue opens an issue (read access). Labels and assignees are kept
+// only from triagers, silently dropped otherwise, as GitHub does; missing
+// labels are created.
+func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request) {
+	repo, p, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req issueRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Title == nil || strings.TrimSpace(*req.Title) == "" {
+		validationFailed(w, "Issue", "title", "missing_field", "")
+		return
+	}
+	triage := f.permission(p, repo) >= PermTriage
+	var assignees []string
+	if al := req.assigneeList(); al != nil && triage {
+		if assignees, ok = f.checkAssignees(w, repo, *al); !ok {
+			return
+		}
+	}
+	now := f.now()
+	repo.mu.Lock()
+	is := &Issue{ID: f.newID(), Number: repo.nextNumber, Title: *req.Title, State: "open", User: who,
+		CreatedAt: now, UpdatedAt: now, Assignees: assignees}
+	if req.Body != nil {
+		is.Body = *req.Body
+	}
+	if triage {
+		setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, req.labelList()))
+	}
+	repo.nextNumber++
+	repo.Issues[is.Number] = is
+	repo.UpdatedAt = now
+	v := viewIssueLocked(repo, is)
+	repo.mu.Unlock()
+	obj := f.issueObject(repo, v)
+	w.Header().Set("Location", obj.GetURL())
+	writeJSON(w, r, http.StatusCreated, obj)
+}
+
+func (f *Forge) getIssue(w http.ResponseWriter, r *http.Request) {
+	repo, _, n, ok := f.issueFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	repo.mu.Lock()
+	v := viewIssueLocked(repo, repo.Issues[n])
+	repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.issueObject(repo, v))
+}
+
+// editIssue edits an issue (or a pull request's issue half): its author
+// or triagers; labels and assignees only from triagers. For a pull
+// request it sends the pull_request webhooks the change means.
+func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.issueFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req issueRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.State != nil && *req.State != "open" && *req.State != "closed" {
+		validationFailed(w, "Issue", "state", "invalid", "")
+		return
+	}
+	if req.Title != nil && strings.TrimSpace(*req.Title) == "" {
+		validationFailed(w, "Issue", "title", "missing_field", "")
+		return
+	}
+	triage := f.permission(p, repo) >= PermTriage
+	var assignees *[]string
+	if al := req.assigneeList(); al != nil && triage {
+		checked, ok := f.checkAssignees(w, repo, *al)
+		if !ok {
+			return
+		}
+		assignees = &checked
+	}
+	now := f.now()
+	repo.mu.Lock()
+	is := repo.Issues[n]
+	if is.User.ID != who.ID && !triage {
+		repo.mu.Unlock()
+		writeError(w, http.StatusForbidden, "Must have triage access to edit this issue.")
+		return
+	}
+	pr := repo.Pulls[n]
+	if !is.IsPull {
+		pr = nil
+	}
+	changes := &github.EditChange{}
+	edited := false
+	if req.Title != nil && *req.Title != is.Title {
+		changes.Title = &github.EditTitle{From: github.String(is.Title)}
+		is.Title, edited = *req.Title, true
+	}
+	if req.Body != nil && *req.Body != is.Body {
+		changes.Body = &github.EditBody{From: github.String(is.Body)}
+		is.Body, edited = *req.Body, true
+	}
+	stateAction := ""
+	if req.State != nil && *req.State != is.State {
+		if pr != nil {
+			if fail := f.setPullStateLocked(repo, pr, *req.State, now); fail != "" {
+				repo.mu.Unlock()
+				validationFailed(w, "Issue", "state", "custom", fail)
+				return
+			}
+		} else if *req.State == "closed" {
+			t := now
+			is.State, is.ClosedAt = "closed", &t
+		} else {
+			is.State, is.ClosedAt = "open", nil
+		}
+		stateAction = map[string]string{"open": "reopened", "closed": "closed"}[*req.State]
+	}
+	var added, removed []Label
+	if req.Labels != nil && triage {
+		added, removed = setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, req.labelList()))
+	}
+	var assigned, unassigned []string
+	if assignees != nil {
+		for _, a := range *assignees {
+			if !containsFold(is.Assignees, a) {
+				assigned = append(assigned, a)
+			}
+		}
+		for _, a := range is.Assignees {
+			if !containsFold(*assignees, a) {
+				unassigned = append(unassigned, a)
+			}
+		}
+		is.Assignees = *assignees
+	}
+	if edited || stateAction != "" || len(added)+len(removed)+len(assigned)+len(unassigned) > 0 {
+		is.UpdatedAt = now
+	}
+	v := viewIssueLocked(repo, is)
+	evs := labelEvents(v, who, added, removed, repo)
+	repo.mu.Unlock()
+
+	if pr != nil {
+		var pre []pullEvent
+		if edited {
+			pre = append(pre, pullEvent{view: v, action: "edited", sender: who, changes: changes})
+		}
+		if stateAction != "" {
+			pre = append(pre, pullEvent{view: v, action: stateAction, sender: who})
+		}
+		for _, a := range assigned {
+			if acc, ok := f.Account(a); ok {
+				pre = append(pre, pullEvent{view: v, action: "assigned", sender: who, assignee: acc})
+			}
+		}
+		for _, a := range unassigned {
+			if acc, ok := f.Account(a); ok {
+				pre = append(pre, pullEvent{view: v, action: "unassigned", sender: who, assignee: acc})
+			}
+		}
+		f.emitPulls(repo, append(pre, evs...))
+	}
+	writeJSON(w, r, http.StatusOK, f.issueObject(repo, v))
+}
+
+// listIssues lists issues and pull requests: state, labels (all must
+// match), creator, assignee ("none", "*" or a login), since (updated at or
+// after), sort (created, updated, comments), direction; paginated.
+func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
+	repo, _, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	if state != "open" && state != "closed" && state != "all" {
+		validationFailed(w, "Issue", "state", "invalid", "")
+		return
+	}
+	var labels []string
+	if s := q.Get("labels"); s != "" {
+		for _, l := range strings.Split(s, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				labels = append(labels, l)
+			}
+		}
+	}
+	since, ok := parseSince(w, q.Get("since"))
+	if !ok {
+		return
+	}
+	creator, assignee := q.Get("creator"), q.Get("assignee")
+	repo.mu.Lock()
+	var issues []*Issue
+	for _, is := range repo.Issues {
+		if state != "all" && is.State != state || !since.IsZero() && is.UpdatedAt.Before(since) ||
+			creator != "" && !strings.EqualFold(is.User.Login, creator) {
+			continue
+		}
+		switch assignee {
+		case "":
+		case "none":
+			if len(is.Assignees) > 0 {
+				continue
+			}
+		case "*":
+			if len(is.Assignees) == 0 {
+				continue
+			}
+		default:
+			if !containsFold(is.Assignees, assignee) {
+				continue
+			}
+		}
+		all := true
+		for _, l := range labels {
+			if !containsFold(is.Labels, l) {
+				all = false
+				break
+			}
+		}
+		if all {
+			issues = append(issues, is)
+		}
+	}
+	views := viewIssuesLocked(repo, issues)
+	repo.mu.Unlock()
+	sortIssueViews(views, q.Get("sort"), q.Get("direction"), false)
+	page := paginate(w, r, f.BaseURL(), views)
+	out := make([]*github.Issue, 0, len(page))
+	for _, v := range page {
+		out = append(out, f.issueObject(repo, v))
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// parseSince reads an ISO 8601 "since"; 422 when malformed.
+func parseSince(w http.ResponseWriter, s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, true
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		validationFailed(w, "Issue", "since", "invalid", "since must be an ISO 8601 timestamp")
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// lockIssue locks or unlocks a conversation (write access); 204.
+func (f *Forge) lockIssue(lock bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		repo, p, n, ok := f.issueFor(w, r, PermWrite)
+		if !ok {
+			return
+		}
+		who, ok := requireActor(w, p)
+		if !ok {
+			return
+		}
+		repo.mu.Lock()
+		is := repo.Issues[n]
+		changed := is.Locked != lock
+		is.Locked = lock
+		v := viewIssueLocked(repo, is)
+		repo.mu.Unlock()
+		if changed && v.Pull != nil {
+			action := "locked"
+			if !lock {
+				action = "unlocked"
+			}
+			f.emitPull(repo, pullEvent{view: v, action: action, sender: who})
+		}
+		noContent(w)
+	}
 }

@@ -1,8 +1,332 @@
 package forge
 
-import "github.com/gorilla/mux"
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
 
-// routesReviews serves pull request reviews.
+	"github.com/gorilla/mux"
+)
+
+// routesReviews serves pull request reviews: create (pending or
+// submitted), submit, list, get, update, delete a pending one, dismiss.
+// Anyone who can read the repository may review, as on GitHub; the author
+// may not approve (or request changes on) their own pull request.
 func (f *Forge) routesReviews(api *mux.Router) {
-	_ = api // TODO(forge): endpoints arrive with this file's owner.
+	const base = "/repos/{owner}/{repo}/pulls/{number}/reviews"
+	api.HandleFunc(base, f.listReviews).Methods(http.MethodGet)
+	api.HandleFunc(base, f.createReview).Methods(http.MethodPost)
+	api.HandleFunc(base+"/{review_id}", f.getReview).Methods(http.MethodGet)
+	api.HandleFunc(base+"/{review_id}", f.updateReview).Methods(http.MethodPut)
+	api.HandleFunc(base+"/{review_id}", f.deleteReview).Methods(http.MethodDelete)
+	api.HandleFunc(base+"/{review_id}/events", f.submitReview).Methods(http.MethodPost)
+	api.HandleFunc(base+"/{review_id}/dismissals", f.dismissReview).Methods(http.MethodPut)
+}
+
+// reviewStates maps a review event to the state it leaves.
+var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+
+// reviewRequest is the body of the create and submit endpoints.
+type reviewRequest struct {
+	CommitID *string           `json:"commit_id"`
+	Body     *string           `json:"body"`
+	Event    *string           `json:"event"`
+	Comments []json.RawMessage `json:"comments"`
+}
+
+// checkReviewEvent validates an event for a reviewer; it answers and
+// returns false when refused.
+func checkReviewEvent(w http.ResponseWriter, state, body string, hasComments, isAuthor bool) bool {
+	switch {
+	case state == "APPROVED" && isAuthor:
+		unprocessable(w, "Can not approve your own pull request")
+		return false
+	case state == "CHANGES_REQUESTED" && isAuthor:
+		unprocessable(w, "Can not request changes on your own pull request")
+		return false
+	case (state == "CHANGES_REQUESTED" || state == "COMMENTED") && body == "" && !hasComments:
+		unprocessable(w, "Body is required when the event is "+map[string]string{
+			"CHANGES_REQUESTED": "REQUEST_CHANGES", "COMMENTED": "COMMENT"}[state])
+		return false
+	}
+	return true
+}
+
+func (f *Forge) createReview(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req reviewRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	state := "PENDING"
+	if req.Event != nil && *req.Event != "" && *req.Event != "PENDING" {
+		s, known := reviewStates[*req.Event]
+		if !known {
+			validationFailed(w, "PullRequestReview", "event", "invalid", "event must be one of APPROVE, REQUEST_CHANGES, COMMENT")
+			return
+		}
+		state = s
+	}
+	body := ""
+	if req.Body != nil {
+		body = *req.Body
+	}
+	commitID := ""
+	if req.CommitID != nil && *req.CommitID != "" {
+		sha, err := f.git.resolve(repo.Path, *req.CommitID+"^{commit}")
+		if err != nil {
+			unprocessable(w, "Commit id "+*req.CommitID+" is not part of the pull request")
+			return
+		}
+		commitID = sha
+	}
+	now := f.now()
+	repo.mu.Lock()
+	pr := repo.Pulls[n]
+	if !checkReviewEvent(w, state, body, len(req.Comments) > 0, pr.Issue.User.ID == who.ID) {
+		repo.mu.Unlock()
+		return
+	}
+	if state == "PENDING" {
+		for _, rv := range repo.Reviews {
+			if rv.PullNum == n && rv.State == "PENDING" && rv.User.ID == who.ID {
+				repo.mu.Unlock()
+				unprocessable(w, "User can only have one pending review per pull request")
+				return
+			}
+		}
+	}
+	if commitID == "" {
+		commitID = pr.HeadSHA
+	}
+	rv := &Review{ID: f.newID(), PullNum: n, User: who, Body: body, State: state, CommitID: commitID}
+	if state != "PENDING" {
+		rv.SubmittedAt = now
+		pr.RequestedReviewers = removeFold(pr.RequestedReviewers, who.Login)
+		pr.Issue.UpdatedAt = now
+	}
+	repo.Reviews[rv.ID] = rv
+	saved := *rv
+	v := viewIssueLocked(repo, pr.Issue)
+	repo.mu.Unlock()
+	if state != "PENDING" {
+		f.emitReview(repo, "submitted", saved, v, who)
+	}
+	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
+}
+
+// reviewFor finds review {review_id} of pull request n that the caller
+// may see (others' pending reviews are hidden), under repo.mu, which the
+// caller then holds. It answers 404 and returns nil when there is none.
+func (f *Forge) reviewFor(w http.ResponseWriter, r *http.Request, repo *Repo, n int, who *Account) *Review {
+	id, ok := intVar(w, r, "review_id")
+	if !ok {
+		return nil
+	}
+	repo.mu.Lock()
+	rv := repo.Reviews[id]
+	if rv == nil || rv.PullNum != n || rv.State == "PENDING" && (who == nil || rv.User.ID != who.ID) {
+		repo.mu.Unlock()
+		notFound(w)
+		return nil
+	}
+	return rv
+}
+
+func (f *Forge) getReview(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	rv := f.reviewFor(w, r, repo, n, actor(p))
+	if rv == nil {
+		return
+	}
+	saved := *rv
+	repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
+}
+
+func (f *Forge) listReviews(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who := actor(p)
+	repo.mu.Lock()
+	var list []Review
+	for _, rv := range repo.Reviews {
+		if rv.PullNum == n && (rv.State != "PENDING" || who != nil && rv.User.ID == who.ID) {
+			list = append(list, *rv)
+		}
+	}
+	repo.mu.Unlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	page := paginate(w, r, f.BaseURL(), list)
+	out := make([]*reviewJSON, 0, len(page))
+	for _, rv := range page {
+		out = append(out, f.reviewObject(repo, rv, false))
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+// submitReview submits the caller's pending review with an event.
+func (f *Forge) submitReview(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req reviewRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	state, known := "", false
+	if req.Event != nil {
+		state, known = reviewStates[*req.Event]
+	}
+	if !known {
+		validationFailed(w, "PullRequestReview", "event", "invalid", "event must be one of APPROVE, REQUEST_CHANGES, COMMENT")
+		return
+	}
+	rv := f.reviewFor(w, r, repo, n, who)
+	if rv == nil {
+		return
+	}
+	pr := repo.Pulls[n]
+	if rv.User.ID != who.ID || rv.State != "PENDING" {
+		repo.mu.Unlock()
+		unprocessable(w, "Can not submit a non-pending pull request review")
+		return
+	}
+	body := rv.Body
+	if req.Body != nil && *req.Body != "" {
+		body = *req.Body
+	}
+	if !checkReviewEvent(w, state, body, false, pr.Issue.User.ID == who.ID) {
+		repo.mu.Unlock()
+		return
+	}
+	now := f.now()
+	rv.State, rv.Body, rv.SubmittedAt = state, body, now
+	pr.RequestedReviewers = removeFold(pr.RequestedReviewers, who.Login)
+	pr.Issue.UpdatedAt = now
+	saved := *rv
+	v := viewIssueLocked(repo, pr.Issue)
+	repo.mu.Unlock()
+	f.emitReview(repo, "submitted", saved, v, who)
+	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
+}
+
+// updateReview changes a review's body (its author only).
+func (f *Forge) updateReview(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req struct {
+		Body *string `json:"body"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Body == nil {
+		validationFailed(w, "PullRequestReview", "body", "missing_field", "")
+		return
+	}
+	rv := f.reviewFor(w, r, repo, n, who)
+	if rv == nil {
+		return
+	}
+	if rv.User.ID != who.ID {
+		repo.mu.Unlock()
+		writeError(w, http.StatusForbidden, "Only the review's author may edit it.")
+		return
+	}
+	rv.Body = *req.Body
+	saved := *rv
+	v := viewIssueLocked(repo, repo.Pulls[n].Issue)
+	repo.mu.Unlock()
+	if saved.State != "PENDING" {
+		f.emitReview(repo, "edited", saved, v, who)
+	}
+	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
+}
+
+// deleteReview deletes the caller's pending review.
+func (f *Forge) deleteReview(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	rv := f.reviewFor(w, r, repo, n, who)
+	if rv == nil {
+		return
+	}
+	if rv.State != "PENDING" || rv.User.ID != who.ID {
+		repo.mu.Unlock()
+		unprocessable(w, "Can not delete a non-pending pull request review")
+		return
+	}
+	delete(repo.Reviews, rv.ID)
+	saved := *rv
+	repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
+}
+
+// dismissReview dismisses an approval or a change request (write access).
+func (f *Forge) dismissReview(w http.ResponseWriter, r *http.Request) {
+	repo, p, n, ok := f.pullFor(w, r, PermWrite)
+	if !ok {
+		return
+	}
+	who, ok := requireActor(w, p)
+	if !ok {
+		return
+	}
+	var req struct {
+		Message string `json:"message"`
+		Event   string `json:"event"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Message == "" {
+		validationFailed(w, "PullRequestReview", "message", "missing_field", "")
+		return
+	}
+	rv := f.reviewFor(w, r, repo, n, who)
+	if rv == nil {
+		return
+	}
+	if rv.State != "APPROVED" && rv.State != "CHANGES_REQUESTED" {
+		repo.mu.Unlock()
+		unprocessable(w, "Can not dismiss a "+map[string]string{"COMMENTED": "commented", "PENDING": "pending",
+			"DISMISSED": "dismissed"}[rv.State]+" pull request review")
+		return
+	}
+	rv.State = "DISMISSED"
+	saved := *rv
+	v := viewIssueLocked(repo, repo.Pulls[n].Issue)
+	repo.mu.Unlock()
+	f.emitReview(repo, "dismissed", saved, v, who)
+	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
 }

@@ -76,7 +76,15 @@ type faultDecision struct {
 	status  int
 	headers map[string]string
 	message string
+	docs    string // documentation_url of the error body ("" = the generic one)
 }
+
+// GitHub's documentation_url of rate-limit errors; go-github recognises a
+// secondary limit by it (AbuseRateLimitError).
+const (
+	primaryRateLimitDocs   = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits"
+	secondaryRateLimitDocs = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+)
 
 // decide consumes one call's worth of the configured faults.
 func (fi *faultInjector) decide(path string, now time.Time) faultDecision {
@@ -105,6 +113,7 @@ func (fi *faultInjector) decide(path string, now time.Time) faultDecision {
 			"X-RateLimit-Resource": "core",
 		}
 		d.message = "API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID."
+		d.docs = primaryRateLimitDocs
 	case f.SecondaryRateLimit > 0:
 		f.SecondaryRateLimit--
 		d.status = http.StatusForbidden
@@ -113,6 +122,7 @@ func (fi *faultInjector) decide(path string, now time.Time) faultDecision {
 			d.headers["Retry-After"] = strconv.Itoa(f.RetryAfterSeconds)
 		}
 		d.message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+		d.docs = secondaryRateLimitDocs
 	case f.ServerErrors > 0 || (f.ServerErrorRate > 0 && fi.rnd.Float64() < f.ServerErrorRate):
 		if f.ServerErrors > 0 {
 			f.ServerErrors--

@@ -10,8 +10,14 @@ type RefChange struct {
 
 // refsChanged is called after refs of repo changed, whoever changed them
 // (a git push, a REST ref update, a merge). It sends the push, create and
-// delete webhooks and lets pull requests and check suites follow.
+// delete webhooks and lets pull requests and check suites follow, in that
+// order (as GitHub: the push, then the pull request "synchronize", then
+// the check suite). Call it after releasing repo.mu.
 func (f *Forge) refsChanged(repo *Repo, sender *Account, changes []RefChange) {
+	if len(changes) == 0 {
+		return
+	}
+	f.pushEvents(repo, sender, changes)
 	f.pullsOnRefChanges(repo, sender, changes)
 	f.checkSuitesOnRefChanges(repo, sender, changes)
 }

@@ -128,6 +128,9 @@ func page(r *http.Request) (perPage, pageNum int) {
 // paginate returns one page of items and sets GitHub's Link header
 // (first, prev, next, last) built on the request's own URL.
 func paginate[T any](w http.ResponseWriter, r *http.Request, base string, items []T) []T {
+	// The request path already starts with /api/v3: accept the API base
+	// as well as the forge's root.
+	base = strings.TrimSuffix(base, apiPrefix)
 	perPage, pageNum := page(r)
 	last := (len(items) + perPage - 1) / perPage
 	if last == 0 {

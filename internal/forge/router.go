@@ -104,6 +104,10 @@ func (f *Forge) injectFaults(next http.Handler) http.Handler {
 			for k, v := range d.headers {
 				w.Header().Set(k, v)
 			}
+			if d.docs != "" {
+				writeRaw(w, d.status, apiError{Message: d.message, DocumentationURL: d.docs, Status: strconv.Itoa(d.status)})
+				return
+			}
 			writeError(w, d.status, d.message)
 			return
 		}

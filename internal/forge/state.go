@@ -29,6 +29,8 @@ type Team struct {
 	Slug    string
 	Name    string
 	Members map[string]bool // lower-cased login
+
+	Maintainers map[string]bool // lower-cased login; a subset of Members
 }
 
 // Permission is a repository permission, ordered: none < read < triage <
@@ -179,6 +181,8 @@ type CheckSuite struct {
 	Conclusion string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	Before     string // the push that requested it: ref value before and after
+	After      string
 }
 
 // CheckRun is a check run created by the App.
@@ -207,6 +211,9 @@ type CheckAnnotation struct {
 	AnnotationLevel string `json:"annotation_level"`
 	Message         string `json:"message"`
 	Title           string `json:"title,omitempty"`
+	StartColumn     int    `json:"start_column,omitempty"`
+	EndColumn       int    `json:"end_column,omitempty"`
+	RawDetails      string `json:"raw_details,omitempty"`
 }
 
 // Release is a GitHub release of a tag.
