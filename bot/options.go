@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 
 	"github.com/google/go-github/v60/github"
@@ -73,6 +74,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Handlers == nil {
 		o.Handlers = DefaultHandlers()
 	}
+	o.Handlers = maps.Clone(o.Handlers)
 	for name, h := range o.Handlers {
 		if h == nil {
 			return o, fmt.Errorf("bot: handler for event %q is nil", name)

@@ -69,7 +69,7 @@ func TestForgeFetchCommitPushWithLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, err := cache.Commit(ctx, CommitRequest{Parent: commit, Dir: "basens",
-		Files: map[string][]byte{"Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: other\n")},
+		Files:   map[string][]byte{"Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: other\n")},
 		Message: "Render basens", Author: sig, Committer: sig})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,9 @@ func TestForgeReadOnlyTokenCannotPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	store, err := New(Options{Dir: t.TempDir(), Logger: quietLogger(),
-		Auth: func(context.Context, string) (transport.AuthMethod, error) { return TokenAuth(forgetest.CarolToken), nil }})
+		Auth: func(context.Context, string) (transport.AuthMethod, error) {
+			return TokenAuth(forgetest.CarolToken), nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
