@@ -18,33 +18,48 @@ var version = "dev"
 // command is one subcommand; the table is the help.
 type command struct {
 	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run           func(ctx context.Context, args []string, stdio stdio) error
+}
+
+// stdio are a command's standard streams.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// noStdin adapts a command that reads no standard input.
+func noStdin(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) func(context.Context, []string, stdio) error {
+	return func(ctx context.Context, args []string, s stdio) error { return run(ctx, args, s.out, s.err) }
 }
 
 func commands() []command {
 	return []command{
-		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", runServe},
-		{"version", "print the version", func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", noStdin(runServe)},
+		{"validate-config", "check a .github/porchbot.yaml (file:line:col: message per problem)", noStdin(runValidateConfig)},
+		{"fn", "run a built-in function as a KRM exec function (ResourceList on stdin and stdout)",
+			func(ctx context.Context, args []string, s stdio) error { return runFn(ctx, args, s.in, s.out, s.err) }},
+		{"version", "print the version", noStdin(func(_ context.Context, _ []string, stdout, _ io.Writer) error {
 			_, err := fmt.Fprintln(stdout, "porchbot", version)
 			return err
-		}},
+		})},
 	}
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, s stdio) int {
+	stdout, stderr := s.out, s.err
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		return 0
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
+			if err := c.run(ctx, args[1:], s); err != nil {
 				fmt.Fprintf(stderr, "porchbot %s: %v\n", c.name, err)
 				return 1
 			}
@@ -61,6 +76,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage: porchbot <command> [flags]")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
 	}
 }

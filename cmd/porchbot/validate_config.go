@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/porchbot/porchbot/internal/config"
+)
+
+// runValidateConfig is `porchbot validate-config FILE [flags]`: it checks a
+// repository configuration (.github/porchbot.yaml) as the bot would, and
+// prints "FILE: ok" or every problem as "file:line:col: message", one per
+// line, so editors can jump to them. The flags give the server limits to
+// check against (by default: no exec functions allowed, everything else
+// allowed).
+func runValidateConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("validate-config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		allowlist   = fs.String("exec-allowlist", "", "comma-separated exec functions the server allows (name, or name=/path)")
+		minApproval = fs.Int("min-approvals", 0, "least approvals the server requires")
+		maxPRs      = fs.Int("max-pr-concurrent-limit", 0, "most concurrent update pull requests the server allows (0: no maximum)")
+		noSelf      = fs.Bool("forbid-self-approval", false, "the server forbids self-approval")
+		noAutomerge = fs.Bool("forbid-automerge", false, "the server forbids automerge")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: porchbot validate-config FILE [flags]")
+		fmt.Fprintln(stderr, "\nChecks a repository configuration (.github/porchbot.yaml) against the server limits given by the flags.")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	// Flags may come before or after FILE.
+	var files []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		files = append(files, rest[0])
+		rest = rest[1:]
+	}
+	if len(files) != 1 {
+		fs.Usage()
+		return errors.New("give exactly one FILE")
+	}
+	file := files[0]
+
+	limits := config.ServerLimits{
+		MinApprovals:         *minApproval,
+		MaxPRConcurrentLimit: *maxPRs,
+		AllowSelfApproval:    !*noSelf,
+		AllowAutomerge:       !*noAutomerge,
+	}
+	for _, e := range strings.Split(*allowlist, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			limits.ExecAllowlist = append(limits.ExecAllowlist, e)
+		}
+	}
+
+	data, err := readBounded(file, config.Limits.MaxBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: no such file (a repository without %s uses the defaults)", file, config.Path)
+	}
+	if err == nil {
+		_, err = config.Parse(file, data, limits)
+	}
+	var verr *config.ValidationError
+	switch {
+	case err == nil:
+		_, werr := fmt.Fprintf(stdout, "%s: ok\n", file)
+		return werr
+	case errors.As(err, &verr):
+		for _, p := range verr.Problems {
+			if _, werr := fmt.Fprintln(stdout, p.String()); werr != nil {
+				return werr
+			}
+		}
+		n := len(verr.Problems)
+		if n == 1 {
+			return fmt.Errorf("%s: 1 problem", file)
+		}
+		return fmt.Errorf("%s: %d problems", file, n)
+	default:
+		return fmt.Errorf("%s: %w", file, err)
+	}
+}
+
+// readBounded reads a file of at most limit bytes; a larger one is not read
+// but reported as a problem, like Parse reports it.
+func readBounded(name string, limit int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > int64(limit) {
+		return nil, &config.ValidationError{Problems: []config.Problem{{
+			File: name, Line: 1, Column: 1,
+			Message: fmt.Sprintf("file is %d bytes, larger than the %d allowed", st.Size(), limit),
+		}}}
+	}
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "porchbot.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidateConfigOK(t *testing.T) {
+	p := writeConfig(t, "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec: {kubeconform: /bin/kc}\napprovals: {allowSelfApproval: true}\n")
+	var out, errOut bytes.Buffer
+	// Flags before or after FILE.
+	for _, args := range [][]string{{p, "--exec-allowlist", "a,kubeconform"}, {"--exec-allowlist=kubeconform", p}} {
+		out.Reset()
+		if err := runValidateConfig(context.Background(), args, &out, &errOut); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if out.String() != p+": ok\n" {
+			t.Errorf("stdout = %q", out.String())
+		}
+	}
+}
+
+func TestValidateConfigProblems(t *testing.T) {
+	p := writeConfig(t, "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\naprovals: {}\nfunctions:\n  exec: {kubeconform: /bin/kc}\napprovals: {allowSelfApproval: true, required: 1}\n")
+	var out, errOut bytes.Buffer
+	err := runValidateConfig(context.Background(), []string{p, "--forbid-self-approval", "--min-approvals", "2"}, &out, &errOut)
+	if err == nil || err.Error() != p+": 4 problems" {
+		t.Errorf("err = %v", err)
+	}
+	want := strings.Join([]string{
+		p + `:3:1: unknown field "aprovals" (did you mean "approvals"?)`,
+		p + `:5:10: functions.exec.kubeconform: the server does not allow exec function "kubeconform" (its exec allowlist is empty)`,
+		p + `:6:32: approvals.allowSelfApproval: the server does not allow self-approval; remove the setting or set it to false`,
+		p + `:6:48: approvals.required: the server requires at least 2 approvals; a repository may ask for more, not fewer`,
+	}, "\n") + "\n"
+	if out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestValidateConfigUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := runValidateConfig(context.Background(), nil, &out, &errOut); err == nil || !strings.Contains(errOut.String(), "Usage: porchbot validate-config FILE") {
+		t.Errorf("no FILE: err=%v stderr=%q", err, errOut.String())
+	}
+	err := runValidateConfig(context.Background(), []string{filepath.Join(t.TempDir(), "missing.yaml")}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+	if err := runValidateConfig(context.Background(), []string{"--bogus", "x"}, &out, &errOut); err == nil {
+		t.Error("unknown flag accepted")
+	}
+}
+
+func TestValidateConfigTooLarge(t *testing.T) {
+	p := writeConfig(t, "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n#"+strings.Repeat("x", 1<<20)+"\n")
+	var out, errOut bytes.Buffer
+	err := runValidateConfig(context.Background(), []string{p}, &out, &errOut)
+	if err == nil || !strings.HasPrefix(out.String(), p+":1:1: file is ") {
+		t.Errorf("err=%v stdout=%q", err, out.String())
+	}
+}

@@ -1,0 +1,142 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/porchbot/porchbot/internal/config/strictyaml"
+)
+
+// Limits bound the configuration file: 1 MiB, 32 levels of nesting,
+// 100 000 nodes, no YAML anchors or aliases.
+var Limits = strictyaml.DefaultLimits
+
+// Fields of each mapping, in the order the specification documents them.
+var (
+	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants"}
+	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
+	lifecycleFields = []string{"publishOn", "releases"}
+	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
+	renderFields    = []string{"onDraftPush", "mutators", "validators"}
+	functionsFields = []string{"exec"}
+	updatesFields   = []string{"labels", "reviewers", "prConcurrentLimit", "automerge", "strategy", "onConflict"}
+)
+
+// Parse reads a repository configuration strictly and checks it against the
+// server's limits. filename is the name problems give the file (normally
+// Path). The result has the defaults (DefaultFor(limits)) where the file is
+// silent; an explicit null ("key:" or "~") is the same as leaving the key
+// out.
+//
+// Every problem is reported, each at its line and column, in a
+// *ValidationError; the Config is nil then. A file that exists must say
+// apiVersion: porchbot.dev/v1alpha1 and kind: RepositoryConfig; a missing
+// file is not Parse's business (use DefaultFor).
+func Parse(filename string, data []byte, limits ServerLimits) (*Config, error) {
+	doc, err := strictyaml.Parse(filename, data, Limits)
+	if err != nil {
+		return nil, err
+	}
+	r := strictyaml.NewReader(filename)
+	if doc == nil {
+		r.Report(nil, "", fmt.Sprintf("the file is empty: delete it to use the defaults, or start it with apiVersion: %s and kind: %s", APIVersion, Kind))
+		return nil, r.Err()
+	}
+	d := &decoder{r: r, limits: limits, cfg: DefaultFor(limits), declaredExec: map[string]bool{}}
+	d.top(strictyaml.Root(doc))
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return d.cfg, nil
+}
+
+type decoder struct {
+	r            *strictyaml.Reader
+	limits       ServerLimits
+	cfg          *Config
+	declaredExec map[string]bool // names under functions.exec, allowed or not
+}
+
+func (d *decoder) top(n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		d.r.Report(n, "", fmt.Sprintf("the configuration must be a mapping (apiVersion: %s, kind: %s, ...), got %s", APIVersion, Kind, strictyaml.Describe(n)))
+		return
+	}
+	f, _ := d.r.Mapping(n, "", topFields...)
+	d.r.Require(n, "", f, "apiVersion", "kind")
+	if v := f["apiVersion"]; v != nil {
+		if s, ok := d.r.String(v, "apiVersion"); ok && s != APIVersion {
+			d.r.Errorf(v, "apiVersion", "must be %s, got %q", APIVersion, s)
+		}
+	}
+	if v := f["kind"]; v != nil {
+		if s, ok := d.r.String(v, "kind"); ok && s != Kind {
+			d.r.Errorf(v, "kind", "must be %s, got %q", Kind, s)
+		}
+	}
+	if v := f["packages"]; v != nil {
+		d.packages(v)
+	}
+	if v := f["lifecycle"]; v != nil {
+		d.lifecycle(v)
+	}
+	if v := f["approvals"]; v != nil {
+		d.approvals(v)
+	}
+	if v := f["functions"]; v != nil {
+		d.functions(v)
+	}
+	if v := f["render"]; v != nil {
+		d.render(v)
+	}
+	if v := f["updates"]; v != nil {
+		d.updates(v)
+	}
+	if v := f["variants"]; v != nil {
+		d.variants(v)
+	}
+}
+
+func (d *decoder) lifecycle(n *yaml.Node) {
+	f, ok := d.r.Mapping(n, "lifecycle", lifecycleFields...)
+	if !ok {
+		return
+	}
+	if v := f["publishOn"]; v != nil {
+		if s, ok := d.r.Enum(v, "lifecycle.publishOn", PublishOnMerge, PublishOnNever); ok {
+			d.cfg.Lifecycle.PublishOn = s
+		}
+	}
+	if v := f["releases"]; v != nil {
+		if b, ok := d.r.Bool(v, "lifecycle.releases"); ok {
+			d.cfg.Lifecycle.Releases = b
+		}
+	}
+}
+
+// usersOrTeams reads a list of "login" / "@org/team" entries.
+func (d *decoder) usersOrTeams(n *yaml.Node, field string) []UserOrTeam {
+	list, nodes, ok := d.r.Strings(n, field)
+	if !ok {
+		return nil
+	}
+	out := make([]UserOrTeam, 0, len(list))
+	seen := map[string]*yaml.Node{}
+	for i, s := range list {
+		u, problem := parseUserOrTeam(s)
+		if problem != "" {
+			d.r.Errorf(nodes[i], field, "%s", problem)
+			continue
+		}
+		key := strings.ToLower(u.String())
+		if first, dup := seen[key]; dup {
+			d.r.Errorf(nodes[i], field, "%q is listed twice (first at %d:%d)", s, first.Line, first.Column)
+			continue
+		}
+		seen[key] = nodes[i]
+		out = append(out, u)
+	}
+	return out
+}
