@@ -1,0 +1,172 @@
+package builtins
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	annofilter "sigs.k8s.io/kustomize/api/filters/annotations"
+	"sigs.k8s.io/kustomize/api/hasher"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// set-annotations (catalog v0.1): kustomize's annotations transformer over all
+// resources, local-config ones (the Kptfile) included, at metadata.annotations
+// and at the pod templates of the workload kinds (kustomize's
+// commonAnnotations field specs) plus any `additionalAnnotationFields`. One
+// result per resource and annotations field: `set annotations: {json}` with
+// the field path and the resource's file.
+
+const (
+	setAnnotationsKind       = "SetAnnotations"
+	setAnnotationsLegacyKind = "SetAnnotationConfig"
+)
+
+// commonAnnotationFieldSpecs are kustomize's default commonAnnotations field specs.
+var commonAnnotationFieldSpecs = types.FsSlice{
+	{Path: "metadata/annotations", CreateIfNotPresent: true},
+	{Path: "spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Version: "v1", Kind: "ReplicationController"}},
+	{Path: "spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Kind: "Deployment"}},
+	{Path: "spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Kind: "ReplicaSet"}},
+	{Path: "spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Kind: "DaemonSet"}},
+	{Path: "spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Kind: "StatefulSet"}},
+	{Path: "spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Group: "batch", Kind: "Job"}},
+	{Path: "spec/jobTemplate/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Group: "batch", Kind: "CronJob"}},
+	{Path: "spec/jobTemplate/spec/template/metadata/annotations", CreateIfNotPresent: true, Gvk: resid.Gvk{Group: "batch", Kind: "CronJob"}},
+}
+
+type setAnnotationsConfig struct {
+	Annotations                map[string]string `yaml:"annotations,omitempty"`
+	FieldSpecs                 []types.FieldSpec `yaml:"fieldSpecs,omitempty"`
+	AdditionalAnnotationFields []types.FieldSpec `yaml:"additionalAnnotationFields,omitempty"`
+}
+
+func setAnnotations(rl *framework.ResourceList) error {
+	results, err := runSetAnnotations(rl)
+	if err != nil {
+		r := framework.Results{result(err.Error(), framework.Error)}
+		rl.Results = append(rl.Results, r...)
+		return r
+	}
+	rl.Results = append(rl.Results, results...)
+	return nil
+}
+
+func runSetAnnotations(rl *framework.ResourceList) (framework.Results, error) {
+	var cfg setAnnotationsConfig
+	if err := cfg.load(rl.FunctionConfig); err != nil {
+		return nil, fmt.Errorf("failed to configure function: %w", err)
+	}
+	items, byField, err := cfg.run(rl.Items)
+	if err != nil {
+		return nil, fmt.Errorf("failed to run function: %w", err)
+	}
+	rl.Items = items
+	return byField.results()
+}
+
+func (c *setAnnotationsConfig) load(fc *yaml.RNode) error {
+	meta := yaml.ResourceMeta{}
+	if fc != nil {
+		if m, err := fc.GetMeta(); err == nil {
+			meta = m
+		}
+	}
+	switch {
+	case meta.APIVersion == "v1" && meta.Kind == "ConfigMap":
+		c.Annotations = dataMap(fc)
+	case meta.APIVersion == fnConfigAPIVersion && (meta.Kind == setAnnotationsKind || meta.Kind == setAnnotationsLegacyKind):
+		s, err := fc.String()
+		if err != nil {
+			return fmt.Errorf("cannot get YAML from RNode: %w", err)
+		}
+		if err := yaml.Unmarshal([]byte(s), c); err != nil {
+			return fmt.Errorf("failed to unmarshal config %#v: %w", s, err)
+		}
+		if c.AdditionalAnnotationFields != nil && c.FieldSpecs != nil {
+			return fmt.Errorf("`fieldSpecs` has been deprecated, please rename it to `additionalAnnotationFields`")
+		}
+		if c.AdditionalAnnotationFields == nil && c.FieldSpecs != nil {
+			c.AdditionalAnnotationFields = c.FieldSpecs
+		}
+	default:
+		return fmt.Errorf("`functionConfig` must be a `ConfigMap` or `%s`", setAnnotationsKind)
+	}
+	if len(c.Annotations) == 0 {
+		return fmt.Errorf("input annotation list cannot be empty")
+	}
+	c.AdditionalAnnotationFields = append(c.AdditionalAnnotationFields, commonAnnotationFieldSpecs...)
+	return nil
+}
+
+type annotationResultKey struct {
+	filePath, fileIndex, fieldPath string
+}
+
+type annotationResults struct {
+	order  []annotationResultKey
+	values map[annotationResultKey]map[string]string
+}
+
+func (c *setAnnotationsConfig) run(items []*yaml.RNode) ([]*yaml.RNode, *annotationResults, error) {
+	res := &annotationResults{values: map[annotationResultKey]map[string]string{}}
+	m, err := newResMap(items)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range m.Resources() {
+		filePath, fileIndex, err := kioutil.GetFileAnnotations(&r.RNode)
+		if err != nil {
+			return nil, nil, err
+		}
+		f := annofilter.Filter{Annotations: c.Annotations, FsSlice: c.AdditionalAnnotationFields}
+		f.WithMutationTracker(func(key, value, _ string, node *yaml.RNode) {
+			k := annotationResultKey{filePath: filePath, fileIndex: fileIndex, fieldPath: strings.Join(node.FieldPath(), ".")}
+			if _, ok := res.values[k]; !ok {
+				res.values[k] = map[string]string{}
+				res.order = append(res.order, k)
+			}
+			res.values[k][key] = value
+		})
+		if err := r.ApplyFilter(f); err != nil {
+			return nil, nil, fmt.Errorf("failed to run transformer: %w", err)
+		}
+	}
+	return m.ToRNodeSlice(), res, nil
+}
+
+func (a *annotationResults) results() (framework.Results, error) {
+	var results framework.Results
+	if len(a.order) == 0 {
+		return framework.Results{{Message: "no annotations applied"}}, nil
+	}
+	for _, k := range a.order {
+		idx, _ := strconv.Atoi(k.fileIndex)
+		b, err := json.Marshal(a.values[k])
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, &framework.Result{
+			Message: fmt.Sprintf("set annotations: %s", b),
+			Field:   &framework.Field{Path: k.fieldPath},
+			File:    &framework.File{Path: k.filePath, Index: idx},
+		})
+	}
+	results.Sort()
+	return results, nil
+}
+
+// newResMap builds a kustomize ResMap from the items, local-config resources
+// included, as the kustomize-based catalog functions do.
+func newResMap(items []*yaml.RNode) (resmap.ResMap, error) {
+	rf := resource.NewFactory(&hasher.Hasher{})
+	rf.IncludeLocalConfigs = true
+	return resmap.NewFactory(rf).NewResMapFromRNodeSlice(items)
+}
