@@ -35,6 +35,7 @@ func noStdin(run func(ctx context.Context, args []string, stdout, stderr io.Writ
 func commands() []command {
 	return []command{
 		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", noStdin(runServe)},
+		{"render", "render a kpt package in place, as kpt fn render does, with porchbot's built-ins", noStdin(runRender)},
 		{"validate-config", "check a .github/porchbot.yaml (file:line:col: message per problem)", noStdin(runValidateConfig)},
 		{"fn", "run a built-in function as a KRM exec function (ResourceList on stdin and stdout)",
 			func(ctx context.Context, args []string, s stdio) error { return runFn(ctx, args, s.in, s.out, s.err) }},

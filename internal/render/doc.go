@@ -1,0 +1,77 @@
+// Package render runs a kpt package's Kptfile pipeline in process, with the
+// semantics of `kpt fn render` (kpt v1.0.0-beta.56), on any
+// sigs.k8s.io/kustomize/kyaml/filesys.FileSystem, in-memory ones included.
+//
+// What it reproduces from kpt:
+//
+//   - Packages: the directory holding the root Kptfile and every nested
+//     directory with its own Kptfile (a subpackage). Subpackages render first,
+//     depth-first in sorted order; each sees only its own resources (and its
+//     own subpackages' rendered ones); the parent's pipeline then sees its own
+//     resources after all of its subpackages' (kpt's input order). A
+//     subpackage without a pipeline passes its resources through.
+//   - Resources: every Kptfile, *.yaml, *.yml and *.json file of a package
+//     (.krmignore honoured), the Kptfile and function config files included,
+//     read with kyaml's LocalPackageReader as kpt reads them (reader
+//     annotations, sequence-indentation annotation, package-path annotation).
+//   - Pipeline: mutators, then validators; validators get copies, so whatever
+//     they change is discarded. A mutator's configPath config is the package's
+//     resource at that path as mutated so far; a validator's is the file as
+//     it is on disk; configMap becomes a ConfigMap named function-input.
+//     Selectors (any may match; a resource matching two is passed twice, as
+//     in kpt) and exclusions (apiVersion, kind, name, namespace, labels,
+//     annotations) limit what a function sees; its output is merged back in
+//     place and resources it created are appended.
+//   - Each function runs as kpt runs an exec or container function
+//     (kyaml runtimeutil.FunctionFilter): id annotations, a ResourceList in
+//     and out, comments copied back from the input and field order synced,
+//     internal/legacy annotations reconciled, new resources put in a file
+//     named after kind and name under the directory of the function config,
+//     output validated (KRM only, no two resources at one file and index, no
+//     path outside the package), results parsed (wrapped or bare list, legacy
+//     resourceRef.metadata and suggestedValue shapes).
+//   - Writing: nothing is written unless every function of every package
+//     passed; then resources go back to their files (documents ordered by
+//     index, reader annotations stripped, each document with the sequence
+//     indentation it was read with, a lone resource in a .json file as JSON),
+//     files whose resources all disappeared are deleted, other files are left
+//     alone, and Config Connector resources get kpt's attribution annotation.
+//   - Results: kpt's FunctionResultList (per function: image or exec, exit
+//     code, stderr on failure, structured results) and its exit code.
+//
+// The in-memory path: serializing every function's input and output, as kpt
+// must, is what makes kpt's comment quirks happen, and it is slow. A function
+// whose input has no comment and no folded scalar anywhere runs on copies of
+// the nodes instead, with the rest of kpt's bookkeeping done on the nodes; if
+// its output has comments, folded scalars or nodes shared between places, the
+// output alone is put through the serialization and kpt's comment copy. Exec
+// functions, and inputs with comments, always go through a serialized
+// ResourceList. Tests render every corpus package both ways and with kpt.
+//
+// Where it differs from kpt, on purpose:
+//
+//   - Image functions run as porchbot's built-ins (matched by image name,
+//     any registry and tag); any other image fails the render with an error
+//     naming it and listing the built-ins. An image without a registry is
+//     reported as gcr.io/kpt-fn/<name>, as kpt resolves it.
+//   - Exec functions run only when Options.AllowExec is set and the server
+//     allowlist (Options.ExecAllowlist) names the program; otherwise the
+//     render fails naming the function. Without AllowExec (pull requests
+//     from forks) exec functions are skipped, each reported as a skipped step
+//     with a warning result; the other functions still run, nothing is
+//     written and Render returns an error wrapping ErrIncomplete (kpt would
+//     refuse to start without --allow-exec).
+//   - A function that cannot be prepared (unsupported, refused, unreadable
+//     config) appears in the results with exit code 1 and the reason as an
+//     error result; kpt only prints the error.
+//   - Only files whose content changes are rewritten (kpt rewrites every file
+//     holding a resource; the resulting tree is the same), and every output
+//     path is checked before anything is written.
+//   - Inputs are bounded (Options.MaxFiles, MaxBytes, MaxYAMLDepth).
+//   - Repository guardrails (Options.ExtraMutators/ExtraValidators) run as if
+//     appended to the root package's pipeline.
+//   - Functions in process cannot be interrupted; the context is checked
+//     between functions (exec functions get it as their process context).
+//   - On disk, as with kpt, symlinked files are read through their links;
+//     render untrusted trees from an in-memory file system.
+package render

@@ -1,0 +1,181 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// splitCommand splits an exec line into program and arguments the way kpt
+// does (shell-like words: blanks separate, '…' is literal, "…" and \ escape,
+// # starts a comment at the start of a word).
+func splitCommand(s string) ([]string, error) {
+	var (
+		words   []string
+		cur     strings.Builder
+		inWord  bool
+		quote   rune // 0, '\'' or '"'
+		escaped bool
+	)
+	flush := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case escaped:
+			cur.WriteRune(c)
+			escaped = false
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(c)
+			}
+		case quote == '"':
+			switch c {
+			case '"':
+				quote = 0
+			case '\\':
+				escaped = true
+			default:
+				cur.WriteRune(c)
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			flush()
+		case c == '\\':
+			inWord, escaped = true, true
+		case c == '\'' || c == '"':
+			inWord, quote = true, c
+		case c == '#' && !inWord:
+			for i < len(rs) && rs[i] != '\n' {
+				i++
+			}
+		default:
+			inWord = true
+			cur.WriteRune(c)
+		}
+	}
+	if escaped {
+		return nil, fmt.Errorf("EOF found after escape character")
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("EOF found when expecting closing quote")
+	}
+	flush()
+	return words, nil
+}
+
+// ExecError is a function program that exited non-zero.
+type ExecError struct {
+	ExitCode int
+	Stderr   string
+	Err      error
+}
+
+func (e *ExecError) Error() string {
+	return fmt.Sprintf("exit status %d: %s", e.ExitCode, strings.TrimSpace(e.Stderr))
+}
+
+func (e *ExecError) Unwrap() error { return e.Err }
+
+// ExecFunction runs a KRM function program: the ResourceList on stdin, the
+// resulting ResourceList on stdout, as kpt's exec runtime does.
+type ExecFunction struct {
+	Path string
+	Args []string
+	// MaxStderr caps the stderr kept (default 64 KiB).
+	MaxStderr int
+}
+
+// NewExecFunction splits an exec line into an ExecFunction.
+func NewExecFunction(line string) (*ExecFunction, error) {
+	args, err := splitCommand(line)
+	if err != nil {
+		return nil, fmt.Errorf("exec command %q must be valid: %w", line, err)
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("exec command %q is empty", line)
+	}
+	return &ExecFunction{Path: args[0], Args: args[1:]}, nil
+}
+
+// RunStream runs the program on a serialized ResourceList.
+func (f *ExecFunction) RunStream(ctx context.Context, in io.Reader, out io.Writer) error {
+	limit := f.MaxStderr
+	if limit <= 0 {
+		limit = 64 << 10
+	}
+	stderr := &capWriter{max: limit}
+	cmd := exec.CommandContext(ctx, f.Path, f.Args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return &ExecError{ExitCode: ee.ExitCode(), Stderr: stderr.String(), Err: err}
+		}
+		return &ExecError{ExitCode: 1, Stderr: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// Process implements framework.ResourceListProcessor by a round trip
+// through the program (the render engine calls RunStream directly).
+func (f *ExecFunction) Process(rl *framework.ResourceList) error {
+	var in, out bytes.Buffer
+	if err := (kio.ByteWriter{Writer: &in, KeepReaderAnnotations: true, FunctionConfig: rl.FunctionConfig,
+		WrappingAPIVersion: kio.ResourceListAPIVersion, WrappingKind: kio.ResourceListKind}).Write(rl.Items); err != nil {
+		return err
+	}
+	runErr := f.RunStream(context.Background(), &in, &out)
+	r := &kio.ByteReader{Reader: &out}
+	items, err := r.Read()
+	if err != nil {
+		return err
+	}
+	rl.Items = items
+	if r.Results != nil {
+		var res framework.Results
+		if err := yaml.Unmarshal([]byte(r.Results.MustString()), &res); err == nil {
+			rl.Results = append(rl.Results, res...)
+		}
+	}
+	return runErr
+}
+
+type capWriter struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		if len(p) > room {
+			w.buf.Write(p[:room])
+		} else {
+			w.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func (w *capWriter) String() string { return w.buf.String() }
+
+// streamRunner is implemented by functions that consume the serialized
+// ResourceList themselves (subprocesses).
+type streamRunner interface {
+	RunStream(ctx context.Context, in io.Reader, out io.Writer) error
+}

@@ -1,0 +1,418 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"runtime/debug"
+	"strconv"
+
+	"sigs.k8s.io/kustomize/kyaml/comments"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/order"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// The in-memory path.
+//
+// Run exactly as kpt runs it, a function gets its input through a serialized
+// ResourceList and returns one; kpt then copies comments from each input
+// resource to its output counterpart and restores the input's field order
+// (runtimeutil.FunctionFilter). The serialization matters only for comments:
+// the YAML encoder and decoder move some of them around and kpt's comment
+// copier has quirks of its own (it also turns folded scalars into
+// double-quoted ones). For resources without any comment and without folded
+// scalars, encoding and decoding a node tree changes nothing the file on disk
+// can show, so the function can be handed copies of the nodes directly. That
+// is what this path does, with the rest of kpt's bookkeeping (id annotations,
+// internal annotation reconciliation, empty annotations cleared, field order
+// synced, paths for new resources, results) done the same way. When the input
+// or the output has comments or folded scalars the function is run again the
+// serialized way.
+
+// errNeedsExact reports that the in-memory run cannot stand for the
+// serialized one.
+type errNeedsExact struct{}
+
+func (errNeedsExact) Error() string { return "needs serialized run" }
+
+// plain reports whether n has no comments and no folded scalars anywhere.
+func plain(n *yaml.Node) bool {
+	if n == nil {
+		return true
+	}
+	if n.HeadComment != "" || n.LineComment != "" || n.FootComment != "" {
+		return false
+	}
+	if n.Kind == yaml.ScalarNode && n.Style&yaml.FoldedStyle != 0 {
+		return false
+	}
+	for _, c := range n.Content {
+		if !plain(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainShallow(n *yaml.Node) bool {
+	return n.HeadComment == "" && n.LineComment == "" && n.FootComment == "" &&
+		!(n.Kind == yaml.ScalarNode && n.Style&yaml.FoldedStyle != 0)
+}
+
+// copyPlain deep-copies n, reporting false as soon as it meets a comment or
+// a folded scalar.
+func copyPlain(n *yaml.Node) (*yaml.Node, bool) {
+	if n == nil {
+		return nil, true
+	}
+	if !plainShallow(n) {
+		return nil, false
+	}
+	c := *n // as yaml.CopyYNode: aliases keep pointing at the original
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, x := range n.Content {
+			cx, ok := copyPlain(x)
+			if !ok {
+				return nil, false
+			}
+			c.Content[i] = cx
+		}
+	}
+	return &c, true
+}
+
+// runInMemory is FunctionFilter.Filter for plain input (see plain): the
+// function works on copies of the nodes instead of a serialized ResourceList.
+// When its output is plain too, the serialization would not change it and
+// kpt's comment copy would do nothing, so only field order is synced; when it
+// is not, the output goes through the same encoding and decoding and the same
+// comment copy as in kpt. It returns errNeedsExact, having run nothing, when
+// the input is not plain.
+func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results *yaml.RNode, exit error, err error) {
+	if f.config != nil && !plain(f.config.Document()) {
+		return nil, nil, nil, errNeedsExact{}
+	}
+	// what the function reads: the resources' mapping nodes, with empty
+	// annotations dropped (kpt's writer does that)
+	items := make([]*yaml.RNode, len(input))
+	for i, n := range input {
+		if d := n.Document(); d != n.YNode() && !plainShallow(d) {
+			return nil, nil, nil, errNeedsExact{}
+		}
+		c, ok := copyPlain(n.YNode())
+		if !ok {
+			return nil, nil, nil, errNeedsExact{}
+		}
+		items[i] = yaml.NewRNode(c)
+	}
+	// ids on the input, as kpt sets them before writing the ResourceList
+	ids := make(map[string]*yaml.RNode, len(input))
+	for i, n := range input {
+		id := strconv.Itoa(i + 1)
+		if err := setAnnotation(n, kioutil.IdAnnotation, id); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := setAnnotation(n, kioutil.LegacyIdAnnotation, id); err != nil { //nolint:staticcheck
+			return nil, nil, nil, err
+		}
+		ids[id] = n
+	}
+	for i, n := range input {
+		if err := setAnnotation(items[i], kioutil.IdAnnotation, strconv.Itoa(i+1)); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := setAnnotation(items[i], kioutil.LegacyIdAnnotation, strconv.Itoa(i+1)); err != nil { //nolint:staticcheck
+			return nil, nil, nil, err
+		}
+		_ = n
+		if err := clearEmptyAnnotations(items[i]); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	rl := &framework.ResourceList{Items: items}
+	if f.config != nil {
+		rl.FunctionConfig = yaml.NewRNode(yaml.CopyYNode(f.config.YNode()))
+	}
+	exit, err = f.execute(rl)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(rl.Results) > 0 {
+		b, err := yaml.Marshal(rl.Results)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if results, err = yaml.Parse(string(b)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	output = make([]*yaml.RNode, 0, len(rl.Items))
+	roundTrip := false
+	for _, n := range rl.Items {
+		if n == nil || n.YNode() == nil {
+			continue
+		}
+		if d := n.Document(); d != n.YNode() && !plainShallow(d) {
+			roundTrip = true
+		}
+		if n.Document() != n.YNode() {
+			n = yaml.NewRNode(n.YNode())
+		}
+		if err := clearEmptyAnnotations(n); err != nil {
+			return nil, nil, nil, err
+		}
+		output = append(output, n)
+	}
+	if !roundTrip && !plainUnshared(output) {
+		roundTrip = true
+	}
+	if roundTrip {
+		f.r.res.stats.roundTrip++
+		// what kpt reads back from the function
+		var buf bytes.Buffer
+		if err := (kio.ByteWriter{Writer: &buf, KeepReaderAnnotations: true, FunctionConfig: rl.FunctionConfig,
+			Results: results, WrappingAPIVersion: kio.ResourceListAPIVersion,
+			WrappingKind: kio.ResourceListKind}).Write(output); err != nil {
+			return nil, nil, nil, err
+		}
+		if output, err = (&kio.ByteReader{Reader: &buf}).Read(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	// kpt's side: comments and field order back from the input, ids off
+	for _, n := range output {
+		annos := annotationsOf(n)
+		id, ok := annotation(annos, kioutil.IdAnnotation)
+		if !ok {
+			if id, ok = annotation(annos, kioutil.LegacyIdAnnotation); !ok { //nolint:staticcheck
+				continue
+			}
+		}
+		in, ok := ids[id]
+		if !ok {
+			continue
+		}
+		if roundTrip {
+			if err := comments.CopyComments(in, n); err != nil {
+				return nil, nil, nil, err
+			}
+			if err := order.SyncOrder(in, n); err != nil {
+				return nil, nil, nil, err
+			}
+		} else if !orderMatches(in.YNode(), n.YNode()) {
+			if err := order.SyncOrder(in, n); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		clearAnnotation(n, kioutil.IdAnnotation)
+		clearAnnotation(n, kioutil.LegacyIdAnnotation) //nolint:staticcheck
+	}
+	if exit != nil {
+		return output, results, exit, nil
+	}
+	if err := defaultPaths(functionScope(f.config), output); err != nil {
+		return nil, nil, nil, err
+	}
+	return output, results, nil, nil
+}
+
+// execute is framework.Execute minus the reading and writing.
+func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
+	annos, err := preprocess(rl.Items)
+	if err != nil {
+		return nil, err
+	}
+	exit = func() (e error) {
+		defer func() {
+			if p := recover(); p != nil {
+				e = &ExecError{ExitCode: 1, Stderr: fmt.Sprintf("function panicked: %v\n%s", p, debug.Stack())}
+			}
+		}()
+		if e := f.proc.Process(rl); e != nil {
+			return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
+		}
+		return nil
+	}()
+	if err := reconcile(rl.Items, annos); err != nil {
+		// framework.Execute fails before writing anything
+		rl.Items, rl.Results = nil, nil
+		return &ExecError{ExitCode: 1, Stderr: err.Error(), Err: err}, nil
+	}
+	return exit, nil
+}
+
+// unshared reports whether no node is reachable twice in nodes; a node
+// shared between resources (or within one) would be two independent nodes
+// after a round trip.
+func plainUnshared(nodes []*yaml.RNode) bool {
+	// Mark each node visited by negating its Column (which nothing reads
+	// when encoding) and put the columns back afterwards.
+	var marked []*yaml.Node
+	ok := true
+	var walk func(n *yaml.Node) bool
+	walk = func(n *yaml.Node) bool {
+		if n == nil {
+			return true
+		}
+		if n.Column < 0 || !plainShallow(n) {
+			return false
+		}
+		n.Column = -n.Column - 1
+		marked = append(marked, n)
+		if n.Kind == yaml.AliasNode {
+			return true // aliases survive a round trip as aliases
+		}
+		for _, c := range n.Content {
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range nodes {
+		if !walk(n.YNode()) {
+			ok = false
+			break
+		}
+	}
+	for _, n := range marked {
+		n.Column = -n.Column - 1
+	}
+	return ok
+}
+
+// orderMatches reports whether order.SyncOrder(from, to) would leave to as
+// it is: in every mapping it visits, the keys to shares with from come first
+// and in from's order, and sequences are visited element by element.
+func orderMatches(from, to *yaml.Node) bool {
+	if from == nil || to == nil {
+		return true
+	}
+	if from.Kind == yaml.DocumentNode {
+		if len(from.Content) == 0 {
+			return true
+		}
+		from = from.Content[0]
+	}
+	if to.Kind == yaml.DocumentNode {
+		if len(to.Content) == 0 {
+			return true
+		}
+		to = to.Content[0]
+	}
+	if len(from.Content) == 0 || len(to.Content) == 0 {
+		return true
+	}
+	switch from.Kind {
+	case yaml.MappingNode:
+		if to.Kind != yaml.MappingNode {
+			return true
+		}
+		if hasDupKeys(from) || hasDupKeys(to) {
+			return false // let SyncOrder decide
+		}
+		last, residual := -1, false
+		for i := 0; i+1 < len(to.Content); i += 2 {
+			fi := keyIndex(from, to.Content[i].Value)
+			if fi < 0 {
+				residual = true
+				continue
+			}
+			if residual || fi < last {
+				return false
+			}
+			last = fi
+			if !orderMatches(from.Content[fi+1], to.Content[i+1]) {
+				return false
+			}
+		}
+		return true
+	case yaml.SequenceNode:
+		if to.Kind != yaml.SequenceNode {
+			return true
+		}
+		for i := range from.Content {
+			if i >= len(to.Content) {
+				return true
+			}
+			if !orderMatches(from.Content[i], to.Content[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// defaultPaths is kioutil.DefaultPathAnnotation, skipping the resources
+// that have both path annotations already (for which it does nothing).
+func defaultPaths(dir string, nodes []*yaml.RNode) error {
+	for _, n := range nodes {
+		a := annotationsOf(n)
+		p, ok1 := annotation(a, kioutil.PathAnnotation)
+		l, ok2 := annotation(a, kioutil.LegacyPathAnnotation) //nolint:staticcheck
+		if ok1 && ok2 && p != "" && p == l && !needsLegacyCopy(a) {
+			continue
+		}
+		if err := kioutil.DefaultPathAnnotation(dir, []*yaml.RNode{n}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyIndex returns the index of key k in mapping m's Content, or -1.
+func keyIndex(m *yaml.Node, k string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return i
+		}
+	}
+	return -1
+}
+
+func hasDupKeys(m *yaml.Node) bool {
+	n := len(m.Content) / 2
+	if n > 16 {
+		seen := make(map[string]bool, n)
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if seen[m.Content[i].Value] {
+				return true
+			}
+			seen[m.Content[i].Value] = true
+		}
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		for j := i + 2; j+1 < len(m.Content); j += 2 {
+			if m.Content[i].Value == m.Content[j].Value {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// functionScope is the directory new resources go to: the one holding the
+// function config (its parent if it is named "functions"), as kyaml's
+// function filter decides.
+func functionScope(cfg *yaml.RNode) string {
+	if cfg == nil {
+		return ""
+	}
+	annos := cfg.GetAnnotations()
+	p, ok := annos[kioutil.PathAnnotation]
+	if !ok {
+		if p, ok = annos[kioutil.LegacyPathAnnotation]; !ok { //nolint:staticcheck
+			return ""
+		}
+	}
+	dir := path.Clean(path.Dir(p))
+	if path.Base(dir) == "functions" {
+		dir = path.Dir(dir)
+	}
+	return dir
+}

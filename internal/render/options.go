@@ -1,0 +1,136 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+)
+
+// Resolver turns a pipeline function into something that runs in process.
+// It is called only for functions the exec policy lets through.
+type Resolver func(fn Function) (framework.ResourceListProcessor, error)
+
+// Options control a render. The zero value renders with the built-in
+// functions only, refuses nothing but exec (skipped, see AllowExec) and
+// applies the default limits.
+type Options struct {
+	// Resolve maps a function to its implementation. Nil means DefaultResolver:
+	// built-ins matched by image name (any registry, any tag), and for exec
+	// functions that passed the policy, the named program run as a subprocess.
+	Resolve Resolver
+
+	// AllowExec lets `exec:` functions run at all. When false (pull requests
+	// from forks: "rendered with built-ins only, never exec") every exec
+	// function is skipped: the step is reported as skipped with a warning
+	// result saying why, the remaining functions still run so validators
+	// report, and the render is incomplete: nothing is written and
+	// Result.Complete() is false.
+	AllowExec bool
+
+	// ExecAllowlist is the server-side list of exec commands that may run when
+	// AllowExec is set. An entry with a slash matches the exec command's
+	// program path exactly (after cleaning); an entry without one matches a
+	// program named that way (looked up on PATH); "*" matches everything (the
+	// CLI's --allow-exec without a list, as kpt). Exec functions not named
+	// fail the render with an error naming them.
+	ExecAllowlist []string
+
+	// ExtraMutators and ExtraValidators are repository-wide guardrails
+	// (config render.mutators / render.validators). They run as if appended to
+	// the root package's pipeline: after its mutators, respectively after its
+	// validators, seeing everything the root pipeline sees. A configPath is
+	// relative to the root package.
+	ExtraMutators, ExtraValidators []Function
+
+	// Limits on the input. Zero means the default; negative means no limit.
+	MaxFiles     int   // files in the package tree (every kind)
+	MaxBytes     int64 // bytes of KRM files (Kptfile, *.yaml, *.yml, *.json)
+	MaxYAMLDepth int   // nesting of mappings and sequences in one resource
+
+	// NoAttribution turns off kpt's attribution annotation
+	// (cnrm.cloud.google.com/blueprint on Config Connector resources), as the
+	// KPT_DISABLE_ATTRIBUTION environment variable does for kpt.
+	NoAttribution bool
+
+	// serialized forces every function through a serialized ResourceList
+	// (tests compare both paths).
+	serialized bool
+}
+
+// Default limits.
+const (
+	DefaultMaxFiles     = 10000
+	DefaultMaxBytes     = 64 << 20
+	DefaultMaxYAMLDepth = 100
+)
+
+func (o Options) limits() (files int, bytes int64, depth int) {
+	files, bytes, depth = o.MaxFiles, o.MaxBytes, o.MaxYAMLDepth
+	if files == 0 {
+		files = DefaultMaxFiles
+	}
+	if bytes == 0 {
+		bytes = DefaultMaxBytes
+	}
+	if depth == 0 {
+		depth = DefaultMaxYAMLDepth
+	}
+	return files, bytes, depth
+}
+
+// ExecAllowed reports whether the server allowlist names the program of an
+// exec line.
+func (o Options) ExecAllowed(exec string) bool {
+	prog := execProgram(exec)
+	if prog == "" {
+		return false
+	}
+	for _, e := range o.ExecAllowlist {
+		e = strings.TrimSpace(e)
+		switch {
+		case e == "":
+		case e == "*":
+			return true
+		case strings.Contains(e, "/"):
+			if strings.Contains(prog, "/") && filepath.Clean(e) == filepath.Clean(prog) {
+				return true
+			}
+		default:
+			if e == prog {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func execProgram(exec string) string {
+	args, err := splitCommand(exec)
+	if err != nil || len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// UnsupportedFunctionError is a function porchbot cannot or may not run.
+type UnsupportedFunctionError struct {
+	Function  Function
+	Reason    string
+	Supported []string
+}
+
+func (e *UnsupportedFunctionError) Error() string {
+	var sb strings.Builder
+	if e.Function.Image != "" {
+		fmt.Fprintf(&sb, "function %q: %s", e.Function.Image, e.Reason)
+	} else {
+		fmt.Fprintf(&sb, "exec function %q: %s", e.Function.Exec, e.Reason)
+	}
+	if len(e.Supported) > 0 {
+		fmt.Fprintf(&sb, "; supported built-in functions (matched by image name, any registry and tag): %s",
+			strings.Join(e.Supported, ", "))
+	}
+	return sb.String()
+}

@@ -1,0 +1,531 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	goerrors "github.com/go-errors/errors"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// pkgPathAnnotation records which package a resource belongs to while the
+// tree renders (kpt's name; functions see it).
+const pkgPathAnnotation = "internal.config.kubernetes.io/package-path"
+
+// matchAllKRM are the files kpt reads as resources.
+var matchAllKRM = append([]string{KptfileName}, kio.MatchAll...)
+
+// ErrIncomplete is returned (wrapped) when some functions were skipped: the
+// render wrote nothing and must not be reported as a success.
+var ErrIncomplete = errors.New("render incomplete")
+
+// Render renders the kpt package at pkgPath in fsys in place, with the
+// semantics of `kpt fn render`: subpackages depth-first (each sees only its
+// own resources), then the package (which sees its own and all its
+// subpackages' resources); in each, mutators then validators; selectors,
+// exclusions, configPath and configMap as kpt applies them. If a function
+// fails nothing is written. fsys may be an in-memory file system.
+//
+// It is a kyaml kio.Pipeline: a reader of the package tree (every package's
+// own resources, Kptfiles and function configs included), one filter that
+// renders the packages, and a writer that puts the result back.
+//
+// The returned Result is never nil. The error is non-nil when kpt would exit
+// non-zero (a function failed, a Kptfile is invalid, a limit was exceeded, a
+// function is unsupported or not allowed), and wraps ErrIncomplete when exec
+// functions were skipped (Options.AllowExec false).
+func Render(ctx context.Context, fsys filesys.FileSystem, pkgPath string, opts Options) (*Result, error) {
+	res := &Result{Results: newResultList(), Steps: []Step{}}
+	if fsys == nil {
+		fsys = filesys.MakeFsOnDisk()
+	}
+	dir, file, err := fsys.CleanedAbs(pkgPath)
+	if err != nil {
+		return res, fmt.Errorf("package %q: %w", pkgPath, err)
+	}
+	root := filepath.Join(string(dir), file)
+	if !fsys.IsDir(root) {
+		return res, fmt.Errorf("package %q is not a directory", pkgPath)
+	}
+	r := &renderer{ctx: ctx, fsys: fsys, opts: opts, res: res, root: root, inputFiles: map[string]bool{}}
+	r.maxFiles, r.maxBytes, r.maxDepth = opts.limits()
+	err = kio.Pipeline{
+		Inputs:                []kio.Reader{treeReader{r}},
+		Filters:               []kio.Filter{hydrator{r}},
+		Outputs:               []kio.Writer{treeWriter{r}},
+		ContinueOnEmptyResult: true,
+	}.Execute()
+	res.Packages = r.pkgCount
+	return res, unwrapKyaml(err)
+}
+
+// unwrapKyaml strips the stack-trace wrapper kio.Pipeline puts around errors.
+func unwrapKyaml(err error) error {
+	var ge *goerrors.Error
+	if errors.As(err, &ge) && ge.Err != nil {
+		return ge.Err
+	}
+	return err
+}
+
+type renderer struct {
+	ctx  context.Context
+	fsys filesys.FileSystem
+	opts Options
+	res  *Result
+	root string
+
+	maxFiles, maxDepth int
+	maxBytes           int64
+
+	rootPkg    *pkgNode
+	pkgCount   int
+	inputFiles map[string]bool
+}
+
+type pkgNode struct {
+	abs      string
+	rel      string // relative to the root, "." for the root
+	kf       *Kptfile
+	pipeline *Pipeline
+	subs     []*pkgNode
+	// indexes from which the pipeline's functions are repository guardrails
+	guardMutFrom, guardValFrom int
+}
+
+// treeReader reads the package tree: the packages (Kptfiles decoded and
+// checked) and each package's own resources, as kpt reads them.
+type treeReader struct{ r *renderer }
+
+func (t treeReader) Read() ([]*yaml.RNode, error) {
+	r := t.r
+	if err := r.checkTreeLimits(); err != nil {
+		return nil, err
+	}
+	rootPkg, err := r.newPkgNode(r.root, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.addGuardrails(rootPkg); err != nil {
+		return nil, err
+	}
+	r.rootPkg = rootPkg
+	var all []*yaml.RNode
+	var walk func(p *pkgNode) error
+	walk = func(p *pkgNode) error {
+		subs, err := r.directSubpackages(p)
+		if err != nil {
+			return err
+		}
+		p.subs = subs
+		for _, s := range subs {
+			if err := walk(s); err != nil {
+				return err
+			}
+		}
+		local, err := r.localResources(p)
+		if err != nil {
+			return err
+		}
+		for _, n := range local {
+			path, _ := fileAnnotations(n)
+			r.inputFiles[filepath.Join(p.rel, filepath.Clean(path))] = true
+		}
+		all = append(all, local...)
+		return nil
+	}
+	if err := walk(rootPkg); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// hydrator renders the packages the reader found and returns the root
+// package's resources, paths relative to the root.
+type hydrator struct{ r *renderer }
+
+func (h hydrator) Filter(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
+	r := h.r
+	byPkg := map[string][]*yaml.RNode{}
+	for _, n := range nodes {
+		// kio.Pipeline's own bookkeeping; kpt's functions never see it
+		clearAnnotation(n, migrationKey)
+		p, _ := annotation(annotationsOf(n), pkgPathAnnotation)
+		byPkg[p] = append(byPkg[p], n)
+	}
+	out, err := r.hydrate(r.rootPkg, byPkg)
+	if err != nil {
+		return nil, err
+	}
+	if skipped := r.res.Skipped(); len(skipped) > 0 {
+		names := make([]string, len(skipped))
+		for i, s := range skipped {
+			names[i] = s.Function()
+		}
+		return nil, fmt.Errorf("%w: %d exec function(s) skipped because exec is not allowed here (%s); nothing was written",
+			ErrIncomplete, len(skipped), strings.Join(names, ", "))
+	}
+	if err := r.adjustRelPaths(out); err != nil {
+		return nil, err
+	}
+	if !r.opts.NoAttribution && os.Getenv("KPT_DISABLE_ATTRIBUTION") == "" {
+		attribute(out)
+	}
+	return out, nil
+}
+
+// treeWriter writes the rendered resources back (see write).
+type treeWriter struct{ r *renderer }
+
+func (t treeWriter) Write(nodes []*yaml.RNode) error {
+	changed, deleted, err := t.r.write(nodes)
+	t.r.res.Changed, t.r.res.Deleted = changed, deleted
+	return err
+}
+
+// addGuardrails appends the repository-wide functions to the root pipeline.
+func (r *renderer) addGuardrails(rootNode *pkgNode) error {
+	if len(r.opts.ExtraMutators)+len(r.opts.ExtraValidators) == 0 {
+		return nil
+	}
+	extra := &Pipeline{Mutators: r.opts.ExtraMutators, Validators: r.opts.ExtraValidators}
+	if err := validatePipeline(r.fsys, r.root, extra); err != nil {
+		return fmt.Errorf("repository render guardrails: %w", err)
+	}
+	pl := &Pipeline{}
+	if rootNode.pipeline != nil {
+		pl.Mutators = append(pl.Mutators, rootNode.pipeline.Mutators...)
+		pl.Validators = append(pl.Validators, rootNode.pipeline.Validators...)
+	}
+	rootNode.guardMutFrom, rootNode.guardValFrom = len(pl.Mutators), len(pl.Validators)
+	pl.Mutators = append(pl.Mutators, r.opts.ExtraMutators...)
+	pl.Validators = append(pl.Validators, r.opts.ExtraValidators...)
+	rootNode.pipeline = pl
+	return nil
+}
+
+func (r *renderer) newPkgNode(abs string, kf *Kptfile) (*pkgNode, error) {
+	rel, err := filepath.Rel(r.root, abs)
+	if err != nil {
+		return nil, err
+	}
+	if kf == nil {
+		if kf, err = r.readKptfile(abs); err != nil {
+			return nil, err
+		}
+	}
+	if err := validatePipeline(r.fsys, abs, kf.Pipeline); err != nil {
+		return nil, fmt.Errorf("package %s: %w", filepath.ToSlash(rel), err)
+	}
+	n := &pkgNode{abs: abs, rel: filepath.ToSlash(rel), kf: kf, pipeline: kf.Pipeline}
+	if kf.Pipeline != nil {
+		n.guardMutFrom, n.guardValFrom = len(kf.Pipeline.Mutators), len(kf.Pipeline.Validators)
+	}
+	return n, nil
+}
+
+func (r *renderer) readKptfile(dir string) (*Kptfile, error) {
+	b, err := r.fsys.ReadFile(filepath.Join(dir, KptfileName))
+	if err != nil {
+		return nil, &KptfileError{Path: dir, Err: err}
+	}
+	kf, err := DecodeKptfile(b)
+	if err != nil {
+		return nil, &KptfileError{Path: dir, Err: err}
+	}
+	return kf, nil
+}
+
+// directSubpackages finds the nearest directories below pkg holding a
+// Kptfile, sorted, reading each Kptfile (as kpt does while it looks).
+func (r *renderer) directSubpackages(pkg *pkgNode) ([]*pkgNode, error) {
+	type found struct {
+		abs string
+		kf  *Kptfile
+	}
+	var subs []found
+	err := r.fsys.Walk(pkg.abs, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return fmt.Errorf("failed to read package %s: %w", pkg.abs, err)
+		}
+		if path == pkg.abs || !info.IsDir() {
+			return nil
+		}
+		if info.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !r.fsys.Exists(filepath.Join(path, KptfileName)) {
+			return nil
+		}
+		kf, err := r.readKptfile(path)
+		if err != nil {
+			return err
+		}
+		subs = append(subs, found{path, kf})
+		return filepath.SkipDir
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(subs, func(i, j int) bool { return subs[i].abs < subs[j].abs })
+	out := make([]*pkgNode, 0, len(subs))
+	for _, s := range subs {
+		n, err := r.newPkgNode(s.abs, s.kf)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// hydrate renders pkg and returns its resources and those of all its
+// subpackages, rendered.
+func (r *renderer) hydrate(pkg *pkgNode, byPkg map[string][]*yaml.RNode) ([]*yaml.RNode, error) {
+	r.pkgCount++
+	var input []*yaml.RNode
+	for _, sub := range pkg.subs {
+		out, err := r.hydrate(sub, byPkg)
+		if err != nil {
+			return nil, err
+		}
+		input = append(input, out...)
+	}
+	local := byPkg[pkg.abs]
+	input = append(input, local...)
+	return r.runPipeline(pkg, input, local)
+}
+
+// localResources reads the package's own resources (not its subpackages').
+func (r *renderer) localResources(pkg *pkgNode) ([]*yaml.RNode, error) {
+	nodes, err := kio.LocalPackageReader{
+		PackagePath:       pkg.abs,
+		PackageFileName:   KptfileName,
+		MatchFilesGlob:    matchAllKRM,
+		PreserveSeqIndent: true,
+		SetAnnotations:    map[string]string{pkgPathAnnotation: pkg.abs},
+		WrapBareSeqNode:   true,
+		FileSystem:        filesys.FileSystemOrOnDisk{FileSystem: r.fsys},
+	}.Read()
+	if err != nil {
+		return nil, fmt.Errorf("package %s: %w", pkg.rel, err)
+	}
+	if r.maxDepth > 0 {
+		for _, n := range nodes {
+			if d := yamlDepth(n.YNode(), 0, r.maxDepth+1); d > r.maxDepth {
+				p, _ := fileAnnotations(n)
+				return nil, &LimitError{What: "YAML nesting depth", Where: filepath.ToSlash(filepath.Join(pkg.rel, p)),
+					Limit: int64(r.maxDepth), Got: int64(d), Exact: false}
+			}
+		}
+	}
+	return nodes, nil
+}
+
+func (r *renderer) runPipeline(pkg *pkgNode, input, local []*yaml.RNode) ([]*yaml.RNode, error) {
+	pl := pkg.pipeline
+	if pl.IsEmpty() {
+		if err := areKRM(input); err != nil {
+			return nil, fmt.Errorf("package %s: input resource list must contain only KRM resources: %s", pkg.rel, err)
+		}
+		return input, nil
+	}
+	// configPath must name a resource of this package
+	paths := map[string]bool{}
+	for _, n := range local {
+		p, _, _ := kioutil.GetFileAnnotations(n)
+		paths[filepath.Clean(p)] = true
+	}
+	for _, group := range []struct {
+		name string
+		fns  []Function
+	}{{"mutators", pl.Mutators}, {"validators", pl.Validators}} {
+		for i, fn := range group.fns {
+			if fn.ConfigPath != "" && !paths[filepath.Clean(fn.ConfigPath)] {
+				return nil, fmt.Errorf("package %s: %w", pkg.rel, &ValidateError{
+					Field:  fmt.Sprintf("pipeline.%s[%d].configPath", group.name, i),
+					Value:  fn.ConfigPath,
+					Reason: "functionConfig must exist in the current package"})
+			}
+		}
+	}
+	out, err := r.runMutators(pkg, input)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.runValidators(pkg, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (r *renderer) runMutators(pkg *pkgNode, input []*yaml.RNode) ([]*yaml.RNode, error) {
+	fns := pkg.pipeline.Mutators
+	if len(fns) == 0 {
+		return input, nil
+	}
+	// like kpt, make every runner before running any
+	runs := make([]*fnRun, len(fns))
+	for i := range fns {
+		run, err := r.prepare(pkg, fns[i], Mutator, i >= pkg.guardMutFrom)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = run
+	}
+	for i, run := range runs {
+		if err := r.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if run.skip != "" {
+			run.recordSkip()
+			continue
+		}
+		fn := fns[i]
+		if fn.ConfigPath != "" {
+			// the config is the package's resource, as mutated so far
+			for _, n := range input {
+				p, _ := fileAnnotations(n)
+				if pp, _ := annotation(annotationsOf(n), pkgPathAnnotation); pp == pkg.abs && p == fn.ConfigPath {
+					run.config = n
+				}
+			}
+		}
+		selective := len(fn.Selectors) > 0 || len(fn.Exclusions) > 0
+		if selective {
+			if err := setResourceIDs(input); err != nil {
+				return nil, err
+			}
+		}
+		selected := selectInput(input, fn.Selectors, fn.Exclusions)
+		out, err := pipeline(selected, run)
+		if err != nil {
+			return nil, err
+		}
+		if selective {
+			input = mergeWithInput(out, selected, input)
+			if err := deleteResourceIDs(input); err != nil {
+				return nil, err
+			}
+		} else {
+			input = out
+		}
+	}
+	return input, nil
+}
+
+// pipeline is what kpt gets from kio.Pipeline with one filter between two
+// package buffers: the internal annotations reconciled around the filter,
+// and nothing at all when the filter leaves no resource.
+func pipeline(input []*yaml.RNode, f kio.Filter) ([]*yaml.RNode, error) {
+	snap, err := preprocess(input)
+	if err != nil {
+		return nil, err
+	}
+	out, err := f.Filter(input)
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	if err := reconcile(out, snap); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (r *renderer) runValidators(pkg *pkgNode, input []*yaml.RNode) error {
+	for i, fn := range pkg.pipeline.Validators {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		selected := selectInput(input, fn.Selectors, fn.Exclusions)
+		run, err := r.prepare(pkg, fn, Validator, i >= pkg.guardValFrom)
+		if err != nil {
+			return err
+		}
+		if run.skip != "" {
+			run.recordSkip()
+			continue
+		}
+		clones := make([]*yaml.RNode, len(selected))
+		for j, n := range selected {
+			clones[j] = n.Copy()
+		}
+		if _, err := run.Filter(clones); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adjustRelPaths makes every resource's path relative to the root package.
+func (r *renderer) adjustRelPaths(nodes []*yaml.RNode) error {
+	for _, n := range nodes {
+		pkgPath, _ := annotation(annotationsOf(n), pkgPathAnnotation)
+		cur, _ := fileAnnotations(n)
+		if !filepath.IsAbs(pkgPath) {
+			return fmt.Errorf("subpackage path %q must be absolute", pkgPath)
+		}
+		sub, err := filepath.Rel(r.root, pkgPath)
+		if err != nil {
+			return fmt.Errorf("subpackage %q must be relative to %q: %w", r.root, pkgPath, err)
+		}
+		if sub == ".." || strings.HasPrefix(sub, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("subpackage %q is not a descendant of %q", pkgPath, r.root)
+		}
+		p := filepath.Join(sub, filepath.Clean(cur))
+		if err := setAnnotation(n, kioutil.PathAnnotation, p); err != nil {
+			return err
+		}
+		if err := setAnnotation(n, kioutil.LegacyPathAnnotation, p); err != nil { //nolint:staticcheck
+			return err
+		}
+		clearAnnotation(n, pkgPathAnnotation)
+	}
+	return nil
+}
+
+// attribute adds kpt's usage annotation to Config Connector resources, as
+// `kpt fn render` does.
+func attribute(nodes []*yaml.RNode) {
+	const key = "cnrm.cloud.google.com/blueprint"
+	for _, n := range nodes {
+		if !strings.Contains(n.GetApiVersion(), ".cnrm.") {
+			continue
+		}
+		if n.Field(yaml.MetadataField).IsNilOrEmpty() {
+			continue
+		}
+		_ = n.PipeE(yaml.SetAnnotation(key, recordAction(n.GetAnnotations()[key], "fn")))
+	}
+}
+
+func recordAction(cur, group string) string {
+	if cur == "" {
+		return "kpt-" + group
+	}
+	if !strings.Contains(cur, "kpt-") {
+		return cur + ",kpt-" + group
+	}
+	parts := strings.Split(cur, ",")
+	for i, p := range parts {
+		if !strings.Contains(p, "kpt") {
+			continue
+		}
+		kpt := []string{"kpt"}
+		for _, g := range []string{"pkg", "fn", "live"} {
+			if strings.Contains(p, g) || group == g {
+				kpt = append(kpt, g)
+			}
+		}
+		parts[i] = strings.Join(kpt, "-")
+	}
+	return strings.Join(parts, ",")
+}

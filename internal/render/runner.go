@@ -1,0 +1,348 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/fn/runtime/runtimeutil"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// defaultImagePrefix is where kpt looks for images named without a registry.
+const defaultImagePrefix = "gcr.io/kpt-fn/"
+
+// FunctionError is a function that failed while rendering.
+type FunctionError struct {
+	Package  string // relative to the root
+	Function string // image or exec line
+	ExitCode int
+	Stderr   string
+	Err      error
+}
+
+func (e *FunctionError) Error() string {
+	msg := fmt.Sprintf("function %q failed in package %s", e.Function, e.Package)
+	if e.ExitCode != 0 {
+		msg += fmt.Sprintf(" (exit code %d)", e.ExitCode)
+	}
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		return msg + ": " + s
+	}
+	if e.Err != nil {
+		return msg + ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *FunctionError) Unwrap() error { return e.Err }
+
+// fnRun is one function of one package's pipeline, ready to run. As a
+// kio.Filter it behaves like kpt's function runner around an exec'd
+// function: the input goes through a serialized ResourceList and comes back,
+// comments and field order are restored from the input, resources the
+// function created get a path, and results are collected.
+type fnRun struct {
+	r      *renderer
+	pkg    *pkgNode
+	fn     Function
+	kind   StepKind
+	guard  bool
+	image  string
+	config *yaml.RNode
+	proc   framework.ResourceListProcessor
+	stream streamRunner
+	skip   string
+}
+
+func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool) (*fnRun, error) {
+	run := &fnRun{r: r, pkg: pkg, fn: fn, kind: kind, guard: guard}
+	if fn.Image != "" {
+		run.image = fn.Image
+		if !strings.Contains(fn.Image, "/") {
+			run.image = defaultImagePrefix + fn.Image
+		}
+	}
+	if fn.Exec != "" {
+		if !r.opts.AllowExec {
+			run.skip = "skipped: exec functions do not run here (pull requests from forks are rendered " +
+				"with built-in functions only), so this render is incomplete"
+			return run, nil
+		}
+		if !r.opts.ExecAllowed(fn.Exec) {
+			err := &UnsupportedFunctionError{Function: fn,
+				Reason: "not allowed: the server's exec allowlist does not name it", Supported: SupportedFunctions()}
+			return nil, run.fail(time.Now(), err)
+		}
+	}
+	cfg, err := newFnConfig(r.fsys, fn, pkg.abs)
+	if err != nil {
+		return nil, run.fail(time.Now(), err)
+	}
+	run.config = cfg
+	resolve := r.opts.Resolve
+	if resolve == nil {
+		resolve = DefaultResolver
+	}
+	proc, err := resolve(fn)
+	if err == nil && proc == nil {
+		err = &UnsupportedFunctionError{Function: fn, Reason: "not supported", Supported: SupportedFunctions()}
+	}
+	if err != nil {
+		return nil, run.fail(time.Now(), err)
+	}
+	run.proc = proc
+	if s, ok := proc.(streamRunner); ok {
+		run.stream = s
+	}
+	return run, nil
+}
+
+// newFnConfig builds the functionConfig as kpt does: the configPath file
+// parsed as is, or a ConfigMap named function-input holding configMap.
+func newFnConfig(fsys interface{ ReadFile(string) ([]byte, error) }, fn Function, pkgAbs string) (*yaml.RNode, error) {
+	switch {
+	case fn.ConfigPath != "":
+		b, err := fsys.ReadFile(filepath.Join(pkgAbs, fn.ConfigPath))
+		if err != nil {
+			return nil, fmt.Errorf("missing function config %q", fn.ConfigPath)
+		}
+		n, err := yaml.Parse(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("invalid function config %q %w", fn.ConfigPath, err)
+		}
+		return n, nil
+	case len(fn.ConfigMap) != 0:
+		return newConfigMap(fn.ConfigMap)
+	}
+	return nil, nil
+}
+
+func newConfigMap(data map[string]string) (*yaml.RNode, error) {
+	d := make(map[string]string, len(data))
+	for k, v := range data {
+		d[k] = v
+	}
+	node := yaml.NewMapRNode(&d)
+	if node == nil {
+		return nil, nil
+	}
+	cm := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\ndata: {}\n")
+	if err := node.VisitFields(func(f *yaml.MapNode) error {
+		f.Value.YNode().Tag = yaml.NodeTagString
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := cm.PipeE(yaml.SetField("data", node)); err != nil {
+		return nil, err
+	}
+	return cm, nil
+}
+
+func (f *fnRun) step(status StepStatus, start time.Time) Step {
+	return Step{Package: f.pkg.rel, Name: f.fn.Name, Image: f.image, Exec: f.fn.Exec, Guardrail: f.guard,
+		Kind: f.kind, Status: status, Duration: time.Since(start)}
+}
+
+// fail records a function that could not be prepared or run and returns the
+// error kpt would stop with.
+func (f *fnRun) fail(start time.Time, err error) error {
+	s := f.step(StepFailed, start)
+	s.Message = err.Error()
+	s.Results = []*framework.Result{{Message: err.Error(), Severity: framework.Error}}
+	f.r.res.Steps = append(f.r.res.Steps, s)
+	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
+		Image: f.image, ExecPath: f.fn.Exec, ExitCode: 1, Stderr: err.Error(), Results: s.Results})
+	f.r.res.Results.ExitCode = 1
+	return fmt.Errorf("package %s: %w", f.pkg.rel, err)
+}
+
+func (f *fnRun) recordSkip() {
+	s := f.step(StepSkipped, time.Now())
+	s.Duration = 0
+	s.Message = f.skip
+	s.Results = []*framework.Result{{Message: f.skip, Severity: framework.Warning}}
+	f.r.res.Steps = append(f.r.res.Steps, s)
+	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
+		Image: f.image, ExecPath: f.fn.Exec, Results: s.Results})
+}
+
+// Filter implements kio.Filter.
+func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
+	start := time.Now()
+	if err := areKRM(input); err != nil {
+		return nil, f.failNoItem(start, fmt.Errorf("input resource list must contain only KRM resources: %s", err))
+	}
+	var (
+		output  []*yaml.RNode
+		results *yaml.RNode
+		err     error
+		done    bool
+	)
+	if f.stream == nil && !f.r.opts.serialized {
+		var ferr error
+		output, results, err, ferr = f.runInMemory(input)
+		switch {
+		case ferr == nil:
+			done = true
+			f.r.res.stats.inMemory++
+		case errors.As(ferr, new(errNeedsExact)):
+		default:
+			return nil, f.failNoItem(start, ferr)
+		}
+	}
+	if !done {
+		f.r.res.stats.serialized++
+		ff := &runtimeutil.FunctionFilter{FunctionConfig: f.config, GlobalScope: true, Run: f.run}
+		output, err = ff.Filter(input)
+		results = ff.Results
+	}
+	for _, n := range output {
+		if v, _ := annotation(annotationsOf(n), pkgPathAnnotation); v == "" {
+			if perr := setAnnotation(n, pkgPathAnnotation, f.pkg.abs); perr != nil {
+				return output, f.failNoItem(start, perr)
+			}
+		}
+	}
+	if perr := enforcePathInvariants(output); perr != nil {
+		return output, f.failNoItem(start, perr)
+	}
+	if kerr := areKRM(output); kerr != nil {
+		return output, f.failNoItem(start, fmt.Errorf("output resource list must contain only KRM resources: %s", kerr))
+	}
+	item := FunctionResult{Image: f.image, ExecPath: f.fn.Exec}
+	if rerr := parseStructuredResult(results, &item); rerr != nil {
+		return output, f.failNoItem(start, rerr)
+	}
+	s := f.step(StepOK, start)
+	s.Results = item.Results
+	if err != nil {
+		item.ExitCode = 1
+		var ee *ExecError
+		if errors.As(err, &ee) {
+			item.ExitCode, item.Stderr = ee.ExitCode, ee.Stderr
+		}
+		f.r.res.Results.ExitCode = 1
+		f.r.res.Results.Items = append(f.r.res.Results.Items, item)
+		s.Status, s.Stderr = StepFailed, item.Stderr
+		s.Message = firstErrorMessage(item)
+		f.r.res.Steps = append(f.r.res.Steps, s)
+		return output, &FunctionError{Package: f.pkg.rel, Function: f.fn.DisplayName(),
+			ExitCode: item.ExitCode, Stderr: item.Stderr, Err: err}
+	}
+	f.r.res.Results.Items = append(f.r.res.Results.Items, item)
+	f.r.res.Steps = append(f.r.res.Steps, s)
+	return output, nil
+}
+
+func firstErrorMessage(item FunctionResult) string {
+	for _, r := range item.Results {
+		if r.Severity == framework.Error {
+			return r.Message
+		}
+	}
+	if s := strings.TrimSpace(item.Stderr); s != "" {
+		return s
+	}
+	return fmt.Sprintf("exit code %d", item.ExitCode)
+}
+
+func (f *fnRun) failNoItem(start time.Time, err error) error {
+	s := f.step(StepFailed, start)
+	s.Message = err.Error()
+	f.r.res.Steps = append(f.r.res.Steps, s)
+	return &FunctionError{Package: f.pkg.rel, Function: f.fn.DisplayName(), Err: err}
+}
+
+// run executes the function on a serialized ResourceList, as its own
+// program would.
+func (f *fnRun) run(in io.Reader, out io.Writer) (err error) {
+	if f.stream != nil {
+		return f.stream.RunStream(f.r.ctx, in, out)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = &ExecError{ExitCode: 1, Stderr: fmt.Sprintf("function panicked: %v\n%s", p, debug.Stack())}
+		}
+	}()
+	if e := framework.Execute(f.proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
+		return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
+	}
+	return nil
+}
+
+// enforcePathInvariants refuses outputs that point outside their package or
+// put two resources at the same file and index.
+func enforcePathInvariants(nodes []*yaml.RNode) error {
+	seen := map[[3]string]bool{}
+	for _, n := range nodes {
+		pkgPath, _ := annotation(annotationsOf(n), pkgPathAnnotation)
+		cur, index := fileAnnotations(n)
+		fp := path.Clean(cur)
+		if strings.HasPrefix(fp, "../") {
+			return fmt.Errorf("function must not modify resources outside of package: resource has path %s", cur)
+		}
+		k := [3]string{pkgPath, fp, index}
+		if seen[k] {
+			return fmt.Errorf("resource at path %q and index %q already exists", fp, index)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// parseStructuredResult reads a function's ResourceList.results into item,
+// accepting both the wrapped (items:) and the bare list form, and the legacy
+// resourceRef.metadata and field.suggestedValue shapes.
+func parseStructuredResult(yml *yaml.RNode, item *FunctionResult) error {
+	if yml.IsNilOrEmpty() {
+		return nil
+	}
+	if yml.YNode().Kind == yaml.MappingNode {
+		items, err := yml.Pipe(yaml.Lookup("items"))
+		if err != nil {
+			return err
+		}
+		if !items.IsNilOrEmpty() {
+			yml = items
+		}
+	}
+	if err := yaml.Unmarshal([]byte(yml.MustString()), &item.Results); err != nil {
+		return err
+	}
+	elems, err := yml.Elements()
+	if err != nil {
+		return err
+	}
+	for i := range elems {
+		if i >= len(item.Results) || item.Results[i] == nil {
+			continue
+		}
+		res := item.Results[i]
+		if md, _ := elems[i].Pipe(yaml.Lookup("resourceRef", "metadata")); md != nil && res.ResourceRef != nil {
+			if name, _ := md.Pipe(yaml.Lookup("name")); name != nil {
+				res.ResourceRef.Name = strings.TrimSpace(name.MustString())
+			}
+			if ns, _ := md.Pipe(yaml.Lookup("namespace")); ns != nil {
+				if v := strings.TrimSpace(ns.MustString()); v != "" && v != "''" {
+					res.ResourceRef.Namespace = v
+				}
+			}
+		}
+		if sv, _ := elems[i].Pipe(yaml.Lookup("field", "suggestedValue")); sv != nil {
+			if res.Field == nil {
+				res.Field = &framework.Field{}
+			}
+			res.Field.ProposedValue = sv
+		}
+	}
+	return nil
+}
