@@ -15,36 +15,47 @@
 //  3. A missing X-GitHub-Event or X-GitHub-Delivery header, or a body that is
 //     not a JSON object, is answered 400. Other methods than POST get 405.
 //  4. ping is answered 200 and not queued.
-//  5. Events for which no Handler is registered are answered 202 and dropped,
-//     and counted with outcome "ignored": GitHub only sends the events the
-//     App subscribed to, so an unhandled event is a configuration mismatch,
-//     not a failure worth a redelivery.
+//  5. An event with no Handler is answered 202 and dropped, and counted with
+//     outcome "ignored": GitHub sends only the events the App subscribes to,
+//     so an unhandled one is a subscription mismatch, not a failure worth a
+//     redelivery (which a 4xx or 5xx would invite).
 //  6. A delivery whose X-GitHub-Delivery was already accepted is answered
-//     200 "duplicate" and not processed again. Deliveries are remembered
-//     only once they are accepted into the queue, so one refused with 503
-//     can be redelivered.
-//  7. The event is queued and answered 202. A full queue, a server that is
-//     not started yet, or one shutting down answers 503.
+//     200 and not processed again. Deliveries are remembered only once they
+//     are accepted into the queue, so one refused with 503 can be
+//     redelivered; the last Options.DedupeSize ids are remembered.
+//  7. The event is queued and answered 202. A full queue, a server not
+//     started yet, or one shutting down answers 503.
 //
-// Bodies are JSON objects {"message": "..."}, as GitHub's own API answers.
+// Answers are JSON objects {"message": "..."}, as GitHub's own API answers.
 //
-// The ingress path does not decode the typed go-github event: it validates
-// the JSON and extracts action, installation id and repository in a single
-// pass (see envelope.go), which is an order of magnitude cheaper. The worker
-// decodes the typed event with github.ParseWebHook before calling the
-// handler, so Event.Payload is always set when a Handler runs.
+// Ingress does not decode the typed go-github event. It validates the JSON
+// and extracts action, installation id and repository in one pass (see
+// parseEnvelope), several times cheaper than encoding/json. Handlers decode
+// the typed event on demand with Event.Decode: for a 25 KB push that decode
+// costs more CPU than everything else a delivery needs, so it is paid only
+// by the handlers that use it, on a worker.
+//
+// Request bodies are read into recycled buffers. Event.Raw therefore belongs
+// to the server, like an http.Request's body: it is valid until the handler
+// returns.
 //
 // # Queue
 //
-// Accepted events wait in a bounded queue. Events with the same key (by
-// default the repository full name, see KeyFunc) are handled one at a time,
-// in arrival order; events with different keys are handled in parallel by
-// Options.Workers workers. A handler that panics is recovered and counted;
-// the worker carries on.
+// Accepted events wait in a bounded queue (Options.QueueSize counts events
+// waiting and running). Events with the same key (by default the repository
+// full name, see KeyFunc) are handled one at a time, in arrival order;
+// events with different keys are handled in parallel by Options.Workers
+// workers. A handler that panics is recovered, logged with its stack and
+// counted; the worker carries on. Shutdown drains the queue.
 //
 // # Metrics
 //
-// The server updates the collectors of internal/metrics: deliveries by
-// event and outcome (see the Outcome constants), queue depth and handler
-// duration.
+// The server updates the collectors of internal/metrics: queue depth,
+// handler duration by event, and deliveries by event and outcome. Outcomes
+// are queued, ping, ignored, duplicate, unauthorized, too_large,
+// bad_request, queue_full and unavailable (not started or shutting down) at
+// ingress; processed, failed, panicked and dropped (Shutdown's deadline
+// passed before the event was handled) once handled. The event label is
+// "unknown" for names go-github does not know, so that unauthenticated
+// headers cannot grow the metric's cardinality.
 package bot

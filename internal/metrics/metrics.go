@@ -18,9 +18,10 @@ const Namespace = "porchbot"
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	// Deliveries counts webhook deliveries by event and outcome
-	// (queued, ping, duplicate, unauthorized, too_large, bad_request,
-	// queue_full, processed, failed, panicked).
+	// Deliveries counts webhook deliveries by event and outcome: at
+	// ingress queued, ping, ignored, duplicate, unauthorized, too_large,
+	// bad_request, queue_full, unavailable; in the workers processed,
+	// failed, panicked, dropped (see bot/outcome.go).
 	Deliveries *prometheus.CounterVec
 	// QueueDepth is the number of events waiting or running.
 	QueueDepth prometheus.Gauge

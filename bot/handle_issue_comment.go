@@ -1,0 +1,34 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+)
+
+// IssueCommentHandler handles issue_comment events: comments on issues and
+// pull requests carry /porch commands. Today it logs the comment.
+type IssueCommentHandler struct{}
+
+// Handle logs a *github.IssueCommentEvent.
+func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
+	payload, err := ev.Decode()
+	if err != nil {
+		return err
+	}
+	event, ok := payload.(*github.IssueCommentEvent)
+	if !ok {
+		return unexpectedPayload(ev, payload)
+	}
+	issue, comment := event.GetIssue(), event.GetComment()
+	LoggerFrom(ctx).WithFields(logrus.Fields{
+		"number":          issue.GetNumber(),
+		"pull_request":    issue.IsPullRequest(),
+		"comment_id":      comment.GetID(),
+		"comment_author":  comment.GetUser().GetLogin(),
+		"author_type":     comment.GetUser().GetType(),
+		"author_relation": comment.GetAuthorAssociation(),
+	}).Info("issue comment event")
+	return nil
+}

@@ -1,0 +1,34 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+)
+
+// PullRequestReviewHandler handles pull_request_review events: an approval
+// (or its dismissal) re-evaluates the porchbot/approval check of a
+// proposal. Today it logs the review.
+type PullRequestReviewHandler struct{}
+
+// Handle logs a *github.PullRequestReviewEvent.
+func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error {
+	payload, err := ev.Decode()
+	if err != nil {
+		return err
+	}
+	event, ok := payload.(*github.PullRequestReviewEvent)
+	if !ok {
+		return unexpectedPayload(ev, payload)
+	}
+	review := event.GetReview()
+	LoggerFrom(ctx).WithFields(logrus.Fields{
+		"number":    event.GetPullRequest().GetNumber(),
+		"review_id": review.GetID(),
+		"state":     review.GetState(),
+		"reviewer":  review.GetUser().GetLogin(),
+		"commit":    review.GetCommitID(),
+	}).Info("pull request review event")
+	return nil
+}

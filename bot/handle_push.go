@@ -1,0 +1,36 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+)
+
+// PushHandler handles push events: a push to a draft branch
+// (drafts/<package>/<workspace>) is rendered, a push to the deployment branch
+// may publish the packages that landed. Today it logs the push.
+type PushHandler struct{}
+
+// Handle logs a *github.PushEvent.
+func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
+	payload, err := ev.Decode()
+	if err != nil {
+		return err
+	}
+	push, ok := payload.(*github.PushEvent)
+	if !ok {
+		return unexpectedPayload(ev, payload)
+	}
+	LoggerFrom(ctx).WithFields(logrus.Fields{
+		"ref":     push.GetRef(),
+		"before":  push.GetBefore(),
+		"after":   push.GetAfter(),
+		"created": push.GetCreated(),
+		"deleted": push.GetDeleted(),
+		"forced":  push.GetForced(),
+		"commits": len(push.Commits),
+		"pusher":  push.GetPusher().GetName(),
+	}).Info("push received")
+	return nil
+}
