@@ -49,13 +49,16 @@ func (f *Forge) Handler() http.Handler {
 // countCalls counts each REST call under its route template.
 func (f *Forge) countCalls(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Counted before the answer leaves, so a client that has its
+		// answer always finds the call counted.
 		key := r.Method + " " + routeTemplate(r)
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
 		f.stats.add(key)
-		if rec.status == http.StatusNotModified {
-			f.stats.add(key + " 304")
-		}
+		rec := &statusRecorder{ResponseWriter: w, onStatus: func(code int) {
+			if code == http.StatusNotModified {
+				f.stats.add(key + " 304")
+			}
+		}}
+		next.ServeHTTP(rec, r)
 	})
 }
 
@@ -70,19 +73,23 @@ func routeTemplate(r *http.Request) string {
 
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status   int
+	onStatus func(code int)
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
+		if s.onStatus != nil {
+			s.onStatus(code)
+		}
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
-		s.status = http.StatusOK
+		s.WriteHeader(http.StatusOK)
 	}
 	return s.ResponseWriter.Write(b)
 }
