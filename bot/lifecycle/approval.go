@@ -1,0 +1,433 @@
+package lifecycle
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// ApprovalCheckName is the check run reporting the approval policy.
+const ApprovalCheckName = "porchbot/approval"
+
+// ApprovalOutcome is what EvaluateApproval found and posted.
+type ApprovalOutcome struct {
+	Number             int
+	Package, Workspace string
+	// Head is the evaluated head commit, HeadDigest the package's content
+	// digest there (its git tree id).
+	Head, HeadDigest string
+	// Author is who the self-approval rule applied to.
+	Author   string
+	Result   ApprovalResult
+	CheckRun *github.CheckRun
+	// Labelled is true when OnProposalEvent added porch/proposed.
+	Labelled bool
+	// Lookups is the number of approver lookups (permission or team
+	// membership calls) the evaluation made.
+	Lookups int
+}
+
+// approveMarker is the durable record of a /porch approve: a marker in a
+// comment by the bot. Markers in anyone else's comments are ignored.
+type approveMarker struct {
+	User   string `json:"user"`
+	Head   string `json:"head"`
+	Digest string `json:"digest,omitempty"`
+	// Sig is the record's HMAC under ProposalAPI.RecordKey, if any.
+	Sig string `json:"sig,omitempty"`
+}
+
+// approveSignature is the hex HMAC-SHA256 of a record of pull request n of
+// repo under key.
+func approveSignature(key []byte, repo string, n int, m approveMarker) string {
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "porchbot:approve\x00%s\x00%d\x00%s\x00%s\x00%s",
+		strings.ToLower(repo), n, strings.ToLower(m.User), strings.ToLower(m.Head), m.Digest)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+const (
+	approveMarkerKind = "approve"
+	// digestAbsent is the digest of a package missing at a commit.
+	digestAbsent = "absent"
+	// propMaxListPages bounds the pagination of reviews and comments.
+	propMaxListPages = 30
+	// approvalMaxSummary is GitHub's bound on a check run's summary.
+	approvalMaxSummary = 65535
+)
+
+// RecordCommandApproval records `/porch approve` by user on pull request
+// prNumber at head: a bot comment "Approved by @user at <head>" carrying a
+// marker <!-- porchbot:approve {"user":…,"head":…,"digest":…} --> that
+// EvaluateApproval reads back (one REST call). The record is unconditional:
+// whether it counts (approver, self-approval, stale content) is decided by
+// the evaluation, which the caller runs next. The digest is the package's
+// tree at head when a draft branch of the cache points at head; it lets
+// the approval survive a rewrite that drops head from the branch.
+func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) error {
+	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
+	if user == "" || head.IsZero() || prNumber <= 0 {
+		return fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
+	}
+	digest, err := draftDigestAt(ctx, s, head)
+	if err != nil {
+		return fmt.Errorf("record approval of #%d: %w", prNumber, err)
+	}
+	m := approveMarker{User: user, Head: head.String(), Digest: digest}
+	if len(api.RecordKey) > 0 {
+		m.Sig = approveSignature(api.RecordKey, s.Repo.FullName(), prNumber, m)
+	}
+	body := fmt.Sprintf("Approved by @%s at %s (`/porch approve`).\n\n%s\n", user, head,
+		formatBotMarker(approveMarkerKind, m))
+	c, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
+	}
+	s.Log.WithFields(logrus.Fields{"pull_request": prNumber, "user": user, "head": head.String(),
+		"comment": c.GetID()}).Info("approval recorded")
+	return nil
+}
+
+// draftDigestAt is the package digest at head, for the package whose draft
+// branch points at head in the cache ("" when none, or several packages).
+func draftDigestAt(ctx context.Context, s *Session, head plumbing.Hash) (string, error) {
+	const prefix = "refs/remotes/origin/"
+	refs, err := s.Git.ListRefs(ctx, prefix+"drafts/")
+	if err != nil {
+		return "", err
+	}
+	pkg := ""
+	for _, r := range refs {
+		if r.Hash() != head {
+			continue
+		}
+		p, _, ok := packages.ParseDraftBranchName(strings.TrimPrefix(r.Name().String(), prefix))
+		if !ok {
+			continue
+		}
+		if pkg != "" && pkg != p {
+			return "", nil
+		}
+		pkg = p
+	}
+	if pkg == "" {
+		return "", nil
+	}
+	d := newPackageDigests(s, proposalPackageDir(s, pkg))
+	return d.at(ctx, head.String())
+}
+
+// packageDigests computes (and remembers) the package digest at commits.
+type packageDigests struct {
+	s   *Session
+	dir string
+	m   map[string]string
+}
+
+func newPackageDigests(s *Session, dir string) *packageDigests {
+	return &packageDigests{s: s, dir: dir, m: map[string]string{}}
+}
+
+// at is the git tree id of the package directory at sha; digestAbsent when
+// the commit has no such directory; "" when the cache lacks the commit
+// (an approval given there is stale unless it names the head).
+func (d *packageDigests) at(ctx context.Context, sha string) (string, error) {
+	sha = strings.ToLower(sha)
+	if v, ok := d.m[sha]; ok {
+		return v, nil
+	}
+	v := ""
+	if len(sha) == 40 && plumbing.IsHash(sha) {
+		h := plumbing.NewHash(sha)
+		if _, err := d.s.Git.ResolveRef(ctx, sha); err != nil {
+			if !errors.Is(err, gitstore.ErrNotFound) {
+				return "", fmt.Errorf("package digest at %s: %w", sha, err)
+			}
+		} else if t, err := d.s.Git.TreeHash(ctx, h, d.dir); err == nil {
+			v = t.String()
+		} else if ctx.Err() != nil {
+			return "", ctx.Err()
+		} else {
+			v = digestAbsent // no directory (or not a directory) there
+		}
+	}
+	d.m[sha] = v
+	return v, nil
+}
+
+// propListReviews lists a pull request's reviews, paginating only when GitHub
+// says there is more.
+func propListReviews(ctx context.Context, s *Session, api ProposalAPI, n int) ([]*github.PullRequestReview, error) {
+	var all []*github.PullRequestReview
+	opts := &github.ListOptions{PerPage: 100}
+	for range propMaxListPages {
+		page, resp, err := api.Pulls.ListReviews(ctx, s.Repo.Owner, s.Repo.Name, n, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list reviews of #%d: %w", n, err)
+		}
+		all = append(all, page...)
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return all, nil
+}
+
+// propListComments lists a pull request's issue comments, paginating only
+// when GitHub says there is more.
+func propListComments(ctx context.Context, s *Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
+	var all []*github.IssueComment
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for range propMaxListPages {
+		page, resp, err := api.Issues.ListComments(ctx, s.Repo.Owner, s.Repo.Name, n, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list comments of #%d: %w", n, err)
+		}
+		all = append(all, page...)
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return all, nil
+}
+
+// reviewVotes turns reviews into votes: APPROVED, CHANGES_REQUESTED and
+// DISMISSED count, COMMENTED and PENDING do not.
+func reviewVotes(reviews []*github.PullRequestReview) []Vote {
+	var out []Vote
+	for _, rv := range reviews {
+		st := VoteState(rv.GetState())
+		if st != VoteApproved && st != VoteChangesRequested && st != VoteDismissed {
+			continue
+		}
+		out = append(out, Vote{User: rv.GetUser().GetLogin(), State: st, Source: VoteFromReview,
+			Commit: strings.ToLower(rv.GetCommitID()), At: rv.GetSubmittedAt().Time})
+	}
+	return out
+}
+
+// commandVotes reads /porch approve records of pull request n from the
+// bot's own comments. A marker in a comment by anyone else, in a bot
+// comment edited after it was written (people with write access can edit
+// any comment), or, with a RecordKey, without a valid signature, is
+// ignored. The recorded digest is returned by commit, for commits the
+// cache may lack.
+func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueComment, log logrus.FieldLogger) ([]Vote, map[string]string) {
+	var out []Vote
+	digests := map[string]string{}
+	for _, c := range comments {
+		markers := findBotMarkers(c.GetBody(), approveMarkerKind)
+		if len(markers) == 0 {
+			continue
+		}
+		if !api.isBot(c.GetUser()) {
+			log.WithFields(logrus.Fields{"comment": c.GetID(), "user": c.GetUser().GetLogin()}).
+				Warn("ignoring an approval marker in a comment not written by the bot")
+			continue
+		}
+		if c.UpdatedAt != nil && c.CreatedAt != nil && c.GetUpdatedAt().After(c.GetCreatedAt().Time) {
+			log.WithField("comment", c.GetID()).Warn("ignoring an approval record edited after it was written")
+			continue
+		}
+		for _, raw := range markers {
+			var m approveMarker
+			if err := json.Unmarshal(raw, &m); err != nil || m.User == "" || len(m.Head) != 40 || !plumbing.IsHash(m.Head) {
+				continue
+			}
+			if len(api.RecordKey) > 0 {
+				want := approveSignature(api.RecordKey, repo, n, approveMarker{User: m.User, Head: m.Head, Digest: m.Digest})
+				if !hmac.Equal([]byte(want), []byte(strings.ToLower(m.Sig))) {
+					log.WithField("comment", c.GetID()).Warn("ignoring an approval record without a valid signature")
+					continue
+				}
+			}
+			head := strings.ToLower(m.Head)
+			out = append(out, Vote{User: m.User, State: VoteApproved, Source: VoteFromCommand, Commit: head,
+				At: c.GetCreatedAt().Time})
+			if m.Digest != "" {
+				digests[head] = m.Digest
+			}
+		}
+	}
+	return out, digests
+}
+
+// EvaluateApproval judges a proposal under the repository's approval
+// policy and posts the check run porchbot/approval on its head:
+//   - reviews (one call) and the bot's /porch approve records among the
+//     issue comments (one call) give the votes; more pages only when there
+//     are more than 100 of either;
+//   - the package digest (git tree id of the package directory, from the
+//     cache) at each voted commit is compared with the head's; a commit the
+//     cache lacks is stale (for /porch approve, the recorded digest is used);
+//   - approvers are resolved only for users whose approval could count:
+//     no call for logins listed in approvals.approvers, one per user and
+//     team for "@org/team" entries, one per user when the list is empty;
+//   - readiness gates are read from the Kptfile at the head.
+//
+// The check concludes success (policy met), failure (a readiness gate is
+// not met) or action_required (approvals missing). A pull request that is
+// not an open proposal gives (nil, nil). With plain-login approvers the
+// evaluation makes 3 REST calls.
+func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
+	pkg, ws, ok := ParseProposal(s, pr)
+	if !ok || pr.GetState() != "open" {
+		return nil, nil
+	}
+	n := pr.GetNumber()
+	head := strings.ToLower(pr.GetHead().GetSHA())
+	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "package": pkg, "workspace": ws, "head": head})
+	if len(head) != 40 || !plumbing.IsHash(head) {
+		return nil, fmt.Errorf("approval of #%d: head sha %q is not a commit id", n, head)
+	}
+	if err := propEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
+	dir := proposalPackageDir(s, pkg)
+	digests := newPackageDigests(s, dir)
+	headDigest, err := digests.at(ctx, head)
+	if err != nil {
+		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
+
+	reviews, err := propListReviews(ctx, s, api, n)
+	if err != nil {
+		return nil, fmt.Errorf("approval: %w", err)
+	}
+	comments, err := propListComments(ctx, s, api, n)
+	if err != nil {
+		return nil, fmt.Errorf("approval: %w", err)
+	}
+	cmdVotes, recorded := commandVotes(api, s.Repo.FullName(), n, comments, log)
+	votes := append(reviewVotes(reviews), cmdVotes...)
+	for i := range votes {
+		d, err := digests.at(ctx, votes[i].Commit)
+		if err != nil {
+			return nil, fmt.Errorf("approval of #%d: %w", n, err)
+		}
+		if d == "" {
+			d = recorded[votes[i].Commit]
+		}
+		votes[i].Digest = d
+	}
+
+	policy := s.Config.Approvals
+	in := ApprovalInputs{Author: ProposalAuthor(api, pr), Head: head, HeadDigest: headDigest, Votes: votes}
+	resolver := NewApproverResolver(api, s.Repo, policy.Approvers)
+	allowed := map[string]approverAnswer{}
+	for _, u := range ApproverCandidates(policy, in) {
+		ok, note, err := resolver.Allowed(ctx, u)
+		if err != nil {
+			return nil, fmt.Errorf("approval of #%d: %w", n, err)
+		}
+		allowed[propLoginKey(u)] = approverAnswer{allowed: ok, note: note}
+	}
+	for i := range in.Votes {
+		a := allowed[propLoginKey(in.Votes[i].User)]
+		in.Votes[i].Allowed, in.Votes[i].Note = a.allowed, a.note
+	}
+	if in.Gates, err = PackageReadiness(ctx, s, plumbing.NewHash(head), dir); err != nil {
+		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
+
+	res := Evaluate(policy, in)
+	run, err := postApprovalCheck(ctx, s, api, pr, head, res)
+	if err != nil {
+		return nil, err
+	}
+	counted := make([]string, len(res.Approvers))
+	for i, a := range res.Approvers {
+		counted[i] = a.User
+	}
+	log.WithFields(logrus.Fields{"satisfied": res.Satisfied, "approvers": counted, "ignored": len(res.Ignored),
+		"missing_gates": len(res.MissingGates), "lookups": resolver.Lookups()}).Info("approval evaluated")
+	return &ApprovalOutcome{Number: n, Package: pkg, Workspace: ws, Head: head, HeadDigest: headDigest,
+		Author: in.Author, Result: res, CheckRun: run, Lookups: resolver.Lookups()}, nil
+}
+
+// propEnsureCommit makes sure the cache has commit sha, fetching branch once
+// if not (the event may be newer than the session's fetch).
+func propEnsureCommit(ctx context.Context, s *Session, sha, branch string) error {
+	_, err := s.Git.ResolveRef(ctx, sha)
+	if err == nil || !errors.Is(err, gitstore.ErrNotFound) || branch == "" {
+		return err
+	}
+	if ferr := s.Git.Fetch(ctx, gitstore.BranchRefSpec(branch)); ferr != nil {
+		return fmt.Errorf("head %s not in the cache; fetch %s: %w", sha, branch, ferr)
+	}
+	if _, err := s.Git.ResolveRef(ctx, sha); err != nil {
+		return fmt.Errorf("head %s: %w", sha, err)
+	}
+	return nil
+}
+
+// postApprovalCheck creates the porchbot/approval check run (one call).
+func postApprovalCheck(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, head string, res ApprovalResult) (*github.CheckRun, error) {
+	conclusion, title := "success", ""
+	switch {
+	case len(res.MissingGates) > 0:
+		conclusion = "failure"
+		names := make([]string, len(res.MissingGates))
+		for i, g := range res.MissingGates {
+			names[i] = g.ConditionType
+		}
+		title = "Readiness gates not met: " + strings.Join(names, ", ")
+		if !res.Satisfied && len(res.Approvers) < res.Required {
+			title += fmt.Sprintf("; approvals %d/%d", len(res.Approvers), res.Required)
+		}
+	case !res.Satisfied:
+		conclusion = "action_required"
+		title = fmt.Sprintf("Waiting for approval (%d/%d)", len(res.Approvers), res.Required)
+	case res.Required <= 0:
+		title = "No approval required"
+	default:
+		title = fmt.Sprintf("Approved (%d/%d)", len(res.Approvers), res.Required)
+	}
+	summary := res.Markdown(s.Config.Approvals)
+	if s.ConfigErr != nil {
+		summary += fmt.Sprintf("\n> [!WARNING]\n> The repository configuration on `%s` is invalid; the last good one applies.\n> %s\n",
+			s.DeploymentBranch, strings.ReplaceAll(s.ConfigErr.Error(), "\n", "\n> "))
+	}
+	summary = truncateApprovalSummary(summary, approvalMaxSummary)
+	now := github.Timestamp{Time: time.Now().UTC()}
+	opts := github.CreateCheckRunOptions{
+		Name: ApprovalCheckName, HeadSHA: head,
+		ExternalID: github.String(fmt.Sprintf("%s#%d", s.Repo.FullName(), pr.GetNumber())),
+		Status:     github.String("completed"), Conclusion: github.String(conclusion), CompletedAt: &now,
+		Output: &github.CheckRunOutput{Title: github.String(title), Summary: github.String(summary)},
+	}
+	if conclusion == "action_required" && pr.GetHTMLURL() != "" {
+		opts.DetailsURL = github.String(pr.GetHTMLURL())
+	}
+	run, _, err := api.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("approval of #%d: check run: %w", pr.GetNumber(), err)
+	}
+	return run, nil
+}
+
+// truncateApprovalSummary keeps s within max runes.
+func truncateApprovalSummary(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	const more = "\n\n… (truncated)"
+	r := []rune(s)
+	return string(r[:max-len([]rune(more))]) + more
+}

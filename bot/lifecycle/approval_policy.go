@@ -1,0 +1,399 @@
+package lifecycle
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/porchbot/porchbot/internal/config"
+)
+
+// The approval policy of proposals (SPEC §5) as pure domain logic, in the
+// manner of palantir/policy-bot: Evaluate judges ApprovalInputs gathered
+// by EvaluateApproval (reviews, /porch approve records, package digests,
+// approver lookups, readiness gates) and says who counted, who did not and
+// why. Nothing here talks to GitHub or git.
+
+// VoteSource says where a vote came from.
+type VoteSource string
+
+// Vote sources.
+const (
+	// VoteFromReview is a pull request review.
+	VoteFromReview VoteSource = "review"
+	// VoteFromCommand is a `/porch approve` record written by the bot.
+	VoteFromCommand VoteSource = "/porch approve"
+)
+
+// VoteState is what a vote says. Only approvals count; the other states
+// cancel the same user's earlier approvals (GitHub's "latest review per
+// user wins").
+type VoteState string
+
+// Vote states (GitHub's review states).
+const (
+	VoteApproved         VoteState = "APPROVED"
+	VoteChangesRequested VoteState = "CHANGES_REQUESTED"
+	VoteDismissed        VoteState = "DISMISSED"
+)
+
+// Vote is one approval-relevant act on a proposal: an approving review, a
+// `/porch approve` record, or a review that cancels (changes requested,
+// dismissed). Commented and pending reviews are not votes.
+type Vote struct {
+	User   string
+	State  VoteState
+	Source VoteSource
+	// Commit is the commit the vote was given on (a review's commit_id, the
+	// head recorded by /porch approve).
+	Commit string
+	// Digest is the package's content digest (its git tree id) at Commit;
+	// "" when unknown (a commit the cache lacks): such an approval given on
+	// an older commit is stale.
+	Digest string
+	// At orders a user's votes; ties keep the input order.
+	At time.Time
+	// Allowed reports that User may approve under the policy (resolved
+	// outside, see ApproverResolver and ApproverCandidates); Note explains
+	// a refusal ("has read access", "not a member of @acme/platform").
+	Allowed bool
+	Note    string
+}
+
+// ApprovalInputs is everything the policy judges a proposal on.
+type ApprovalInputs struct {
+	// Author is whoever proposed the change: the pull request's author, or
+	// the requester of a proposal the bot opened.
+	Author string
+	// Head is the proposal's head commit, HeadDigest the package digest
+	// there.
+	Head       string
+	HeadDigest string
+	Votes      []Vote
+	// Gates are the package's readiness gates at Head.
+	Gates []GateStatus
+}
+
+// IgnoreReason says why an approval did not count.
+type IgnoreReason string
+
+// Reasons an approval is not counted.
+const (
+	IgnoredSelf        IgnoreReason = "self-approval"
+	IgnoredNotApprover IgnoreReason = "not an approver"
+	IgnoredStale       IgnoreReason = "stale content"
+	IgnoredSuperseded  IgnoreReason = "superseded"
+	IgnoredDismissed   IgnoreReason = "dismissed"
+)
+
+// CountedApproval is an approval that counts.
+type CountedApproval struct {
+	User   string
+	Source VoteSource
+	Commit string
+	// Carried is true when the approval was given on an older commit whose
+	// package content equals the head's.
+	Carried bool
+}
+
+// IgnoredApproval is an approval (or dismissed review) that does not
+// count, and why.
+type IgnoredApproval struct {
+	User   string
+	Source VoteSource
+	Commit string
+	Reason IgnoreReason
+	Detail string
+}
+
+// ApprovalResult is the policy's verdict on a proposal.
+type ApprovalResult struct {
+	Satisfied bool
+	Required  int
+	// Approvers are the counted approvals, one per user, sorted by user.
+	Approvers []CountedApproval
+	// Ignored are the approvals that do not count, in input order.
+	Ignored []IgnoredApproval
+	// MissingGates are the readiness gates whose condition is not True.
+	MissingGates []GateStatus
+	// Summary is one human line: the verdict.
+	Summary string
+}
+
+// ApproversNeeded is how many more counted approvers are needed.
+func (r ApprovalResult) ApproversNeeded() int {
+	if n := r.Required - len(r.Approvers); n > 0 {
+		return n
+	}
+	return 0
+}
+
+// propLoginKey folds a login for comparison (GitHub logins are
+// case-insensitive).
+func propLoginKey(login string) string { return strings.ToLower(strings.TrimPrefix(login, "@")) }
+
+// latestVotes orders votes by time (stable) and returns, per user, the
+// index of the approval in force (-1 when the user's latest vote cancels),
+// and the ignored entries of every superseded or dismissed vote.
+func latestVotes(votes []Vote) (current map[string]int, order []string, ignored map[int]IgnoredApproval) {
+	idx := make([]int, len(votes))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return votes[idx[a]].At.Before(votes[idx[b]].At) })
+	current = map[string]int{}
+	ignored = map[int]IgnoredApproval{}
+	for _, i := range idx {
+		v := votes[i]
+		key := propLoginKey(v.User)
+		if key == "" {
+			continue
+		}
+		prev, seen := current[key]
+		if !seen {
+			order = append(order, key)
+			prev = -1
+		}
+		if prev >= 0 {
+			detail := fmt.Sprintf("superseded by a later %s on %s", describeVote(v), propShort(v.Commit))
+			if v.State != VoteApproved {
+				detail = fmt.Sprintf("cancelled by a later %s on %s", describeVote(v), propShort(v.Commit))
+			}
+			ignored[prev] = ignoredOf(votes[prev], IgnoredSuperseded, detail)
+		}
+		switch v.State {
+		case VoteApproved:
+			current[key] = i
+		case VoteDismissed:
+			ignored[i] = ignoredOf(v, IgnoredDismissed, "the review was dismissed")
+			current[key] = -1
+		default:
+			current[key] = -1
+		}
+	}
+	return current, order, ignored
+}
+
+func describeVote(v Vote) string {
+	switch {
+	case v.State == VoteApproved && v.Source == VoteFromCommand:
+		return "/porch approve"
+	case v.State == VoteApproved:
+		return "approving review"
+	case v.State == VoteChangesRequested:
+		return "review requesting changes"
+	case v.State == VoteDismissed:
+		return "dismissed review"
+	}
+	return strings.ToLower(string(v.State))
+}
+
+func ignoredOf(v Vote, reason IgnoreReason, detail string) IgnoredApproval {
+	return IgnoredApproval{User: v.User, Source: v.Source, Commit: v.Commit, Reason: reason, Detail: detail}
+}
+
+// selfExcluded reports that user's approval is refused as self-approval.
+func selfExcluded(policy config.Approvals, author, user string) bool {
+	return !policy.AllowSelfApproval && author != "" && propLoginKey(author) == propLoginKey(user)
+}
+
+// ApproverCandidates are the users whose approver status can change the
+// verdict: those whose latest vote is an approval that is not refused as
+// self-approval. The step resolves only these (one lookup each at most),
+// then sets Vote.Allowed before calling Evaluate.
+func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
+	current, order, _ := latestVotes(in.Votes)
+	var out []string
+	for _, key := range order {
+		i := current[key]
+		if i < 0 || selfExcluded(policy, in.Author, in.Votes[i].User) {
+			continue
+		}
+		out = append(out, in.Votes[i].User)
+	}
+	return out
+}
+
+// Evaluate applies the approval policy to a proposal:
+//   - per user, the latest vote wins: a later approval supersedes an
+//     earlier one, a later CHANGES_REQUESTED or DISMISSED review cancels it;
+//   - the author's approval never counts unless policy.AllowSelfApproval;
+//   - approvals from users who are not allowed approvers do not count;
+//   - an approval given on another commit than the head counts only if the
+//     package digest there equals the head's (a push that changes the
+//     package's content dismisses it; one that changes only other files
+//     does not);
+//   - policy.Required distinct approvers are needed, and every readiness
+//     gate must be met.
+func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
+	res := ApprovalResult{Required: policy.Required}
+	current, order, ignored := latestVotes(in.Votes)
+	for _, key := range order {
+		i := current[key]
+		if i < 0 {
+			continue
+		}
+		v := in.Votes[i]
+		switch {
+		case selfExcluded(policy, in.Author, v.User):
+			ignored[i] = ignoredOf(v, IgnoredSelf, "the author's own approval does not count (approvals.allowSelfApproval is false)")
+		case !v.Allowed:
+			ignored[i] = ignoredOf(v, IgnoredNotApprover, notApproverDetail(policy, v))
+		case v.Commit != in.Head && (v.Digest == "" || v.Digest != in.HeadDigest):
+			ignored[i] = ignoredOf(v, IgnoredStale, staleDetail(v, in))
+		default:
+			res.Approvers = append(res.Approvers, CountedApproval{User: v.User, Source: v.Source, Commit: v.Commit,
+				Carried: v.Commit != in.Head})
+		}
+	}
+	sort.Slice(res.Approvers, func(a, b int) bool {
+		return propLoginKey(res.Approvers[a].User) < propLoginKey(res.Approvers[b].User)
+	})
+	for i := range in.Votes {
+		if ig, ok := ignored[i]; ok {
+			res.Ignored = append(res.Ignored, ig)
+		}
+	}
+	for _, g := range in.Gates {
+		if !g.Met() {
+			res.MissingGates = append(res.MissingGates, g)
+		}
+	}
+	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0
+	res.Summary = summarizeApproval(res)
+	return res
+}
+
+func notApproverDetail(policy config.Approvals, v Vote) string {
+	d := ""
+	if len(policy.Approvers) == 0 {
+		d = "approvers are users with write access to the repository"
+	} else {
+		names := make([]string, len(policy.Approvers))
+		for i, a := range policy.Approvers {
+			names[i] = a.String()
+		}
+		d = "approvers are " + strings.Join(names, ", ")
+	}
+	if v.Note != "" {
+		return v.Note + "; " + d
+	}
+	return d
+}
+
+func staleDetail(v Vote, in ApprovalInputs) string {
+	if v.Digest == "" {
+		return fmt.Sprintf("given on %s, which is no longer known; approve the head %s again", propShort(v.Commit), propShort(in.Head))
+	}
+	return fmt.Sprintf("given on %s; the package content changed since (head %s)", propShort(v.Commit), propShort(in.Head))
+}
+
+func summarizeApproval(res ApprovalResult) string {
+	var b strings.Builder
+	names := make([]string, len(res.Approvers))
+	for i, a := range res.Approvers {
+		names[i] = "@" + a.User
+	}
+	switch {
+	case res.Required <= 0:
+		b.WriteString("No approval required")
+	case len(res.Approvers) >= res.Required && len(res.MissingGates) > 0:
+		fmt.Fprintf(&b, "Approvals complete: %s (%d of %d required)", strings.Join(names, ", "), len(res.Approvers), res.Required)
+	case len(res.Approvers) >= res.Required:
+		fmt.Fprintf(&b, "Approved by %s (%d of %d required)", strings.Join(names, ", "), len(res.Approvers), res.Required)
+	case len(res.Approvers) == 0:
+		fmt.Fprintf(&b, "Waiting for %s (0 of %d)", propPlural(res.Required, "approval", "approvals"), res.Required)
+	default:
+		more := "approvals"
+		if res.ApproversNeeded() == 1 {
+			more = "approval"
+		}
+		fmt.Fprintf(&b, "Waiting for %d more %s (%d of %d: %s)", res.ApproversNeeded(), more,
+			len(res.Approvers), res.Required, strings.Join(names, ", "))
+	}
+	if len(res.Ignored) > 0 {
+		fmt.Fprintf(&b, "; %s not counted", propPlural(len(res.Ignored), "approval", "approvals"))
+	}
+	if len(res.MissingGates) > 0 {
+		gates := make([]string, len(res.MissingGates))
+		for i, g := range res.MissingGates {
+			gates[i] = g.ConditionType
+		}
+		word := "gates"
+		if len(gates) == 1 {
+			word = "gate"
+		}
+		fmt.Fprintf(&b, "; readiness %s not met: %s", word, strings.Join(gates, ", "))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// propPlural is "1 approval" or "n approvals".
+func propPlural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func propShort(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	if sha == "" {
+		return "an unknown commit"
+	}
+	return sha
+}
+
+// Markdown is the check run's text: who counted, who did not and why,
+// and the readiness gates.
+func (r ApprovalResult) Markdown(policy config.Approvals) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**\n\n", r.Summary)
+	b.WriteString("Policy: " + describeApprovalPolicy(policy) + "\n\n")
+	if len(r.Approvers) > 0 {
+		b.WriteString("| Counted | via | on commit |\n|---|---|---|\n")
+		for _, a := range r.Approvers {
+			on := "`" + propShort(a.Commit) + "`"
+			if a.Carried {
+				on += " (same package content as the head)"
+			}
+			fmt.Fprintf(&b, "| @%s | %s | %s |\n", a.User, a.Source, on)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Ignored) > 0 {
+		b.WriteString("Not counted:\n")
+		for _, ig := range r.Ignored {
+			fmt.Fprintf(&b, "- @%s (%s on `%s`): **%s** — %s\n", ig.User, ig.Source, propShort(ig.Commit), ig.Reason, ig.Detail)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.MissingGates) > 0 {
+		b.WriteString("Readiness gates not met (Kptfile `info.readinessGates`, conditions in `status.conditions`):\n")
+		for _, g := range r.MissingGates {
+			fmt.Fprintf(&b, "- `%s`: %s\n", g.ConditionType, g.Describe())
+		}
+	}
+	return b.String()
+}
+
+func describeApprovalPolicy(p config.Approvals) string {
+	who := "users with write access"
+	if len(p.Approvers) > 0 {
+		names := make([]string, len(p.Approvers))
+		for i, a := range p.Approvers {
+			names[i] = a.String()
+		}
+		who = strings.Join(names, ", ")
+	}
+	self := "self-approval not allowed"
+	if p.AllowSelfApproval {
+		self = "self-approval allowed"
+	}
+	return fmt.Sprintf("%s from %s; %s; a push keeps approvals only if the package content is unchanged.",
+		propPlural(p.Required, "approval", "approvals"), who, self)
+}

@@ -1,0 +1,220 @@
+package lifecycle
+
+// Deletion proposals (/porch delete <pkg>; Porch's DeletionProposed): a
+// draft branch whose one commit removes the package directory, and a pull
+// request labelled porch/deletion-proposed. When it merges, Publish sees the
+// package removed: no tag is created, the package's revision tags stay, and
+// the pull request is told so (publish.go).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// DeletionTaskType is the task type in the kpt trailer of a deletion
+// commit (Porch has no task for it; deletions are not tasks there).
+const DeletionTaskType = "delete"
+
+// deletionWorkspace is the workspace of deletion drafts; "delete-2",
+// "delete-3", … when taken by a branch that is not a deletion.
+const (
+	deletionWorkspace   = "delete"
+	maxDeletionSuffixes = 9
+)
+
+// ErrDeletionNoPackage reports a /porch delete of something that is not a
+// top-level package on the deployment branch.
+var ErrDeletionNoPackage = errors.New("no such package on the deployment branch")
+
+// DeletionPulls are the pull request calls (s.GH.PullRequests).
+type DeletionPulls interface {
+	Create(ctx context.Context, owner, repo string, pull *github.NewPullRequest) (*github.PullRequest, *github.Response, error)
+	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+}
+
+// DeletionIssues is the label call (s.GH.Issues).
+type DeletionIssues interface {
+	AddLabelsToIssue(ctx context.Context, owner, repo string, number int, labels []string) ([]*github.Label, *github.Response, error)
+}
+
+// DeletionAPI is what a deletion proposal needs from GitHub.
+type DeletionAPI struct {
+	Pulls  DeletionPulls
+	Issues DeletionIssues
+}
+
+// NewDeletionAPI takes the services of a go-github client.
+func NewDeletionAPI(gh *github.Client) DeletionAPI {
+	return DeletionAPI{Pulls: gh.PullRequests, Issues: gh.Issues}
+}
+
+// ProposeDeletion opens (or finds) the deletion proposal of pkg, requested
+// by requester: branch drafts/<pkg>/delete (suffixed -2, -3, … when that
+// branch exists and does not delete the package) with a commit removing the
+// package directory, and a pull request into the deployment branch
+// labelled porch/deletion-proposed. Asking again while a deletion draft
+// exists returns its open pull request instead of opening a second one.
+// REST calls: 2 (create, label), plus 1 list when a deletion draft exists.
+func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requester string) (*github.PullRequest, error) {
+	if err := packages.ValidateName(pkg); err != nil {
+		return nil, fmt.Errorf("propose deletion: %w", err)
+	}
+	log := s.Log.WithFields(logrus.Fields{"package": pkg, "requester": requester})
+	dir := PackageDir(s.Config.Packages.Root, pkg)
+	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
+	if err != nil {
+		return nil, fmt.Errorf("propose deletion of %s: %s: %w", pkg, s.DeploymentBranch, err)
+	}
+	ok, err := deletionIsTopLevel(ctx, s, head, dir)
+	if err != nil {
+		return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("propose deletion of %s: %w", pkg, ErrDeletionNoPackage)
+	}
+
+	retried := false
+	for i := 1; i <= maxDeletionSuffixes; i++ {
+		ws := deletionWorkspace
+		if i > 1 {
+			ws = fmt.Sprintf("%s-%d", deletionWorkspace, i)
+		}
+		branch := packages.DraftBranch(pkg, ws)
+		tip, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+		switch {
+		case err == nil:
+			st, err := deletionState(ctx, s, tip, dir)
+			if err != nil {
+				return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+			}
+			if st.exists() {
+				continue // a branch of that name that does not delete the package
+			}
+			log.WithField("branch", branch).Info("deletion draft exists; reusing it")
+			return openDeletionPR(ctx, s, api, pkg, branch, requester, true)
+		case !errors.Is(err, gitstore.ErrNotFound):
+			return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+		}
+		msg := fmt.Sprintf("Delete package %s\n\nRemove %s from %s", pkg, dir, s.DeploymentBranch)
+		if requester != "" {
+			msg += " (requested by @" + requester + ")"
+		}
+		_, err = s.CommitPackage(ctx, Identity{}, PackageCommit{Branch: branch, Parent: head, Lease: plumbing.ZeroHash,
+			Dir: dir, Files: nil, Message: msg + ".",
+			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Task: &packages.Task{Type: DeletionTaskType}}})
+		if errors.Is(err, gitstore.ErrLeaseBroken) && !retried {
+			// Someone created the branch meanwhile: look at it again.
+			retried = true
+			if err := s.Git.Fetch(ctx, gitstore.BranchRefSpec(branch)); err != nil && !errors.Is(err, gitstore.ErrNotFound) {
+				return nil, fmt.Errorf("propose deletion of %s: fetch %s: %w", pkg, branch, err)
+			}
+			i--
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+		}
+		log.WithField("branch", branch).Info("deletion draft pushed")
+		return openDeletionPR(ctx, s, api, pkg, branch, requester, false)
+	}
+	return nil, fmt.Errorf("propose deletion of %s: drafts/%s/%s … -%d are all taken", pkg, pkg, deletionWorkspace, maxDeletionSuffixes)
+}
+
+// openDeletionPR opens the pull request of a deletion draft (or finds the
+// open one when existing) and labels it.
+func openDeletionPR(ctx context.Context, s *Session, api DeletionAPI, pkg, branch, requester string, existing bool) (*github.PullRequest, error) {
+	owner, repo := s.Repo.Owner, s.Repo.Name
+	var pr *github.PullRequest
+	if existing {
+		prs, _, err := api.Pulls.List(ctx, owner, repo, &github.PullRequestListOptions{State: "open",
+			Head: owner + ":" + branch, Base: s.DeploymentBranch})
+		if err != nil {
+			return nil, fmt.Errorf("find the deletion proposal of %s: %w", pkg, err)
+		}
+		for _, p := range prs {
+			if p.GetHead().GetRef() == branch {
+				pr = p
+				break
+			}
+		}
+	}
+	if pr == nil {
+		var err error
+		pr, _, err = api.Pulls.Create(ctx, owner, repo, &github.NewPullRequest{
+			Title: github.String("Delete package " + pkg), Head: github.String(branch),
+			Base: github.String(s.DeploymentBranch), Body: github.String(deletionBody(s, pkg, requester))})
+		if err != nil {
+			return nil, fmt.Errorf("open the deletion proposal of %s: %w", pkg, err)
+		}
+	}
+	if !deletionHasLabel(pr, packages.LabelDeletionProposed) {
+		labels, _, err := api.Issues.AddLabelsToIssue(ctx, owner, repo, pr.GetNumber(), []string{packages.LabelDeletionProposed})
+		if err != nil {
+			return pr, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), packages.LabelDeletionProposed, err)
+		}
+		pr.Labels = labels
+	}
+	s.Log.WithFields(logrus.Fields{"package": pkg, "pull_request": pr.GetNumber()}).Info("deletion proposed")
+	return pr, nil
+}
+
+func deletionBody(s *Session, pkg, requester string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Proposes deleting package `%s`", pkg)
+	if requester != "" {
+		fmt.Fprintf(&b, " (requested by @%s with `/porch delete %s`)", requester, pkg)
+	}
+	fmt.Fprintf(&b, ".\n\nMerging removes `%s` from `%s`. No revision is published for a deletion; "+
+		"the package's published revisions stay available as their `%s/v<N>` tags.\n\n"+
+		"Close this pull request to keep the package.\n", PackageDir(s.Config.Packages.Root, pkg), s.DeploymentBranch, pkg)
+	return b.String()
+}
+
+func deletionHasLabel(pr *github.PullRequest, name string) bool {
+	for _, l := range pr.Labels {
+		if strings.EqualFold(l.GetName(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// deletionIsTopLevel reports whether dir is a top-level package at commit.
+func deletionIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (bool, error) {
+	var ok bool
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		w := newLandingWalker(ctx, repo, s.Config.Packages.Root)
+		st, err := w.state(commit, dir)
+		if err != nil || !st.exists() {
+			return err
+		}
+		t, err := w.rootTree(commit)
+		if err != nil {
+			return err
+		}
+		top, found, err := w.topLevelDir(dir+"/"+packages.KptfileName, t, nil, map[string]bool{})
+		ok = found && top == dir
+		return err
+	})
+	return ok, err
+}
+
+func deletionState(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (landingState, error) {
+	var st landingState
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		var err error
+		st, err = newLandingWalker(ctx, repo, s.Config.Packages.Root).state(commit, dir)
+		return err
+	})
+	return st, err
+}

@@ -1,0 +1,176 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// DefaultRenderAttempts bounds the renders of one draft push when the
+// branch keeps moving under the bot's lease.
+const DefaultRenderAttempts = 3
+
+// RenderRequest is a push to a draft branch.
+type RenderRequest struct {
+	// Branch is the pushed branch, "drafts/<package>/<workspace>" (without
+	// refs/heads/).
+	Branch string
+	// Head is the pushed head (the push event's "after"), for the logs: the
+	// step renders the branch's head in the session's cache, which is the
+	// pushed head unless someone pushed again since.
+	Head    plumbing.Hash
+	Options RenderOptions
+}
+
+// RenderDraft renders the package of a draft branch after a push: in
+// process, exec functions per the server's and the repository's policy,
+// the repository's guardrail functions appended.
+//
+// With render.onDraftPush: commit and a rendered result that differs from
+// the branch's content, it pushes one commit "Render <package>" (Porch's
+// trailer, task render) on top, leased on the head it rendered: if the
+// branch moved meanwhile it fetches the branch and renders the new head
+// again (at most Options.MaxAttempts renders), never forcing. A head that
+// is the bot's own Render commit is never rendered into another commit (a
+// pipeline that is not idempotent fails the check instead of looping).
+// With render.onDraftPush: check it only reports.
+//
+// It reports the check run porchbot/render on the branch's final head:
+// success, failure (the pipeline failed, or, check-only, the committed
+// files are not the rendered result), or neutral (no package at the
+// branch's path). Cost per push: one REST call (the check run; one more per
+// further 50 annotations) and, when it commits, one git push.
+//
+// A deleted branch gives an outcome with no check run and no error. A
+// branch that keeps moving gives an error wrapping gitstore.ErrLeaseBroken
+// and no check run: the later pushes have their own events.
+func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req RenderRequest) (*RenderOutcome, error) {
+	pkg, ws, err := packages.CheckDraftBranchName(req.Branch)
+	if err != nil {
+		return nil, fmt.Errorf("render draft: %w", err)
+	}
+	opts := req.Options
+	maxAttempts := opts.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultRenderAttempts
+	}
+	dir := packageDir(s.Config, pkg)
+	commitMode := s.Config == nil || s.Config.Render.OnDraftPush != config.OnDraftPushCheck
+	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": req.Branch})
+	ref := plumbing.NewBranchReferenceName(req.Branch).String()
+	out := &RenderOutcome{Package: pkg, Workspace: ws, Dir: dir}
+
+	head, err := s.Git.ResolveRef(ctx, ref)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		log.Info("draft branch is gone; nothing to render")
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("render draft %s: %w", req.Branch, err)
+	}
+	if !req.Head.IsZero() && head != req.Head {
+		log.WithField("pushed", req.Head.String()).WithField("head", head.String()).
+			Info("draft moved since the push; rendering its head")
+	}
+
+	var facts renderFacts
+	for attempt := 1; ; attempt++ {
+		out.Attempts = attempt
+		run, err := renderAt(ctx, s, head, dir, false, opts)
+		if err != nil {
+			return out, fmt.Errorf("render draft %s at %s: %w", req.Branch, abbrevHash(head), err)
+		}
+		facts = run.facts(pkg, dir, head)
+		out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
+		if !commitMode || run.missing || run.err != nil || len(run.changes) == 0 {
+			break
+		}
+		own, err := isBotRenderCommit(ctx, s, head, pkg, opts.Identity)
+		if err != nil {
+			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+		}
+		if own {
+			log.WithField("files", out.Differs).Warn("rendering the bot's own Render commit changes it again; not pushing")
+			facts.Loop = true
+			break
+		}
+		pushed, err := s.CommitPackage(ctx, opts.Identity, PackageCommit{Branch: req.Branch, Parent: head, Lease: head,
+			Dir: dir, Files: run.out, Message: renderCommitMessage(pkg, head, run.changes),
+			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
+				Task: &packages.Task{Type: packages.TaskRender}}})
+		if err == nil {
+			out.Head, out.Pushed = pushed, true
+			facts.Head, facts.Pushed, facts.Files = pushed, true, run.out
+			break
+		}
+		if errors.Is(err, gitstore.ErrNoChanges) {
+			// git sees no change where the byte comparison did (cannot
+			// happen for regular files): the branch holds the result
+			facts.Changes, out.Differs = nil, nil
+			break
+		}
+		if !errors.Is(err, gitstore.ErrLeaseBroken) {
+			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+		}
+		if attempt >= maxAttempts {
+			return out, fmt.Errorf("render draft %s: the branch kept moving (%d renders): %w", req.Branch, attempt, err)
+		}
+		if err := s.Git.Fetch(ctx, gitstore.BranchRefSpec(req.Branch)); err != nil {
+			if errors.Is(err, gitstore.ErrNotFound) {
+				log.Info("draft branch was deleted while rendering")
+				return out, nil
+			}
+			return out, fmt.Errorf("render draft %s: fetch after a broken lease: %w", req.Branch, err)
+		}
+		moved, err := s.Git.ResolveRef(ctx, ref)
+		if err != nil {
+			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+		}
+		log.WithField("rendered", head.String()).WithField("head", moved.String()).
+			Info("draft moved while rendering; rendering its new head")
+		head = moved
+	}
+
+	if err := reportRender(ctx, s, api, facts, out); err != nil {
+		return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+	}
+	log.WithFields(map[string]any{"conclusion": out.Conclusion, "pushed": out.Pushed, "head": out.Head.String(),
+		"attempts": out.Attempts}).Info("draft rendered")
+	return out, nil
+}
+
+// isBotRenderCommit reports whether commit is the bot's own "Render" commit
+// of pkg: authored by the bot's identity, with a render task trailer.
+func isBotRenderCommit(ctx context.Context, s *Session, commit plumbing.Hash, pkg string, id Identity) (bool, error) {
+	if id.Name == "" {
+		id = DefaultIdentity
+	}
+	msg, author, err := commitMessage(ctx, s.Git, commit)
+	if err != nil {
+		return false, err
+	}
+	t, ok := packages.FindTrailer(msg)
+	return ok && author == id.Name && t.Package == pkg && t.Task != nil && t.Task.Type == packages.TaskRender, nil
+}
+
+// renderCommitMessage is "Render <package>" and a body naming the rendered
+// commit and the files the render changed (at most 20).
+func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []fileChange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Render %s\n\nporchbot rendered %s with the Kptfile pipeline:\n", pkg, abbrevHash(rendered))
+	for i, c := range changes {
+		if i == 20 {
+			fmt.Fprintf(&b, "- … and %d more\n", len(changes)-20)
+			break
+		}
+		fmt.Fprintf(&b, "- %s %s\n", c.Kind, c.Path)
+	}
+	return b.String()
+}

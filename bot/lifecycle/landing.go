@@ -1,0 +1,837 @@
+package lifecycle
+
+// Landings: which packages a commit of the deployment branch changed, and
+// which of those changes are not published yet. Pure reads of the git cache
+// (no GitHub calls); publish.go decides what to tag.
+//
+// Decisions (documented here because publish and resync rely on them):
+//
+//   - Only top-level packages are published (Porch tags top-level packages;
+//     a subpackage is part of its parent's revision). A change anywhere under
+//     a top-level package's directory, subpackages included, is a change of
+//     that package (packages.PackageOf's rule). The top-level package of a
+//     changed file is the outermost directory under packages.root holding a
+//     Kptfile in the commit or in its first parent, so a package removed by
+//     the commit is still found. Packages with invalid names (they cannot
+//     have tags) are ignored.
+//   - A landing of package P is a commit C on the deployment branch's
+//     first-parent history whose P (its Kptfile present or not, and its
+//     directory tree) differs from C's first parent: a creation, a change or
+//     a deletion. A merge commit that leaves P as its first parent had it is
+//     not a landing, except the re-review merge below.
+//   - Already tagged: some P/vN tag points at the commit. The first-parent
+//     walk back from a commit stops at the first commit tagged for P (older
+//     landings are settled), at P's creation (the parent has no P: older
+//     history belongs to an earlier incarnation of a deleted package), after
+//     MaxBackfill untagged landings, or after MaxLandingWalk commits. The
+//     last two bounds only matter when a repository with an existing,
+//     never-tagged history adopts porchbot: at most MaxBackfill of the most
+//     recent landings of such a package are published, older ones stay
+//     unpublished history.
+//   - Superseded: when P's highest revision is tagged on a first-parent
+//     descendant of the commit, nothing up to the commit may be tagged any
+//     more (it would break "revision order = history order").
+//   - Re-review merge: when a landing was not published because the merged
+//     package differs from what was approved, the bot drafts the merged
+//     state (publish.go). Merging that draft does not change P on the
+//     deployment branch (it is already there), so such a merge is recorded
+//     as a LandingReviewed candidate: a merge commit whose merged side
+//     changed P (on its own first-parent commits, before reaching the
+//     deployment branch) and whose result for P equals that side. It is
+//     published only if P differs from what the previous published landing
+//     left (publish.go).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Bounds of history walks.
+const (
+	// MaxLandingWalk bounds the first-parent commits one walk visits.
+	MaxLandingWalk = 1000
+	// MaxBackfill bounds the untagged landings of one package published
+	// at once (oldest first).
+	MaxBackfill = 20
+	// maxSideWalk bounds the walk along a merged side branch looking for
+	// its own change of a package (re-review merges).
+	maxSideWalk = 64
+)
+
+// LandingKind says what a landing did to its package.
+type LandingKind string
+
+// Landing kinds.
+const (
+	LandingCreated  LandingKind = "created"
+	LandingChanged  LandingKind = "changed"
+	LandingDeleted  LandingKind = "deleted"
+	LandingReviewed LandingKind = "reviewed" // a re-review merge, see the file comment
+)
+
+// Landing is one commit of the deployment branch's first-parent history
+// that changed a top-level package.
+type Landing struct {
+	Package string
+	// Dir is the package directory from the repository root.
+	Dir    string
+	Commit plumbing.Hash
+	// Parent is the first parent (ZeroHash for a root commit).
+	Parent plumbing.Hash
+	// Merged are the other parents of a merge commit, and MergedTrees
+	// the package's tree in each (ZeroHash where it has no package).
+	Merged      []plumbing.Hash
+	MergedTrees []plumbing.Hash
+	// Tree is the package's tree at Commit, ParentTree at Parent
+	// (ZeroHash where there is no package).
+	Tree, ParentTree plumbing.Hash
+	Kind             LandingKind
+}
+
+// IsMerge reports whether the landing is a merge commit.
+func (l Landing) IsMerge() bool { return len(l.Merged) > 0 }
+
+// PackageHistory is the unpublished part of a package's history up to a
+// commit.
+type PackageHistory struct {
+	Package, Dir string
+	UpTo         plumbing.Hash
+	// Pending are the untagged landings after Base, oldest first.
+	Pending []Landing
+	// Base is where the walk stopped: a commit tagged BaseRevision, the
+	// commit before the package's creation (ZeroHash before a root
+	// commit), or the walk's bound. BaseTree is the package tree there.
+	Base         plumbing.Hash
+	BaseRevision int
+	BaseTree     plumbing.Hash
+	// TaggedAt is the highest revision tagged on UpTo itself (0: none).
+	TaggedAt int
+	// Latest is the package's highest revision and LatestCommit its commit.
+	Latest       int
+	LatestCommit plumbing.Hash
+	// Superseded: Latest is tagged on a first-parent descendant of UpTo.
+	Superseded bool
+	// Truncated: the walk stopped at MaxBackfill or MaxLandingWalk.
+	Truncated bool
+}
+
+// RevisionTags are the revision tags of a repository's cache, by package.
+type RevisionTags struct {
+	byPkg map[string]map[int]plumbing.Hash
+	// at is the highest revision of a package on a commit.
+	at map[string]map[plumbing.Hash]int
+}
+
+// Revisions lists pkg's revisions, ascending.
+func (t RevisionTags) Revisions(pkg string) []int {
+	revs := make([]int, 0, len(t.byPkg[pkg]))
+	for n := range t.byPkg[pkg] {
+		revs = append(revs, n)
+	}
+	sort.Ints(revs)
+	return revs
+}
+
+// Latest is pkg's highest revision and its commit (0 and ZeroHash: none).
+func (t RevisionTags) Latest(pkg string) (int, plumbing.Hash) {
+	n := packages.Latest(t.Revisions(pkg))
+	return n, t.byPkg[pkg][n]
+}
+
+// Commit is the commit revision n of pkg is tagged on.
+func (t RevisionTags) Commit(pkg string, n int) (plumbing.Hash, bool) {
+	h, ok := t.byPkg[pkg][n]
+	return h, ok
+}
+
+// At is the highest revision of pkg tagged on commit (0: none).
+func (t RevisionTags) At(pkg string, commit plumbing.Hash) int { return t.at[pkg][commit] }
+
+// Packages lists the packages with at least one revision, sorted.
+func (t RevisionTags) Packages() []string {
+	out := make([]string, 0, len(t.byPkg))
+	for p := range t.byPkg {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (t *RevisionTags) add(pkg string, n int, commit plumbing.Hash) {
+	if t.byPkg == nil {
+		t.byPkg, t.at = map[string]map[int]plumbing.Hash{}, map[string]map[plumbing.Hash]int{}
+	}
+	if t.byPkg[pkg] == nil {
+		t.byPkg[pkg], t.at[pkg] = map[int]plumbing.Hash{}, map[plumbing.Hash]int{}
+	}
+	t.byPkg[pkg][n] = commit
+	t.at[pkg][commit] = max(t.at[pkg][commit], n)
+}
+
+// ReadRevisionTags reads every <pkg>/v<N> tag of the cache, peeled to
+// its commit.
+func ReadRevisionTags(ctx context.Context, cache *gitstore.Cache) (RevisionTags, error) {
+	var tags RevisionTags
+	err := cache.With(ctx, func(repo *git.Repository) error {
+		var err error
+		tags, err = readLandingTags(repo.Storer)
+		return err
+	})
+	if err != nil {
+		return RevisionTags{}, fmt.Errorf("read revision tags of %s: %w", cache.Name(), err)
+	}
+	return tags, nil
+}
+
+func readLandingTags(s storer.Storer) (RevisionTags, error) {
+	var tags RevisionTags
+	iter, err := s.IterReferences()
+	if err != nil {
+		return tags, err
+	}
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() != plumbing.HashReference || !ref.Name().IsTag() {
+			return nil
+		}
+		pkg, n, ok := packages.ParseTag(ref.Name().String())
+		if !ok {
+			return nil
+		}
+		h, err := landingPeel(s, ref.Hash())
+		if err != nil {
+			return nil // a tag of something that is not a commit is no revision
+		}
+		tags.add(pkg, n, h)
+		return nil
+	})
+	return tags, err
+}
+
+// landingPeel follows annotated tags to a commit.
+func landingPeel(s storer.EncodedObjectStorer, h plumbing.Hash) (plumbing.Hash, error) {
+	for range 16 {
+		obj, err := s.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		switch obj.Type() {
+		case plumbing.CommitObject:
+			return h, nil
+		case plumbing.TagObject:
+			tag, err := object.DecodeTag(s, obj)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			h = tag.Target
+		default:
+			return plumbing.ZeroHash, fmt.Errorf("%s is a %s", h, obj.Type())
+		}
+	}
+	return plumbing.ZeroHash, errors.New("tag chain too long")
+}
+
+// PackageDir is the directory of package name under packages.root.
+func PackageDir(root, name string) string {
+	root = packages.NormalizeRoot(root)
+	if root == "" {
+		return name
+	}
+	return root + "/" + name
+}
+
+// errLandingCommitMissing reports a commit absent from the cache.
+var errLandingCommitMissing = errors.New("commit not in the git cache")
+
+// landingState is a package at a commit: Tree is its directory's tree when a
+// Kptfile is there, ZeroHash otherwise.
+type landingState struct{ Tree plumbing.Hash }
+
+func (p landingState) exists() bool { return !p.Tree.IsZero() }
+
+type landingStateKey struct {
+	commit plumbing.Hash
+	dir    string
+}
+
+// landingWalker reads commits and package states from a repository with
+// memoisation. It is used under Cache.With only.
+type landingWalker struct {
+	ctx     context.Context
+	s       storer.EncodedObjectStorer
+	root    string
+	commits map[plumbing.Hash]*object.Commit
+	states  map[landingStateKey]landingState
+}
+
+func newLandingWalker(ctx context.Context, repo *git.Repository, root string) *landingWalker {
+	return &landingWalker{ctx: ctx, s: repo.Storer, root: packages.NormalizeRoot(root),
+		commits: map[plumbing.Hash]*object.Commit{}, states: map[landingStateKey]landingState{}}
+}
+
+func (w *landingWalker) commit(h plumbing.Hash) (*object.Commit, error) {
+	if c, ok := w.commits[h]; ok {
+		return c, nil
+	}
+	c, err := object.GetCommit(w.s, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, fmt.Errorf("%s: %w", h, errLandingCommitMissing)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", h, err)
+	}
+	w.commits[h] = c
+	return c, nil
+}
+
+func landingFirstParent(c *object.Commit) plumbing.Hash {
+	if len(c.ParentHashes) == 0 {
+		return plumbing.ZeroHash
+	}
+	return c.ParentHashes[0]
+}
+
+// rootTree is the tree of commit h (nil for ZeroHash).
+func (w *landingWalker) rootTree(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	c, err := w.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	t, err := object.GetTree(w.s, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", h, err)
+	}
+	return t, nil
+}
+
+// entryAt finds the entry at a slash path below t (nil: absent).
+func (w *landingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, error) {
+	if t == nil {
+		return nil, nil
+	}
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		var found *object.TreeEntry
+		for j := range t.Entries {
+			if t.Entries[j].Name == seg {
+				found = &t.Entries[j]
+				break
+			}
+		}
+		if found == nil || i == len(segs)-1 {
+			return found, nil
+		}
+		if found.Mode != filemode.Dir {
+			return nil, nil
+		}
+		sub, err := object.GetTree(w.s, found.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("tree %s: %w", strings.Join(segs[:i+1], "/"), err)
+		}
+		t = sub
+	}
+	return nil, nil
+}
+
+// state is the package in dir at commit h (absent for ZeroHash).
+func (w *landingWalker) state(h plumbing.Hash, dir string) (landingState, error) {
+	if h.IsZero() {
+		return landingState{}, nil
+	}
+	key := landingStateKey{h, dir}
+	if st, ok := w.states[key]; ok {
+		return st, nil
+	}
+	t, err := w.rootTree(h)
+	if err != nil {
+		return landingState{}, err
+	}
+	var st landingState
+	e, err := w.entryAt(t, dir)
+	if err != nil {
+		return landingState{}, err
+	}
+	if e != nil && e.Mode == filemode.Dir {
+		k, err := w.entryAt(t, dir+"/"+packages.KptfileName)
+		if err != nil {
+			return landingState{}, err
+		}
+		if k != nil && k.Mode != filemode.Dir {
+			st.Tree = e.Hash
+		}
+	}
+	w.states[key] = st
+	return st, nil
+}
+
+// hasKptfile reports whether dir/Kptfile is a file in t.
+func (w *landingWalker) hasKptfile(t *object.Tree, dir string) (bool, error) {
+	e, err := w.entryAt(t, dir+"/"+packages.KptfileName)
+	return e != nil && e.Mode != filemode.Dir, err
+}
+
+// topLevelDir is the outermost directory above file (a repository path)
+// under root that holds a Kptfile in a or b: the top-level package the
+// file belongs to.
+func (w *landingWalker) topLevelDir(file string, a, b *object.Tree, memo map[string]bool) (string, bool, error) {
+	dir := path.Dir(file)
+	if dir == "." {
+		return "", false, nil
+	}
+	segs := strings.Split(dir, "/")
+	start := 1
+	if w.root != "" {
+		if !strings.HasPrefix(dir+"/", w.root+"/") || dir == w.root {
+			return "", false, nil
+		}
+		start = len(strings.Split(w.root, "/")) + 1
+	}
+	for i := start; i <= len(segs); i++ {
+		d := strings.Join(segs[:i], "/")
+		has, ok := memo[d]
+		if !ok {
+			inA, err := w.hasKptfile(a, d)
+			if err != nil {
+				return "", false, err
+			}
+			inB := false
+			if !inA {
+				if inB, err = w.hasKptfile(b, d); err != nil {
+					return "", false, err
+				}
+			}
+			has = inA || inB
+			memo[d] = has
+		}
+		if has {
+			return d, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// packageName is dir's package name under root.
+func (w *landingWalker) packageName(dir string) string {
+	if w.root == "" {
+		return dir
+	}
+	return strings.TrimPrefix(dir, w.root+"/")
+}
+
+// landingOf describes commit c's change of the package in dir, given its
+// states; kind is "" when the package did not change.
+func (w *landingWalker) landingOf(c *object.Commit, name, dir string, cur, prev landingState) (Landing, error) {
+	l := Landing{Package: name, Dir: dir, Commit: c.Hash, Parent: landingFirstParent(c), Tree: cur.Tree, ParentTree: prev.Tree}
+	switch {
+	case cur == prev:
+	case !prev.exists():
+		l.Kind = LandingCreated
+	case !cur.exists():
+		l.Kind = LandingDeleted
+	default:
+		l.Kind = LandingChanged
+	}
+	for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
+		st, err := w.state(p, dir)
+		if err != nil {
+			return l, err
+		}
+		l.Merged = append(l.Merged, p)
+		l.MergedTrees = append(l.MergedTrees, st.Tree)
+	}
+	return l, nil
+}
+
+// changed lists the top-level packages commit h changed against its first
+// parent, sorted by name.
+func (w *landingWalker) changed(h plumbing.Hash) ([]Landing, error) {
+	c, err := w.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	parent := landingFirstParent(c)
+	b, err := w.rootTree(h)
+	if err != nil {
+		return nil, err
+	}
+	a, err := w.rootTree(parent)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := object.DiffTreeWithOptions(w.ctx, a, b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("diff %s: %w", h, err)
+	}
+	memo := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, ch := range changes {
+		for _, name := range []string{ch.From.Name, ch.To.Name} {
+			if name == "" {
+				continue
+			}
+			d, ok, err := w.topLevelDir(name, b, a, memo)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				dirs[d] = true
+			}
+		}
+	}
+	var out []Landing
+	for d := range dirs {
+		name := w.packageName(d)
+		if packages.ValidateName(name) != nil {
+			continue
+		}
+		cur, err := w.state(h, d)
+		if err != nil {
+			return nil, err
+		}
+		prev, err := w.state(parent, d)
+		if err != nil {
+			return nil, err
+		}
+		l, err := w.landingOf(c, name, d, cur, prev)
+		if err != nil {
+			return nil, err
+		}
+		if l.Kind != "" {
+			out = append(out, l)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
+	return out, nil
+}
+
+// isFirstParentAncestor reports whether anc is on the first-parent chain
+// of head (head itself included), within MaxLandingWalk commits.
+func (w *landingWalker) isFirstParentAncestor(anc, head plumbing.Hash) (bool, error) {
+	x := head
+	for range MaxLandingWalk {
+		if x == anc {
+			return true, nil
+		}
+		if x.IsZero() {
+			return false, nil
+		}
+		c, err := w.commit(x)
+		if err != nil {
+			return false, err
+		}
+		x = landingFirstParent(c)
+	}
+	return false, nil
+}
+
+// landingHistoryOptions tune history.
+type landingHistoryOptions struct {
+	// reviewAt makes upTo a LandingReviewed candidate even when it is not
+	// a merge commit (the caller knows the pull request that landed it).
+	reviewAt bool
+}
+
+// history walks the first-parent history back from upTo for the package
+// name in dir.
+func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags RevisionTags, opts landingHistoryOptions) (*PackageHistory, error) {
+	h := &PackageHistory{Package: name, Dir: dir, UpTo: upTo, TaggedAt: tags.At(name, upTo)}
+	h.Latest, h.LatestCommit = tags.Latest(name)
+	top, err := w.state(upTo, dir)
+	if err != nil {
+		return nil, err
+	}
+	if !top.exists() {
+		// Not a package at upTo: only its deletion there is worth reporting.
+		c, err := w.commit(upTo)
+		if err != nil {
+			return nil, err
+		}
+		prev, err := w.state(landingFirstParent(c), dir)
+		if err != nil {
+			return nil, err
+		}
+		if prev.exists() {
+			l, err := w.landingOf(c, name, dir, top, prev)
+			if err != nil {
+				return nil, err
+			}
+			h.Pending = []Landing{l}
+			h.Base, h.BaseTree = landingFirstParent(c), prev.Tree
+		}
+		return h, nil
+	}
+
+	type entry struct {
+		l         Landing
+		candidate bool
+	}
+	var (
+		seq     []entry // newest first
+		chain   = map[plumbing.Hash]bool{}
+		changes int
+		x       = upTo
+	)
+	for steps := 0; ; steps++ {
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if steps >= MaxLandingWalk {
+			st, err := w.state(x, dir)
+			if err != nil {
+				return nil, err
+			}
+			h.Base, h.BaseTree, h.Truncated = x, st.Tree, true
+			break
+		}
+		if rev := tags.At(name, x); rev > 0 {
+			st, err := w.state(x, dir)
+			if err != nil {
+				return nil, err
+			}
+			h.Base, h.BaseRevision, h.BaseTree = x, rev, st.Tree
+			chain[x] = true
+			break
+		}
+		chain[x] = true
+		c, err := w.commit(x)
+		if err != nil {
+			return nil, err
+		}
+		parent := landingFirstParent(c)
+		cur, err := w.state(x, dir)
+		if err != nil {
+			return nil, err
+		}
+		prev, err := w.state(parent, dir)
+		if err != nil {
+			return nil, err
+		}
+		l, err := w.landingOf(c, name, dir, cur, prev)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case l.Kind != "":
+			seq = append(seq, entry{l: l})
+			changes++
+		case cur.exists() && (l.IsMerge() || x == upTo && opts.reviewAt):
+			l.Kind = LandingReviewed
+			seq = append(seq, entry{l: l, candidate: true})
+		}
+		if l.Kind == LandingCreated || l.Kind == LandingDeleted || parent.IsZero() || changes >= MaxBackfill {
+			h.Base, h.BaseTree = parent, prev.Tree
+			h.Truncated = changes >= MaxBackfill && l.Kind != LandingCreated && !parent.IsZero()
+			break
+		}
+		x = parent
+	}
+
+	// Oldest first. A re-review candidate before any change since Base
+	// leaves the package as Base has it: never publishable, left out.
+	// Later ones count only if their merged side changed the package
+	// itself; upTo with reviewAt is judged by the caller (pull request).
+	chain[h.Base] = true
+	seenChange := false
+	for i := len(seq) - 1; i >= 0; i-- {
+		e := seq[i]
+		switch {
+		case !e.candidate:
+			seenChange = true
+			h.Pending = append(h.Pending, e.l)
+		case e.l.Commit == upTo && opts.reviewAt:
+			h.Pending = append(h.Pending, e.l)
+		case seenChange:
+			ok, err := w.reviewedSide(e.l, chain)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				h.Pending = append(h.Pending, e.l)
+			}
+		}
+	}
+
+	if h.TaggedAt == 0 && h.Latest > h.BaseRevision && !h.LatestCommit.IsZero() {
+		desc, err := w.isFirstParentAncestor(upTo, h.LatestCommit)
+		if err != nil && !errors.Is(err, errLandingCommitMissing) {
+			return nil, err
+		}
+		if desc {
+			h.Superseded, h.Pending = true, nil
+		}
+	}
+	return h, nil
+}
+
+// reviewedSide reports whether a merge's side changed the package on its
+// own commits (before reaching the deployment branch's chain) and the
+// merge result equals that side.
+func (w *landingWalker) reviewedSide(l Landing, chain map[plumbing.Hash]bool) (bool, error) {
+	for i, side := range l.Merged {
+		if l.MergedTrees[i] != l.Tree {
+			continue
+		}
+		x := side
+		for range maxSideWalk {
+			if x.IsZero() || chain[x] {
+				break
+			}
+			c, err := w.commit(x)
+			if errors.Is(err, errLandingCommitMissing) {
+				break
+			}
+			if err != nil {
+				return false, err
+			}
+			cur, err := w.state(x, l.Dir)
+			if err != nil {
+				return false, err
+			}
+			prev, err := w.state(landingFirstParent(c), l.Dir)
+			if errors.Is(err, errLandingCommitMissing) {
+				break
+			}
+			if err != nil {
+				return false, err
+			}
+			if cur != prev {
+				return true, nil
+			}
+			x = landingFirstParent(c)
+		}
+	}
+	return false, nil
+}
+
+// ChangedPackages lists the top-level packages commit changed against its
+// first parent (packages under packages.root; a subpackage's change is its
+// top-level package's), sorted by name.
+func ChangedPackages(ctx context.Context, cache *gitstore.Cache, root string, commit plumbing.Hash) ([]Landing, error) {
+	var out []Landing
+	err := cache.With(ctx, func(repo *git.Repository) error {
+		var err error
+		out, err = newLandingWalker(ctx, repo, root).changed(commit)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("packages changed by %s: %w", commit, err)
+	}
+	return out, nil
+}
+
+// PendingLandings is the unpublished history of package name up to
+// commit upTo (see PackageHistory).
+func PendingLandings(ctx context.Context, cache *gitstore.Cache, root, name string, upTo plumbing.Hash, tags RevisionTags) (*PackageHistory, error) {
+	var h *PackageHistory
+	err := cache.With(ctx, func(repo *git.Repository) error {
+		var err error
+		h, err = newLandingWalker(ctx, repo, root).history(name, PackageDir(root, name), upTo, tags, landingHistoryOptions{})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("history of %s up to %s: %w", name, upTo, err)
+	}
+	return h, nil
+}
+
+// UntaggedLandings is the unpublished history up to upTo of every
+// top-level package at upTo, sorted by package; packages with nothing
+// pending are left out.
+func UntaggedLandings(ctx context.Context, cache *gitstore.Cache, root string, upTo plumbing.Hash, tags RevisionTags) ([]*PackageHistory, error) {
+	var out []*PackageHistory
+	err := cache.With(ctx, func(repo *git.Repository) error {
+		w := newLandingWalker(ctx, repo, root)
+		names, err := w.topLevelPackages(upTo)
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			h, err := w.history(name, PackageDir(root, name), upTo, tags, landingHistoryOptions{})
+			if err != nil {
+				return err
+			}
+			if len(h.Pending) > 0 {
+				out = append(out, h)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("untagged landings up to %s: %w", upTo, err)
+	}
+	return out, nil
+}
+
+// topLevelPackages lists the valid top-level package names at commit h.
+// It walks trees only (no blob is read).
+func (w *landingWalker) topLevelPackages(h plumbing.Hash) ([]string, error) {
+	t, err := w.rootTree(h)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	var files []string
+	var walk func(t *object.Tree, prefix string) error
+	walk = func(t *object.Tree, prefix string) error {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			p := e.Name
+			if prefix != "" {
+				p = prefix + "/" + e.Name
+			}
+			switch {
+			case e.Mode == filemode.Dir:
+				sub, err := object.GetTree(w.s, e.Hash)
+				if err != nil {
+					return fmt.Errorf("tree %s: %w", p, err)
+				}
+				if err := walk(sub, p); err != nil {
+					return err
+				}
+			case e.Name == packages.KptfileName && e.Mode != filemode.Submodule:
+				files = append(files, p)
+			}
+		}
+		return nil
+	}
+	prefix := ""
+	if w.root != "" {
+		e, err := w.entryAt(t, w.root)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil || e.Mode != filemode.Dir {
+			return nil, nil
+		}
+		if t, err = object.GetTree(w.s, e.Hash); err != nil {
+			return nil, fmt.Errorf("tree %s: %w", w.root, err)
+		}
+		prefix = w.root
+	}
+	if err := walk(t, prefix); err != nil {
+		return nil, fmt.Errorf("list packages of %s: %w", h, err)
+	}
+	var names []string
+	for _, p := range packages.Discover(files, w.root) {
+		if p.TopLevel() && p.Err == nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,267 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Bounds of List.
+const (
+	// listPullsPerPage is the page size of the open pull request listing.
+	listPullsPerPage = 100
+	// listMaxPullPages bounds the pages read (the first answers nearly
+	// every repository in one call).
+	listMaxPullPages = 3
+	// maxTreePaths bounds the paths walked in one tree.
+	maxTreePaths = 200_000
+)
+
+// Listing is a repository's packages and work in progress, for /porch list
+// and the dashboard.
+type Listing struct {
+	// DeploymentBranch is the branch packages were read from.
+	DeploymentBranch string
+	// Packages are the top-level packages on the deployment branch and the
+	// packages that only have tags left (deleted), sorted by name.
+	Packages []PackageStatus
+	// Drafts are the draft branches, sorted by package then workspace.
+	Drafts []DraftStatus
+	// Proposals are open pull requests labelled porch/proposed.
+	Proposals []PullStatus
+	// Deletions are open pull requests labelled porch/deletion-proposed.
+	Deletions []PullStatus
+	// Updates are open pull requests from porch/update/<package> branches.
+	Updates []PullStatus
+	// PullsTruncated reports more open pull requests than List reads.
+	PullsTruncated bool
+}
+
+// PackageStatus is one package.
+type PackageStatus struct {
+	Name string
+	// Dir is the directory on the deployment branch ("" when the package
+	// is no longer there).
+	Dir string
+	// Latest is the highest published revision, 0 for none; Revisions
+	// how many there are; Gaps the missing ones (a deleted tag).
+	Latest    int
+	Revisions int
+	Gaps      []int
+	// Problem is set for a directory that cannot be a package (invalid
+	// name).
+	Problem string
+}
+
+// Deleted reports a package with revisions that is no longer on the
+// deployment branch.
+func (p PackageStatus) Deleted() bool { return p.Dir == "" }
+
+// DraftStatus is one draft branch.
+type DraftStatus struct {
+	Package, Workspace, Branch string
+	Head                       plumbing.Hash
+	// Pull is the open pull request from the branch, 0 for none.
+	Pull int
+}
+
+// PullStatus is one open pull request.
+type PullStatus struct {
+	Number int
+	Title  string
+	URL    string
+	Author string
+	// Branch is the head branch; Package and Workspace are read from it
+	// (drafts/<package>/<workspace> or porch/update/<package>).
+	Branch             string
+	Package, Workspace string
+}
+
+// List reads the repository's packages with their latest revisions (tags),
+// draft branches (both from the session's git cache) and the open pull
+// requests that are proposals, deletion proposals or pending updates (one
+// REST call for up to 100 open pull requests).
+func (s *Session) List(ctx context.Context) (*Listing, error) {
+	l := &Listing{DeploymentBranch: s.DeploymentBranch}
+	if err := s.listPackages(ctx, l); err != nil {
+		return nil, err
+	}
+	if err := s.listDrafts(ctx, l); err != nil {
+		return nil, err
+	}
+	if err := s.listPulls(ctx, l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (s *Session) listPackages(ctx context.Context, l *Listing) error {
+	var paths []string
+	if !s.DeploymentHead.IsZero() {
+		var err error
+		if paths, err = treeFilePaths(ctx, s.Git, s.DeploymentHead); err != nil {
+			return err
+		}
+	}
+	tags, err := s.Git.ListRefs(ctx, "refs/tags/")
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(tags))
+	for _, t := range tags {
+		names = append(names, t.Name().String())
+	}
+	revs := packages.Revisions(names)
+	seen := map[string]bool{}
+	for _, p := range packages.Discover(paths, s.Config.Packages.Root) {
+		if !p.TopLevel() {
+			continue
+		}
+		st := PackageStatus{Name: p.Name, Dir: p.Dir}
+		if p.Err != nil {
+			st.Problem = p.Err.Error()
+		}
+		st.Latest, st.Revisions, st.Gaps = packages.Latest(revs[p.Name]), len(revs[p.Name]), packages.Gaps(revs[p.Name])
+		seen[p.Name] = true
+		l.Packages = append(l.Packages, st)
+	}
+	for name, r := range revs {
+		if !seen[name] {
+			l.Packages = append(l.Packages, PackageStatus{Name: name, Latest: packages.Latest(r), Revisions: len(r), Gaps: packages.Gaps(r)})
+		}
+	}
+	sort.Slice(l.Packages, func(i, j int) bool { return l.Packages[i].Name < l.Packages[j].Name })
+	return nil
+}
+
+func (s *Session) listDrafts(ctx context.Context, l *Listing) error {
+	const mirror = "refs/remotes/origin/"
+	refs, err := s.Git.ListRefs(ctx, mirror+"drafts/")
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		branch := strings.TrimPrefix(r.Name().String(), mirror)
+		pkg, ws, ok := packages.ParseDraftBranchName(branch)
+		if !ok {
+			continue
+		}
+		l.Drafts = append(l.Drafts, DraftStatus{Package: pkg, Workspace: ws, Branch: branch, Head: r.Hash()})
+	}
+	sort.Slice(l.Drafts, func(i, j int) bool {
+		a, b := l.Drafts[i], l.Drafts[j]
+		return a.Package < b.Package || a.Package == b.Package && a.Workspace < b.Workspace
+	})
+	return nil
+}
+
+func (s *Session) listPulls(ctx context.Context, l *Listing) error {
+	draftIndex := map[string]int{}
+	for i, d := range l.Drafts {
+		draftIndex[d.Branch] = i
+	}
+	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: listPullsPerPage}}
+	for page := 1; ; page++ {
+		prs, resp, err := s.GH.PullRequests.List(ctx, s.Repo.Owner, s.Repo.Name, opts)
+		if err != nil {
+			return fmt.Errorf("list open pull requests of %s: %w", s.Repo.FullName(), err)
+		}
+		for _, pr := range prs {
+			s.classifyPull(l, pr, draftIndex)
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil
+		}
+		if page >= listMaxPullPages {
+			l.PullsTruncated = true
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// classifyPull files one open pull request of the repository itself (fork
+// heads are not the repository's branches) under the listing's sections.
+func (s *Session) classifyPull(l *Listing, pr *github.PullRequest, draftIndex map[string]int) {
+	head := pr.GetHead()
+	if !strings.EqualFold(head.GetRepo().GetFullName(), s.Repo.FullName()) {
+		return
+	}
+	branch := head.GetRef()
+	st := PullStatus{Number: pr.GetNumber(), Title: pr.GetTitle(), URL: pr.GetHTMLURL(), Author: pr.GetUser().GetLogin(), Branch: branch}
+	if pkg, ws, ok := packages.ParseDraftBranchName(branch); ok {
+		st.Package, st.Workspace = pkg, ws
+		if i, ok := draftIndex[branch]; ok {
+			l.Drafts[i].Pull = pr.GetNumber()
+		}
+	}
+	labelled := func(name string) bool {
+		for _, lb := range pr.Labels {
+			if lb.GetName() == name {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case labelled(packages.LabelDeletionProposed):
+		l.Deletions = append(l.Deletions, st)
+	case labelled(packages.LabelProposed):
+		l.Proposals = append(l.Proposals, st)
+	default:
+		if pkg, ok := packages.ParseUpdateBranchName(branch); ok {
+			st.Package = pkg
+			l.Updates = append(l.Updates, st)
+		}
+	}
+}
+
+// treeFilePaths lists the paths of the files (blobs and links) of a commit's
+// tree without reading their content.
+func treeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) ([]string, error) {
+	var paths []string
+	err := cache.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(commit)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", commit, err)
+		}
+		t, err := c.Tree()
+		if err != nil {
+			return fmt.Errorf("read tree of %s: %w", commit, err)
+		}
+		w := object.NewTreeWalker(t, true, nil)
+		defer w.Close()
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			name, e, err := w.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("walk tree of %s: %w", commit, err)
+			}
+			if e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
+				continue
+			}
+			if len(paths) >= maxTreePaths {
+				return fmt.Errorf("tree of %s: %w: more than %d files", commit, gitstore.ErrTreeTooLarge, maxTreePaths)
+			}
+			paths = append(paths, name)
+		}
+	})
+	return paths, err
+}

@@ -1,0 +1,345 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// RequestError is an error caused by what was asked — a package that
+// already exists, a revision that does not, an invalid name — rather than
+// by the bot or GitHub. Its message is written for the person who asked and
+// is safe to show them as is.
+type RequestError struct{ Msg string }
+
+func (e *RequestError) Error() string { return e.Msg }
+
+func requestErrorf(format string, a ...any) error {
+	return &RequestError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// DefaultInitWorkspace is the workspace of a new package's first draft
+// (init, clone) when none is given: the revision it is meant to become, as
+// Porch's guides name workspaces.
+const DefaultInitWorkspace = "v1"
+
+// maxWorkspaceSuffix bounds the "-2", "-3", … tried when a default
+// workspace is taken.
+const maxWorkspaceSuffix = 20
+
+// Draft is a draft branch created by NewDraft, EditDraft or Clone.
+type Draft struct {
+	Package   string
+	Workspace string
+	// Branch is drafts/<package>/<workspace> (no refs/heads/).
+	Branch string
+	// Dir is the package directory in the repository (packages.root
+	// joined with Package).
+	Dir string
+	// Commit is the head of the new branch; Base the deployment-branch
+	// commit it was built on.
+	Commit, Base plumbing.Hash
+	// Task is the Porch task recorded in the commit trailer (init, edit,
+	// clone).
+	Task string
+	// Source is what the content was copied from: the tag for edit and
+	// rollback ("network/upf/v3"), "repo/dir@ref" for clone; SourceCommit
+	// is its commit.
+	Source       string
+	SourceCommit plumbing.Hash
+	// Unchanged reports a draft whose package content equals the
+	// deployment branch's (an edit of the revision in force).
+	Unchanged bool
+}
+
+// NewDraftRequest asks for a new, empty package (kpt pkg init).
+type NewDraftRequest struct {
+	// Package is the package name (its path from packages.root).
+	Package string
+	// Workspace is the draft's workspace; "" means DefaultInitWorkspace.
+	Workspace string
+	// Description is the Kptfile info.description; "" means kpt pkg
+	// init's default ("sample description").
+	Description string
+	// RequestedBy is the login named in the commit message, if any.
+	RequestedBy string
+}
+
+// NewDraft creates the draft of a new package: branch
+// drafts/<package>/<workspace> from the deployment branch head, holding
+// exactly the files `kpt pkg init` writes (Kptfile named after the last
+// segment of the package name, README.md, package-context.yaml), in one
+// commit with Porch's trailer (task init). It refuses (*RequestError) an
+// invalid name, a package that exists, a directory that exists without
+// being a package, a package nested in another or enclosing one, and a
+// draft branch that exists.
+func (s *Session) NewDraft(ctx context.Context, req NewDraftRequest) (*Draft, error) {
+	d, err := s.startNewPackageDraft(ctx, req.Package, req.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	desc := req.Description
+	if desc == "" {
+		desc = kptfile.DefaultDescription
+	}
+	files := kptfile.InitFiles(kptfile.InitOptions{Name: path.Base(req.Package), Description: desc})
+	d.Task = packages.TaskInit
+	spec, _ := json.Marshal(struct {
+		Description string `json:"description,omitempty"`
+	}{desc})
+	msg := fmt.Sprintf("Init %s\n\nNew package %s (kpt pkg init), draft %s.", d.Package, d.Package, d.Workspace)
+	if err := s.commitDraft(ctx, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskInit, Spec: spec}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// EditRequest asks for a draft copied from a published revision.
+type EditRequest struct {
+	Package string
+	// Revision is the revision to copy; 0 means the latest.
+	Revision int
+	// Workspace is the draft's workspace; "" means v<latest+1> (with
+	// "-2", "-3", … appended while that draft exists).
+	Workspace string
+	// Rollback names the draft a rollback to Revision in its commit.
+	Rollback bool
+	// RequestedBy is the login named in the commit message, if any.
+	RequestedBy string
+}
+
+// EditDraft creates a draft whose package content is a published revision
+// (the tree of tag <package>/v<N>), on top of the deployment branch head, in
+// one commit with Porch's trailer (task edit, sourceRef the tag). It is
+// /porch edit (latest or --from vN) and /porch rollback (Rollback set). The
+// commit is made even when the content equals the deployment branch's
+// (Draft.Unchanged): the draft is where the next change goes.
+func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error) {
+	if err := packages.ValidateName(req.Package); err != nil {
+		return nil, &RequestError{Msg: err.Error()}
+	}
+	if s.DeploymentHead.IsZero() {
+		return nil, requestErrorf("the deployment branch %s has no commits yet", s.DeploymentBranch)
+	}
+	revs, err := s.publishedRevisions(ctx, req.Package)
+	if err != nil {
+		return nil, err
+	}
+	if len(revs) == 0 {
+		return nil, requestErrorf("package %s has no published revision (no tag %s)", req.Package, packages.TagName(req.Package, 1))
+	}
+	latest := packages.Latest(revs)
+	rev := req.Revision
+	if rev == 0 {
+		rev = latest
+	}
+	if !slices.Contains(revs, rev) {
+		return nil, requestErrorf("package %s has no revision v%d (published: %s)", req.Package, rev, describeRevisions(revs))
+	}
+	tag := packages.TagName(req.Package, rev)
+	src, err := s.Git.ResolveRef(ctx, "refs/tags/"+tag)
+	if err != nil {
+		return nil, fmt.Errorf("resolve tag %s: %w", tag, err)
+	}
+	dir := s.draftPackageDir(req.Package)
+	files, err := s.Git.ReadTree(ctx, src, dir)
+	if err != nil {
+		if errors.Is(err, gitstore.ErrNotFound) {
+			return nil, requestErrorf("tag %s has no package at %s (was packages.root changed?)", tag, dir)
+		}
+		return nil, err
+	}
+	if _, ok := files[packages.KptfileName]; !ok {
+		return nil, requestErrorf("tag %s has no %s/%s", tag, dir, packages.KptfileName)
+	}
+	ws, err := s.pickWorkspace(ctx, req.Package, req.Workspace, "v"+strconv.Itoa(latest+1), true)
+	if err != nil {
+		return nil, err
+	}
+	d := &Draft{Package: req.Package, Workspace: ws, Branch: packages.DraftBranch(req.Package, ws), Dir: dir,
+		Base: s.DeploymentHead, Task: packages.TaskEdit, Source: tag, SourceCommit: src}
+	current, err := s.Git.ReadTree(ctx, s.DeploymentHead, dir)
+	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
+		return nil, err
+	}
+	d.Unchanged = err == nil && maps.EqualFunc(current, files, func(a, b []byte) bool { return string(a) == string(b) })
+	spec, _ := json.Marshal(map[string]any{"sourceRef": map[string]string{"name": tag}})
+	msg := fmt.Sprintf("Edit %s\n\nDraft %s copied from %s (%s).", req.Package, ws, tag, src)
+	if req.Rollback {
+		msg = fmt.Sprintf("Rollback %s to v%d\n\nDraft %s with the content of %s (%s).", req.Package, rev, ws, tag, src)
+	}
+	if err := s.commitDraft(ctx, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskEdit, Spec: spec}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// startNewPackageDraft checks that pkg can become a new package and picks
+// the workspace of its first draft.
+func (s *Session) startNewPackageDraft(ctx context.Context, pkg, workspace string) (*Draft, error) {
+	if err := packages.ValidateName(pkg); err != nil {
+		return nil, &RequestError{Msg: err.Error()}
+	}
+	if s.DeploymentHead.IsZero() {
+		return nil, requestErrorf("the deployment branch %s has no commits yet: push a first commit, then ask again", s.DeploymentBranch)
+	}
+	dir := s.draftPackageDir(pkg)
+	if err := s.checkNewPackage(ctx, pkg, dir); err != nil {
+		return nil, err
+	}
+	ws, err := s.pickWorkspace(ctx, pkg, workspace, DefaultInitWorkspace, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Draft{Package: pkg, Workspace: ws, Branch: packages.DraftBranch(pkg, ws), Dir: dir, Base: s.DeploymentHead}, nil
+}
+
+// checkNewPackage refuses a package name that exists on the deployment
+// branch, names a directory that is there without being a package, or
+// would nest in (or enclose) an existing package.
+func (s *Session) checkNewPackage(ctx context.Context, pkg, dir string) error {
+	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
+	if err != nil {
+		return err
+	}
+	root := packages.NormalizeRoot(s.Config.Packages.Root)
+	for _, p := range packages.Discover(paths, root) {
+		switch {
+		case p.Name == pkg:
+			return requestErrorf("package %s already exists on %s: use `/porch edit %s` for a new draft of it", pkg, s.DeploymentBranch, pkg)
+		case strings.HasPrefix(pkg, p.Name+"/"):
+			return requestErrorf("%s is inside package %s: it would be a subpackage of it, not a package of its own", pkg, p.Name)
+		case strings.HasPrefix(p.Name, pkg+"/"):
+			return requestErrorf("package %s exists inside %s: a package there would swallow it as a subpackage", p.Name, pkg)
+		}
+	}
+	for _, f := range paths {
+		if f == dir || strings.HasPrefix(f, dir+"/") {
+			return requestErrorf("%s already exists on %s and is not a package; refusing to overwrite it", dir, s.DeploymentBranch)
+		}
+	}
+	return nil
+}
+
+// pickWorkspace validates an explicit workspace and checks that its draft
+// branch does not exist; with none, it takes def (then def-2, def-3, …
+// when suffix is set) for the first that is free.
+func (s *Session) pickWorkspace(ctx context.Context, pkg, explicit, def string, suffix bool) (string, error) {
+	if explicit != "" {
+		if err := packages.ValidateWorkspace(explicit); err != nil {
+			return "", &RequestError{Msg: err.Error()}
+		}
+		exists, err := s.branchExists(ctx, packages.DraftBranch(pkg, explicit))
+		if err != nil {
+			return "", err
+		}
+		if exists {
+			return "", requestErrorf("draft %s already exists; pick another --workspace", packages.DraftBranch(pkg, explicit))
+		}
+		return explicit, nil
+	}
+	candidates := []string{def}
+	if suffix {
+		for i := 2; i <= maxWorkspaceSuffix; i++ {
+			candidates = append(candidates, def+"-"+strconv.Itoa(i))
+		}
+	}
+	for _, ws := range candidates {
+		exists, err := s.branchExists(ctx, packages.DraftBranch(pkg, ws))
+		if err != nil {
+			return "", err
+		}
+		if !exists {
+			return ws, nil
+		}
+	}
+	if !suffix {
+		return "", requestErrorf("draft %s already exists; pass --workspace to start another one", packages.DraftBranch(pkg, def))
+	}
+	return "", requestErrorf("drafts %s to %s-%d all exist; pass --workspace", packages.DraftBranch(pkg, def), def, maxWorkspaceSuffix)
+}
+
+// branchExists looks a branch up in the session's git cache.
+func (s *Session) branchExists(ctx context.Context, branch string) (bool, error) {
+	_, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, gitstore.ErrNotFound), errors.Is(err, plumbing.ErrReferenceNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("look up branch %s: %w", branch, err)
+}
+
+// publishedRevisions lists pkg's revisions from the cache's tags.
+func (s *Session) publishedRevisions(ctx context.Context, pkg string) ([]int, error) {
+	refs, err := s.Git.ListRefs(ctx, "refs/tags/"+pkg+"/v")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(refs))
+	for _, r := range refs {
+		names = append(names, r.Name().String())
+	}
+	return packages.Revisions(names)[pkg], nil
+}
+
+// draftPackageDir is the repository directory of package pkg.
+func (s *Session) draftPackageDir(pkg string) string {
+	return path.Join(packages.NormalizeRoot(s.Config.Packages.Root), pkg)
+}
+
+// commitDraft commits files as the package content on a new draft branch
+// (lease: the branch must not exist) and records the commit in d.
+func (s *Session) commitDraft(ctx context.Context, d *Draft, files map[string][]byte, msg string, task *packages.Task) error {
+	h, err := s.CommitPackage(ctx, Identity{}, PackageCommit{
+		Branch: d.Branch, Parent: d.Base, Lease: plumbing.ZeroHash, Dir: d.Dir, Files: files,
+		Message: msg, AllowEmpty: true,
+		Trailer: packages.Trailer{Package: d.Package, WorkspaceName: d.Workspace, Revision: "0", Task: task},
+	})
+	if err != nil {
+		if errors.Is(err, gitstore.ErrLeaseBroken) {
+			return requestErrorf("draft %s was created by someone else meanwhile; nothing was overwritten", d.Branch)
+		}
+		return err
+	}
+	d.Commit = h
+	s.Log.WithField("package", d.Package).WithField("ref", d.Branch).WithField("task", d.Task).Info("draft created")
+	return nil
+}
+
+func requestedBy(login string) string {
+	if login == "" {
+		return ""
+	}
+	return "\nRequested by @" + strings.TrimPrefix(login, "@") + "."
+}
+
+// describeRevisions renders revisions as "v1, v2, v3" (the last ten).
+func describeRevisions(revs []int) string {
+	var b strings.Builder
+	start := 0
+	if len(revs) > 10 {
+		start = len(revs) - 10
+		b.WriteString("…, ")
+	}
+	for i, r := range revs[start:] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("v" + strconv.Itoa(r))
+	}
+	return b.String()
+}

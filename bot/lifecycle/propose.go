@@ -1,0 +1,470 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Proposals (SPEC §1, §5): an open pull request from a draft branch
+// drafts/<package>/<workspace> into the deployment branch, labelled
+// porch/proposed. OpenProposal opens one for /porch propose;
+// OnProposalEvent labels and judges one on pull_request events;
+// EvaluateApproval (approval.go) posts porchbot/approval; Reject closes one.
+
+// ProposalPulls is what the proposal steps call on pull requests
+// (satisfied by github.Client.PullRequests).
+type ProposalPulls interface {
+	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+	Create(ctx context.Context, owner, repo string, pull *github.NewPullRequest) (*github.PullRequest, *github.Response, error)
+	Edit(ctx context.Context, owner, repo string, number int, pull *github.PullRequest) (*github.PullRequest, *github.Response, error)
+	ListReviews(ctx context.Context, owner, repo string, number int, opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error)
+}
+
+// ProposalIssues is what the proposal steps call on a pull request's issue
+// side: labels and comments (satisfied by github.Client.Issues).
+type ProposalIssues interface {
+	AddLabelsToIssue(ctx context.Context, owner, repo string, number int, labels []string) ([]*github.Label, *github.Response, error)
+	RemoveLabelForIssue(ctx context.Context, owner, repo string, number int, label string) (*github.Response, error)
+	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+	ListComments(ctx context.Context, owner, repo string, number int, opts *github.IssueListCommentsOptions) ([]*github.IssueComment, *github.Response, error)
+}
+
+// ApprovalChecks posts the porchbot/approval check run (satisfied by
+// github.Client.Checks).
+type ApprovalChecks interface {
+	CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error)
+}
+
+// ApproverRepos reads a user's permission on the repository (satisfied by
+// github.Client.Repositories).
+type ApproverRepos interface {
+	GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
+}
+
+// ApproverTeams reads a user's membership of a team (satisfied by
+// github.Client.Teams).
+type ApproverTeams interface {
+	GetTeamMembershipBySlug(ctx context.Context, org, slug, user string) (*github.Membership, *github.Response, error)
+}
+
+// DefaultBotLogin is the App's bot user as GitHub (and the local forge)
+// shows it: "<app slug>[bot]".
+const DefaultBotLogin = "porchbot[bot]"
+
+// ProposalAPI is the GitHub surface of the propose, approve and reject
+// steps. NewProposalAPI fills it from an installation client; tests may
+// replace any part.
+type ProposalAPI struct {
+	Pulls  ProposalPulls
+	Issues ProposalIssues
+	Checks ApprovalChecks
+	Repos  ApproverRepos
+	Teams  ApproverTeams
+	// BotLogin is the App's bot user (DefaultBotLogin when empty). Only
+	// comments it authored are trusted to carry /porch approve records,
+	// and pull requests it opened name their requester in their body.
+	BotLogin string
+	// RecordKey, when set, signs /porch approve records (HMAC-SHA256 over
+	// repository, pull request, user, head and digest) and makes the
+	// evaluation ignore records without a valid signature: people with
+	// write access can edit the bot's comments, and an edit within the
+	// second of the record leaves no trace in its timestamps. Every replica
+	// must use the same key (for example one derived from the webhook
+	// secret). Unset, records are trusted on their author and timestamps.
+	RecordKey []byte
+}
+
+// NewProposalAPI is the ProposalAPI of an installation client.
+func NewProposalAPI(gh *github.Client) ProposalAPI {
+	return ProposalAPI{Pulls: gh.PullRequests, Issues: gh.Issues, Checks: gh.Checks, Repos: gh.Repositories,
+		Teams: gh.Teams, BotLogin: DefaultBotLogin}
+}
+
+func (a ProposalAPI) botLogin() string {
+	if a.BotLogin == "" {
+		return DefaultBotLogin
+	}
+	return a.BotLogin
+}
+
+// isBot reports that u is the App's bot user.
+func (a ProposalAPI) isBot(u *github.User) bool {
+	if u == nil || !strings.EqualFold(u.GetLogin(), a.botLogin()) {
+		return false
+	}
+	// GitHub (and the forge) type App users "Bot"; a login ending in
+	// "[bot]" cannot be a user's, but be strict when the type is given.
+	return u.Type == nil || u.GetType() == "Bot"
+}
+
+// Errors of the proposal steps.
+var (
+	// ErrNotProposal: the pull request is not a proposal (its head is not a
+	// draft branch of this repository, or its base not the deployment
+	// branch).
+	ErrNotProposal = errors.New("not a proposal")
+	// ErrNoDraftBranch: /porch propose names a draft that has no branch.
+	ErrNoDraftBranch = errors.New("no such draft branch")
+	// ErrNothingToPropose: the draft branch has no commit that the
+	// deployment branch lacks.
+	ErrNothingToPropose = errors.New("the draft has no changes to propose")
+)
+
+// ParseProposal tells whether pr is a proposal of s's repository: its head
+// a draft branch drafts/<package>/<workspace> of the same repository, its
+// base the deployment branch. State (open, closed) and GitHub's draft flag
+// are not looked at.
+func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, ok bool) {
+	if pr == nil || pr.GetBase().GetRef() != s.DeploymentBranch {
+		return "", "", false
+	}
+	if hr := pr.GetHead().GetRepo(); hr != nil && hr.GetFullName() != "" && !strings.EqualFold(hr.GetFullName(), s.Repo.FullName()) {
+		return "", "", false // a fork's branch is not a draft of this repository
+	}
+	return packages.ParseDraftBranchName(pr.GetHead().GetRef())
+}
+
+// proposalPackageDir is the repository path of package pkg (packages.root
+// joined with the package name).
+func proposalPackageDir(s *Session, pkg string) string {
+	return path.Join(packages.NormalizeRoot(s.Config.Packages.Root), pkg)
+}
+
+// propHasLabel reports whether labels hold name (case-insensitive, as GitHub).
+func propHasLabel(labels []*github.Label, name string) bool {
+	for _, l := range labels {
+		if strings.EqualFold(l.GetName(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// proposalMarker is the machine-readable record in the body of a pull
+// request the bot opened: who asked for it. It is trusted only in a pull
+// request authored by the bot.
+type proposalMarker struct {
+	Package   string `json:"package"`
+	Workspace string `json:"workspace"`
+	Requester string `json:"requester,omitempty"`
+}
+
+const botMarkerPrefix = "<!-- porchbot:"
+
+// formatBotMarker is an HTML comment "<!-- porchbot:<kind> <json> -->":
+// invisible on GitHub, readable by the bot.
+func formatBotMarker(kind string, v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs of strings
+	}
+	// "--" cannot appear inside an HTML comment; JSON escapes keep it out.
+	s := strings.ReplaceAll(string(data), "--", `-\u002d`)
+	return botMarkerPrefix + kind + " " + s + " -->"
+}
+
+// findBotMarkers returns the JSON payloads of the markers of kind in body, one
+// per line.
+func findBotMarkers(body, kind string) [][]byte {
+	var out [][]byte
+	prefix := botMarkerPrefix + kind + " "
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		if payload, ok := strings.CutSuffix(rest, " -->"); ok {
+			out = append(out, []byte(payload))
+		}
+	}
+	return out
+}
+
+// ProposalAuthor is who proposed pr, for the self-approval rule: its
+// author, or for a proposal the bot opened on /porch propose, the user who
+// asked (recorded in the body).
+func ProposalAuthor(api ProposalAPI, pr *github.PullRequest) string {
+	if !api.isBot(pr.GetUser()) {
+		return pr.GetUser().GetLogin()
+	}
+	for _, raw := range findBotMarkers(pr.GetBody(), "proposal") {
+		var m proposalMarker
+		if json.Unmarshal(raw, &m) == nil && m.Requester != "" {
+			return m.Requester
+		}
+	}
+	return pr.GetUser().GetLogin()
+}
+
+// propDraftCommit is one commit of a draft that the deployment branch lacks.
+type propDraftCommit struct {
+	Hash    plumbing.Hash
+	Subject string
+	Author  string
+	Bot     bool
+}
+
+// propMaxCommitsWalked bounds the history walk of propDraftCommits.
+const propMaxCommitsWalked = 1000
+
+// propDraftCommits lists the commits of head not reachable from base (git log
+// base..head), newest first, at most propMaxCommitsWalked.
+func propDraftCommits(ctx context.Context, s *Session, head, base plumbing.Hash) ([]propDraftCommit, error) {
+	var out []propDraftCommit
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		inBase := map[plumbing.Hash]bool{}
+		if !base.IsZero() {
+			bc, err := repo.CommitObject(base)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", base, err)
+			}
+			iter := object.NewCommitPreorderIter(bc, nil, nil)
+			err = iter.ForEach(func(c *object.Commit) error {
+				inBase[c.Hash] = true
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("walk %s: %w", base, err)
+			}
+		}
+		hc, err := repo.CommitObject(head)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", head, err)
+		}
+		iter := object.NewCommitPreorderIter(hc, inBase, nil)
+		defer iter.Close()
+		for len(out) < propMaxCommitsWalked {
+			c, err := iter.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("walk %s: %w", head, err)
+			}
+			if inBase[c.Hash] {
+				continue
+			}
+			subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+			out = append(out, propDraftCommit{Hash: c.Hash, Subject: subject, Author: c.Author.Name,
+				Bot: c.Author.Email == DefaultIdentity.Email || strings.HasSuffix(c.Author.Name, "[bot]")})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// proposalTitle follows GitHub: the subject of the draft's only commit
+// (bot commits such as "Render <package>" aside), prefixed with the package
+// unless it names it already; otherwise "<package>: <workspace>".
+func proposalTitle(pkg, ws string, commits []propDraftCommit) string {
+	var human []propDraftCommit
+	for _, c := range commits {
+		if !c.Bot {
+			human = append(human, c)
+		}
+	}
+	if len(human) == 1 && human[0].Subject != "" {
+		subj := human[0].Subject
+		if !strings.HasPrefix(subj, pkg+":") && !strings.HasPrefix(subj, pkg+" ") {
+			subj = pkg + ": " + subj
+		}
+		return subj
+	}
+	return pkg + ": " + ws
+}
+
+// propMaxBodyCommits bounds the commits listed in a proposal's body.
+const propMaxBodyCommits = 50
+
+func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftCommit, nextRev int) string {
+	var b strings.Builder
+	branch := packages.DraftBranch(pkg, ws)
+	fmt.Fprintf(&b, "Proposes package `%s`, workspace `%s` (draft branch `%s`), for `%s`.\n\n",
+		pkg, ws, branch, s.DeploymentBranch)
+	if s.Config.Lifecycle.PublishOn == config.PublishOnMerge {
+		fmt.Fprintf(&b, "Merging publishes the package's next revision (`%s` at the time of proposing).\n\n",
+			packages.TagName(pkg, nextRev))
+	}
+	fmt.Fprintf(&b, "### Commits (%d)\n\n", len(commits))
+	for i, c := range commits {
+		if i == propMaxBodyCommits {
+			fmt.Fprintf(&b, "- … and %d more\n", len(commits)-propMaxBodyCommits)
+			break
+		}
+		fmt.Fprintf(&b, "- `%s` %s — %s\n", c.Hash.String()[:7], propEscapeLine(c.Subject), propEscapeLine(c.Author))
+	}
+	b.WriteString("\n")
+	if requester != "" {
+		fmt.Fprintf(&b, "Proposed by @%s with `/porch propose`. ", requester)
+	}
+	b.WriteString("Approve with a review or `/porch approve`; reject with `/porch reject [reason]` (the draft branch stays).\n\n")
+	b.WriteString(formatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws, Requester: requester}) + "\n")
+	return b.String()
+}
+
+// propEscapeLine keeps a commit subject from opening HTML comments or
+// mentions in the body.
+func propEscapeLine(s string) string {
+	s = strings.ReplaceAll(s, "<!--", "&lt;!--")
+	return strings.ReplaceAll(s, "@", "@\u200b")
+}
+
+// propNextRevision is N+1 for the highest published revision N of pkg in the
+// cache's tags.
+func propNextRevision(ctx context.Context, s *Session, pkg string) (int, error) {
+	refs, err := s.Git.ListRefs(ctx, "refs/tags/"+pkg+"/v")
+	if err != nil {
+		return 0, fmt.Errorf("list tags of %s: %w", pkg, err)
+	}
+	tags := make([]string, 0, len(refs))
+	for _, r := range refs {
+		tags = append(tags, strings.TrimPrefix(r.Name().String(), "refs/tags/"))
+	}
+	return packages.Next(packages.Revisions(tags)[pkg]), nil
+}
+
+// findOpenProposal returns the open pull request from branch into the
+// deployment branch, if any (one call).
+func findOpenProposal(ctx context.Context, s *Session, api ProposalAPI, branch string) (*github.PullRequest, error) {
+	prs, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{
+		State: "open", Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch,
+		ListOptions: github.ListOptions{PerPage: 10}})
+	if err != nil {
+		return nil, fmt.Errorf("list pull requests of %s: %w", branch, err)
+	}
+	for _, pr := range prs {
+		if pr.GetHead().GetRef() == branch && pr.GetBase().GetRef() == s.DeploymentBranch {
+			return pr, nil
+		}
+	}
+	return nil, nil
+}
+
+// ensureProposedLabel adds porch/proposed unless pr carries it; it reports
+// whether it called GitHub.
+func ensureProposedLabel(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (bool, error) {
+	if propHasLabel(pr.Labels, packages.LabelProposed) {
+		return false, nil
+	}
+	labels, _, err := api.Issues.AddLabelsToIssue(ctx, s.Repo.Owner, s.Repo.Name, pr.GetNumber(), []string{packages.LabelProposed})
+	if err != nil {
+		return true, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), packages.LabelProposed, err)
+	}
+	pr.Labels = labels
+	return true, nil
+}
+
+// OpenProposal opens the proposal of the draft pkg/workspace for
+// `/porch propose`: a pull request from drafts/<pkg>/<workspace> into the
+// deployment branch, labelled porch/proposed, whose body names the package,
+// the workspace, the draft's commits and the requester (who counts as its
+// author for the self-approval rule). It is idempotent: an open pull
+// request from that branch is returned (and labelled if it is not).
+//
+// Errors: ErrNoDraftBranch, ErrNothingToPropose (wrapped), invalid names,
+// GitHub errors (wrapped).
+func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspace, requester string) (*github.PullRequest, error) {
+	if err := packages.ValidateName(pkg); err != nil {
+		return nil, fmt.Errorf("propose: %w", err)
+	}
+	if err := packages.ValidateWorkspace(workspace); err != nil {
+		return nil, fmt.Errorf("propose: %w", err)
+	}
+	branch := packages.DraftBranch(pkg, workspace)
+	log := s.Log.WithFields(logrus.Fields{"package": pkg, "workspace": workspace, "ref": branch, "requester": requester})
+	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	if err != nil {
+		if errors.Is(err, gitstore.ErrNotFound) {
+			return nil, fmt.Errorf("propose %s: %w: %s", branch, ErrNoDraftBranch, branch)
+		}
+		return nil, fmt.Errorf("propose %s: %w", branch, err)
+	}
+	pr, err := findOpenProposal(ctx, s, api, branch)
+	if err != nil {
+		return nil, fmt.Errorf("propose: %w", err)
+	}
+	if pr == nil {
+		commits, err := propDraftCommits(ctx, s, head, s.DeploymentHead)
+		if err != nil {
+			return nil, fmt.Errorf("propose %s: commits: %w", branch, err)
+		}
+		if len(commits) == 0 {
+			return nil, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, ErrNothingToPropose, s.DeploymentBranch)
+		}
+		next, err := propNextRevision(ctx, s, pkg)
+		if err != nil {
+			return nil, fmt.Errorf("propose: %w", err)
+		}
+		pr, err = createProposal(ctx, s, api, branch, &github.NewPullRequest{
+			Title: github.String(proposalTitle(pkg, workspace, commits)),
+			Head:  github.String(branch), Base: github.String(s.DeploymentBranch),
+			Body: github.String(proposalBody(s, pkg, workspace, requester, commits, next)),
+		})
+		if err != nil {
+			return nil, err
+		}
+		log = log.WithField("pull_request", pr.GetNumber())
+		log.Info("proposal opened")
+	} else {
+		log = log.WithField("pull_request", pr.GetNumber())
+		log.Info("proposal already open")
+	}
+	if _, err := ensureProposedLabel(ctx, s, api, pr); err != nil {
+		return pr, fmt.Errorf("propose: %w", err)
+	}
+	return pr, nil
+}
+
+// createProposal creates the pull request; when GitHub answers that one
+// already exists (another replica, a redelivery), it returns that one.
+func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, error) {
+	pr, _, err := api.Pulls.Create(ctx, s.Repo.Owner, s.Repo.Name, np)
+	if err == nil {
+		return pr, nil
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity {
+		if existing, lerr := findOpenProposal(ctx, s, api, branch); lerr == nil && existing != nil {
+			return existing, nil
+		}
+	}
+	return nil, fmt.Errorf("propose %s: create pull request: %w", branch, err)
+}
+
+// OnProposalEvent handles pull_request opened, reopened, synchronize and
+// ready_for_review: for a proposal (ParseProposal; open, and not a GitHub
+// draft pull request) it makes sure the label porch/proposed is on (no
+// call when the event's pull request already carries it), then evaluates
+// the approval policy and posts porchbot/approval (EvaluateApproval). A
+// pull request that is not a proposal gives (nil, nil).
+func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
+	if _, _, ok := ParseProposal(s, pr); !ok || pr.GetState() != "open" || pr.GetDraft() {
+		return nil, nil
+	}
+	labelled, err := ensureProposedLabel(ctx, s, api, pr)
+	if err != nil {
+		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+	}
+	out, err := EvaluateApproval(ctx, s, api, pr)
+	if out != nil {
+		out.Labelled = labelled
+	}
+	return out, err
+}

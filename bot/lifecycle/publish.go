@@ -1,0 +1,776 @@
+package lifecycle
+
+// Publishing: tag <pkg>/v<N+1> on the commit where a package landed on the
+// deployment branch (SPEC §5).
+//
+// Tag creation (POST git/refs) is the compare-and-swap. A replica decides
+// from its cache which landings of a package are untagged (landing.go) and
+// which revision comes next (highest + 1), oldest landing first, and creates
+// the tag. "Reference already exists" (422) means another replica (or a
+// human) moved first: the tags are fetched again and everything is decided
+// again — a landing already tagged is left alone, the next number is
+// recomputed. Because the walk back from a commit stops at the package's
+// highest tag and tags only landings after it, oldest first, revisions
+// follow history order whichever replica handles whichever merge first:
+// one tag per landing, no gaps, no duplicates.
+//
+// What was reviewed is what is published: a landing is tagged only if the
+// package at the landed commit equals the package at the approved head
+// (the pull request's head; for a merge commit without a known pull
+// request, its merged parent). Direct pushes (no pull request) are tagged
+// as they are. A landing that fails the check is never tagged: the pull
+// request gets a comment and a draft branch drafts/<pkg>/merged-<sha> holds
+// the merged state for review; merging that draft publishes it (a
+// "reviewed" landing, landing.go).
+//
+// REST calls per published landing: the tag (1), with lifecycle.releases
+// the release (1) and, when a pull request is known, its reviews for the
+// approvers (1). Without a pull request (direct push, resync) one more call
+// finds the pull request that landed the commit. Git: one fetch of the tags
+// per lost race.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// publishMaxAttempts bounds the decide-and-tag rounds of one package (each
+// lost race costs one round).
+const publishMaxAttempts = 2*MaxBackfill + 8
+
+// ErrPublishContention reports a package whose tags kept moving under the
+// bot for publishMaxAttempts rounds.
+var ErrPublishContention = errors.New("publish: tags kept changing, gave up")
+
+// PublishGit is the git data call publishing makes (s.GH.Git).
+type PublishGit interface {
+	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
+}
+
+// PublishReleases are the release calls (s.GH.Repositories).
+type PublishReleases interface {
+	CreateRelease(ctx context.Context, owner, repo string, release *github.RepositoryRelease) (*github.RepositoryRelease, *github.Response, error)
+	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
+}
+
+// PublishPulls are the pull request calls (s.GH.PullRequests).
+type PublishPulls interface {
+	ListReviews(ctx context.Context, owner, repo string, number int, opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error)
+	ListPullRequestsWithCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) ([]*github.PullRequest, *github.Response, error)
+}
+
+// PublishIssues is the comment call (s.GH.Issues).
+type PublishIssues interface {
+	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+}
+
+// PublishAPI is what publishing needs from GitHub.
+type PublishAPI struct {
+	Git      PublishGit
+	Releases PublishReleases
+	Pulls    PublishPulls
+	Issues   PublishIssues
+}
+
+// NewPublishAPI takes the services of a go-github client.
+func NewPublishAPI(gh *github.Client) PublishAPI {
+	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues}
+}
+
+// PublishedRevision is one revision tag.
+type PublishedRevision struct {
+	Package  string
+	Revision int
+	Tag      string
+	Commit   plumbing.Hash
+	// PR is the pull request the revision landed with (0: none known).
+	PR int
+	// Release is the release made for it (nil: none made here, e.g.
+	// lifecycle.releases is off or another replica made it).
+	Release    *github.RepositoryRelease
+	ReleaseErr error
+}
+
+// RefusedLanding is a landing not published because the merged package is
+// not what was approved.
+type RefusedLanding struct {
+	Package string
+	Commit  plumbing.Hash
+	// Head is the approved head compared with (ZeroHash: unknown).
+	Head   plumbing.Hash
+	PR     int
+	Reason string
+	// Differs lists the package files that differ from the approved head.
+	Differs []string
+	// DraftBranch holds the merged state for review ("" if this call did
+	// not make it: another replica did, or nothing differs from the
+	// published revision).
+	DraftBranch string
+	Commented   bool
+}
+
+// PublishOutcome is what a publish did.
+type PublishOutcome struct {
+	Commit plumbing.Hash
+	// Skipped says why nothing was considered ("" otherwise).
+	Skipped   string
+	Published []PublishedRevision
+	// AlreadyPublished are landings found tagged (by another replica or an
+	// earlier run).
+	AlreadyPublished []PublishedRevision
+	Refused          []RefusedLanding
+	// Deleted are the packages the commit removed (never tagged; their
+	// revisions stay).
+	Deleted []string
+	// Superseded are packages whose highest revision is already on a later
+	// commit: nothing up to Commit may be tagged.
+	Superseded []string
+	// Races counts lost tag races (each cost a fetch of the tags).
+	Races int
+}
+
+// Tags lists the published tags.
+func (o *PublishOutcome) Tags() []string {
+	out := make([]string, len(o.Published))
+	for i, r := range o.Published {
+		out[i] = r.Tag
+	}
+	return out
+}
+
+// Publish publishes what commit landed on the deployment branch, with
+// lifecycle.publishOn: merge. pr is the pull request that landed it (as
+// the pull_request event gives it; its head is the approved head), nil for
+// a direct push. Every package the commit changed is considered (and the
+// draft package of pr, for a merge of a re-reviewed draft); for each, every
+// earlier untagged landing is tagged first, oldest first.
+func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Hash, pr *github.PullRequest) (*PublishOutcome, error) {
+	out := &PublishOutcome{Commit: landed}
+	if s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
+		out.Skipped = "lifecycle.publishOn is " + s.Config.Lifecycle.PublishOn + ": revisions are published with /porch publish"
+		return out, nil
+	}
+	if pr != nil {
+		if !pr.GetMerged() && pr.MergedAt == nil {
+			out.Skipped = fmt.Sprintf("pull request #%d is not merged", pr.GetNumber())
+			return out, nil
+		}
+		if base := pr.GetBase().GetRef(); base != "" && base != s.DeploymentBranch {
+			out.Skipped = fmt.Sprintf("pull request #%d merged into %s, not the deployment branch %s", pr.GetNumber(), base, s.DeploymentBranch)
+			return out, nil
+		}
+	}
+	p := newPublisher(s, api, out, true)
+	p.log = p.log.WithField("commit", landed.String())
+	if pr != nil {
+		p.log = p.log.WithField("pull_request", pr.GetNumber())
+	}
+	if ok, err := p.onDeploymentBranch(ctx, landed); err != nil || !ok {
+		return out, err
+	}
+	changed, err := ChangedPackages(ctx, s.Git, s.Config.Packages.Root, landed)
+	if err != nil {
+		return out, fmt.Errorf("publish %s: %w", landed, err)
+	}
+	names := make([]string, 0, len(changed)+1)
+	for _, l := range changed {
+		names = append(names, l.Package)
+	}
+	reviewPkg := ""
+	if pr != nil {
+		if pkg, _, ok := packages.ParseDraftBranchName(pr.GetHead().GetRef()); ok {
+			reviewPkg = pkg
+			if !publishContains(names, pkg) {
+				names = append(names, pkg)
+			}
+		}
+	}
+	for _, name := range names {
+		if err := p.publishPackage(ctx, name, landed, pr, name == reviewPkg); err != nil {
+			return out, err
+		}
+	}
+	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused),
+		"deleted": out.Deleted, "races": out.Races}).Info("publish on merge")
+	return out, nil
+}
+
+// PublishPackage publishes package pkg's untagged landings up to commit
+// (usually the deployment branch's head), for /porch publish (publishOn:
+// never; it works with merge too). Same compare-and-swap and checks as
+// Publish; a landing that was not what was approved is reported in
+// Refused (no comment or draft: the command replies).
+func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
+	out := &PublishOutcome{Commit: commit}
+	if err := packages.ValidateName(pkg); err != nil {
+		return out, fmt.Errorf("publish: %w", err)
+	}
+	p := newPublisher(s, api, out, false)
+	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
+	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
+		return out, err
+	}
+	if err := p.publishPackage(ctx, pkg, commit, nil, false); err != nil {
+		return out, err
+	}
+	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
+	return out, nil
+}
+
+// publisher carries one publish run.
+type publisher struct {
+	s   *Session
+	api PublishAPI
+	out *PublishOutcome
+	log logrus.FieldLogger
+	// event: this run handles a landing event; refusals get a comment
+	// and a draft, deletions a comment.
+	event bool
+	// prs memoises the pull request that landed a commit (nil: none).
+	prs map[plumbing.Hash]*github.PullRequest
+	// refused remembers the refusals recorded (rounds repeat decisions).
+	refused map[string]bool
+}
+
+func newPublisher(s *Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {
+	return &publisher{s: s, api: api, out: out, log: s.Log, event: event,
+		prs: map[plumbing.Hash]*github.PullRequest{}, refused: map[string]bool{}}
+}
+
+func (p *publisher) owner() (string, string) { return p.s.Repo.Owner, p.s.Repo.Name }
+
+// onDeploymentBranch checks that commit is on the deployment branch's
+// first-parent history, fetching once if the cache does not know it.
+func (p *publisher) onDeploymentBranch(ctx context.Context, commit plumbing.Hash) (bool, error) {
+	for attempt := 0; ; attempt++ {
+		ok, err := p.firstParentOfDeployment(ctx, commit)
+		if err == nil && ok {
+			return true, nil
+		}
+		if err != nil && !errors.Is(err, errLandingCommitMissing) && !errors.Is(err, gitstore.ErrNotFound) {
+			return false, fmt.Errorf("publish %s: %w", commit, err)
+		}
+		if attempt > 0 {
+			p.out.Skipped = fmt.Sprintf("commit %s is not on the first-parent history of %s", commit, p.s.DeploymentBranch)
+			return false, nil
+		}
+		if err := p.s.Git.Fetch(ctx, gitstore.BranchesRefSpec, gitstore.TagsRefSpec); err != nil {
+			return false, fmt.Errorf("publish %s: fetch: %w", commit, err)
+		}
+	}
+}
+
+func (p *publisher) firstParentOfDeployment(ctx context.Context, commit plumbing.Hash) (bool, error) {
+	head, err := p.s.Git.ResolveRef(ctx, "refs/heads/"+p.s.DeploymentBranch)
+	if err != nil {
+		return false, err
+	}
+	var ok bool
+	err = p.s.Git.With(ctx, func(repo *git.Repository) error {
+		w := newLandingWalker(ctx, repo, p.s.Config.Packages.Root)
+		if _, err := w.commit(commit); err != nil {
+			return err
+		}
+		ok, err = w.isFirstParentAncestor(commit, head)
+		return err
+	})
+	return ok, err
+}
+
+// plan reads the tags and the package's history up to upTo.
+func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, reviewAt bool) (RevisionTags, *PackageHistory, error) {
+	var (
+		tags RevisionTags
+		hist *PackageHistory
+	)
+	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+		var err error
+		if tags, err = readLandingTags(repo.Storer); err != nil {
+			return err
+		}
+		w := newLandingWalker(ctx, repo, p.s.Config.Packages.Root)
+		hist, err = w.history(name, PackageDir(p.s.Config.Packages.Root, name), upTo, tags, landingHistoryOptions{reviewAt: reviewAt})
+		return err
+	})
+	if err != nil {
+		return tags, nil, fmt.Errorf("publish %s: %w", name, err)
+	}
+	return tags, hist, nil
+}
+
+// publishPackage tags the publishable untagged landings of name up to
+// upTo, oldest first, deciding again after every lost race. pr is the
+// pull request that landed upTo (nil: unknown).
+func (p *publisher) publishPackage(ctx context.Context, name string, upTo plumbing.Hash, pr *github.PullRequest, reviewAt bool) error {
+	log := p.log.WithField("package", name)
+	if err := packages.ValidateName(name); err != nil {
+		log.WithError(err).Warn("not publishing a package with an invalid name")
+		return nil
+	}
+	for attempt := 0; attempt < publishMaxAttempts; attempt++ {
+		tags, hist, err := p.plan(ctx, name, upTo, reviewAt)
+		if err != nil {
+			return err
+		}
+		if gaps := packages.Gaps(tags.Revisions(name)); len(gaps) > 0 && attempt == 0 {
+			log.WithField("missing", gaps).Warn("revision tags have gaps (deleted by hand?)")
+		}
+		if hist.Superseded {
+			p.out.Superseded = append(p.out.Superseded, name)
+			log.WithField("latest", hist.Latest).Info("a later commit already holds the latest revision; nothing to tag")
+			return nil
+		}
+		if len(hist.Pending) == 0 {
+			if hist.BaseRevision > 0 && !hist.Base.IsZero() {
+				p.out.AlreadyPublished = append(p.out.AlreadyPublished, PublishedRevision{Package: name,
+					Revision: hist.BaseRevision, Tag: packages.TagName(name, hist.BaseRevision), Commit: hist.Base})
+			}
+			return nil
+		}
+		raced, err := p.tagPending(ctx, log, tags, hist, upTo, pr)
+		if err != nil {
+			return err
+		}
+		if !raced {
+			return nil
+		}
+		p.out.Races++
+		if err := p.s.Git.Fetch(ctx, gitstore.TagsRefSpec); err != nil {
+			return fmt.Errorf("publish %s: fetch tags: %w", name, err)
+		}
+	}
+	return fmt.Errorf("publish %s up to %s: %w", name, upTo, ErrPublishContention)
+}
+
+// tagPending goes through the pending landings oldest first; raced is true
+// when a tag already existed (decide again).
+func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags RevisionTags, hist *PackageHistory, upTo plumbing.Hash, pr *github.PullRequest) (bool, error) {
+	last := hist.BaseTree
+	// lastCommit holds the latest revision, if it is on this history: the
+	// base of a draft of a refused landing.
+	var lastCommit plumbing.Hash
+	if hist.BaseRevision > 0 && hist.BaseRevision == hist.Latest {
+		lastCommit = hist.Base
+	}
+	for _, l := range hist.Pending {
+		var given *github.PullRequest
+		if l.Commit == upTo {
+			given = pr
+		}
+		if l.Kind == LandingDeleted {
+			if err := p.deleted(ctx, tags, l, given); err != nil {
+				return false, err
+			}
+			continue
+		}
+		v, err := p.verdict(ctx, l, given, last)
+		if err != nil {
+			return false, err
+		}
+		if !v.publish {
+			if v.refused {
+				if err := p.refuse(ctx, l, v, l.Commit == upTo, lastCommit); err != nil {
+					return false, err
+				}
+			} else if v.reason != "" {
+				log.WithFields(logrus.Fields{"commit": l.Commit.String(), "reason": v.reason}).Debug("landing not published")
+			}
+			continue
+		}
+		n := packages.Next(tags.Revisions(l.Package))
+		err = p.createTag(ctx, l.Package, n, l.Commit)
+		if errors.Is(err, errPublishTagExists) {
+			log.WithFields(logrus.Fields{"tag": packages.TagName(l.Package, n), "commit": l.Commit.String()}).
+				Info("tag already exists: another replica published; deciding again")
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		tags.add(l.Package, n, l.Commit)
+		last, lastCommit = l.Tree, l.Commit
+		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
+			Commit: l.Commit, PR: v.pr.GetNumber()}
+		log.WithFields(logrus.Fields{"tag": rev.Tag, "commit": l.Commit.String(), "kind": string(l.Kind)}).Info("published revision")
+		if p.s.Config.Lifecycle.Releases {
+			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v.pr)
+			if rev.ReleaseErr != nil {
+				log.WithError(rev.ReleaseErr).WithField("tag", rev.Tag).Warn("release not created (resync repairs it)")
+			}
+		}
+		p.out.Published = append(p.out.Published, rev)
+	}
+	return false, nil
+}
+
+// landingVerdict is the decision on one landing.
+type landingVerdict struct {
+	publish bool
+	// refused: the package differs from the approved head.
+	refused bool
+	reason  string
+	pr      *github.PullRequest
+	head    plumbing.Hash
+}
+
+// verdict decides whether landing l may be published; last is the package
+// tree the previous published landing left.
+func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
+	if l.Kind == LandingReviewed {
+		if l.Tree == last {
+			return landingVerdict{reason: "unchanged since the last published revision"}, nil
+		}
+		if pr != nil {
+			st, err := p.stateAt(ctx, plumbing.NewHash(pr.GetHead().GetSHA()), l.Dir)
+			if err != nil || st.Tree != l.Tree {
+				return landingVerdict{reason: "the pull request did not approve this package state"}, nil
+			}
+			return landingVerdict{publish: true, pr: pr}, nil
+		}
+		var err error
+		if p.s.Config.Lifecycle.Releases {
+			if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+				return landingVerdict{}, err
+			}
+		}
+		return landingVerdict{publish: true, pr: pr}, nil
+	}
+
+	var err error
+	if pr == nil && !l.IsMerge() {
+		// A single-parent landing is a direct push, or a squash or rebase
+		// merge: only the pull request knows what was approved.
+		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+			return landingVerdict{}, err
+		}
+	}
+	v := landingVerdict{pr: pr}
+	switch {
+	case pr != nil:
+		v.head = plumbing.NewHash(pr.GetHead().GetSHA())
+		st, err := p.stateAt(ctx, v.head, l.Dir)
+		switch {
+		case errors.Is(err, errLandingCommitMissing):
+			v.refused, v.reason = true, fmt.Sprintf("the approved head %s is not available to compare with", publishShort(v.head))
+		case err != nil:
+			return v, err
+		case st.Tree != l.Tree:
+			v.refused, v.reason = true, "the merged package differs from the approved head"
+		default:
+			v.publish = true
+		}
+	case l.IsMerge():
+		v.head = l.Merged[0]
+		v.refused, v.reason = true, "the merged package differs from the merged branch"
+		for _, t := range l.MergedTrees {
+			if t == l.Tree {
+				v.publish, v.refused, v.reason = true, false, ""
+			}
+		}
+	default:
+		v.publish = true // a direct push: nothing was reviewed, it is what landed
+	}
+	if v.pr == nil && (v.publish && p.s.Config.Lifecycle.Releases || v.refused && p.event) {
+		if v.pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// stateAt reads the package state at commit.
+func (p *publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir string) (landingState, error) {
+	var st landingState
+	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+		var err error
+		st, err = newLandingWalker(ctx, repo, p.s.Config.Packages.Root).state(commit, dir)
+		return err
+	})
+	return st, err
+}
+
+// lookupPR finds the merged pull request whose merge landed commit on the
+// deployment branch (nil: a direct push). One call per commit.
+func (p *publisher) lookupPR(ctx context.Context, commit plumbing.Hash) (*github.PullRequest, error) {
+	if pr, ok := p.prs[commit]; ok {
+		return pr, nil
+	}
+	owner, repo := p.owner()
+	prs, _, err := p.api.Pulls.ListPullRequestsWithCommit(ctx, owner, repo, commit.String(), &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, fmt.Errorf("find the pull request of %s: %w", commit, err)
+	}
+	var found *github.PullRequest
+	for _, pr := range prs {
+		if pr.MergedAt != nil && pr.GetMergeCommitSHA() == commit.String() &&
+			(pr.GetBase().GetRef() == "" || pr.GetBase().GetRef() == p.s.DeploymentBranch) {
+			found = pr
+			break
+		}
+	}
+	p.prs[commit] = found
+	return found, nil
+}
+
+var errPublishTagExists = errors.New("tag already exists")
+
+// createTag creates refs/tags/<pkg>/v<n> on commit: the compare-and-swap.
+func (p *publisher) createTag(ctx context.Context, pkg string, n int, commit plumbing.Hash) error {
+	owner, repo := p.owner()
+	ref := packages.TagRef(pkg, n)
+	_, _, err := p.api.Git.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(ref),
+		Object: &github.GitObject{SHA: github.String(commit.String())}})
+	if err == nil {
+		// Mirror the new tag in the cache, so this session's later
+		// decisions see it without a fetch (a fetch sets the same value).
+		werr := p.s.Git.With(ctx, func(repo *git.Repository) error {
+			return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(ref), commit))
+		})
+		if werr != nil {
+			p.log.WithError(werr).WithField("tag", ref).Warn("could not record the new tag in the git cache")
+		}
+		return nil
+	}
+	if publishAlreadyExists(err) {
+		return fmt.Errorf("%s: %w", ref, errPublishTagExists)
+	}
+	return fmt.Errorf("create tag %s on %s: %w", ref, commit, err)
+}
+
+// publishAlreadyExists recognises GitHub's 422 for an existing ref or release.
+func publishAlreadyExists(err error) bool {
+	var ge *github.ErrorResponse
+	if !errors.As(err, &ge) || ge.Response == nil || ge.Response.StatusCode != http.StatusUnprocessableEntity {
+		return false
+	}
+	if strings.Contains(strings.ToLower(ge.Message), "already exists") {
+		return true
+	}
+	for _, e := range ge.Errors {
+		if e.Code == "already_exists" {
+			return true
+		}
+	}
+	return false
+}
+
+// release creates the GitHub release of revision n.
+func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n int, pr *github.PullRequest) (*github.RepositoryRelease, error) {
+	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, pr)
+	if err != nil {
+		return nil, err
+	}
+	tag := packages.TagName(l.Package, n)
+	owner, repo := p.owner()
+	rel, _, err := p.api.Releases.CreateRelease(ctx, owner, repo, &github.RepositoryRelease{
+		TagName: github.String(tag), Name: github.String(tag), Body: github.String(notes.Markdown()),
+		TargetCommitish: github.String(l.Commit.String())})
+	if err != nil {
+		if publishAlreadyExists(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("create release %s: %w", tag, err)
+	}
+	return rel, nil
+}
+
+// releaseNotes gathers the notes of revision n of pkg at commit.
+func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, pr *github.PullRequest) (ReleaseNotes, error) {
+	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr)}
+	files, err := p.s.Git.ReadTree(ctx, commit, dir)
+	if err != nil {
+		return notes, fmt.Errorf("read %s at %s: %w", dir, commit, err)
+	}
+	var old map[string][]byte
+	if prev, ok := tags.Commit(pkg, n-1); ok {
+		notes.PreviousTag = packages.TagName(pkg, n-1)
+		old, err = p.s.Git.ReadTree(ctx, prev, dir)
+		if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
+			return notes, fmt.Errorf("read %s at %s: %w", dir, prev, err)
+		}
+	}
+	notes.Files = DiffPackageFiles(old, files)
+	notes.Resources = DiffResources(old, files)
+	if pr != nil {
+		owner, repo := p.owner()
+		reviews, _, err := p.api.Pulls.ListReviews(ctx, owner, repo, pr.GetNumber(), &github.ListOptions{PerPage: 100})
+		if err != nil {
+			return notes, fmt.Errorf("reviews of #%d: %w", pr.GetNumber(), err)
+		}
+		notes.Approvers = ApproversFromReviews(reviews, pr.GetUser().GetLogin(), p.s.Config.Approvals.AllowSelfApproval)
+	}
+	return notes, nil
+}
+
+// refuse records a landing that is not what was approved; for the landing
+// an event is about, it drafts the merged state and tells the pull request.
+func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, current bool, published plumbing.Hash) error {
+	key := l.Package + "@" + l.Commit.String()
+	if p.refused[key] {
+		return nil
+	}
+	p.refused[key] = true
+	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.pr.GetNumber(), Reason: v.reason}
+	if !v.head.IsZero() {
+		if approved, err := p.s.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
+			if merged, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {
+				r.Differs = DiffPackageFiles(approved, merged).All()
+			}
+		}
+	}
+	log := p.log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String(), "reason": v.reason})
+	if !p.event || !current {
+		log.Info("landing not published: not what was approved")
+		p.out.Refused = append(p.out.Refused, r)
+		return nil
+	}
+	branch, made, err := p.draftMergedState(ctx, l, published)
+	if err != nil {
+		return err
+	}
+	if made {
+		r.DraftBranch = branch
+	}
+	// The replica that made the draft comments; a draft already there
+	// means another replica (or an earlier run) did both.
+	if v.pr != nil && (made || branch == "") {
+		body := publishRefusalComment(p.s, l, v, r.Differs, branch)
+		owner, repo := p.owner()
+		if _, _, err := p.api.Issues.CreateComment(ctx, owner, repo, v.pr.GetNumber(), &github.IssueComment{Body: github.String(body)}); err != nil {
+			return fmt.Errorf("comment on #%d: %w", v.pr.GetNumber(), err)
+		}
+		r.Commented = true
+	}
+	log.WithField("draft", r.DraftBranch).Warn("landing not published: the merged package is not what was approved")
+	p.out.Refused = append(p.out.Refused, r)
+	return nil
+}
+
+// MergedDraftWorkspace is the workspace of the draft holding the merged
+// state of a landing that was not what was approved.
+func MergedDraftWorkspace(commit plumbing.Hash) string { return "merged-" + commit.String()[:7] }
+
+// draftMergedState pushes drafts/<pkg>/merged-<sha>: the package as
+// merged, on top of published (the commit of the latest revision, when it
+// is on the landing's history) or else of the commit before the landing,
+// so its proposal shows what was not reviewed. branch is "" when there is
+// nothing to draft (the merged package equals the base); made is false
+// when the branch already exists.
+func (p *publisher) draftMergedState(ctx context.Context, l Landing, published plumbing.Hash) (string, bool, error) {
+	ws := MergedDraftWorkspace(l.Commit)
+	branch := packages.DraftBranch(l.Package, ws)
+	if _, err := p.s.Git.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
+		return branch, false, nil
+	}
+	base := l.Parent
+	if !published.IsZero() {
+		base = published
+	}
+	files, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir)
+	if err != nil {
+		return "", false, fmt.Errorf("read merged %s: %w", l.Dir, err)
+	}
+	msg := fmt.Sprintf("Draft the merged state of %s\n\nCommit %s landed %s in a state that differs from what was approved;\nthis draft holds it for review.",
+		l.Package, l.Commit, l.Package)
+	_, err = p.s.CommitPackage(ctx, Identity{}, PackageCommit{Branch: branch, Parent: base, Lease: plumbing.ZeroHash,
+		Dir: l.Dir, Files: files, Message: msg,
+		Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}})
+	switch {
+	case errors.Is(err, gitstore.ErrNoChanges):
+		return "", false, nil
+	case errors.Is(err, gitstore.ErrLeaseBroken):
+		return branch, false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("draft %s: %w", branch, err)
+	}
+	return branch, true, nil
+}
+
+func publishRefusalComment(s *Session, l Landing, v landingVerdict, differs []string, branch string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Not published.** `%s` landed on `%s` in %s, but %s", l.Package, s.DeploymentBranch, l.Commit, v.reason)
+	if !v.head.IsZero() {
+		fmt.Fprintf(&b, " (%s)", v.head)
+	}
+	b.WriteString(". porchbot publishes only what was reviewed, so no revision was tagged.\n")
+	if len(differs) > 0 {
+		b.WriteString("\nFiles of the package that differ from the approved head:\n")
+		for i, f := range differs {
+			if i == 50 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(differs)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- `%s`\n", f)
+		}
+		b.WriteString("\nAnother change to the same package most likely landed while this pull request was open, and the merge combined both.\n")
+	}
+	if branch != "" {
+		fmt.Fprintf(&b, "\nThe merged state is on the draft branch `%s`", branch)
+		if u := v.pr.GetBase().GetRepo().GetHTMLURL(); u != "" {
+			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, branch)
+		}
+		_, ws, _ := packages.ParseDraftBranchName(branch)
+		fmt.Fprintf(&b, ". Review it to publish it: `/porch propose %s/%s`.\n", l.Package, ws)
+	}
+	return b.String()
+}
+
+// deleted records a package removed by landing l and, for an event with a
+// pull request, says so on it.
+func (p *publisher) deleted(ctx context.Context, tags RevisionTags, l Landing, pr *github.PullRequest) error {
+	if publishContains(p.out.Deleted, l.Package) {
+		return nil
+	}
+	p.out.Deleted = append(p.out.Deleted, l.Package)
+	log := p.log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String()})
+	log.Info("package deleted; its revision tags stay")
+	if !p.event {
+		return nil
+	}
+	if pr == nil {
+		var err error
+		if pr, err = p.lookupPR(ctx, l.Commit); err != nil || pr == nil {
+			return err
+		}
+	}
+	revs := tags.Revisions(l.Package)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Package `%s` was deleted from `%s` (%s).", l.Package, p.s.DeploymentBranch, l.Commit)
+	switch len(revs) {
+	case 0:
+		b.WriteString(" It had no published revision.\n")
+	case 1:
+		fmt.Fprintf(&b, " Its published revision remains as the tag `%s`.\n", packages.TagName(l.Package, revs[0]))
+	default:
+		fmt.Fprintf(&b, " Its %d published revisions remain as tags `%s` … `%s`.\n", len(revs),
+			packages.TagName(l.Package, revs[0]), packages.TagName(l.Package, revs[len(revs)-1]))
+	}
+	owner, repo := p.owner()
+	if _, _, err := p.api.Issues.CreateComment(ctx, owner, repo, pr.GetNumber(), &github.IssueComment{Body: github.String(b.String())}); err != nil {
+		return fmt.Errorf("comment on #%d: %w", pr.GetNumber(), err)
+	}
+	return nil
+}
+
+func publishContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func publishShort(h plumbing.Hash) string { return h.String()[:7] }

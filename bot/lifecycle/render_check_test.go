@@ -1,0 +1,202 @@
+package lifecycle_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/render"
+)
+
+// RenderCheck (proposals, /porch render) against the local forge; the
+// helpers are in draft_test.go.
+
+func rtPassthrough(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "passthrough")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nexec cat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	prog := rtPassthrough(t)
+	h.opener.Limits.ExecAllowlist = []string{"passthrough"}
+	opts := lifecycle.RenderOptions{Limits: h.opener.Limits}
+	cfg := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec:\n    passthrough: " + prog + "\n"
+	main := map[string][]byte{".github/porchbot.yaml": []byte(cfg)}
+	h.seed(t, main)
+	const branch = "drafts/apps/web/exec"
+	pushed := rtPushDraft(t, h, branch, rtWith(main, map[string][]byte{
+		"apps/web/Kptfile":         rtKptfile("web", "  validators:\n    - exec: passthrough\n"),
+		"apps/web/deployment.yaml": []byte(rtDeployment),
+	}))
+	s := h.open(t)
+	if s.ConfigErr != nil {
+		t.Fatal(s.ConfigErr)
+	}
+	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Conclusion != lifecycle.ConclusionSuccess || out.Pushed {
+		t.Fatalf("allowed exec: %+v\n%v", out, out.Result.Steps)
+	}
+
+	// A fork's pull request: exec is skipped, the check fails clearly.
+	fork, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, pushed, "apps/web", true, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fork.Conclusion != lifecycle.ConclusionFailure || len(fork.Result.Skipped()) != 1 {
+		t.Fatalf("fork: %+v", fork)
+	}
+	runs := rtCheckRuns(t, h, pushed, lifecycle.RenderCheckName)
+	var forkRun *github.CheckRun
+	for _, r := range runs {
+		if r.GetID() == fork.CheckRunID {
+			forkRun = r
+		}
+	}
+	if forkRun == nil {
+		t.Fatal("fork check run not found")
+	}
+	if !strings.Contains(forkRun.GetOutput().GetTitle(), "incomplete: 1 exec function(s) not run") ||
+		!strings.Contains(forkRun.GetOutput().GetSummary(), "forks are rendered with porchbot's built-in functions only") ||
+		!strings.Contains(forkRun.GetOutput().GetText(), "⏭️ skipped") {
+		t.Errorf("fork check: %q\n%s\n%s", forkRun.GetOutput().GetTitle(), forkRun.GetOutput().GetSummary(), forkRun.GetOutput().GetText())
+	}
+	anns := rtAnnotations(t, h, fork.CheckRunID)
+	if len(anns) != 1 || anns[0].GetAnnotationLevel() != "warning" || anns[0].GetStartLine() != 9 {
+		t.Errorf("want a warning on the skipped exec entry, got %d", len(anns))
+	}
+}
+
+func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	files := map[string][]byte{
+		"apps/web/Kptfile":         rtKptfile("web", "  mutators:\n    - image: ghcr.io/acme/frobnicate:v1\n"),
+		"apps/web/deployment.yaml": []byte(rtDeployment),
+	}
+	head := plumbing.NewHash(h.seed(t, files))
+	s := h.open(t)
+	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "apps/web", false, lifecycle.RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Conclusion != lifecycle.ConclusionFailure {
+		t.Fatalf("outcome %+v", out)
+	}
+	run := rtOneCheck(t, h, head, lifecycle.RenderCheckName)
+	sum := run.GetOutput().GetSummary()
+	for _, w := range append([]string{`"ghcr.io/acme/frobnicate:v1"`, "frobnicate"}, render.SupportedFunctions()...) {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q:\n%s", w, sum)
+		}
+	}
+	if !strings.Contains(run.GetOutput().GetTitle(), "ghcr.io/acme/frobnicate:v1") {
+		t.Errorf("title %q", run.GetOutput().GetTitle())
+	}
+}
+
+func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	head := plumbing.NewHash(h.seed(t, rtCatalog(t, "network/upf", "basens")))
+	s := h.open(t)
+	c := rtCount(h)
+	for _, pkg := range []string{"network/upf", "basens"} {
+		out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, lifecycle.RenderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Conclusion != lifecycle.ConclusionSuccess || out.Pushed || out.Head != head {
+			t.Fatalf("%s: %+v", pkg, out)
+		}
+	}
+	if rest, _, fetches, pushes := c.done(); rest != 2 || fetches != 0 || pushes != 0 {
+		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
+	}
+	if _, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, plumbing.NewHash(strings.Repeat("ab", 20)), "basens", false,
+		lifecycle.RenderOptions{}); !errors.Is(err, gitstore.ErrNotFound) {
+		t.Errorf("a commit absent from the cache: %v", err)
+	}
+}
+
+func TestRenderGuardrailsFromTheRepositoryConfig(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	main := rtCatalog(t, "basens")
+	main[".github/porchbot.yaml"] = []byte(`apiVersion: porchbot.dev/v1alpha1
+kind: RepositoryConfig
+render:
+  mutators:
+    - image: set-annotations:v0.1.4
+      configMap:
+        owner: platform
+  validators:
+    - image: starlark:v0.5.0
+      configMap:
+        source: |
+          for r in ctx.resource_list["items"]:
+            if r["kind"] == "ResourceQuota":
+              fail("quotas are managed centrally")
+`)
+	head := plumbing.NewHash(h.seed(t, main))
+	s := h.open(t)
+	if s.ConfigErr != nil {
+		t.Fatal(s.ConfigErr)
+	}
+	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "basens", false, lifecycle.RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Conclusion != lifecycle.ConclusionFailure || len(out.Result.Steps) != 3 {
+		t.Fatalf("outcome %+v %+v", out, out.Result)
+	}
+	text := rtOneCheck(t, h, head, lifecycle.RenderCheckName).GetOutput().GetText()
+	if strings.Count(text, "(repository guardrail)") != 2 || !strings.Contains(text, "quotas are managed centrally") {
+		t.Errorf("text:\n%s", text)
+	}
+}
+
+func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	files := map[string][]byte{"many/Kptfile": rtKptfile("many",
+		"  mutators:\n    - image: set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n")}
+	for i := range 60 {
+		files[path.Join("many", "cm-"+string(rune('a'+i/26))+string(rune('a'+i%26))+".yaml")] =
+			[]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: dev\n")
+	}
+	head := plumbing.NewHash(h.seed(t, files))
+	s := h.open(t)
+	c := rtCount(h)
+	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "many", false, lifecycle.RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, delta, _, _ := c.done()
+	if out.Conclusion != lifecycle.ConclusionFailure || len(out.Differs) != 60 {
+		t.Fatalf("outcome %+v", out)
+	}
+	if rest != 2 || delta["PATCH /repos/{owner}/{repo}/check-runs/{id}"] != 1 {
+		t.Errorf("want a create and an update, got %d %v", rest, delta)
+	}
+	if anns := rtAnnotations(t, h, out.CheckRunID); len(anns) != 60 {
+		t.Errorf("want 60 annotations, got %d", len(anns))
+	}
+}

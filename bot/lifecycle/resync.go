@@ -1,0 +1,467 @@
+package lifecycle
+
+// Resync: the periodic reconcile of one repository (SPEC §10), repairing
+// what lost webhooks or crashes left undone:
+//
+//   - with publishOn: merge, merged-but-untagged landings on the deployment
+//     branch are published, package by package, oldest first, through the
+//     same compare-and-swap as Publish (so replicas resyncing at once, or
+//     racing an event handler, still make one tag per landing);
+//   - with lifecycle.releases, the latest revision of each package gets its
+//     missing release (a crash between tag and release);
+//   - draft branches whose head has no porchbot/render check run are handed
+//     to ResyncHooks.RenderDraft (one check-runs call per draft, bounded);
+//   - open proposals are handed to ResyncHooks.EvaluateProposal.
+//
+// Nothing is remembered between runs: everything is decided from the git
+// cache (fetched when the Session was opened) and GitHub. With nothing to do
+// a run costs the fetch, the walk of the cache, one releases call (with
+// releases), one pull request list and one call per draft (with hooks).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Resync defaults.
+const (
+	DefaultResyncInterval    = 10 * time.Minute
+	DefaultResyncRepoTimeout = 5 * time.Minute
+	defaultResyncMaxDrafts   = 20
+	defaultResyncMaxPRs      = 50
+	resyncRenderCheck        = "porchbot/render"
+	// resyncMergedWindow is how many first-parent commits of the deployment
+	// branch are searched for merged draft heads (not rendered again).
+	resyncMergedWindow = 500
+)
+
+// ResyncHooks re-evaluate drafts and proposals; the lead's render and
+// approval steps implement them.
+type ResyncHooks interface {
+	// RenderDraft renders a draft branch whose head has no render check.
+	RenderDraft(ctx context.Context, s *Session, branch string, head plumbing.Hash) error
+	// EvaluateProposal re-evaluates an open proposal (checks, approval).
+	EvaluateProposal(ctx context.Context, s *Session, pr *github.PullRequest) error
+}
+
+// ResyncChecks is the check-runs call (s.GH.Checks).
+type ResyncChecks interface {
+	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
+}
+
+// ResyncPulls is the pull request list call (s.GH.PullRequests).
+type ResyncPulls interface {
+	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+}
+
+// ResyncAPI is what a resync needs from GitHub.
+type ResyncAPI struct {
+	Publish PublishAPI
+	Checks  ResyncChecks
+	Pulls   ResyncPulls
+}
+
+// NewResyncAPI takes the services of a go-github client.
+func NewResyncAPI(gh *github.Client) ResyncAPI {
+	return ResyncAPI{Publish: NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests}
+}
+
+// ResyncDeps tune Resync and ResyncLoop.
+type ResyncDeps struct {
+	// Hooks re-evaluate drafts and proposals; nil skips both.
+	Hooks ResyncHooks
+	// RenderCheckName is the check run a rendered draft head carries
+	// (default "porchbot/render"); AppID, if set, counts only this App's.
+	RenderCheckName string
+	AppID           int64
+	// MaxDrafts bounds the drafts looked at per run, most recent heads
+	// first (default 20); MaxProposals the proposals (default 50).
+	MaxDrafts    int
+	MaxProposals int
+
+	// For ResyncLoop:
+	// API builds the API of a session (default NewResyncAPI(s.GH)).
+	API func(*Session) ResyncAPI
+	// RepoTimeout bounds one repository's run (default 5 minutes).
+	RepoTimeout time.Duration
+	Logger      logrus.FieldLogger
+	// OnReport, if set, receives every repository's result.
+	OnReport func(Repo, *ResyncReport, error)
+}
+
+// ResyncReport is what one run did.
+type ResyncReport struct {
+	Repo string
+	// Head is the deployment branch's head the run worked up to.
+	Head             plumbing.Hash
+	Published        []PublishedRevision
+	Refused          []RefusedLanding
+	Superseded       []string
+	Races            int
+	ReleasesRepaired []string
+	DraftsChecked    int
+	DraftsRendered   []string
+	// DraftsOverLimit were left for a later run (MaxDrafts).
+	DraftsOverLimit    int
+	ProposalsEvaluated []int
+	// Errors are the failures the run went past (a package, a hook).
+	Errors []error
+}
+
+// Resync reconciles one repository (see the file comment). It goes past
+// the failure of one package, draft or proposal, and returns them all
+// joined after doing the rest.
+func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*ResyncReport, error) {
+	rep := &ResyncReport{Repo: s.Repo.FullName(), Head: s.DeploymentHead}
+	log := s.Log.WithField("step", "resync")
+	if s.DeploymentHead.IsZero() {
+		return rep, nil // an empty repository
+	}
+	out := &PublishOutcome{Commit: s.DeploymentHead}
+	p := newPublisher(s, api.Publish, out, false)
+	p.log = log
+
+	var atHead []string
+	if err := s.Git.With(ctx, func(repo *git.Repository) error {
+		var err error
+		atHead, err = newLandingWalker(ctx, repo, s.Config.Packages.Root).topLevelPackages(s.DeploymentHead)
+		return err
+	}); err != nil {
+		return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
+	}
+
+	if s.Config.Lifecycle.PublishOn == config.PublishOnMerge {
+		tags, err := ReadRevisionTags(ctx, s.Git)
+		if err != nil {
+			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
+		}
+		hists, err := UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
+		if err != nil {
+			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
+		}
+		for _, h := range hists {
+			if err := p.publishPackage(ctx, h.Package, s.DeploymentHead, nil, false); err != nil {
+				rep.Errors = append(rep.Errors, err)
+				log.WithError(err).WithField("package", h.Package).Warn("resync: publishing failed")
+			}
+		}
+		if s.Config.Lifecycle.Releases {
+			if err := p.repairReleases(ctx, atHead, rep); err != nil {
+				rep.Errors = append(rep.Errors, err)
+				log.WithError(err).Warn("resync: release repair failed")
+			}
+		}
+	}
+	rep.Published, rep.Refused, rep.Superseded, rep.Races = out.Published, out.Refused, out.Superseded, out.Races
+
+	if deps.Hooks != nil {
+		if err := resyncDrafts(ctx, s, api, deps, rep); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
+		if err := resyncProposals(ctx, s, api, deps, rep); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
+	}
+	log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(rep.Refused), "races": rep.Races,
+		"releases_repaired": rep.ReleasesRepaired, "drafts_checked": rep.DraftsChecked,
+		"drafts_rendered": len(rep.DraftsRendered), "proposals": len(rep.ProposalsEvaluated),
+		"errors": len(rep.Errors)}).Info("resync done")
+	return rep, errors.Join(rep.Errors...)
+}
+
+// repairReleases creates the missing release of each package's latest
+// revision (packages at the head only). One list call: the newest 100
+// releases. When the repository has more, a tag whose commit is older than
+// the oldest listed release is assumed to have its release.
+func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *ResyncReport) error {
+	tags, err := ReadRevisionTags(ctx, p.s.Git)
+	if err != nil {
+		return err
+	}
+	owner, repo := p.owner()
+	rels, _, err := p.api.Releases.ListReleases(ctx, owner, repo, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return fmt.Errorf("list releases: %w", err)
+	}
+	have := map[string]bool{}
+	var oldest time.Time
+	for _, r := range rels {
+		have[r.GetTagName()] = true
+		if t := r.GetCreatedAt().Time; oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+	}
+	full := len(rels) >= 100
+	var errs []error
+	for _, pkg := range atHead {
+		n, commit := tags.Latest(pkg)
+		if n == 0 || have[packages.TagName(pkg, n)] {
+			continue
+		}
+		if full {
+			c, err := p.commitTime(ctx, commit)
+			if err != nil || c.Before(oldest) {
+				continue
+			}
+		}
+		pr, err := p.lookupPR(ctx, commit)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		l := Landing{Package: pkg, Dir: PackageDir(p.s.Config.Packages.Root, pkg), Commit: commit}
+		rel, err := p.release(ctx, tags, l, n, pr)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if rel != nil {
+			rep.ReleasesRepaired = append(rep.ReleasesRepaired, packages.TagName(pkg, n))
+			p.log.WithField("tag", packages.TagName(pkg, n)).Info("resync: missing release created")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p *publisher) commitTime(ctx context.Context, h plumbing.Hash) (time.Time, error) {
+	var t time.Time
+	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := newLandingWalker(ctx, repo, "").commit(h)
+		if err == nil {
+			t = c.Committer.When
+		}
+		return err
+	})
+	return t, err
+}
+
+// resyncDraft is a draft branch head.
+type resyncDraft struct {
+	branch string
+	head   plumbing.Hash
+	when   time.Time
+}
+
+// resyncDrafts renders the draft heads that have no render check run.
+func resyncDrafts(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
+	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/drafts/")
+	if err != nil {
+		return fmt.Errorf("list drafts: %w", err)
+	}
+	var drafts []resyncDraft
+	err = s.Git.With(ctx, func(repo *git.Repository) error {
+		w := newLandingWalker(ctx, repo, s.Config.Packages.Root)
+		merged, err := resyncMergedHeads(w, s.DeploymentHead)
+		if err != nil {
+			return err
+		}
+		for _, ref := range refs {
+			branch := strings.TrimPrefix(ref.Name().String(), "refs/remotes/origin/")
+			pkg, _, ok := packages.ParseDraftBranchName(branch)
+			if !ok || merged[ref.Hash()] {
+				continue
+			}
+			st, err := w.state(ref.Hash(), PackageDir(s.Config.Packages.Root, pkg))
+			if err != nil {
+				if errors.Is(err, errLandingCommitMissing) {
+					continue
+				}
+				return err
+			}
+			if !st.exists() {
+				continue // a deletion draft: nothing to render
+			}
+			c, err := w.commit(ref.Hash())
+			if err != nil {
+				return err
+			}
+			drafts = append(drafts, resyncDraft{branch: branch, head: ref.Hash(), when: c.Committer.When})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list drafts: %w", err)
+	}
+	sort.Slice(drafts, func(i, j int) bool { return drafts[i].when.After(drafts[j].when) })
+	limit := deps.MaxDrafts
+	if limit <= 0 {
+		limit = defaultResyncMaxDrafts
+	}
+	if len(drafts) > limit {
+		rep.DraftsOverLimit = len(drafts) - limit
+		drafts = drafts[:limit]
+	}
+	name := deps.RenderCheckName
+	if name == "" {
+		name = resyncRenderCheck
+	}
+	var errs []error
+	for _, d := range drafts {
+		opts := &github.ListCheckRunsOptions{CheckName: github.String(name), ListOptions: github.ListOptions{PerPage: 1}}
+		if deps.AppID != 0 {
+			opts.AppID = github.Int64(deps.AppID)
+		}
+		res, _, err := api.Checks.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, d.head.String(), opts)
+		rep.DraftsChecked++
+		if err != nil {
+			errs = append(errs, fmt.Errorf("check runs of %s: %w", d.branch, err))
+			continue
+		}
+		if res.GetTotal() > 0 || len(res.CheckRuns) > 0 {
+			continue
+		}
+		if err := deps.Hooks.RenderDraft(ctx, s, d.branch, d.head); err != nil {
+			errs = append(errs, fmt.Errorf("render %s: %w", d.branch, err))
+			s.Log.WithError(err).WithField("ref", d.branch).Warn("resync: render failed")
+			continue
+		}
+		rep.DraftsRendered = append(rep.DraftsRendered, d.branch)
+	}
+	return errors.Join(errs...)
+}
+
+// resyncMergedHeads are the commits of the deployment branch's recent
+// first-parent history and their merged parents: draft heads among them
+// are merged, not rendered again.
+func resyncMergedHeads(w *landingWalker, head plumbing.Hash) (map[plumbing.Hash]bool, error) {
+	out := map[plumbing.Hash]bool{}
+	x := head
+	for range resyncMergedWindow {
+		if x.IsZero() {
+			break
+		}
+		c, err := w.commit(x)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range c.ParentHashes {
+			out[p] = true
+		}
+		out[x] = true
+		x = landingFirstParent(c)
+	}
+	return out, nil
+}
+
+// resyncProposals hands every open proposal to EvaluateProposal.
+func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
+	limit := deps.MaxProposals
+	if limit <= 0 {
+		limit = defaultResyncMaxPRs
+	}
+	prs, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{State: "open",
+		Base: s.DeploymentBranch, Sort: "updated", Direction: "desc", ListOptions: github.ListOptions{PerPage: min(limit, 100)}})
+	if err != nil {
+		return fmt.Errorf("list proposals: %w", err)
+	}
+	var errs []error
+	for _, pr := range prs {
+		if len(rep.ProposalsEvaluated) >= limit {
+			break
+		}
+		_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
+		if !draft && !deletionHasLabel(pr, packages.LabelProposed) {
+			continue
+		}
+		if err := deps.Hooks.EvaluateProposal(ctx, s, pr); err != nil {
+			errs = append(errs, fmt.Errorf("evaluate #%d: %w", pr.GetNumber(), err))
+			s.Log.WithError(err).WithField("pull_request", pr.GetNumber()).Warn("resync: proposal evaluation failed")
+			continue
+		}
+		rep.ProposalsEvaluated = append(rep.ProposalsEvaluated, pr.GetNumber())
+	}
+	return errors.Join(errs...)
+}
+
+// ResyncLoop resyncs every repository listRepos returns, one after the
+// other, every interval (±20 % jitter, the first pass after up to a tenth
+// of it, so replicas spread out), until ctx ends; then it returns nil. A
+// repository's failure (open, resync, even a panic) is logged and does not
+// stop the loop; each repository gets deps.RepoTimeout.
+func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(context.Context) ([]Repo, error),
+	open func(context.Context, Repo) (*Session, error), deps ResyncDeps) error {
+	if interval <= 0 {
+		interval = DefaultResyncInterval
+	}
+	log := deps.Logger
+	if log == nil {
+		log = logrus.StandardLogger()
+	}
+	log = log.WithField("component", "resync")
+	wait := time.Duration(rand.Float64() * float64(interval) / 10)
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		start := time.Now()
+		repos, err := listRepos(ctx)
+		if err != nil {
+			log.WithError(err).Warn("resync: listing repositories failed")
+		}
+		for _, r := range repos {
+			if ctx.Err() != nil {
+				return nil
+			}
+			resyncOne(ctx, r, open, deps, log)
+		}
+		log.WithFields(logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}).Info("resync pass done")
+		wait = time.Duration(float64(interval) * (0.8 + 0.4*rand.Float64()))
+	}
+}
+
+// resyncOne runs one repository, containing its failures.
+func resyncOne(ctx context.Context, r Repo, open func(context.Context, Repo) (*Session, error), deps ResyncDeps, log logrus.FieldLogger) {
+	log = log.WithField("repository", r.FullName())
+	timeout := deps.RepoTimeout
+	if timeout <= 0 {
+		timeout = DefaultResyncRepoTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var (
+		rep *ResyncReport
+		err error
+	)
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("resync %s: panic: %v", r.FullName(), v)
+			log.WithField("stack", string(debug.Stack())).Error(err)
+		}
+		if deps.OnReport != nil {
+			deps.OnReport(r, rep, err)
+		}
+	}()
+	s, err := open(ctx, r)
+	if err != nil {
+		log.WithError(err).Warn("resync: opening the repository failed")
+		return
+	}
+	var api ResyncAPI
+	if deps.API != nil {
+		api = deps.API(s)
+	} else {
+		api = NewResyncAPI(s.GH)
+	}
+	rep, err = Resync(ctx, s, api, deps)
+	if err != nil {
+		log.WithError(err).Warn("resync finished with errors")
+	}
+}

@@ -1,0 +1,238 @@
+package lifecycle_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/forge"
+)
+
+// Webhooks lost: two merges and a direct push, nobody called Publish. The
+// resync tags everything in history order; a second resync is cheap.
+func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
+	f := newPubFixture(t, "")
+	f.commit("drafts/svc/w1", "", func(files map[string][]byte) {
+		files["svc/Kptfile"] = pubKptfile("svc")
+		files["svc/cm.yaml"] = pubConfigMap("svc", "cfg", "1")
+	})
+	m1, _ := f.land("drafts/svc/w1", "Create svc")
+	f.commit("drafts/svc/w2", "", func(files map[string][]byte) { files["svc/cm.yaml"] = pubConfigMap("svc", "cfg", "2") })
+	m2, pr2 := f.land("drafts/svc/w2", "Edit svc")
+	c3 := plumbing.NewHash(f.commit("main", "", func(files map[string][]byte) {
+		files["svc/cm.yaml"] = pubConfigMap("svc", "cfg", "3")
+		files["other/Kptfile"] = pubKptfile("other")
+	}))
+
+	s := f.h.open(t)
+	var (
+		rep *lifecycle.ResyncReport
+		err error
+	)
+	calls := f.calls(func() { rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("resync with 4 landings: %d REST calls %v", forge.SumREST(calls), calls)
+	var tags []string
+	for _, r := range rep.Published {
+		tags = append(tags, r.Tag)
+	}
+	if strings.Join(tags, ",") != "other/v1,svc/v1,svc/v2,svc/v3" {
+		t.Fatalf("resync published %v", tags)
+	}
+	f.wantTags(map[string]plumbing.Hash{"svc/v1": m1, "svc/v2": m2, "svc/v3": c3, "other/v1": c3})
+	if rel := f.release("svc/v2"); rel == nil || !strings.Contains(rel.Body, "@bob") || !strings.Contains(rel.Body, pr2.GetHTMLURL()) {
+		t.Fatalf("release of svc/v2 (found its pull request?) %+v", rel)
+	}
+	if rel := f.release("svc/v3"); rel == nil || !strings.Contains(rel.Body, "direct push") {
+		t.Fatalf("release of svc/v3 %+v", rel)
+	}
+
+	// Nothing left to do: the session's fetch, one releases call.
+	calls = f.calls(func() {
+		s = f.h.open(t)
+		rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	})
+	if err != nil || len(rep.Published) != 0 {
+		t.Fatalf("second resync: %+v %v", rep, err)
+	}
+	t.Logf("idle resync (open + resync): %d REST calls %v", forge.SumREST(calls), calls)
+	if n := forge.SumREST(calls); n > 1 {
+		t.Fatalf("an idle resync made %d REST calls: %v", n, calls)
+	}
+}
+
+// A crash between the tag and its release: the resync makes the release.
+func TestResyncRepairsAMissingRelease(t *testing.T) {
+	f := newPubFixture(t, "")
+	c := f.commit("main", "", func(files map[string][]byte) { files["p/Kptfile"] = pubKptfile("p") })
+	if _, _, err := f.alice.Git.CreateRef(f.ctx, pubOwner, pubRepo, &github.Reference{
+		Ref: github.String("refs/tags/p/v1"), Object: &github.GitObject{SHA: github.String(c)}}); err != nil {
+		t.Fatal(err)
+	}
+	s := f.h.open(t)
+	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.ReleasesRepaired, ",") != "p/v1" || len(rep.Published) != 0 || f.release("p/v1") == nil {
+		t.Fatalf("repair: %+v", rep)
+	}
+	rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	if err != nil || len(rep.ReleasesRepaired) != 0 {
+		t.Fatalf("second repair: %+v %v", rep, err)
+	}
+}
+
+type recordingHooks struct {
+	mu        sync.Mutex
+	rendered  []string
+	evaluated []int
+	failOn    string
+}
+
+func (r *recordingHooks) RenderDraft(_ context.Context, _ *lifecycle.Session, branch string, head plumbing.Hash) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if branch == r.failOn {
+		return errors.New("render exploded")
+	}
+	r.rendered = append(r.rendered, branch+"@"+head.String())
+	return nil
+}
+
+func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *lifecycle.Session, pr *github.PullRequest) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evaluated = append(r.evaluated, pr.GetNumber())
+	return nil
+}
+
+func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
+	f := newPubFixture(t, "")
+	base := f.commit("main", "", func(files map[string][]byte) { files["app/Kptfile"] = pubKptfile("app") })
+	s := f.h.open(t)
+	publish(t, s, plumbing.NewHash(base), nil)
+
+	unrendered := f.commit("drafts/app/w1", base, func(files map[string][]byte) { files["app/a.yaml"] = pubNamespace("a") })
+	rendered := f.commit("drafts/app/w2", base, func(files map[string][]byte) { files["app/b.yaml"] = pubNamespace("b") })
+	f.commit("drafts/app/w3", base, func(files map[string][]byte) { files["app/c.yaml"] = pubNamespace("c") })
+	f.commit("drafts/app/delete", base, func(files map[string][]byte) { delete(files, "app/Kptfile") })
+	f.commit("feature/x", base, func(files map[string][]byte) { files["x.txt"] = []byte("x") })
+	proposal := f.propose("drafts/app/w2", "Edit app")
+	f.propose("feature/x", "Not a proposal")
+
+	// The App reports a render check on w2's head.
+	if _, _, err := s.GH.Checks.CreateCheckRun(f.ctx, pubOwner, pubRepo, github.CreateCheckRunOptions{
+		Name: "porchbot/render", HeadSHA: rendered, Status: github.String("completed"),
+		Conclusion: github.String("success")}); err != nil {
+		t.Fatal(err)
+	}
+
+	s = f.h.open(t)
+	hooks := &recordingHooks{failOn: "drafts/app/w3"}
+	var (
+		rep *lifecycle.ResyncReport
+		err error
+	)
+	calls := f.calls(func() {
+		rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
+	})
+	t.Logf("resync with hooks: %d REST calls %v", forge.SumREST(calls), calls)
+	if err == nil || !strings.Contains(err.Error(), "render exploded") {
+		t.Fatalf("a failing hook must be reported, got %v", err)
+	}
+	if strings.Join(hooks.rendered, ",") != "drafts/app/w1@"+unrendered {
+		t.Fatalf("rendered %v", hooks.rendered)
+	}
+	if len(hooks.evaluated) != 1 || hooks.evaluated[0] != proposal.GetNumber() {
+		t.Fatalf("evaluated %v", hooks.evaluated)
+	}
+	if rep.DraftsChecked != 3 {
+		t.Fatalf("checked %d drafts, want 3 (the deletion draft is skipped)", rep.DraftsChecked)
+	}
+	// One check-runs call per draft, one list of pull requests, one of releases.
+	if n := forge.SumREST(calls); n != 5 {
+		t.Fatalf("resync with hooks made %d REST calls: %v", n, calls)
+	}
+
+	// Bounded: with MaxDrafts 1 only the newest draft head is looked at.
+	hooks = &recordingHooks{}
+	rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks, MaxDrafts: 1})
+	if err != nil || rep.DraftsChecked != 1 || rep.DraftsOverLimit != 2 {
+		t.Fatalf("bounded resync: %+v %v", rep, err)
+	}
+}
+
+func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
+	f := newPubFixture(t, "")
+	c := f.commit("main", "", func(files map[string][]byte) { files["loop/Kptfile"] = pubKptfile("loop") })
+	good := f.h.catalog()
+	broken := lifecycle.Repo{Owner: "acme", Name: "broken"}
+	panicky := lifecycle.Repo{Owner: "acme", Name: "panicky"}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		reports = map[string]int{}
+		failed  = map[string]int{}
+	)
+	open := func(ctx context.Context, r lifecycle.Repo) (*lifecycle.Session, error) {
+		switch r.Name {
+		case "broken":
+			return nil, errors.New("no such repository")
+		case "panicky":
+			panic("boom")
+		}
+		return f.h.opener.Open(ctx, r)
+	}
+	listed := 0
+	list := func(context.Context) ([]lifecycle.Repo, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		listed++
+		if listed == 2 {
+			return nil, errors.New("listing failed once")
+		}
+		return []lifecycle.Repo{broken, panicky, good}, nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, open, lifecycle.ResyncDeps{Logger: f.h.log,
+			OnReport: func(r lifecycle.Repo, rep *lifecycle.ResyncReport, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					failed[r.Name]++
+				} else if rep != nil {
+					reports[r.Name]++
+				}
+				if reports["catalog"] >= 2 {
+					cancel()
+				}
+			}})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the loop did not stop")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if reports["catalog"] < 2 || failed["broken"] < 2 || failed["panicky"] < 2 {
+		t.Fatalf("reports %v failures %v", reports, failed)
+	}
+	f.wantTags(map[string]plumbing.Hash{"loop/v1": plumbing.NewHash(c)})
+}
