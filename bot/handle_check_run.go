@@ -9,8 +9,14 @@ import (
 
 // CheckRunHandler handles check_run events: a re-requested porchbot/render
 // or porchbot/approval check runs again, a requested action is performed.
-// Today it logs the check run.
-type CheckRunHandler struct{}
+// Without a reactor it logs the check run.
+// CheckRunReactor acts on a check run event (re-run requests).
+type CheckRunReactor interface {
+	OnCheckRun(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error
+}
+
+// CheckRunHandler reacts through React when it is set (the App); without it, it only logs.
+type CheckRunHandler struct{ React CheckRunReactor }
 
 // Handle logs a *github.CheckRunEvent.
 func (h *CheckRunHandler) Handle(ctx context.Context, ev *Event) error {
@@ -36,5 +42,8 @@ func (h *CheckRunHandler) Handle(ctx context.Context, ev *Event) error {
 		"app":              run.GetApp().GetSlug(),
 		"requested_action": requestedAction,
 	}).Info("check run event")
+	if h.React != nil {
+		return h.React.OnCheckRun(ctx, ev.InstallationID, event)
+	}
 	return nil
 }

@@ -8,8 +8,14 @@ import (
 )
 
 // IssueCommentHandler handles issue_comment events: comments on issues and
-// pull requests carry /porch commands. Today it logs the comment.
-type IssueCommentHandler struct{}
+// pull requests carry /porch commands. Without a reactor it logs the comment.
+// CommentReactor acts on a comment (/porch commands).
+type CommentReactor interface {
+	OnComment(ctx context.Context, installationID int64, ev *github.IssueCommentEvent) error
+}
+
+// IssueCommentHandler reacts through React when it is set (the App); without it, it only logs.
+type IssueCommentHandler struct{ React CommentReactor }
 
 // Handle logs a *github.IssueCommentEvent.
 func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
@@ -30,5 +36,8 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
 		"author_type":     comment.GetUser().GetType(),
 		"author_relation": comment.GetAuthorAssociation(),
 	}).Info("issue comment event")
+	if h.React != nil {
+		return h.React.OnComment(ctx, ev.InstallationID, event)
+	}
 	return nil
 }

@@ -9,8 +9,14 @@ import (
 
 // PullRequestHandler handles pull_request events: proposals are opened,
 // synchronized (checks re-run), closed (rejected) or merged (published).
-// Today it logs the pull request.
-type PullRequestHandler struct{}
+// Without a reactor it logs the pull request.
+// PullRequestReactor acts on a pull request event (proposals, publish on merge).
+type PullRequestReactor interface {
+	OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error
+}
+
+// PullRequestHandler reacts through React when it is set (the App); without it, it only logs.
+type PullRequestHandler struct{ React PullRequestReactor }
 
 // Handle logs a *github.PullRequestEvent.
 func (h *PullRequestHandler) Handle(ctx context.Context, ev *Event) error {
@@ -33,5 +39,8 @@ func (h *PullRequestHandler) Handle(ctx context.Context, ev *Event) error {
 		"author":   pr.GetUser().GetLogin(),
 		"sender":   event.GetSender().GetLogin(),
 	}).Info("pull request event")
+	if h.React != nil {
+		return h.React.OnPullRequest(ctx, ev.InstallationID, event)
+	}
 	return nil
 }

@@ -9,8 +9,14 @@ import (
 
 // PullRequestReviewHandler handles pull_request_review events: an approval
 // (or its dismissal) re-evaluates the porchbot/approval check of a
-// proposal. Today it logs the review.
-type PullRequestReviewHandler struct{}
+// proposal. Without a reactor it logs the review.
+// ReviewReactor acts on a review (approval re-evaluation).
+type ReviewReactor interface {
+	OnReview(ctx context.Context, installationID int64, ev *github.PullRequestReviewEvent) error
+}
+
+// PullRequestReviewHandler reacts through React when it is set (the App); without it, it only logs.
+type PullRequestReviewHandler struct{ React ReviewReactor }
 
 // Handle logs a *github.PullRequestReviewEvent.
 func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error {
@@ -30,5 +36,8 @@ func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error 
 		"reviewer":  review.GetUser().GetLogin(),
 		"commit":    review.GetCommitID(),
 	}).Info("pull request review event")
+	if h.React != nil {
+		return h.React.OnReview(ctx, ev.InstallationID, event)
+	}
 	return nil
 }

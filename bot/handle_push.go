@@ -9,8 +9,14 @@ import (
 
 // PushHandler handles push events: a push to a draft branch
 // (drafts/<package>/<workspace>) is rendered, a push to the deployment branch
-// may publish the packages that landed. Today it logs the push.
-type PushHandler struct{}
+// may publish the packages that landed. Without a reactor it logs the push.
+// PushReactor acts on a push (draft render, deployment-branch checks).
+type PushReactor interface {
+	OnPush(ctx context.Context, installationID int64, ev *github.PushEvent) error
+}
+
+// PushHandler reacts through React when it is set (the App); without it, it only logs.
+type PushHandler struct{ React PushReactor }
 
 // Handle logs a *github.PushEvent.
 func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
@@ -32,5 +38,8 @@ func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
 		"commits": len(push.Commits),
 		"pusher":  push.GetPusher().GetName(),
 	}).Info("push received")
+	if h.React != nil {
+		return h.React.OnPush(ctx, ev.InstallationID, push)
+	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"sync"
 
@@ -22,6 +23,7 @@ var (
 type keyedQueue struct {
 	mu       sync.Mutex
 	wake     sync.Cond // signalled when a lane becomes ready or the queue closes
+	idle     sync.Cond // broadcast when depth falls to zero
 	capacity int
 	depth    int // events waiting or being handled
 	waiting  int // events not yet handed to a worker
@@ -45,6 +47,7 @@ func newKeyedQueue(capacity int, gauge prometheus.Gauge) *keyedQueue {
 		gauge:    gauge,
 	}
 	q.wake.L = &q.mu
+	q.idle.L = &q.mu
 	return q
 }
 
@@ -105,6 +108,9 @@ func (q *keyedQueue) done(l *lane) {
 	l.busy = false
 	q.depth--
 	q.gauge.Set(float64(q.depth))
+	if q.depth == 0 {
+		q.idle.Broadcast()
+	}
 	if l.events.len() > 0 {
 		q.ready.push(l)
 		q.wake.Signal()
@@ -127,4 +133,23 @@ func (q *keyedQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.depth
+}
+
+// waitIdle blocks until no event is waiting or being handled, or ctx ends.
+func (q *keyedQueue) waitIdle(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		q.idle.Broadcast()
+		q.mu.Unlock()
+	})
+	defer stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.depth > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		q.idle.Wait()
+	}
+	return nil
 }

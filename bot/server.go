@@ -130,3 +130,12 @@ func (s *Server) stop() {
 	}
 	s.log.WithField("queued", s.queue.len()).Info("webhook server stopping: draining queue")
 }
+
+// WaitIdle blocks until no accepted event is waiting or being handled (or
+// ctx ends). Tests and the demo use it to know the bot has caught up.
+func (s *Server) WaitIdle(ctx context.Context) error {
+	if err := s.queue.waitIdle(ctx); err != nil {
+		return fmt.Errorf("bot: waiting for the queue to empty: %w", err)
+	}
+	return nil
+}

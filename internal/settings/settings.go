@@ -32,6 +32,9 @@ type Settings struct {
 	MutationSpacing time.Duration
 	ShutdownTimeout time.Duration
 
+	ExecAllowlist  []string
+	ResyncInterval time.Duration
+
 	ForgeListen string
 	ForgeSeed   string
 }
@@ -64,6 +67,8 @@ var Options = []Option{
 	{"dedupe-size", "PORCHBOT_DEDUPE_SIZE", "10000", "deliveries remembered to process each X-GitHub-Delivery at most once"},
 	{"mutation-spacing", "PORCHBOT_MUTATION_SPACING", "1s", "least time between two mutating GitHub API calls (0 with the embedded forge)"},
 	{"shutdown-timeout", "PORCHBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for the queue to drain"},
+	{"exec-allowlist", "PORCHBOT_EXEC_ALLOWLIST", "", "exec functions repositories may run, comma-separated: name, or name=/path pinning the program"},
+	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
 }
@@ -112,6 +117,12 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.MaxBodyBytes = int64(atoi(get("PORCHBOT_MAX_BODY_BYTES"), "max-body-bytes", 1024, &errs))
 	s.MutationSpacing = duration(get("PORCHBOT_MUTATION_SPACING"), "mutation-spacing", &errs)
 	s.ShutdownTimeout = duration(get("PORCHBOT_SHUTDOWN_TIMEOUT"), "shutdown-timeout", &errs)
+	s.ResyncInterval = duration(get("PORCHBOT_RESYNC_INTERVAL"), "resync-interval", &errs)
+	for _, e := range strings.Split(get("PORCHBOT_EXEC_ALLOWLIST"), ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			s.ExecAllowlist = append(s.ExecAllowlist, e)
+		}
+	}
 	switch s.LogFormat {
 	case "auto", "json", "text":
 	default:

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func TestServeEmbeddedEndToEnd(t *testing.T) {
 	var welcome bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := startServer(ctx, s, log, &welcome)
+	srv, err := Start(ctx, s, log, &welcome, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

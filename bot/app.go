@@ -1,0 +1,70 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// App is porchbot's package lifecycle behind the event handlers: for each
+// event it opens a lifecycle.Session on the event's repository and runs
+// the step the event calls for. It implements the handlers' reactor
+// interfaces (PushReactor, PullRequestReactor, ...); the handlers stay thin.
+type App struct {
+	Opener *lifecycle.Opener
+	// Render configures draft and proposal renders (server limits, bot identity).
+	Render lifecycle.RenderOptions
+	// BotLogin is the App's bot user, e.g. "porchbot[bot]".
+	BotLogin string
+	// RecordKey signs /porch approve records (see lifecycle.ProposalAPI).
+	RecordKey []byte
+	// Comments runs /porch commands; nil ignores comments.
+	Comments CommentReactor
+	Log      logrus.FieldLogger
+}
+
+// Handlers is the event table with the App behind every handler.
+func (a *App) Handlers() Handlers {
+	h := DefaultHandlers()
+	h["push"] = &PushHandler{React: a}
+	h["pull_request"] = &PullRequestHandler{React: a}
+	h["pull_request_review"] = &PullRequestReviewHandler{React: a}
+	h["check_run"] = &CheckRunHandler{React: a}
+	if a.Comments != nil {
+		h["issue_comment"] = &IssueCommentHandler{React: a.Comments}
+	}
+	return h
+}
+
+// repoOf names an event's repository for the lifecycle.
+func repoOf(installationID int64, owner, name, defaultBranch string) lifecycle.Repo {
+	return lifecycle.Repo{Owner: owner, Name: name, InstallationID: installationID, DefaultBranch: defaultBranch}
+}
+
+func (a *App) open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session, error) {
+	if repo.InstallationID == 0 {
+		return nil, fmt.Errorf("event for %s carries no installation", repo.FullName())
+	}
+	return a.Opener.Open(ctx, repo)
+}
+
+// proposalAPI is the proposal steps' view of the installation client.
+func (a *App) proposalAPI(gh *github.Client) lifecycle.ProposalAPI {
+	api := lifecycle.NewProposalAPI(gh)
+	if a.BotLogin != "" {
+		api.BotLogin = a.BotLogin
+	}
+	api.RecordKey = a.RecordKey
+	return api
+}
+
+func (a *App) botLogin() string {
+	if a.BotLogin != "" {
+		return a.BotLogin
+	}
+	return lifecycle.DefaultBotLogin
+}

@@ -1,0 +1,83 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/config"
+)
+
+// OnPullRequest keeps proposals' labels and checks current (SPEC §5) and
+// judges edits of the repository config (porchbot/config).
+func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error {
+	pr := ev.GetPullRequest()
+	r := ev.GetRepo()
+	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
+	switch ev.GetAction() {
+	case "opened", "reopened", "synchronize", "ready_for_review":
+		s, err := a.open(ctx, repo)
+		if err != nil {
+			return err
+		}
+		if err := a.checkConfigEdit(ctx, s, pr); err != nil {
+			return err
+		}
+		_, err = lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
+		return err
+	case "closed":
+		if !pr.GetMerged() {
+			return nil
+		}
+		s, err := a.open(ctx, repo)
+		if err != nil {
+			return err
+		}
+		return a.publishMerged(ctx, s, pr)
+	}
+	return nil
+}
+
+// checkConfigEdit runs porchbot/config on a head whose config differs
+// from the base's (read from the git cache: no API call).
+func (a *App) checkConfigEdit(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+	head := plumbing.NewHash(pr.GetHead().GetSHA())
+	base := plumbing.NewHash(pr.GetBase().GetSHA())
+	hv, hok, err := s.ReadFile(ctx, head, config.Path)
+	if err != nil {
+		return err
+	}
+	bv, bok, err := s.ReadFile(ctx, base, config.Path)
+	if err != nil {
+		return err
+	}
+	if hok == bok && bytes.Equal(hv, bv) {
+		return nil
+	}
+	_, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, a.Render.Limits)
+	return err
+}
+
+// OnReview re-evaluates a proposal's approval.
+func (a *App) OnReview(ctx context.Context, installationID int64, ev *github.PullRequestReviewEvent) error {
+	r := ev.GetRepo()
+	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
+	s, err := a.open(ctx, repo)
+	if err != nil {
+		return err
+	}
+	_, err = lifecycle.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), ev.GetPullRequest())
+	return err
+}
+
+// publishMerged tags what a merged pull request landed (SPEC §5).
+func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+	if pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetMergeCommitSHA() == "" {
+		return nil
+	}
+	_, err := lifecycle.Publish(ctx, s, lifecycle.NewPublishAPI(s.GH), plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	return err
+}

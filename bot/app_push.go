@@ -1,0 +1,71 @@
+package bot
+
+import (
+	"context"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// OnPush renders drafts (SPEC §3) and reports a broken config pushed to
+// the deployment branch.
+func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushEvent) error {
+	if ev.GetDeleted() {
+		return nil
+	}
+	r := ev.GetRepo()
+	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
+	if repo.Owner == "" {
+		repo.Owner = r.GetOwner().GetName()
+	}
+	branch, isBranch := strings.CutPrefix(ev.GetRef(), "refs/heads/")
+	if !isBranch {
+		return nil
+	}
+	if _, _, ok := packages.ParseDraftBranchName(branch); ok {
+		if a.ownRenderCommit(ev) {
+			return nil // the bot's own "Render" commit: already checked when it was made
+		}
+		s, err := a.open(ctx, repo)
+		if err != nil {
+			return err
+		}
+		_, err = lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch,
+			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render})
+		return err
+	}
+	if branch != repo.DefaultBranch && !a.mayBeDeploymentBranch(branch) {
+		return nil
+	}
+	s, err := a.open(ctx, repo)
+	if err != nil {
+		return err
+	}
+	if branch == s.DeploymentBranch {
+		_, err = lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks)
+	}
+	return err
+}
+
+// ownRenderCommit: a push by the bot whose head is its own Render commit.
+func (a *App) ownRenderCommit(ev *github.PushEvent) bool {
+	if ev.GetSender().GetLogin() != a.botLogin() {
+		return false
+	}
+	t, ok := packages.FindTrailer(ev.GetHeadCommit().GetMessage())
+	return ok && t.Task != nil && t.Task.Type == "render"
+}
+
+// mayBeDeploymentBranch: a configured deployment branch other than the
+// default one is only known once the config is read; any non-draft,
+// non-update branch may be it.
+func (a *App) mayBeDeploymentBranch(branch string) bool {
+	if _, ok := packages.ParseUpdateBranchName(branch); ok {
+		return false
+	}
+	return !strings.HasPrefix(branch, "drafts/")
+}

@@ -1,0 +1,78 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// RenderDraft is the resync's hook for a draft head without a render check.
+func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
+	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render})
+	return err
+}
+
+// EvaluateProposal is the resync's hook for an open proposal.
+func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+	_, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
+	return err
+}
+
+// AppInstallations lists installations through the App's JWT client.
+type AppInstallations interface {
+	App(ctx context.Context) *github.Client
+	Installation(ctx context.Context, installationID int64) (*github.Client, error)
+}
+
+// InstalledRepos lists every repository of every installation of the App,
+// for the periodic resync.
+func InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]lifecycle.Repo, error) {
+	return func(ctx context.Context) ([]lifecycle.Repo, error) {
+		var out []lifecycle.Repo
+		opts := &github.ListOptions{PerPage: 100}
+		for {
+			insts, resp, err := clients.App(ctx).Apps.ListInstallations(ctx, opts)
+			if err != nil {
+				return out, fmt.Errorf("list installations: %w", err)
+			}
+			for _, inst := range insts {
+				repos, err := installationRepos(ctx, clients, inst.GetID())
+				if err != nil {
+					return out, err
+				}
+				out = append(out, repos...)
+			}
+			if resp.NextPage == 0 {
+				return out, nil
+			}
+			opts.Page = resp.NextPage
+		}
+	}
+}
+
+func installationRepos(ctx context.Context, clients AppInstallations, id int64) ([]lifecycle.Repo, error) {
+	gh, err := clients.Installation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []lifecycle.Repo
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		list, resp, err := gh.Apps.ListRepos(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list repositories of installation %d: %w", id, err)
+		}
+		for _, r := range list.Repositories {
+			out = append(out, lifecycle.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(),
+				InstallationID: id, DefaultBranch: r.GetDefaultBranch()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

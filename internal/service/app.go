@@ -1,0 +1,49 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot"
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/config"
+	ghclient "github.com/porchbot/porchbot/internal/github"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/settings"
+)
+
+// serverLimits are the server's bounds on repository configs.
+func serverLimits(s *settings.Settings) config.ServerLimits {
+	return config.ServerLimits{ExecAllowlist: s.ExecAllowlist, MaxPRConcurrentLimit: 50, MinApprovals: 0,
+		AllowSelfApproval: true, AllowAutomerge: true}
+}
+
+// newApp puts the package lifecycle behind the event handlers.
+func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, log *logrus.Logger) *bot.App {
+	limits := serverLimits(s)
+	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
+		Configs: &config.Cache{}, Limits: limits, Logger: log}
+	return &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},
+		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret), Log: log}
+}
+
+// recordKey signs /porch approve records; every replica derives the same
+// key from the shared webhook secret.
+func recordKey(secret []byte) []byte {
+	return append([]byte("porchbot approve records\x00"), secret...)
+}
+
+// startResync runs the periodic reconcile of every installed repository.
+func (s *Service) startResync(ctx context.Context, interval time.Duration) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.resyncStop = cancel
+	s.resyncDone = make(chan struct{})
+	app := s.App
+	go func() {
+		defer close(s.resyncDone)
+		_ = lifecycle.ResyncLoop(ctx, interval, bot.InstalledRepos(s.Clients), app.Opener.Open,
+			lifecycle.ResyncDeps{Hooks: app, AppID: s.Clients.AppID(), Logger: s.log})
+	}()
+}
