@@ -75,7 +75,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	topts := ghclient.DefaultTransportOptions()
 	topts.Logger, topts.Metrics, topts.MutationSpacing = log, out.Metrics, s.MutationSpacing
 	out.Clients, err = ghclient.NewClients(ghclient.ClientsOptions{BaseURL: s.GitHubURL,
-		App: &ghclient.AppCredentials{AppID: s.AppID, PrivateKeyPEM: s.PrivateKeyPEM},
+		App:              &ghclient.AppCredentials{AppID: s.AppID, PrivateKeyPEM: s.PrivateKeyPEM},
 		TransportOptions: topts, UserAgent: "porchbot/" + version, Logger: log})
 	if err != nil {
 		return fail(err)
