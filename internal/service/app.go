@@ -7,6 +7,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot"
+	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	ghclient "github.com/porchbot/porchbot/internal/github"
@@ -25,8 +26,15 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	limits := serverLimits(s)
 	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
-	return &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},
+	app := &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret), Log: log}
+	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
+		Web: clients.URLs().Web, Log: log,
+		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
+			return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
+		}}
+	app.Comments = &bot.Commands{Runner: runner}
+	return app
 }
 
 // recordKey signs /porch approve records; every replica derives the same

@@ -1,0 +1,146 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// CommandRunner runs the /porch commands of one comment (commands.Runner).
+type CommandRunner interface {
+	Handle(ctx context.Context, ev commands.CommentEvent) error
+}
+
+// Commands turns issue_comment events into commands.CommentEvents.
+type Commands struct{ Runner CommandRunner }
+
+// OnComment runs the commands of a new comment.
+func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *github.IssueCommentEvent) error {
+	if ev.GetAction() != "created" {
+		return nil
+	}
+	r, issue, comment := ev.GetRepo(), ev.GetIssue(), ev.GetComment()
+	return c.Runner.Handle(ctx, commands.CommentEvent{
+		Repo:          repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch()),
+		Number:        issue.GetNumber(),
+		IsPullRequest: issue.IsPullRequest(),
+		CommentID:     comment.GetID(),
+		Author:        comment.GetUser().GetLogin(),
+		AuthorType:    comment.GetUser().GetType(),
+		Body:          comment.GetBody(),
+	})
+}
+
+// CommandOps is the commands' Lifecycle over the lifecycle steps: the
+// drafts half from commands.DraftOps, the proposals half adapted here.
+type CommandOps struct {
+	commands.DraftOps
+	App *App
+}
+
+func userError(err error) error {
+	for _, refusal := range []error{lifecycle.ErrNoDraftBranch, lifecycle.ErrNothingToPropose, lifecycle.ErrNotProposal} {
+		if errors.Is(err, refusal) {
+			return &commands.UserError{Msg: err.Error()}
+		}
+	}
+	return err
+}
+
+// OpenProposal is /porch propose.
+func (o CommandOps) OpenProposal(ctx context.Context, s *lifecycle.Session, pkg, workspace, by string) (commands.Outcome, error) {
+	pr, err := lifecycle.OpenProposal(ctx, s, o.App.proposalAPI(s.GH), pkg, workspace, by)
+	if err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	return commands.Outcome{Text: fmt.Sprintf("Proposed `%s/%s`.", pkg, workspace), PullRequest: pr.GetNumber()}, nil
+}
+
+// RecordApproval is /porch approve: the record, then the evaluation.
+func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, number int, headSHA, login string) (commands.Outcome, error) {
+	api := o.App.proposalAPI(s.GH)
+	if err := lifecycle.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(headSHA)); err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+	if err != nil {
+		return commands.Outcome{}, err
+	}
+	out, err := lifecycle.EvaluateApproval(ctx, s, api, pr)
+	if err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	if out == nil {
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not an open proposal", number)}
+	}
+	return commands.Outcome{Text: "Approval recorded. " + out.Result.Summary, PullRequest: number}, nil
+}
+
+// Reject is /porch reject.
+func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int, login, reason string) (commands.Outcome, error) {
+	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+	if err != nil {
+		return commands.Outcome{}, err
+	}
+	if err := lifecycle.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	return commands.Outcome{Text: "Proposal closed; its draft branch stays.", PullRequest: number,
+		Branch: pr.GetHead().GetRef()}, nil
+}
+
+// Render is /porch render: the draft is rendered again now.
+func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (commands.Outcome, error) {
+	branch := packages.DraftBranch(pkg, workspace)
+	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch,
+		Head: plumbing.NewHash(headSHA), Options: o.App.Render})
+	if err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	text := fmt.Sprintf("Rendered `%s`: %s.", pkg, out.Conclusion)
+	if out.Pushed {
+		text += " The rendered result was pushed as a new commit."
+	}
+	return commands.Outcome{Text: text, Branch: branch}, nil
+}
+
+// ProposeDeletion is /porch delete.
+func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (commands.Outcome, error) {
+	pr, err := lifecycle.ProposeDeletion(ctx, s, lifecycle.NewDeletionAPI(s.GH), pkg, by)
+	if err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	return commands.Outcome{Text: fmt.Sprintf("Proposed the deletion of `%s`.", pkg), PullRequest: pr.GetNumber()}, nil
+}
+
+// Publish is /porch publish on a merged proposal (publishOn: never).
+func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number int, by string) (commands.Outcome, error) {
+	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+	if err != nil {
+		return commands.Outcome{}, err
+	}
+	if !pr.GetMerged() {
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not merged: merge it first", number)}
+	}
+	pkg, _, ok := packages.ParseDraftBranchName(pr.GetHead().GetRef())
+	if !ok {
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not a proposal of a draft branch", number)}
+	}
+	out, err := lifecycle.PublishPackage(ctx, s, lifecycle.NewPublishAPI(s.GH), pkg, plumbing.NewHash(pr.GetMergeCommitSHA()))
+	if err != nil {
+		return commands.Outcome{}, userError(err)
+	}
+	tags := out.Tags()
+	if len(tags) == 0 {
+		return commands.Outcome{Text: "Nothing to publish: " + strings.TrimSpace(out.Skipped), PullRequest: number}, nil
+	}
+	return commands.Outcome{Text: "Published " + strings.Join(tags, ", ") + ".", Tag: tags[len(tags)-1], PullRequest: number}, nil
+}

@@ -1,0 +1,71 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHelpTableListsEveryVerbOfTheSpec(t *testing.T) {
+	want := []string{"help", "list", "init", "clone", "edit", "propose", "approve", "reject", "render", "upgrade", "rollback", "delete", "publish"}
+	if got := VerbNames(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("verbs %v, want SPEC §4's %v", got, want)
+	}
+	md := HelpMarkdown()
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	if lines[0] != "| command | effect | who may run it |" || lines[1] != "|---|---|---|" || len(lines) != 2+len(want) {
+		t.Fatalf("table:\n%s", md)
+	}
+	for i, v := range want {
+		if !strings.HasPrefix(lines[2+i], "| `/porch "+v) {
+			t.Errorf("row %d: %s", i, lines[2+i])
+		}
+		// Every row has exactly four unescaped pipes: three cells.
+		if n := strings.Count(strings.ReplaceAll(lines[2+i], `\|`, ""), "|"); n != 4 {
+			t.Errorf("row %q has %d cell separators", lines[2+i], n)
+		}
+		if _, ok := verbHandlers[v]; !ok {
+			t.Errorf("verb %s has no handler", v)
+		}
+	}
+	for _, s := range []string{
+		"| `/porch upgrade <package> [--to vN] [--strategy resource-merge\\|fast-forward\\|force-delete-replace\\|copy-merge] [--workspace W]` |",
+		"| `/porch approve` | counts as an approval from the commenter (in a pull request) | anyone; counts if the approval policy allows |",
+		"| `/porch init <package> [--workspace W] [--description D]` | new empty package draft (what `kpt pkg init` writes) | write access |",
+		"| `/porch help [<verb>]` | this command table | anyone |",
+	} {
+		if !strings.Contains(md, s) {
+			t.Errorf("help lacks %q:\n%s", s, md)
+		}
+	}
+	one := HelpMarkdown("Clone")
+	if strings.Count(one, "\n") != 3 || !strings.Contains(one, "/porch clone <owner/repo/package@vN") {
+		t.Errorf("help clone:\n%s", one)
+	}
+}
+
+func TestHelpVerbTableIsConsistent(t *testing.T) {
+	for _, v := range Verbs {
+		if v.MinArgs > v.MaxArgs && !v.Text {
+			t.Errorf("%s: MinArgs > MaxArgs", v.Name)
+		}
+		if len(v.Args) > v.MaxArgs {
+			t.Errorf("%s: more argument kinds than arguments", v.Name)
+		}
+		for _, f := range v.Flags {
+			if !strings.Contains(v.Syntax, "--"+f) {
+				t.Errorf("%s: flag --%s missing from the syntax %q", v.Name, f, v.Syntax)
+			}
+		}
+	}
+}
+
+func TestCommandMarkdownCodeSpanAndQuiet(t *testing.T) {
+	for in, want := range map[string]string{"a": "`a`", "a`b": "`` a`b ``", "``": "``` `` ```"} {
+		if got := codeSpan(in); got != want {
+			t.Errorf("codeSpan(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := quiet("ask @bob or mail x@y.z, `@c`"); got != "ask @\u200bbob or mail x@y.z, `@c`" {
+		t.Errorf("quiet = %q", got)
+	}
+}

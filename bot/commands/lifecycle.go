@@ -1,0 +1,97 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// Lifecycle is every lifecycle operation the verbs need, with plain
+// arguments. The drafts half (List, NewDraft, EditDraft, Clone) is
+// implemented by DraftOps over bot/lifecycle; the proposals half is
+// adapted from the lifecycle steps (OpenProposal, RecordCommandApproval,
+// Reject, RenderDraft, ProposeDeletion, PublishPackage) when the handler is
+// wired. Errors that are *lifecycle.RequestError or UserError are shown to
+// the commenter as they are; others are logged and reported as internal.
+type Lifecycle interface {
+	// List is /porch list.
+	List(ctx context.Context, s *lifecycle.Session) (*lifecycle.Listing, error)
+	// NewDraft is /porch init.
+	NewDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error)
+	// EditDraft is /porch edit and /porch rollback.
+	EditDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error)
+	// Clone is /porch clone; open opens other repositories (it checks the
+	// commenter may read them).
+	Clone(ctx context.Context, s *lifecycle.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error)
+
+	// OpenProposal opens the pull request of draft pkg/workspace into the
+	// deployment branch labelled porch/proposed (or labels the open one).
+	OpenProposal(ctx context.Context, s *lifecycle.Session, pkg, workspace, by string) (Outcome, error)
+	// RecordApproval records /porch approve by login on pull request pr at
+	// its head commit headSHA; the approval policy decides whether it
+	// counts (Outcome.Text says).
+	RecordApproval(ctx context.Context, s *lifecycle.Session, pr int, headSHA, login string) (Outcome, error)
+	// Reject closes proposal pr with a reason ("" for none); the draft
+	// branch stays.
+	Reject(ctx context.Context, s *lifecycle.Session, pr int, login, reason string) (Outcome, error)
+	// Render renders draft pkg/workspace again now (porchbot/render);
+	// headSHA is the pull request's head as the comment saw it.
+	Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (Outcome, error)
+	// ProposeDeletion opens the deletion proposal of pkg.
+	ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (Outcome, error)
+	// Publish tags the package merged by pull request pr (publishOn: never).
+	Publish(ctx context.Context, s *lifecycle.Session, pr int, by string) (Outcome, error)
+}
+
+// Upgrader is implemented by a Lifecycle that can run /porch upgrade
+// (toRevision 0: the latest upstream revision; strategy "": the Kptfile's).
+// Without it, upgrade replies that it arrives with upstream updates.
+type Upgrader interface {
+	Upgrade(ctx context.Context, s *lifecycle.Session, pkg string, toRevision int, strategy, workspace, by string) (Outcome, error)
+}
+
+// Outcome is what a lifecycle operation reports to the commenter: a
+// markdown sentence and the things to link after it.
+type Outcome struct {
+	// Text is markdown: one sentence or a few lines.
+	Text string
+	// PullRequest is linked as #N when set.
+	PullRequest int
+	// Branch is linked to its tree when set.
+	Branch string
+	// Tag is linked to its tree when set.
+	Tag string
+	// CheckURL is linked as "check" when set.
+	CheckURL string
+}
+
+// UserError is an error whose message is written for the commenter. The
+// Lifecycle adapters return it for refusals that are not
+// *lifecycle.RequestError.
+type UserError struct{ Msg string }
+
+func (e *UserError) Error() string { return e.Msg }
+
+// DraftOps is the drafts half of Lifecycle, over bot/lifecycle's Session
+// methods. Embed it in the wired Lifecycle.
+type DraftOps struct{}
+
+// List is Session.List.
+func (DraftOps) List(ctx context.Context, s *lifecycle.Session) (*lifecycle.Listing, error) {
+	return s.List(ctx)
+}
+
+// NewDraft is Session.NewDraft.
+func (DraftOps) NewDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error) {
+	return s.NewDraft(ctx, req)
+}
+
+// EditDraft is Session.EditDraft.
+func (DraftOps) EditDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error) {
+	return s.EditDraft(ctx, req)
+}
+
+// Clone is Session.Clone.
+func (DraftOps) Clone(ctx context.Context, s *lifecycle.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error) {
+	return s.Clone(ctx, req, open)
+}

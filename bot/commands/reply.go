@@ -1,0 +1,89 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxReplyLength bounds the reply (GitHub refuses comments over 65 536
+// characters).
+const MaxReplyLength = 60_000
+
+// status is a command's outcome.
+type status int
+
+const (
+	statusOK status = iota
+	statusFailed
+	statusRefused
+)
+
+func (s status) String() string {
+	switch s {
+	case statusFailed:
+		return "failed"
+	case statusRefused:
+		return "refused"
+	}
+	return "ok"
+}
+
+func (s status) icon() string {
+	switch s {
+	case statusFailed:
+		return "❌"
+	case statusRefused:
+		return "🚫"
+	}
+	return "✅"
+}
+
+// result is one command's outcome, as the reply shows it.
+type result struct {
+	cmd    Command
+	status status
+	// text is markdown.
+	text string
+	// help asks for the command table after the results.
+	help bool
+}
+
+// describeParseError is the message of a line that could not be parsed.
+func describeParseError(e *ParseError) string {
+	msg := quiet(e.Message)
+	if len(e.Suggestions) > 0 {
+		s := make([]string, len(e.Suggestions))
+		for i, v := range e.Suggestions {
+			s[i] = codeSpan(Prefix + " " + v)
+		}
+		msg += ". Did you mean " + strings.Join(s, " or ") + "?"
+	} else if e.Unknown != "" {
+		msg += "; the commands are listed below."
+	}
+	return msg
+}
+
+// renderReply is the one reply to a comment: a line per command with its
+// outcome, then the command table if a command asked for it.
+func renderReply(author string, results []result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "@%s\n", author)
+	help, helpShown := false, false
+	for _, r := range results {
+		text := r.cmd.Text
+		if text == "" {
+			text = Prefix + " " + r.cmd.Verb
+		}
+		fmt.Fprintf(&b, "\n%s %s\n%s\n", r.status.icon(), codeSpan(text), r.text)
+		help = help || r.help
+		helpShown = helpShown || r.status == statusOK && r.cmd.Verb == "help"
+	}
+	if help && !helpShown {
+		b.WriteString("\nporchbot's commands:\n\n" + HelpMarkdown())
+	}
+	out := b.String()
+	if len(out) > MaxReplyLength {
+		out = truncateUTF8(out, MaxReplyLength) + "\n\n… (reply cut: it was too long for one comment)\n"
+	}
+	return out
+}

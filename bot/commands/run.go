@@ -1,0 +1,254 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// CommentEvent is a new comment on an issue or a pull request.
+type CommentEvent struct {
+	Repo lifecycle.Repo
+	// Number is the issue or pull request number.
+	Number        int
+	IsPullRequest bool
+	// HeadRef (branch, no refs/heads/), HeadSHA and HeadRepo ("owner/name")
+	// are a pull request's head, when the caller knows them; if HeadRef is
+	// empty the runner reads the pull request when a verb needs its head.
+	HeadRef, HeadSHA, HeadRepo string
+	CommentID                  int64
+	// Author is the commenter's login; AuthorType GitHub's user type
+	// ("User", "Bot"). Comments by bots are ignored.
+	Author, AuthorType string
+	Body               string
+}
+
+// FromBot reports a comment written by a bot (type Bot, or a login ending
+// in [bot]).
+func (ev CommentEvent) FromBot() bool {
+	return strings.EqualFold(ev.AuthorType, "Bot") || strings.HasSuffix(strings.ToLower(ev.Author), "[bot]")
+}
+
+// SessionOpener opens a repository's Session (lifecycle.Opener).
+type SessionOpener interface {
+	Open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session, error)
+}
+
+// Runner runs the /porch commands of comments.
+type Runner struct {
+	// Clients gives installation clients, for the reaction, permission
+	// checks and the reply.
+	Clients lifecycle.Clients
+	// Sessions opens the Session the verbs work in, once per comment and
+	// only when a verb needs it.
+	Sessions SessionOpener
+	// Lifecycle runs the verbs.
+	Lifecycle Lifecycle
+	// Web is the GitHub web base URL (internal/github.URLs.Web): links in
+	// replies, and the only host /porch clone accepts git URLs of.
+	Web string
+	// InstallationFor gives the installation of another repository (clone
+	// sources); nil means the event's installation.
+	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
+	// Log defaults to logrus.StandardLogger().
+	Log logrus.FieldLogger
+}
+
+// Handle runs the commands of one comment: nothing for bots or comments
+// without a /porch line; else one 👀 reaction, one permission lookup
+// (when a verb needs write access), each command in order, and one reply
+// listing every command's outcome or error. REST calls: reaction 1 +
+// permission ≤1 + reply 1 + pull request ≤1 (only when a verb needs the
+// head and the event lacks it) + the verbs' own.
+//
+// Handle returns an error only when the installation client cannot be had
+// or the reply cannot be posted; the commands have run by then, so the
+// caller must not run the comment again.
+func (r *Runner) Handle(ctx context.Context, ev CommentEvent) error {
+	log := r.Log
+	if log == nil {
+		log = logrus.StandardLogger()
+	}
+	log = log.WithFields(logrus.Fields{"repository": ev.Repo.FullName(), "number": ev.Number,
+		"comment_id": ev.CommentID, "comment_author": ev.Author})
+	if ev.FromBot() || ev.Author == "" {
+		log.Debug("comment by a bot (or nobody) ignored")
+		return nil
+	}
+	cmds := Parse(ev.Body)
+	if len(cmds) == 0 {
+		return nil
+	}
+	gh, err := r.Clients.Installation(ctx, ev.Repo.InstallationID)
+	if err != nil {
+		return fmt.Errorf("commands in %s#%d: installation client: %w", ev.Repo.FullName(), ev.Number, err)
+	}
+	cr := &commentRun{r: r, ev: ev, api: apiOf(gh), log: log,
+		links: links{web: r.Web, owner: ev.Repo.Owner, repo: ev.Repo.Name}}
+	cr.react(ctx)
+	results := make([]result, 0, len(cmds))
+	for _, c := range cmds {
+		res := cr.execute(ctx, c)
+		log.WithFields(logrus.Fields{"verb": c.Verb, "line": c.Line, "outcome": res.status.String()}).Info("porch command")
+		results = append(results, res)
+	}
+	body := renderReply(ev.Author, results)
+	if _, _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, &github.IssueComment{Body: &body}); err != nil {
+		return fmt.Errorf("commands in %s#%d: reply: %w", ev.Repo.FullName(), ev.Number, err)
+	}
+	return nil
+}
+
+// commentRun is the state of one comment's commands: what is looked up
+// once and shared by its commands.
+type commentRun struct {
+	r     *Runner
+	ev    CommentEvent
+	api   githubAPI
+	log   logrus.FieldLogger
+	links links
+
+	permDone        bool
+	permLevel, role string
+	permErr         error
+
+	sessDone bool
+	sess     *lifecycle.Session
+	sessErr  error
+
+	headDone bool
+	head     pullHead
+	headErr  error
+}
+
+// pullHead is a pull request's head.
+type pullHead struct{ ref, sha, repo string }
+
+// react puts 👀 on the comment; a failure is only logged.
+func (cr *commentRun) react(ctx context.Context) {
+	if cr.ev.CommentID == 0 {
+		return
+	}
+	if _, _, err := cr.api.reactions.CreateIssueCommentReaction(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, "eyes"); err != nil {
+		cr.log.WithError(err).Warn("reacting to the comment")
+	}
+}
+
+// execute runs one command: parse errors, place and permission first.
+func (cr *commentRun) execute(ctx context.Context, c Command) result {
+	if c.Err != nil {
+		return result{cmd: c, status: statusFailed, text: describeParseError(c.Err), help: c.Err.ShowHelp}
+	}
+	v, ok := LookupVerb(c.Verb)
+	run, hasRun := verbHandlers[c.Verb]
+	if !ok || !hasRun {
+		return result{cmd: c, status: statusFailed, text: "this command is not available", help: true}
+	}
+	if v.Where == InPullRequest && !cr.ev.IsPullRequest {
+		return result{cmd: c, status: statusRefused, text: codeSpan(Prefix+" "+v.Name) + " works in pull request comments only."}
+	}
+	if v.Access == WriteAccess {
+		level, role, err := cr.permission(ctx)
+		if err != nil {
+			res := cr.fail(err)
+			res.cmd = c
+			return res
+		}
+		if !canWrite(level) {
+			return result{cmd: c, status: statusRefused, text: fmt.Sprintf("@%s needs write access to %s to run %s (their permission: %s).",
+				cr.ev.Author, cr.ev.Repo.FullName(), codeSpan(Prefix+" "+v.Name), role)}
+		}
+	}
+	res := run(ctx, cr, c)
+	res.cmd = c
+	return res
+}
+
+// permission is the commenter's permission, looked up once per comment.
+func (cr *commentRun) permission(ctx context.Context) (level, role string, err error) {
+	if !cr.permDone {
+		cr.permLevel, cr.role, cr.permErr = permission(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
+		cr.permDone = true
+	}
+	return cr.permLevel, cr.role, cr.permErr
+}
+
+// session opens the repository's Session once per comment.
+func (cr *commentRun) session(ctx context.Context) (*lifecycle.Session, error) {
+	if !cr.sessDone {
+		cr.sess, cr.sessErr = cr.r.Sessions.Open(ctx, cr.ev.Repo)
+		cr.sessDone = true
+	}
+	return cr.sess, cr.sessErr
+}
+
+// pullHead is the pull request's head: from the event, or read once.
+func (cr *commentRun) pullHead(ctx context.Context) (pullHead, error) {
+	if cr.ev.HeadRef != "" {
+		return pullHead{ref: cr.ev.HeadRef, sha: cr.ev.HeadSHA, repo: cr.ev.HeadRepo}, nil
+	}
+	if !cr.headDone {
+		pr, _, err := cr.api.pulls.Get(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Number)
+		if err != nil {
+			cr.headErr = fmt.Errorf("read pull request #%d: %w", cr.ev.Number, err)
+		} else {
+			h := pr.GetHead()
+			cr.head = pullHead{ref: h.GetRef(), sha: h.GetSHA(), repo: h.GetRepo().GetFullName()}
+		}
+		cr.headDone = true
+	}
+	return cr.head, cr.headErr
+}
+
+// fail turns an error into the commenter's result: refusals
+// (*lifecycle.RequestError, *UserError) as they are, anything else as an
+// internal error, logged.
+func (cr *commentRun) fail(err error) result {
+	var req *lifecycle.RequestError
+	var user *UserError
+	switch {
+	case errors.As(err, &req):
+		return result{status: statusFailed, text: quiet(req.Msg)}
+	case errors.As(err, &user):
+		return result{status: statusFailed, text: quiet(user.Msg)}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		cr.log.WithError(err).Warn("porch command interrupted")
+		return result{status: statusFailed, text: "interrupted before it finished (the bot is shutting down or timed out); run it again"}
+	}
+	cr.log.WithError(err).Error("porch command failed")
+	return result{status: statusFailed, text: fmt.Sprintf("internal error; it was logged with comment id %d. Try again, or ask the bot's operators.", cr.ev.CommentID)}
+}
+
+// ok is a successful result.
+func ok(text string) result { return result{status: statusOK, text: text} }
+
+// outcome renders an Outcome with its links.
+func (cr *commentRun) outcome(o Outcome) result {
+	var ls []string
+	if o.PullRequest != 0 {
+		ls = append(ls, fmt.Sprintf("[#%d](%s)", o.PullRequest, cr.links.pull(o.PullRequest)))
+	}
+	if o.Branch != "" {
+		ls = append(ls, mdCodeLink(o.Branch, cr.links.tree(o.Branch)))
+	}
+	if o.Tag != "" {
+		ls = append(ls, mdCodeLink(o.Tag, cr.links.tree(o.Tag)))
+	}
+	if o.CheckURL != "" {
+		ls = append(ls, "[check]("+o.CheckURL+")")
+	}
+	text := o.Text
+	if text == "" {
+		text = "Done."
+	}
+	if len(ls) > 0 {
+		text += " — " + strings.Join(ls, " · ")
+	}
+	return ok(text)
+}

@@ -1,0 +1,127 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// runInit is /porch init <package> [--workspace W] [--description D].
+func runInit(ctx context.Context, cr *commentRun, c Command) result {
+	s, err := cr.session(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	d, err := cr.r.Lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: c.Arg(0), Workspace: c.Flag(FlagWorkspace),
+		Description: c.Flag(FlagDescription), RequestedBy: cr.ev.Author})
+	if err != nil {
+		return cr.fail(err)
+	}
+	return ok(cr.describeDraft(s, d, "with the files of `kpt pkg init`"))
+}
+
+// runEdit is /porch edit <package> [--from vN] [--workspace W].
+func runEdit(ctx context.Context, cr *commentRun, c Command) result {
+	rev, _ := packages.ParseRevision(c.Flag(FlagFrom)) // checked by the parser; 0 = latest
+	return cr.editDraft(ctx, lifecycle.EditRequest{Package: c.Arg(0), Revision: rev, Workspace: c.Flag(FlagWorkspace),
+		RequestedBy: cr.ev.Author})
+}
+
+// runRollback is /porch rollback <package> v<N> [--workspace W].
+func runRollback(ctx context.Context, cr *commentRun, c Command) result {
+	rev, _ := packages.ParseRevision(c.Arg(1))
+	return cr.editDraft(ctx, lifecycle.EditRequest{Package: c.Arg(0), Revision: rev, Workspace: c.Flag(FlagWorkspace),
+		Rollback: true, RequestedBy: cr.ev.Author})
+}
+
+func (cr *commentRun) editDraft(ctx context.Context, req lifecycle.EditRequest) result {
+	s, err := cr.session(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	d, err := cr.r.Lifecycle.EditDraft(ctx, s, req)
+	if err != nil {
+		return cr.fail(err)
+	}
+	what := "copied from " + mdCodeLink(d.Source, cr.links.tree(d.Source))
+	if req.Rollback {
+		what = "with the content of " + mdCodeLink(d.Source, cr.links.tree(d.Source))
+	}
+	if d.Unchanged {
+		what += fmt.Sprintf(" (the same content as on %s)", codeSpan(s.DeploymentBranch))
+	}
+	return ok(cr.describeDraft(s, d, what))
+}
+
+// runClone is /porch clone <source> <package> [--workspace W].
+func runClone(ctx context.Context, cr *commentRun, c Command) result {
+	src, err := lifecycle.ParseCloneSource(c.Arg(0), cr.r.Web)
+	if err != nil {
+		return cr.fail(err)
+	}
+	s, err := cr.session(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	d, err := cr.r.Lifecycle.Clone(ctx, s, lifecycle.CloneRequest{Source: src, Package: c.Arg(1),
+		Workspace: c.Flag(FlagWorkspace), RequestedBy: cr.ev.Author}, cr.openSource)
+	if err != nil {
+		return cr.fail(err)
+	}
+	what := fmt.Sprintf("cloned from %s at %s, with `upstream` and `upstreamLock` set as `kpt pkg get` sets them",
+		codeSpan(d.Source), codeSpan(short(d.SourceCommit.String())))
+	return ok(cr.describeDraft(s, d, what))
+}
+
+// openSource opens a clone source in another repository: the App must
+// see it, and the commenter must be able to read it (a private or internal
+// repository's content must not reach people who cannot read it).
+// REST calls: the repository, and the commenter's permission unless the
+// repository is public.
+func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*lifecycle.Session, error) {
+	full := owner + "/" + repo
+	id := cr.ev.Repo.InstallationID
+	if cr.r.InstallationFor != nil {
+		got, err := cr.r.InstallationFor(ctx, owner, repo)
+		if err != nil {
+			cr.log.WithError(err).WithField("source", full).Info("clone source: no installation")
+			return nil, &UserError{Msg: fmt.Sprintf("porchbot is not installed on %s (or there is no such repository)", full)}
+		}
+		id = got
+	}
+	gh, err := cr.r.Clients.Installation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	api := apiOf(gh)
+	info, _, err := api.repos.Get(ctx, owner, repo)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, &UserError{Msg: fmt.Sprintf("porchbot cannot see %s: it is not installed there, or there is no such repository", full)}
+		}
+		return nil, fmt.Errorf("read repository %s: %w", full, err)
+	}
+	if vis := strings.ToLower(info.GetVisibility()); vis != "public" && (vis != "" || info.GetPrivate()) {
+		level, _, err := permission(ctx, api.repos, info.GetOwner().GetLogin(), info.GetName(), cr.ev.Author)
+		if err != nil {
+			return nil, fmt.Errorf("permission of %s on %s: %w", cr.ev.Author, full, err)
+		}
+		if !canRead(level) {
+			return nil, &UserError{Msg: fmt.Sprintf("@%s cannot read %s: clone only from repositories you can read", cr.ev.Author, full)}
+		}
+	}
+	return cr.r.Sessions.Open(ctx, lifecycle.Repo{Owner: info.GetOwner().GetLogin(), Name: info.GetName(),
+		InstallationID: id, DefaultBranch: info.GetDefaultBranch()})
+}
+
+// describeDraft is the reply for a new draft: its branch, what it holds,
+// what it was built on and what to do next.
+func (cr *commentRun) describeDraft(s *lifecycle.Session, d *lifecycle.Draft, what string) string {
+	return fmt.Sprintf("Created draft %s %s, on %s at %s (commit %s).\nNext: push changes to the branch, then %s.",
+		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, codeSpan(s.DeploymentBranch), codeSpan(short(d.Base.String())),
+		mdCodeLink(short(d.Commit.String()), cr.links.commit(d.Commit.String())),
+		codeSpan(Prefix+" propose "+d.Package+"/"+d.Workspace))
+}

@@ -1,0 +1,119 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// runPropose is /porch propose [<package>/<workspace>]: without an
+// argument, the draft of the pull request commented on.
+func runPropose(ctx context.Context, cr *commentRun, c Command) result {
+	var pkg, ws string
+	if a := c.Arg(0); a != "" {
+		pkg, ws, _ = ParseDraftArg(a) // checked by the parser
+	} else {
+		if !cr.ev.IsPullRequest {
+			return cr.fail(&UserError{Msg: "name the draft: " + codeSpan(Prefix+" propose <package>/<workspace>")})
+		}
+		var err error
+		if pkg, ws, err = cr.pullDraft(ctx); err != nil {
+			return cr.fail(err)
+		}
+	}
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.r.Lifecycle.OpenProposal(ctx, s, pkg, ws, cr.ev.Author)
+	})
+}
+
+// runApprove is /porch approve, recorded at the pull request's head.
+func runApprove(ctx context.Context, cr *commentRun, _ Command) result {
+	head, err := cr.pullHead(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.r.Lifecycle.RecordApproval(ctx, s, cr.ev.Number, head.sha, cr.ev.Author)
+	})
+}
+
+// runReject is /porch reject [reason].
+func runReject(ctx context.Context, cr *commentRun, c Command) result {
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.r.Lifecycle.Reject(ctx, s, cr.ev.Number, cr.ev.Author, c.Arg(0))
+	})
+}
+
+// runRender is /porch render, in a draft's pull request.
+func runRender(ctx context.Context, cr *commentRun, _ Command) result {
+	pkg, ws, err := cr.pullDraft(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	head, _ := cr.pullHead(ctx) // read by pullDraft
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.r.Lifecycle.Render(ctx, s, pkg, ws, head.sha)
+	})
+}
+
+// runDelete is /porch delete <package>.
+func runDelete(ctx context.Context, cr *commentRun, c Command) result {
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.r.Lifecycle.ProposeDeletion(ctx, s, c.Arg(0), cr.ev.Author)
+	})
+}
+
+// runPublish is /porch publish, in the merged pull request.
+func runPublish(ctx context.Context, cr *commentRun, _ Command) result {
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.r.Lifecycle.Publish(ctx, s, cr.ev.Number, cr.ev.Author)
+	})
+}
+
+// runUpgrade is /porch upgrade <package> [--to vN] [--strategy S]
+// [--workspace W], when the Lifecycle can.
+func runUpgrade(ctx context.Context, cr *commentRun, c Command) result {
+	up, can := cr.r.Lifecycle.(Upgrader)
+	if !can {
+		return result{status: statusFailed, text: codeSpan(Prefix+" upgrade") + " is not available yet: it arrives with upstream updates " +
+			"(update pull requests on `porch/update/<package>`). Until then, " + codeSpan(Prefix+" clone") +
+			" the newer upstream revision into a new package, or update the draft with `kpt pkg update` and push it."}
+	}
+	to, _ := packages.ParseRevision(c.Flag(FlagTo))
+	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return up.Upgrade(ctx, s, c.Arg(0), to, c.Flag(FlagStrategy), c.Flag(FlagWorkspace), cr.ev.Author)
+	})
+}
+
+// withSession opens the session and renders fn's Outcome.
+func (cr *commentRun) withSession(ctx context.Context, fn func(*lifecycle.Session) (Outcome, error)) result {
+	s, err := cr.session(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	o, err := fn(s)
+	if err != nil {
+		return cr.fail(err)
+	}
+	return cr.outcome(o)
+}
+
+// pullDraft is the draft whose pull request is commented on.
+func (cr *commentRun) pullDraft(ctx context.Context) (pkg, ws string, err error) {
+	head, err := cr.pullHead(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if head.repo != "" && !strings.EqualFold(head.repo, cr.ev.Repo.FullName()) {
+		return "", "", &UserError{Msg: "this pull request comes from a fork: its branch is not a draft of " + cr.ev.Repo.FullName()}
+	}
+	pkg, ws, err = packages.CheckDraftBranchName(head.ref)
+	if err != nil {
+		return "", "", &UserError{Msg: fmt.Sprintf("this pull request's branch %s is not a draft (drafts/<package>/<workspace>): %v",
+			codeSpan(head.ref), err)}
+	}
+	return pkg, ws, nil
+}

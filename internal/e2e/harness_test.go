@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/service"
+	"github.com/porchbot/porchbot/internal/settings"
+)
+
+// world is a running porchbot with its embedded forge seeded from
+// testdata/forge/seed.yaml (alice admin, bob write and in @acme/platform,
+// carol read; acme/catalog holding basens and network/upf; acme/edge-1).
+type world struct {
+	t   *testing.T
+	svc *service.Service
+	ctx context.Context
+}
+
+func newWorld(t *testing.T, extraArgs ...string) *world {
+	t.Helper()
+	args := append([]string{"--listen", "127.0.0.1:0", "--forge-listen", "127.0.0.1:0",
+		"--data-dir", t.TempDir(), "--forge-seed", "../../testdata/forge/seed.yaml", "--resync-interval", "0"}, extraArgs...)
+	s, err := settings.Parse(args, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	if os.Getenv("E2E_LOG") != "" {
+		log.SetOutput(os.Stderr)
+		log.SetLevel(logrus.DebugLevel)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	svc, err := service.Start(ctx, s, log, io.Discard, "e2e")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = svc.Close(context.Background())
+		cancel()
+	})
+	return &world{t: t, svc: svc, ctx: ctx}
+}
+
+// settle waits until the forge has delivered every webhook and the bot
+// has handled every event, including the events its own actions caused.
+func (w *world) settle() {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(w.ctx, 2*time.Minute)
+	defer cancel()
+	f := w.svc.Embedded.Forge
+	for round := 0; round < 100; round++ {
+		if err := f.WaitDeliveries(ctx); err != nil {
+			w.t.Fatal(err)
+		}
+		before := len(f.Deliveries())
+		if err := w.svc.Bot.WaitIdle(ctx); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := f.WaitDeliveries(ctx); err != nil {
+			w.t.Fatal(err)
+		}
+		if len(f.Deliveries()) == before {
+			for _, d := range f.Deliveries() {
+				if !d.Dropped && d.Status != http.StatusAccepted && d.Status != http.StatusOK {
+					w.t.Fatalf("delivery %s (%s) answered %d %s", d.ID, d.Event, d.Status, d.Err)
+				}
+			}
+			return
+		}
+	}
+	w.t.Fatal("the bot and the forge never settled")
+}
+
+// client is a go-github client of a seeded user ("alice", ...).
+func (w *world) client(user string) *github.Client {
+	c, err := github.NewClient(&http.Client{Timeout: 30 * time.Second}).WithAuthToken(user+"-token").
+		WithEnterpriseURLs(w.svc.Embedded.Forge.APIURL(), w.svc.Embedded.Forge.BaseURL()+"/api/uploads/")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c
+}
+
+// clone clones a repository as user into a fresh directory.
+func (w *world) clone(user, repo string) string {
+	w.t.Helper()
+	dir := filepath.Join(w.t.TempDir(), "work")
+	url := strings.Replace(w.svc.Embedded.Forge.BaseURL(), "http://", "http://"+user+":"+user+"-token@", 1) + "/" + repo + ".git"
+	w.git("", "clone", "-q", url, dir)
+	w.git(dir, "config", "user.name", user)
+	w.git(dir, "config", "user.email", user+"@example.com")
+	return dir
+}
+
+func (w *world) git(dir string, args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "credential.helper="}, args...)...)
+	if dir != "" {
+		cmd.Dir = dir
+	}
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (w *world) write(dir, path, content string) {
+	w.t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// checkRun returns the latest check run of name on ref.
+func (w *world) checkRun(repo, ref, name string) *github.CheckRun {
+	w.t.Helper()
+	owner, n, _ := strings.Cut(repo, "/")
+	res, _, err := w.client("alice").Checks.ListCheckRunsForRef(w.ctx, owner, n, ref, &github.ListCheckRunsOptions{CheckName: github.String(name)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if len(res.CheckRuns) == 0 {
+		w.t.Fatalf("no %s check run on %s", name, ref)
+	}
+	return res.CheckRuns[0]
+}
+
+// restCalls is the forge's count of REST calls since a snapshot.
+func (w *world) stats() map[string]int64 { return w.svc.Embedded.Forge.Stats().Snapshot() }
