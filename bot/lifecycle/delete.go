@@ -75,7 +75,7 @@ func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requ
 	if err != nil {
 		return nil, fmt.Errorf("propose deletion of %s: %s: %w", pkg, s.DeploymentBranch, err)
 	}
-	ok, err := deletionIsTopLevel(ctx, s, head, dir)
+	ok, err := landingIsTopLevel(ctx, s, head, dir)
 	if err != nil {
 		return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 	}
@@ -187,26 +187,6 @@ func deletionHasLabel(pr *github.PullRequest, name string) bool {
 		}
 	}
 	return false
-}
-
-// deletionIsTopLevel reports whether dir is a top-level package at commit.
-func deletionIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (bool, error) {
-	var ok bool
-	err := s.Git.With(ctx, func(repo *git.Repository) error {
-		w := newLandingWalker(ctx, repo, s.Config.Packages.Root)
-		st, err := w.state(commit, dir)
-		if err != nil || !st.exists() {
-			return err
-		}
-		t, err := w.rootTree(commit)
-		if err != nil {
-			return err
-		}
-		top, found, err := w.topLevelDir(dir+"/"+packages.KptfileName, t, nil, map[string]bool{})
-		ok = found && top == dir
-		return err
-	})
-	return ok, err
 }
 
 func deletionState(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (landingState, error) {

@@ -835,3 +835,27 @@ func (w *landingWalker) topLevelPackages(h plumbing.Hash) ([]string, error) {
 	}
 	return names, nil
 }
+
+// landingIsTopLevel reports whether dir holds a top-level package at
+// commit: a Kptfile there and none in a directory above it.
+func landingIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (bool, error) {
+	root := s.Config.Packages.Root
+	found := false
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		names, err := newLandingWalker(ctx, repo, root).topLevelPackages(commit)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if PackageDir(root, n) == dir {
+				found = true
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("packages at %s: %w", commit, err)
+	}
+	return found, nil
+}

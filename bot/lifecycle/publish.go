@@ -54,6 +54,10 @@ const publishMaxAttempts = 2*MaxBackfill + 8
 // bot for publishMaxAttempts rounds.
 var ErrPublishContention = errors.New("publish: tags kept changing, gave up")
 
+// ErrPublishNoPackage reports a /porch publish of something that is not
+// a top-level package at the commit.
+var ErrPublishNoPackage = errors.New("no such package")
+
 // PublishGit is the git data call publishing makes (s.GH.Git).
 type PublishGit interface {
 	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
@@ -221,6 +225,12 @@ func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string,
 	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
+	}
+	if ok, err := landingIsTopLevel(ctx, s, commit, PackageDir(s.Config.Packages.Root, pkg)); err != nil || !ok {
+		if err == nil {
+			err = ErrPublishNoPackage
+		}
+		return out, fmt.Errorf("publish %s at %s: %w", pkg, commit, err)
 	}
 	if err := p.publishPackage(ctx, pkg, commit, nil, false); err != nil {
 		return out, err

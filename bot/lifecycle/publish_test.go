@@ -577,6 +577,9 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 	if _, err := lifecycle.PublishPackage(f.ctx, s, lifecycle.NewPublishAPI(s.GH), "bad..name", s.DeploymentHead); err == nil {
 		t.Fatal("an invalid package name was accepted")
 	}
+	if _, err := lifecycle.PublishPackage(f.ctx, s, lifecycle.NewPublishAPI(s.GH), "nope", s.DeploymentHead); !errors.Is(err, lifecycle.ErrPublishNoPackage) {
+		t.Fatalf("publishing a missing package: %v", err)
+	}
 }
 
 func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
@@ -715,5 +718,54 @@ func TestPublishTagErrorIsWrapped(t *testing.T) {
 	_, err := lifecycle.Publish(f.ctx, s, api, plumbing.NewHash(c), nil)
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "x/v1") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// Squash merges land single-parent commits: the pull request found for the
+// commit says what was approved, with or without the event.
+func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
+	f := newPubFixture(t, "lifecycle:\n  releases: false\n")
+	base := f.commit("main", "", func(files map[string][]byte) {
+		files["sq/Kptfile"] = pubKptfile("sq")
+		files["sq/a.yaml"] = pubConfigMap("sq", "a", "1")
+		files["sq/b.yaml"] = pubConfigMap("sq", "b", "1")
+	})
+	f.commit("drafts/sq/wa", base, func(files map[string][]byte) { files["sq/a.yaml"] = pubConfigMap("sq", "a", "2") })
+	f.commit("drafts/sq/wb", base, func(files map[string][]byte) { files["sq/b.yaml"] = pubConfigMap("sq", "b", "2") })
+	prA, prB := f.propose("drafts/sq/wa", "Edit a"), f.propose("drafts/sq/wb", "Edit b")
+	squash := func(n int) (plumbing.Hash, *github.PullRequest) {
+		res, _, err := f.alice.PullRequests.Merge(f.ctx, pubOwner, pubRepo, n, "", &github.PullRequestOptions{MergeMethod: "squash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, _, err := f.alice.PullRequests.Get(f.ctx, pubOwner, pubRepo, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plumbing.NewHash(res.GetSHA()), pr
+	}
+	m1, prA := squash(prA.GetNumber())
+	m2, prB := squash(prB.GetNumber())
+	s := f.h.open(t)
+	// No event at all: the resync finds each commit's pull request.
+	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Published {
+		got = append(got, fmt.Sprintf("%s@%s#%d", r.Tag, r.Commit.String()[:7], r.PR))
+	}
+	want := []string{"sq/v1@" + base[:7] + "#0", fmt.Sprintf("sq/v2@%s#%d", m1.String()[:7], prA.GetNumber())}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("resync published %v, want %v", got, want)
+	}
+	if len(rep.Refused) != 1 || rep.Refused[0].Commit != m2 || rep.Refused[0].PR != prB.GetNumber() {
+		t.Fatalf("resync refused %+v", rep.Refused)
+	}
+	// The event of the second squash, late: same decision, with a draft.
+	out := publish(t, s, m2, prB)
+	if len(out.Published) != 0 || len(out.Refused) != 1 || out.Refused[0].DraftBranch == "" || !out.Refused[0].Commented {
+		t.Fatalf("late event: %+v", out)
 	}
 }

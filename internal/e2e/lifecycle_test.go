@@ -10,7 +10,7 @@ import (
 // TestLifecycleDraftProposeApproveMergePublish is the golden path: alice
 // pushes a draft, porchbot renders it and reports the check, alice opens
 // the proposal, bob (of @acme/platform) approves, alice merges, and
-// porchbot publishes network/upf/v1 with its release.
+// porchbot publishes the landing with its release.
 func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.client("alice"), w.client("bob")
@@ -83,27 +83,33 @@ func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
 		t.Fatalf("approval check after bob's approval: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
 	}
 
-	// 4. alice merges; porchbot publishes v1 on the merge commit.
+	// 4. alice merges; porchbot publishes the landing. network/upf was
+	// never published before: the state porchbot found it in on main (the
+	// seed commit) becomes v1, the merge v2 — revisions without gaps, in
+	// history order.
+	seed := w.git(dir, "rev-parse", "origin/main")
 	res, _, err := alice.PullRequests.Merge(w.ctx, "acme", "catalog", pr.GetNumber(), "", &github.PullRequestOptions{MergeMethod: "merge"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.settle()
-	ref, _, err := alice.Git.GetRef(w.ctx, "acme", "catalog", "tags/network/upf/v1")
-	if err != nil {
-		t.Fatalf("no tag network/upf/v1: %v", err)
+	for tag, want := range map[string]string{"network/upf/v1": seed, "network/upf/v2": res.GetSHA()} {
+		ref, _, err := alice.Git.GetRef(w.ctx, "acme", "catalog", "tags/"+tag)
+		if err != nil {
+			t.Fatalf("no tag %s: %v", tag, err)
+		}
+		if ref.GetObject().GetSHA() != want {
+			t.Fatalf("%s at %s, want %s", tag, ref.GetObject().GetSHA(), want)
+		}
 	}
-	if ref.GetObject().GetSHA() != res.GetSHA() {
-		t.Fatalf("v1 at %s, merge commit %s", ref.GetObject().GetSHA(), res.GetSHA())
-	}
-	rel, _, err := alice.Repositories.GetReleaseByTag(w.ctx, "acme", "catalog", "network/upf/v1")
+	rel, _, err := alice.Repositories.GetReleaseByTag(w.ctx, "acme", "catalog", "network/upf/v2")
 	if err != nil {
 		t.Fatalf("no release: %v", err)
 	}
 	if !strings.Contains(rel.GetBody(), "bob") {
 		t.Fatalf("release notes do not name the approver:\n%s", rel.GetBody())
 	}
-	if _, _, err := alice.Git.GetRef(w.ctx, "acme", "catalog", "tags/network/upf/v2"); err == nil {
-		t.Fatal("a second tag for one landing")
+	if _, _, err := alice.Git.GetRef(w.ctx, "acme", "catalog", "tags/network/upf/v3"); err == nil {
+		t.Fatal("a third tag for two landings")
 	}
 }

@@ -37,22 +37,7 @@ func TestConformanceKptOrchestration(t *testing.T) {
 		t.Fatalf("corpus missing: %v", err)
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "porchbot")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/porchbot")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/porchbot: %v\n%s", err, out)
-	}
-	fnDir := filepath.Join(tmp, "fns")
-	if err := os.MkdirAll(fnDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range builtins.Names() {
-		script := fmt.Sprintf("#!/bin/sh\nexec %s fn %s\n", bin, name)
-		if err := os.WriteFile(filepath.Join(fnDir, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fnDir := buildFnScripts(t, tmp)
 	n := 0
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -91,10 +76,8 @@ func TestConformanceKptOrchestration(t *testing.T) {
 				t.Run(mode, func(t *testing.T) {
 					pdir := filepath.Join(tmp, mode, name)
 					copyCorpusPkg(t, src, pdir, fnDir)
-					opts := Options{AllowExec: true, Resolve: corpusResolver, serialized: serialized}
-					for _, b := range builtins.Names() {
-						opts.ExecAllowlist = append(opts.ExecAllowlist, filepath.Join(fnDir, b))
-					}
+					opts := corpusOptions(fnDir)
+					opts.serialized = serialized
 					res, err := Render(context.Background(), filesys.MakeFsOnDisk(), pdir, opts)
 					if (err != nil) != (kptCode != 0) {
 						t.Errorf("porchbot err=%v, kpt exit code %d\nkpt output:\n%s", err, kptCode, out)
@@ -108,6 +91,38 @@ func TestConformanceKptOrchestration(t *testing.T) {
 	if n < 15 {
 		t.Errorf("corpus has %d packages, want at least 15", n)
 	}
+}
+
+// buildFnScripts builds porchbot into dir and writes there, in fns/, one
+// script per built-in running `porchbot fn <name>`; it returns that directory.
+func buildFnScripts(t testing.TB, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "porchbot")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/porchbot")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/porchbot: %v\n%s", err, out)
+	}
+	fnDir := filepath.Join(dir, "fns")
+	if err := os.MkdirAll(fnDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range builtins.Names() {
+		script := fmt.Sprintf("#!/bin/sh\nexec %s fn %s\n", bin, name)
+		if err := os.WriteFile(filepath.Join(fnDir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fnDir
+}
+
+// corpusOptions renders exec functions of fnDir in process, as built-ins.
+func corpusOptions(fnDir string) Options {
+	opts := Options{AllowExec: true, Resolve: corpusResolver}
+	for _, b := range builtins.Names() {
+		opts.ExecAllowlist = append(opts.ExecAllowlist, filepath.Join(fnDir, b))
+	}
+	return opts
 }
 
 func corpusResolver(fn Function) (framework.ResourceListProcessor, error) {

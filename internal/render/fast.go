@@ -62,27 +62,63 @@ func plainShallow(n *yaml.Node) bool {
 		!(n.Kind == yaml.ScalarNode && n.Style&yaml.FoldedStyle != 0)
 }
 
-// copyPlain deep-copies n, reporting false as soon as it meets a comment or
-// a folded scalar.
+// copyPlain deep-copies n, reporting false if it holds a comment or a
+// folded scalar anywhere. Nodes are copied as yaml.CopyYNode copies them
+// (aliases keep pointing at the original); all of them are allocated at once.
 func copyPlain(n *yaml.Node) (*yaml.Node, bool) {
 	if n == nil {
 		return nil, true
 	}
-	if !plainShallow(n) {
+	nodes, slots, ok := plainSize(n)
+	if !ok {
 		return nil, false
 	}
-	c := *n // as yaml.CopyYNode: aliases keep pointing at the original
-	if len(n.Content) > 0 {
-		c.Content = make([]*yaml.Node, len(n.Content))
+	s := &nodeSlab{nodes: make([]yaml.Node, nodes), slots: make([]*yaml.Node, slots)}
+	return s.copy(n), true
+}
+
+// plainSize reports whether n is plain (see plain) and counts the nodes and
+// the Content entries copyPlain copies.
+func plainSize(n *yaml.Node) (nodes, slots int, ok bool) {
+	if !plainShallow(n) {
+		return 0, 0, false
+	}
+	nodes, slots = 1, len(n.Content)
+	for _, x := range n.Content {
+		if x == nil {
+			continue
+		}
+		xn, xs, ok := plainSize(x)
+		if !ok {
+			return 0, 0, false
+		}
+		nodes, slots = nodes+xn, slots+xs
+	}
+	return nodes, slots, true
+}
+
+// nodeSlab hands out the nodes and Content entries of one copy.
+type nodeSlab struct {
+	nodes []yaml.Node
+	slots []*yaml.Node
+}
+
+func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
+	c := &s.nodes[0]
+	s.nodes = s.nodes[1:]
+	*c = *n
+	if k := len(n.Content); k > 0 {
+		// capacity k: appending to one node's Content must not overwrite
+		// the next one's
+		c.Content = s.slots[:k:k]
+		s.slots = s.slots[k:]
 		for i, x := range n.Content {
-			cx, ok := copyPlain(x)
-			if !ok {
-				return nil, false
+			if x != nil {
+				c.Content[i] = s.copy(x)
 			}
-			c.Content[i] = cx
 		}
 	}
-	return &c, true
+	return c
 }
 
 // runInMemory is FunctionFilter.Filter for plain input (see plain): the
@@ -92,45 +128,42 @@ func copyPlain(n *yaml.Node) (*yaml.Node, bool) {
 // is not, the output goes through the same encoding and decoding and the same
 // comment copy as in kpt. It returns errNeedsExact, having run nothing, when
 // the input is not plain.
-func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results *yaml.RNode, exit error, err error) {
+func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results fnResults, exit error, err error) {
+	var none fnResults
 	if f.config != nil && !plain(f.config.Document()) {
-		return nil, nil, nil, errNeedsExact{}
+		return nil, none, nil, errNeedsExact{}
 	}
-	// what the function reads: the resources' mapping nodes, with empty
-	// annotations dropped (kpt's writer does that)
-	items := make([]*yaml.RNode, len(input))
-	for i, n := range input {
+	for _, n := range input {
 		if d := n.Document(); d != n.YNode() && !plainShallow(d) {
-			return nil, nil, nil, errNeedsExact{}
+			return nil, none, nil, errNeedsExact{}
 		}
-		c, ok := copyPlain(n.YNode())
-		if !ok {
-			return nil, nil, nil, errNeedsExact{}
+		if _, _, ok := plainSize(n.YNode()); !ok {
+			return nil, none, nil, errNeedsExact{}
 		}
-		items[i] = yaml.NewRNode(c)
 	}
 	// ids on the input, as kpt sets them before writing the ResourceList
 	ids := make(map[string]*yaml.RNode, len(input))
 	for i, n := range input {
 		id := strconv.Itoa(i + 1)
 		if err := setAnnotation(n, kioutil.IdAnnotation, id); err != nil {
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
 		if err := setAnnotation(n, kioutil.LegacyIdAnnotation, id); err != nil { //nolint:staticcheck
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
 		ids[id] = n
 	}
+	// what the function reads: the resources' mapping nodes, ids included,
+	// with empty annotations dropped (kpt's writer does that)
+	items := make([]*yaml.RNode, len(input))
 	for i, n := range input {
-		if err := setAnnotation(items[i], kioutil.IdAnnotation, strconv.Itoa(i+1)); err != nil {
-			return nil, nil, nil, err
+		c, ok := copyPlain(n.YNode())
+		if !ok {
+			return nil, none, nil, errNeedsExact{} // not reached: checked above
 		}
-		if err := setAnnotation(items[i], kioutil.LegacyIdAnnotation, strconv.Itoa(i+1)); err != nil { //nolint:staticcheck
-			return nil, nil, nil, err
-		}
-		_ = n
+		items[i] = yaml.NewRNode(c)
 		if err := clearEmptyAnnotations(items[i]); err != nil {
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
 	}
 	rl := &framework.ResourceList{Items: items}
@@ -139,15 +172,17 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	}
 	exit, err = f.execute(rl)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, none, nil, err
 	}
-	if len(rl.Results) > 0 {
+	// what kpt reads back (parsed at once, when that is the same)
+	results.list, results.parsed = copyResults(rl.Results)
+	if !results.parsed {
 		b, err := yaml.Marshal(rl.Results)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
-		if results, err = yaml.Parse(string(b)); err != nil {
-			return nil, nil, nil, err
+		if results.node, err = yaml.Parse(string(b)); err != nil {
+			return nil, none, nil, err
 		}
 	}
 	output = make([]*yaml.RNode, 0, len(rl.Items))
@@ -163,11 +198,11 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			n = yaml.NewRNode(n.YNode())
 		}
 		if err := clearEmptyAnnotations(n); err != nil {
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
 		output = append(output, n)
 	}
-	if !roundTrip && !plainUnshared(output) {
+	if !roundTrip && !plainUnshared(output, &f.r.marks) {
 		roundTrip = true
 	}
 	if roundTrip {
@@ -175,12 +210,12 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		// what kpt reads back from the function
 		var buf bytes.Buffer
 		if err := (kio.ByteWriter{Writer: &buf, KeepReaderAnnotations: true, FunctionConfig: rl.FunctionConfig,
-			Results: results, WrappingAPIVersion: kio.ResourceListAPIVersion,
+			Results: results.node, WrappingAPIVersion: kio.ResourceListAPIVersion,
 			WrappingKind: kio.ResourceListKind}).Write(output); err != nil {
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
 		if output, err = (&kio.ByteReader{Reader: &buf}).Read(); err != nil {
-			return nil, nil, nil, err
+			return nil, none, nil, err
 		}
 	}
 	// kpt's side: comments and field order back from the input, ids off
@@ -198,14 +233,14 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		if roundTrip {
 			if err := comments.CopyComments(in, n); err != nil {
-				return nil, nil, nil, err
+				return nil, none, nil, err
 			}
 			if err := order.SyncOrder(in, n); err != nil {
-				return nil, nil, nil, err
+				return nil, none, nil, err
 			}
 		} else if !orderMatches(in.YNode(), n.YNode()) {
 			if err := order.SyncOrder(in, n); err != nil {
-				return nil, nil, nil, err
+				return nil, none, nil, err
 			}
 		}
 		clearAnnotation(n, kioutil.IdAnnotation)
@@ -215,9 +250,52 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		return output, results, exit, nil
 	}
 	if err := defaultPaths(functionScope(f.config), output); err != nil {
-		return nil, nil, nil, err
+		return nil, none, nil, err
 	}
 	return output, results, nil, nil
+}
+
+// copyResults returns copies of a function's results as kpt reads them back
+// from the ResourceList the function wrote (yaml.Marshal, then
+// parseStructuredResult), without the round trip: for results made of
+// strings and numbers only, it changes nothing but dropping empty tags. ok
+// is false when a field has a current or proposed value, which the round
+// trip turns into plain YAML data.
+func copyResults(rs framework.Results) (out []*framework.Result, ok bool) {
+	if len(rs) == 0 {
+		return nil, true
+	}
+	out = make([]*framework.Result, len(rs))
+	for i, r := range rs {
+		if r == nil {
+			continue
+		}
+		c := *r
+		if r.ResourceRef != nil {
+			ref := *r.ResourceRef
+			c.ResourceRef = &ref
+		}
+		if r.Field != nil {
+			if r.Field.CurrentValue != nil || r.Field.ProposedValue != nil {
+				return nil, false
+			}
+			field := *r.Field
+			c.Field = &field
+		}
+		if r.File != nil {
+			file := *r.File
+			c.File = &file
+		}
+		c.Tags = nil
+		if len(r.Tags) > 0 {
+			c.Tags = make(map[string]string, len(r.Tags))
+			for k, v := range r.Tags {
+				c.Tags[k] = v
+			}
+		}
+		out[i] = &c
+	}
+	return out, true
 }
 
 // execute is framework.Execute minus the reading and writing.
@@ -232,7 +310,12 @@ func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
 				e = &ExecError{ExitCode: 1, Stderr: fmt.Sprintf("function panicked: %v\n%s", p, debug.Stack())}
 			}
 		}()
-		if e := f.proc.Process(rl); e != nil {
+		process := f.proc.Process
+		if f.bare != nil {
+			// the bookkeeping a built-in's Process repeats is done here
+			process = f.bare.ProcessBare
+		}
+		if e := process(rl); e != nil {
 			return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
 		}
 		return nil
@@ -245,13 +328,18 @@ func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
 	return exit, nil
 }
 
-// unshared reports whether no node is reachable twice in nodes; a node
-// shared between resources (or within one) would be two independent nodes
-// after a round trip.
-func plainUnshared(nodes []*yaml.RNode) bool {
+// plainUnshared reports whether nodes are plain (see plain) and no node is
+// reachable twice in them; a node shared between resources (or within one)
+// would be two independent nodes after a round trip. buf is scratch space,
+// kept for the next call.
+func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 	// Mark each node visited by negating its Column (which nothing reads
 	// when encoding) and put the columns back afterwards.
-	var marked []*yaml.Node
+	marked := (*buf)[:0]
+	defer func() {
+		clear(marked)
+		*buf = marked[:0]
+	}()
 	ok := true
 	var walk func(n *yaml.Node) bool
 	walk = func(n *yaml.Node) bool {

@@ -15,7 +15,13 @@ import (
 func genPackage(t testing.TB, n, files int, pipeline string) (filesys.FileSystem, string) {
 	t.Helper()
 	fs := filesys.MakeFsInMemory()
-	root := "/pkg"
+	genPackageAt(t, fs, "/pkg", n, files, pipeline)
+	return fs, "/pkg"
+}
+
+// genPackageAt writes genPackage's package into directory root of fs.
+func genPackageAt(t testing.TB, fs filesys.FileSystem, root string, n, files int, pipeline string) {
+	t.Helper()
 	if err := fs.MkdirAll(root); err != nil {
 		t.Fatal(err)
 	}
@@ -92,5 +98,4 @@ data:
 			t.Fatal(err)
 		}
 	}
-	return fs, root
 }

@@ -89,6 +89,8 @@ type renderer struct {
 	rootPkg    *pkgNode
 	pkgCount   int
 	inputFiles map[string]bool
+
+	marks []*yaml.Node // plainUnshared's scratch space
 }
 
 type pkgNode struct {

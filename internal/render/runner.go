@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/internal/render/builtins"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/fn/runtime/runtimeutil"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -58,6 +59,7 @@ type fnRun struct {
 	image  string
 	config *yaml.RNode
 	proc   framework.ResourceListProcessor
+	bare   builtins.Bare // proc's body alone, for the in-memory path
 	stream streamRunner
 	skip   string
 }
@@ -101,6 +103,9 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 	run.proc = proc
 	if s, ok := proc.(streamRunner); ok {
 		run.stream = s
+	}
+	if b, ok := proc.(builtins.Bare); ok {
+		run.bare = b
 	}
 	return run, nil
 }
@@ -183,7 +188,7 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 	}
 	var (
 		output  []*yaml.RNode
-		results *yaml.RNode
+		results fnResults
 		err     error
 		done    bool
 	)
@@ -203,7 +208,7 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 		f.r.res.stats.serialized++
 		ff := &runtimeutil.FunctionFilter{FunctionConfig: f.config, GlobalScope: true, Run: f.run}
 		output, err = ff.Filter(input)
-		results = ff.Results
+		results = fnResults{node: ff.Results}
 	}
 	for _, n := range output {
 		if v, _ := annotation(annotationsOf(n), pkgPathAnnotation); v == "" {
@@ -219,7 +224,9 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 		return output, f.failNoItem(start, fmt.Errorf("output resource list must contain only KRM resources: %s", kerr))
 	}
 	item := FunctionResult{Image: f.image, ExecPath: f.fn.Exec}
-	if rerr := parseStructuredResult(results, &item); rerr != nil {
+	if results.parsed {
+		item.Results = results.list
+	} else if rerr := parseStructuredResult(results.node, &item); rerr != nil {
 		return output, f.failNoItem(start, rerr)
 	}
 	s := f.step(StepOK, start)
@@ -297,6 +304,14 @@ func enforcePathInvariants(nodes []*yaml.RNode) error {
 		seen[k] = true
 	}
 	return nil
+}
+
+// fnResults is what a function reported: its ResourceList's results, or,
+// when parsed is set, the results as parseStructuredResult would read them.
+type fnResults struct {
+	node   *yaml.RNode
+	list   []*framework.Result
+	parsed bool
 }
 
 // parseStructuredResult reads a function's ResourceList.results into item,

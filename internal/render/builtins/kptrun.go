@@ -31,6 +31,35 @@ type kptFunction struct {
 
 func wrap(fn processFunc) Function { return &kptFunction{fn: fn} }
 
+// Bare is implemented by every built-in Function. ProcessBare runs the
+// catalog function alone, as the catalog function's own program runs it on
+// the ResourceList it read from stdin, without the runner bookkeeping Process
+// adds. It is for callers that do kpt's bookkeeping themselves (porchbot's
+// render engine), which must guarantee, as kpt's function runner does:
+//
+//   - rl.Items are nodes the function may modify and return (fresh copies of
+//     the caller's resources, one top-level mapping node each, nothing shared
+//     with the caller's nodes or between items);
+//   - each item carries the id annotations (internal.config.kubernetes.io/id
+//     and config.k8s.io/id) when the caller needs to match outputs to inputs;
+//   - afterwards the caller copies comments and syncs field order from each
+//     input resource to the output with the same id, and removes the ids.
+//
+// The functionConfig is not modified (the function works on a copy of it).
+// Results and the error are as for Process.
+type Bare interface {
+	ProcessBare(rl *framework.ResourceList) error
+}
+
+// ProcessBare implements Bare.
+func (k *kptFunction) ProcessBare(rl *framework.ResourceList) error {
+	if rl.FunctionConfig != nil {
+		// as read from stdin; small, and never written back
+		rl.FunctionConfig = reparse(rl.FunctionConfig)
+	}
+	return k.fn(rl)
+}
+
 type idRecord struct {
 	input          *yaml.RNode
 	id, legacyID   *string // values before we set ours, nil if absent
@@ -108,18 +137,39 @@ func (k *kptFunction) Process(rl *framework.ResourceList) error {
 	return fnErr
 }
 
+// reparse returns a copy of rn as a function reading it from a ResourceList
+// sees it: encoded and decoded again (tags resolved, styles as written,
+// nothing shared with rn).
+//
+// The comments on the resource's top node stay on that node. In a
+// ResourceList they precede or follow the item (`# c` above `- apiVersion:`)
+// and decode onto the item's node, which is where kpt puts a file's header
+// comment after a function ran. A standalone document would give a head
+// comment to its first key instead; kpt's comment copy would then restore it
+// on the node as well, and the header would come out twice.
 func reparse(rn *yaml.RNode) *yaml.RNode {
 	if rn == nil || rn.YNode() == nil {
 		return rn
 	}
-	s, err := rn.String()
+	top := rn.YNode()
+	bare := *top
+	bare.HeadComment, bare.LineComment, bare.FootComment = "", "", ""
+	doc := &bare
+	if d := rn.Document(); d != top && d != nil && len(d.Content) > 0 {
+		dc := *d
+		dc.Content = append([]*yaml.Node{&bare}, d.Content[1:]...)
+		doc = &dc
+	}
+	s, err := yaml.String(doc)
 	if err != nil {
 		return rn.Copy()
 	}
 	out, err := yaml.Parse(s)
-	if err != nil {
+	if err != nil || out.YNode() == nil {
 		return rn.Copy()
 	}
+	n := out.YNode()
+	n.HeadComment, n.LineComment, n.FootComment = top.HeadComment, top.LineComment, top.FootComment
 	return out
 }
 

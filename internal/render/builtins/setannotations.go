@@ -117,11 +117,11 @@ type annotationResults struct {
 
 func (c *setAnnotationsConfig) run(items []*yaml.RNode) ([]*yaml.RNode, *annotationResults, error) {
 	res := &annotationResults{values: map[annotationResultKey]map[string]string{}}
-	m, err := newResMap(items)
+	rs, err := newResources(items)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, r := range m.Resources() {
+	for _, r := range rs {
 		filePath, fileIndex, err := kioutil.GetFileAnnotations(&r.RNode)
 		if err != nil {
 			return nil, nil, err
@@ -139,7 +139,13 @@ func (c *setAnnotationsConfig) run(items []*yaml.RNode) ([]*yaml.RNode, *annotat
 			return nil, nil, fmt.Errorf("failed to run transformer: %w", err)
 		}
 	}
-	return m.ToRNodeSlice(), res, nil
+	// as ResMap.ToRNodeSlice: copies (which also unshares the value nodes
+	// the filter put at several places)
+	out := make([]*yaml.RNode, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.Copy())
+	}
+	return out, res, nil
 }
 
 func (a *annotationResults) results() (framework.Results, error) {
@@ -161,6 +167,32 @@ func (a *annotationResults) results() (framework.Results, error) {
 	}
 	results.Sort()
 	return results, nil
+}
+
+// newResources converts the items to kustomize Resources, local-config
+// resources included, and fails on two resources with the same id exactly
+// as NewResMapFromRNodeSlice does (see newResMap), in linear time where the
+// ResMap takes quadratic time. Each Resource holds its item's node.
+func newResources(items []*yaml.RNode) ([]*resource.Resource, error) {
+	rf := resource.NewFactory(&hasher.Hasher{})
+	rf.IncludeLocalConfigs = true
+	rs, err := rf.ResourcesFromRNodes(items)
+	if err != nil {
+		return nil, err
+	}
+	// resid.ResId.Equals: same group, version, kind and name, same
+	// effective namespace
+	type key struct{ group, version, kind, name, namespace string }
+	seen := make(map[key]bool, len(rs))
+	for _, r := range rs {
+		id := r.CurId()
+		k := key{id.Group, id.Version, id.Kind, id.Name, id.EffectiveNamespace()}
+		if seen[k] {
+			return nil, fmt.Errorf("may not add resource with an already registered id: %s", id)
+		}
+		seen[k] = true
+	}
+	return rs, nil
 }
 
 // newResMap builds a kustomize ResMap from the items, local-config resources
