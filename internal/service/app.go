@@ -17,8 +17,8 @@ import (
 
 // serverLimits are the server's bounds on repository configs.
 func serverLimits(s *settings.Settings) config.ServerLimits {
-	return config.ServerLimits{ExecAllowlist: s.ExecAllowlist, MaxPRConcurrentLimit: 50, MinApprovals: 0,
-		AllowSelfApproval: true, AllowAutomerge: true}
+	return config.ServerLimits{ExecAllowlist: s.ExecAllowlist, MaxPRConcurrentLimit: s.MaxPRConcurrentLimit,
+		MinApprovals: s.MinApprovals, AllowSelfApproval: !s.ForbidSelfApproval, AllowAutomerge: !s.ForbidAutomerge}
 }
 
 // newApp puts the package lifecycle behind the event handlers.

@@ -34,6 +34,11 @@ type Settings struct {
 
 	ExecAllowlist  []string
 	ResyncInterval time.Duration
+	// Bounds on repository configs (they may narrow these, never widen).
+	MinApprovals         int
+	MaxPRConcurrentLimit int
+	ForbidSelfApproval   bool
+	ForbidAutomerge      bool
 
 	ForgeListen string
 	ForgeSeed   string
@@ -68,6 +73,10 @@ var Options = []Option{
 	{"mutation-spacing", "PORCHBOT_MUTATION_SPACING", "1s", "least time between two mutating GitHub API calls (0 with the embedded forge)"},
 	{"shutdown-timeout", "PORCHBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for the queue to drain"},
 	{"exec-allowlist", "PORCHBOT_EXEC_ALLOWLIST", "", "exec functions repositories may run, comma-separated: name, or name=/path pinning the program"},
+	{"min-approvals", "PORCHBOT_MIN_APPROVALS", "0", "least approvals.required a repository may ask for"},
+	{"max-pr-concurrent-limit", "PORCHBOT_MAX_PR_CONCURRENT_LIMIT", "50", "largest updates.prConcurrentLimit a repository may set"},
+	{"forbid-self-approval", "PORCHBOT_FORBID_SELF_APPROVAL", "false", "refuse repository configs with approvals.allowSelfApproval: true"},
+	{"forbid-automerge", "PORCHBOT_FORBID_AUTOMERGE", "false", "refuse repository configs with updates.automerge: true"},
 	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
@@ -118,6 +127,10 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.MutationSpacing = duration(get("PORCHBOT_MUTATION_SPACING"), "mutation-spacing", &errs)
 	s.ShutdownTimeout = duration(get("PORCHBOT_SHUTDOWN_TIMEOUT"), "shutdown-timeout", &errs)
 	s.ResyncInterval = duration(get("PORCHBOT_RESYNC_INTERVAL"), "resync-interval", &errs)
+	s.MinApprovals = atoi(get("PORCHBOT_MIN_APPROVALS"), "min-approvals", 0, &errs)
+	s.MaxPRConcurrentLimit = atoi(get("PORCHBOT_MAX_PR_CONCURRENT_LIMIT"), "max-pr-concurrent-limit", 1, &errs)
+	s.ForbidSelfApproval = boolean(get("PORCHBOT_FORBID_SELF_APPROVAL"), "forbid-self-approval", &errs)
+	s.ForbidAutomerge = boolean(get("PORCHBOT_FORBID_AUTOMERGE"), "forbid-automerge", &errs)
 	for _, e := range strings.Split(get("PORCHBOT_EXEC_ALLOWLIST"), ",") {
 		if e = strings.TrimSpace(e); e != "" {
 			s.ExecAllowlist = append(s.ExecAllowlist, e)
@@ -154,7 +167,7 @@ func Usage() string {
 		if o.Flag != "" {
 			flagName = "--" + o.Flag
 		}
-		fmt.Fprintf(&b, "  %-22s %-30s %s", flagName, o.Env, o.Help)
+		fmt.Fprintf(&b, "  %-26s %-34s %s", flagName, o.Env, o.Help)
 		if o.Default != "" {
 			fmt.Fprintf(&b, " (default %s)", o.Default)
 		}
@@ -188,6 +201,14 @@ func atoi(v, name string, least int, errs *[]error) int {
 		*errs = append(*errs, fmt.Errorf("--%s: %q must be an integer of at least %d", name, v, least))
 	}
 	return n
+}
+
+func boolean(v, name string, errs *[]error) bool {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("--%s: %q is not true or false", name, v))
+	}
+	return b
 }
 
 func duration(v, name string, errs *[]error) time.Duration {

@@ -73,3 +73,19 @@ func TestUsageNamesEveryOption(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeDocumentsEverySetting keeps the README's table true.
+func TestReadmeDocumentsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range Options {
+		if !strings.Contains(string(readme), "`"+o.Env+"`") {
+			t.Errorf("README.md does not document %s", o.Env)
+		}
+		if o.Flag != "" && !strings.Contains(string(readme), "`--"+o.Flag+"`") {
+			t.Errorf("README.md does not document --%s", o.Flag)
+		}
+	}
+}
