@@ -29,8 +29,8 @@ lint: ## gofmt and go vet
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-demo: build ## the narrated lifecycle demo (arrives with the package lifecycle)
-	@echo "make demo arrives with the package lifecycle (drafts, proposals, publish); today: make run"
+demo: ## the narrated package lifecycle on the embedded forge, no account needed (ARGS=--keep: explore it afterwards)
+	$(GO) run ./cmd/porchbot demo $(ARGS)
 
 clean: ## remove build output and the local data directory
 	rm -rf bin .data

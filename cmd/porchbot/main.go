@@ -37,6 +37,7 @@ func commands() []command {
 		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", noStdin(runServe)},
 		{"render", "render a kpt package in place, as kpt fn render does, with porchbot's built-ins", noStdin(runRender)},
 		{"validate-config", "check a .github/porchbot.yaml (file:line:col: message per problem)", noStdin(runValidateConfig)},
+		{"demo", "the narrated package lifecycle on the embedded local forge (--keep to explore it afterwards)", noStdin(runDemo)},
 		{"fn", "run a built-in function as a KRM exec function (ResourceList on stdin and stdout)",
 			func(ctx context.Context, args []string, s stdio) error { return runFn(ctx, args, s.in, s.out, s.err) }},
 		{"version", "print the version", noStdin(func(_ context.Context, _ []string, stdout, _ io.Writer) error {
