@@ -11,8 +11,9 @@ import (
 	"github.com/porchbot/porchbot/internal/config"
 )
 
-// OnPullRequest keeps proposals' labels and checks current (SPEC §5) and
-// judges edits of the repository config (porchbot/config).
+// OnPullRequest keeps proposals' labels and checks current (SPEC §5),
+// renders pull requests from forks with built-in functions only (SPEC §9)
+// and judges edits of the repository config (porchbot/config).
 func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error {
 	pr := ev.GetPullRequest()
 	r := ev.GetRepo()
@@ -23,7 +24,20 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		if err != nil {
 			return err
 		}
+		fork := lifecycle.IsForkPullRequest(repo, pr)
+		if fork {
+			// A fork's head is no branch of the repository: fetch it
+			// (refs/pull/N/head) before reading anything there.
+			if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+				return err
+			}
+		}
 		if err := a.checkConfigEdit(ctx, s, pr); err != nil {
+			return err
+		}
+		if fork {
+			// Never a proposal; rendered with built-ins only (SPEC §9).
+			_, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render)
 			return err
 		}
 		_, err = lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)

@@ -34,7 +34,8 @@ type ApprovalOutcome struct {
 	Author   string
 	Result   ApprovalResult
 	CheckRun *github.CheckRun
-	// Labelled is true when OnProposalEvent added porch/proposed.
+	// Labelled is true when OnProposalEvent added porch/proposed (or
+	// porch/deletion-proposed).
 	Labelled bool
 	// Lookups is the number of approver lookups (permission or team
 	// membership calls) the evaluation made.

@@ -37,6 +37,10 @@ type PackageCommit struct {
 	Trailer packages.Trailer
 	// AllowEmpty makes a commit even when the tree does not change.
 	AllowEmpty bool
+	// Exclusive, with Lease ZeroHash, reports gitstore.ErrLeaseBroken when
+	// the branch already holds the very same commit (another replica made
+	// it in the same second): only one caller learns it created the branch.
+	Exclusive bool
 }
 
 // CommitPackage commits and pushes a package change under a lease. It
@@ -58,7 +62,7 @@ func (s *Session) CommitPackage(ctx context.Context, id Identity, c PackageCommi
 		return plumbing.ZeroHash, fmt.Errorf("commit %s on %s: %w", c.Dir, c.Branch, err)
 	}
 	ref := plumbing.NewBranchReferenceName(c.Branch)
-	if err := s.Git.Push(ctx, gitstore.PushRequest{Ref: ref, New: h, Old: c.Lease}); err != nil {
+	if err := s.Git.Push(ctx, gitstore.PushRequest{Ref: ref, New: h, Old: c.Lease, Exclusive: c.Exclusive}); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("push %s: %w", c.Branch, err)
 	}
 	s.Log.WithField("ref", c.Branch).WithField("commit", h.String()).Info("pushed")

@@ -360,15 +360,47 @@ func findOpenProposal(ctx context.Context, s *Session, api ProposalAPI, branch s
 // ensureProposedLabel adds porch/proposed unless pr carries it; it reports
 // whether it called GitHub.
 func ensureProposedLabel(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (bool, error) {
-	if propHasLabel(pr.Labels, packages.LabelProposed) {
+	return ensureProposalLabel(ctx, s, api, pr, packages.LabelProposed)
+}
+
+// ensureProposalLabel adds label unless pr carries it; it reports whether
+// it called GitHub.
+func ensureProposalLabel(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, label string) (bool, error) {
+	if propHasLabel(pr.Labels, label) {
 		return false, nil
 	}
-	labels, _, err := api.Issues.AddLabelsToIssue(ctx, s.Repo.Owner, s.Repo.Name, pr.GetNumber(), []string{packages.LabelProposed})
+	labels, _, err := api.Issues.AddLabelsToIssue(ctx, s.Repo.Owner, s.Repo.Name, pr.GetNumber(), []string{label})
 	if err != nil {
-		return true, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), packages.LabelProposed, err)
+		return true, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), label, err)
 	}
 	pr.Labels = labels
 	return true, nil
+}
+
+// proposalLabel is the lifecycle label of an open proposal of pkg:
+// porch/deletion-proposed when its head removes the package (Porch's
+// DeletionProposed; a /porch delete draft, or a draft someone emptied),
+// porch/proposed otherwise. The two are exclusive: a deletion proposal
+// labelled porch/proposed too would be listed as both.
+func proposalLabel(ctx context.Context, s *Session, pr *github.PullRequest, pkg string) (string, error) {
+	if propHasLabel(pr.Labels, packages.LabelDeletionProposed) {
+		return packages.LabelDeletionProposed, nil
+	}
+	head := strings.ToLower(pr.GetHead().GetSHA())
+	if len(head) != 40 || !plumbing.IsHash(head) {
+		return packages.LabelProposed, nil
+	}
+	if err := propEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+		return "", err
+	}
+	st, err := deletionState(ctx, s, plumbing.NewHash(head), proposalPackageDir(s, pkg))
+	if err != nil {
+		return "", err
+	}
+	if !st.exists() {
+		return packages.LabelDeletionProposed, nil
+	}
+	return packages.LabelProposed, nil
 }
 
 // OpenProposal opens the proposal of the draft pkg/workspace for
@@ -451,14 +483,20 @@ func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch str
 // OnProposalEvent handles pull_request opened, reopened, synchronize and
 // ready_for_review: for a proposal (ParseProposal; open, and not a GitHub
 // draft pull request) it makes sure the label porch/proposed is on (no
-// call when the event's pull request already carries it), then evaluates
+// call when the event's pull request already carries it), or
+// porch/deletion-proposed when the head removes the package, then evaluates
 // the approval policy and posts porchbot/approval (EvaluateApproval). A
 // pull request that is not a proposal gives (nil, nil).
 func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
-	if _, _, ok := ParseProposal(s, pr); !ok || pr.GetState() != "open" || pr.GetDraft() {
+	pkg, _, ok := ParseProposal(s, pr)
+	if !ok || pr.GetState() != "open" || pr.GetDraft() {
 		return nil, nil
 	}
-	labelled, err := ensureProposedLabel(ctx, s, api, pr)
+	label, err := proposalLabel(ctx, s, pr, pkg)
+	if err != nil {
+		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+	}
+	labelled, err := ensureProposalLabel(ctx, s, api, pr, label)
 	if err != nil {
 		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 	}

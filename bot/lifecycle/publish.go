@@ -694,8 +694,10 @@ func (p *publisher) draftMergedState(ctx context.Context, l Landing, published p
 	}
 	msg := fmt.Sprintf("Draft the merged state of %s\n\nCommit %s landed %s in a state that differs from what was approved;\nthis draft holds it for review.",
 		l.Package, l.Commit, l.Package)
+	// Exclusive: replicas handling the same landing build the same commit;
+	// only the one whose push created the branch comments.
 	_, err = p.s.CommitPackage(ctx, Identity{}, PackageCommit{Branch: branch, Parent: base, Lease: plumbing.ZeroHash,
-		Dir: l.Dir, Files: files, Message: msg,
+		Exclusive: true, Dir: l.Dir, Files: files, Message: msg,
 		Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}})
 	switch {
 	case errors.Is(err, gitstore.ErrNoChanges):

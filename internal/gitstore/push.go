@@ -27,6 +27,11 @@ type PushRequest struct {
 	// Old is the lease: the value Ref must have on the remote when it is
 	// updated; ZeroHash means Ref must not exist (create only).
 	Old plumbing.Hash
+	// Exclusive makes a create-only push (Old ZeroHash) report a remote ref
+	// that already points at New as a broken lease instead of success:
+	// replicas that built the same commit (same parent, tree, message and
+	// second) learn that another one created the ref first.
+	Exclusive bool
 }
 
 func (r PushRequest) validate() error {
@@ -111,8 +116,12 @@ func (p *pusher) push(ctx context.Context) (string, error) {
 		return outcomeError, fmt.Errorf("gitstore: push %s to %s: %w", p.req.Ref, p.cache.loc.name, err)
 	}
 
-	// Already in the requested state: nothing to send, whatever the lease.
+	// Already in the requested state: nothing to send, whatever the lease
+	// (unless the caller must be the one that created the ref).
 	if current == p.req.New {
+		if p.req.Exclusive && p.req.Old.IsZero() && !current.IsZero() {
+			return outcomeLeaseBroken, p.leaseError(current, "")
+		}
 		return outcomeUpToDate, nil
 	}
 	// 1. Client-side lease check against this session's advertisement.

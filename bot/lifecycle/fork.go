@@ -1,0 +1,121 @@
+package lifecycle
+
+// Pull requests from forks (SPEC §9): their head is not a branch of the
+// repository, so it is never a draft and never a proposal; porchbot still
+// reports porchbot/render on it for every package it changes, rendered with
+// built-in functions only — exec functions never run on a fork's content.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	gogitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+)
+
+// IsForkPullRequest reports a pull request whose head is in another
+// repository than repo (a fork). As in ParseProposal, a head whose
+// repository is not given counts as the repository's own.
+func IsForkPullRequest(repo Repo, pr *github.PullRequest) bool {
+	hr := pr.GetHead().GetRepo()
+	return hr != nil && hr.GetFullName() != "" && !strings.EqualFold(hr.GetFullName(), repo.FullName())
+}
+
+// EnsurePullHead makes sure the session's cache has the pull request's head
+// commit: a fork's head is no branch of the repository, so it is fetched as
+// GitHub publishes it, refs/pull/<N>/head (one fetch, only when missing).
+func EnsurePullHead(ctx context.Context, s *Session, pr *github.PullRequest) (plumbing.Hash, error) {
+	sha := strings.ToLower(pr.GetHead().GetSHA())
+	if len(sha) != 40 || !plumbing.IsHash(sha) {
+		return plumbing.ZeroHash, fmt.Errorf("pull request #%d: head sha %q is not a commit id", pr.GetNumber(), sha)
+	}
+	head := plumbing.NewHash(sha)
+	if _, err := s.Git.ResolveRef(ctx, sha); err == nil {
+		return head, nil
+	} else if !errors.Is(err, gitstore.ErrNotFound) {
+		return head, fmt.Errorf("pull request #%d: head %s: %w", pr.GetNumber(), sha, err)
+	}
+	ref := fmt.Sprintf("refs/pull/%d/head", pr.GetNumber())
+	if err := s.Git.Fetch(ctx, gogitconfig.RefSpec(fmt.Sprintf("+%s:refs/porchbot/pull/%d/head", ref, pr.GetNumber()))); err != nil {
+		return head, fmt.Errorf("pull request #%d: fetch %s: %w", pr.GetNumber(), ref, err)
+	}
+	if _, err := s.Git.ResolveRef(ctx, sha); err != nil {
+		return head, fmt.Errorf("pull request #%d: head %s after fetching %s: %w", pr.GetNumber(), sha, ref, err)
+	}
+	return head, nil
+}
+
+// ChangedPackagesBetween lists the top-level packages present at head
+// whose directory differs from the merge base of base and head (base when
+// there is none in the cache): the packages a pull request changes,
+// whatever landed on the base branch since it was branched.
+func ChangedPackagesBetween(ctx context.Context, s *Session, base, head plumbing.Hash) ([]string, error) {
+	root := s.Config.Packages.Root
+	var out []string
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		from := base
+		hc, err := repo.CommitObject(head)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", head, err)
+		}
+		if bc, err := repo.CommitObject(base); err == nil {
+			if mbs, err := hc.MergeBase(bc); err == nil && len(mbs) > 0 {
+				from = mbs[0].Hash
+			}
+		}
+		w := newLandingWalker(ctx, repo, root)
+		names, err := w.topLevelPackages(head)
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			dir := PackageDir(root, name)
+			now, err := w.state(head, dir)
+			if err != nil {
+				return err
+			}
+			was, err := w.state(from, dir)
+			if err != nil && !errors.Is(err, errLandingCommitMissing) {
+				return err
+			}
+			if now != was {
+				out = append(out, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("packages changed between %s and %s: %w", abbrevHash(base), abbrevHash(head), err)
+	}
+	return out, nil
+}
+
+// RenderForkPullRequest reports porchbot/render on a fork's pull request
+// head for each package it changes, with built-in functions only
+// (RenderCheck with fork set). The head must be in the cache
+// (EnsurePullHead).
+func RenderForkPullRequest(ctx context.Context, s *Session, api CheckRunWriter, pr *github.PullRequest, opts RenderOptions) ([]*RenderOutcome, error) {
+	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
+	base := plumbing.NewHash(strings.ToLower(pr.GetBase().GetSHA()))
+	pkgs, err := ChangedPackagesBetween(ctx, s, base, head)
+	if err != nil {
+		return nil, fmt.Errorf("fork pull request #%d: %w", pr.GetNumber(), err)
+	}
+	var outs []*RenderOutcome
+	for _, pkg := range pkgs {
+		out, err := RenderCheck(ctx, s, api, head, pkg, true, opts)
+		if err != nil {
+			return outs, fmt.Errorf("fork pull request #%d: %w", pr.GetNumber(), err)
+		}
+		outs = append(outs, out)
+	}
+	s.Log.WithFields(map[string]any{"pull_request": pr.GetNumber(), "head_repo": pr.GetHead().GetRepo().GetFullName(),
+		"packages": pkgs}).Info("fork pull request rendered with built-in functions only")
+	return outs, nil
+}
