@@ -117,22 +117,23 @@ func krmMeta(rn *yaml.RNode) (apiVersion, kind, name string, missing bool) {
 // internalAnnotationPairs lists what kioutil.GetInternalAnnotations returns
 // (in document order; a later duplicate overrides an earlier one).
 func internalAnnotationPairs(rn *yaml.RNode) []string {
+	return appendInternalAnnotationPairs(nil, rn)
+}
+
+// appendInternalAnnotationPairs appends internalAnnotationPairs(rn) to dst.
+func appendInternalAnnotationPairs(dst []string, rn *yaml.RNode) []string {
 	a := annotationsOf(rn)
 	if a == nil {
-		return nil
+		return dst
 	}
-	var out []string
 	for i := 0; i+1 < len(a.Content); i += 2 {
 		k := nodeValue(a.Content[i])
 		if strings.HasPrefix(k, internalPrefix) ||
 			k == kioutil.LegacyPathAnnotation || k == kioutil.LegacyIndexAnnotation || k == kioutil.LegacyIdAnnotation { //nolint:staticcheck
-			if out == nil {
-				out = make([]string, 0, 16)
-			}
-			out = append(out, k, nodeValue(a.Content[i+1]))
+			dst = append(dst, k, nodeValue(a.Content[i+1]))
 		}
 	}
-	return out
+	return dst
 }
 
 const internalPrefix = "internal.config.kubernetes.io/"
@@ -145,17 +146,35 @@ var annoPairs = []annoPair{
 	{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation},       //nolint:staticcheck
 }
 
+// pairValues reads the annotations of annoPairs from annotations mapping a
+// in one pass, as annotation reads each: vals[2*i] the internal and
+// vals[2*i+1] the legacy one of pair i ("" when absent).
+func pairValues(a *yaml.Node) (vals [6]string) {
+	if a == nil {
+		return vals
+	}
+	for i := 0; i+1 < len(a.Content); i += 2 {
+		k := nodeValue(a.Content[i])
+		for j, p := range annoPairs {
+			switch k {
+			case p.internal:
+				vals[2*j] = nodeValue(a.Content[i+1])
+			case p.legacy:
+				vals[2*j+1] = nodeValue(a.Content[i+1])
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return vals
+}
+
 // pairsInSync reports whether every internal/legacy annotation pair holds
 // the same value (both possibly empty).
 func pairsInSync(a *yaml.Node) bool {
-	for _, p := range annoPairs {
-		x, _ := annotation(a, p.internal)
-		y, _ := annotation(a, p.legacy)
-		if x != y {
-			return false
-		}
-	}
-	return true
+	v := pairValues(a)
+	return v[0] == v[1] && v[2] == v[3] && v[4] == v[5]
 }
 
 // setAnnotation is yaml.SetAnnotation for the common case of an existing,
@@ -233,12 +252,18 @@ func (s snapshot) maps() map[string]map[string]string {
 // preprocess is kio.PreprocessResourcesForInternalAnnotationMigration.
 func preprocess(nodes []*yaml.RNode) (snapshot, error) {
 	out := make(snapshot, len(nodes))
+	pairs := make([]string, 0, 20*len(nodes))
 	for i, n := range nodes {
 		id := strconv.Itoa(i)
 		if err := setAnnotation(n, migrationKey, id); err != nil {
 			return nil, err
 		}
-		out[i] = internalAnnotationPairs(n)
+		// all pairs in one backing array; each resource's slice capped
+		start := len(pairs)
+		pairs = appendInternalAnnotationPairs(pairs, n)
+		if len(pairs) > start {
+			out[i] = pairs[start:len(pairs):len(pairs)]
+		}
 		a := annotationsOf(n)
 		if needsLegacyCopy(a) {
 			if err := kioutil.CopyLegacyAnnotations(n); err != nil {
@@ -254,10 +279,9 @@ func preprocess(nodes []*yaml.RNode) (snapshot, error) {
 }
 
 func needsLegacyCopy(a *yaml.Node) bool {
-	for _, p := range annoPairs {
-		x, _ := annotation(a, p.internal)
-		y, _ := annotation(a, p.legacy)
-		if (x == "") != (y == "") {
+	v := pairValues(a)
+	for i := 0; i < 6; i += 2 {
+		if (v[i] == "") != (v[i+1] == "") {
 			return true
 		}
 	}
@@ -265,9 +289,9 @@ func needsLegacyCopy(a *yaml.Node) bool {
 }
 
 func mismatched(a *yaml.Node) error {
+	v := pairValues(a)
 	for i, what := range []string{"path", "index", "id"} {
-		x, _ := annotation(a, annoPairs[i].internal)
-		y, _ := annotation(a, annoPairs[i].legacy)
+		x, y := v[2*i], v[2*i+1]
 		if x != "" && y != "" && x != y {
 			return fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", what)
 		}

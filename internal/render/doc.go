@@ -42,11 +42,13 @@
 // The in-memory path: serializing every function's input and output, as kpt
 // must, is what makes kpt's comment quirks happen, and it is slow. A function
 // whose input has no comment and no folded scalar anywhere runs on copies of
-// the nodes instead, with the rest of kpt's bookkeeping done on the nodes; if
-// its output has comments, folded scalars or nodes shared between places, the
-// output alone is put through the serialization and kpt's comment copy. Exec
-// functions, and inputs with comments, always go through a serialized
-// ResourceList. Tests render every corpus package both ways and with kpt.
+// the nodes instead, with the rest of kpt's bookkeeping done on the nodes (a
+// built-in runs there as builtins.Bare, without the same bookkeeping its
+// Process does for callers that do none); if its output has comments, folded
+// scalars or nodes shared between places, the output alone is put through
+// the serialization and kpt's comment copy. Exec functions, and inputs with
+// comments, always go through a serialized ResourceList. Tests render every
+// corpus package both ways and with kpt.
 //
 // Where it differs from kpt, on purpose:
 //

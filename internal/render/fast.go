@@ -62,23 +62,22 @@ func plainShallow(n *yaml.Node) bool {
 		!(n.Kind == yaml.ScalarNode && n.Style&yaml.FoldedStyle != 0)
 }
 
-// copyPlain deep-copies n, reporting false if it holds a comment or a
-// folded scalar anywhere. Nodes are copied as yaml.CopyYNode copies them
-// (aliases keep pointing at the original); all of them are allocated at once.
-func copyPlain(n *yaml.Node) (*yaml.Node, bool) {
+// copySized deep-copies n as yaml.CopyYNode does (aliases keep pointing at
+// the original), except that nodes without a tag get the one the YAML
+// decoder would give them, as when the function reads them from a
+// serialized ResourceList. It allocates at once the nodes and Content
+// entries it expects to need (nodes and slots, as plainSize counts them;
+// more are allocated if that is short).
+func copySized(n *yaml.Node, nodes, slots int) *yaml.Node {
 	if n == nil {
-		return nil, true
-	}
-	nodes, slots, ok := plainSize(n)
-	if !ok {
-		return nil, false
+		return nil
 	}
 	s := &nodeSlab{nodes: make([]yaml.Node, nodes), slots: make([]*yaml.Node, slots)}
-	return s.copy(n), true
+	return s.copy(n)
 }
 
-// plainSize reports whether n is plain (see plain) and counts the nodes and
-// the Content entries copyPlain copies.
+// plainSize reports whether n is plain (see plain) and counts its nodes and
+// the entries of their Content.
 func plainSize(n *yaml.Node) (nodes, slots int, ok bool) {
 	if !plainShallow(n) {
 		return 0, 0, false
@@ -104,10 +103,21 @@ type nodeSlab struct {
 }
 
 func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
+	if len(s.nodes) == 0 {
+		s.nodes = make([]yaml.Node, 16)
+	}
 	c := &s.nodes[0]
 	s.nodes = s.nodes[1:]
 	*c = *n
+	if c.Tag == "" && (c.Kind == yaml.ScalarNode || c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode) {
+		// a node made in process: tagged as when it is read back (which
+		// changes nothing when it is written)
+		c.Tag = c.ShortTag()
+	}
 	if k := len(n.Content); k > 0 {
+		if len(s.slots) < k {
+			s.slots = make([]*yaml.Node, max(k, 16))
+		}
 		// capacity k: appending to one node's Content must not overwrite
 		// the next one's
 		c.Content = s.slots[:k:k]
@@ -127,19 +137,25 @@ func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
 // kpt's comment copy would do nothing, so only field order is synced; when it
 // is not, the output goes through the same encoding and decoding and the same
 // comment copy as in kpt. It returns errNeedsExact, having run nothing, when
-// the input is not plain.
+// the input is not plain, and, having run the function on copies only, when
+// kpt's comment copy would fail on the output (a node changed kind), so
+// that the serialized run reports that as kpt does.
 func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results fnResults, exit error, err error) {
 	var none fnResults
 	if f.config != nil && !plain(f.config.Document()) {
 		return nil, none, nil, errNeedsExact{}
 	}
-	for _, n := range input {
+	type size struct{ nodes, slots int }
+	sizes := make([]size, len(input))
+	for i, n := range input {
 		if d := n.Document(); d != n.YNode() && !plainShallow(d) {
 			return nil, none, nil, errNeedsExact{}
 		}
-		if _, _, ok := plainSize(n.YNode()); !ok {
+		nodes, slots, ok := plainSize(n.YNode())
+		if !ok {
 			return nil, none, nil, errNeedsExact{}
 		}
+		sizes[i] = size{nodes, slots}
 	}
 	// ids on the input, as kpt sets them before writing the ResourceList
 	ids := make(map[string]*yaml.RNode, len(input))
@@ -153,15 +169,12 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		ids[id] = n
 	}
-	// what the function reads: the resources' mapping nodes, ids included,
-	// with empty annotations dropped (kpt's writer does that)
+	// what the function reads: the resources' mapping nodes, ids included
+	// (4 more nodes where annotations were there already), with empty
+	// annotations dropped (kpt's writer does that)
 	items := make([]*yaml.RNode, len(input))
 	for i, n := range input {
-		c, ok := copyPlain(n.YNode())
-		if !ok {
-			return nil, none, nil, errNeedsExact{} // not reached: checked above
-		}
-		items[i] = yaml.NewRNode(c)
+		items[i] = yaml.NewRNode(copySized(n.YNode(), sizes[i].nodes+4, sizes[i].slots+4))
 		if err := clearEmptyAnnotations(items[i]); err != nil {
 			return nil, none, nil, err
 		}
@@ -231,13 +244,17 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		if !ok {
 			continue
 		}
+		// kpt's comment copy fails where a node changed kind (say a scalar
+		// became a mapping); the serialized run fails the same way
 		if roundTrip {
 			if err := comments.CopyComments(in, n); err != nil {
-				return nil, none, nil, err
+				return nil, none, nil, errNeedsExact{}
 			}
 			if err := order.SyncOrder(in, n); err != nil {
 				return nil, none, nil, err
 			}
+		} else if kindsClash(in.YNode(), n.YNode()) {
+			return nil, none, nil, errNeedsExact{}
 		} else if !orderMatches(in.YNode(), n.YNode()) {
 			if err := order.SyncOrder(in, n); err != nil {
 				return nil, none, nil, err
@@ -371,6 +388,131 @@ func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		n.Column = -n.Column - 1
 	}
 	return ok
+}
+
+// kindsClash reports whether comments.CopyComments(from, to) may fail:
+// it does when it meets at one place a node of one kind in from and of
+// another in to (neither null). Mapping values are compared by key and
+// sequence elements all with all, which covers the element pairs
+// CopyComments walks (by index, or by merge key for the lists the schema
+// says are associative), so this may report a clash where there is none,
+// never miss one.
+func kindsClash(from, to *yaml.Node) bool {
+	if isNullNode(from) || isNullNode(to) {
+		return false
+	}
+	if from.Kind != to.Kind {
+		return true
+	}
+	switch from.Kind {
+	case yaml.SequenceNode:
+		return clashAt(from.Content, to.Content)
+	case yaml.MappingNode:
+		// CopyComments pairs the first value of each key on both sides;
+		// every value of to against the first of from covers that
+		for i := 0; i+1 < len(to.Content); i += 2 {
+			k := to.Content[i]
+			if k == nil || k.Kind != yaml.ScalarNode {
+				return true
+			}
+			if fi := keyIndex(from, k.Value); fi >= 0 && kindsClash(from.Content[fi+1], to.Content[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNullNode(n *yaml.Node) bool { return n == nil || n.Tag == yaml.NodeTagNull }
+
+// clashAt reports whether the nodes found at one place in from and in to
+// differ in kind, there or below.
+func clashAt(from, to []*yaml.Node) bool {
+	fk, fok := uniformKind(from)
+	tk, tok := uniformKind(to)
+	switch {
+	case fk == 0 || tk == 0:
+		return false // nothing to compare on one side
+	case !fok || !tok || fk != tk:
+		return true
+	case fk == yaml.SequenceNode:
+		var fe, te []*yaml.Node
+		for _, n := range from {
+			fe = append(fe, n.Content...)
+		}
+		for _, n := range to {
+			te = append(te, n.Content...)
+		}
+		return clashAt(fe, te)
+	case fk == yaml.MappingNode && len(from) == 1 && len(to) == 1:
+		return kindsClash(from[0], to[0])
+	case fk == yaml.MappingNode:
+		return clashMappings(from, to)
+	}
+	return false
+}
+
+// clashMappings is clashAt for mappings: the values of each key compared.
+func clashMappings(from, to []*yaml.Node) bool {
+	var done map[string]bool // keys compared already
+	if len(to) > 1 {
+		done = map[string]bool{}
+	}
+	for _, t := range to {
+		if t == nil {
+			continue
+		}
+		for i := 0; i+1 < len(t.Content); i += 2 {
+			k := t.Content[i]
+			if k == nil || k.Kind != yaml.ScalarNode {
+				return true
+			}
+			if done != nil {
+				if done[k.Value] {
+					continue
+				}
+				done[k.Value] = true
+			}
+			fv := valuesOf(from, k.Value)
+			if len(fv) > 0 && clashAt(fv, valuesOf(to, k.Value)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// uniformKind returns the kind of the nodes that are neither nil nor null
+// (0 if there are none) and whether they all have that kind.
+func uniformKind(nodes []*yaml.Node) (yaml.Kind, bool) {
+	var kind yaml.Kind
+	for _, n := range nodes {
+		if isNullNode(n) {
+			continue
+		}
+		if kind == 0 {
+			kind = n.Kind
+		} else if n.Kind != kind {
+			return kind, false
+		}
+	}
+	return kind, true
+}
+
+// valuesOf returns the values of every key named k in the mappings.
+func valuesOf(mappings []*yaml.Node, k string) []*yaml.Node {
+	var out []*yaml.Node
+	for _, m := range mappings {
+		if m == nil || m.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == k {
+				out = append(out, m.Content[i+1])
+			}
+		}
+	}
+	return out
 }
 
 // orderMatches reports whether order.SyncOrder(from, to) would leave to as

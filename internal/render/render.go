@@ -34,9 +34,10 @@ var ErrIncomplete = errors.New("render incomplete")
 // exclusions, configPath and configMap as kpt applies them. If a function
 // fails nothing is written. fsys may be an in-memory file system.
 //
-// It is a kyaml kio.Pipeline: a reader of the package tree (every package's
-// own resources, Kptfiles and function configs included), one filter that
-// renders the packages, and a writer that puts the result back.
+// It runs as a kyaml kio.Pipeline: a reader of the package tree (every
+// package's own resources, Kptfiles and function configs included), one
+// filter that renders the packages, and a writer that puts the result back
+// (see run).
 //
 // The returned Result is never nil. The error is non-nil when kpt would exit
 // non-zero (a function failed, a Kptfile is invalid, a limit was exceeded, a
@@ -57,14 +58,33 @@ func Render(ctx context.Context, fsys filesys.FileSystem, pkgPath string, opts O
 	}
 	r := &renderer{ctx: ctx, fsys: fsys, opts: opts, res: res, root: root, inputFiles: map[string]bool{}}
 	r.maxFiles, r.maxBytes, r.maxDepth = opts.limits()
-	err = kio.Pipeline{
-		Inputs:                []kio.Reader{treeReader{r}},
-		Filters:               []kio.Filter{hydrator{r}},
-		Outputs:               []kio.Writer{treeWriter{r}},
-		ContinueOnEmptyResult: true,
-	}.Execute()
+	err = r.run()
 	res.Packages = r.pkgCount
 	return res, unwrapKyaml(err)
+}
+
+// run is kio.Pipeline{Inputs: treeReader, Filters: hydrator, Outputs:
+// treeWriter, ContinueOnEmptyResult: true}.Execute(), with the pipeline's
+// annotation bookkeeping around the filter done by preprocess and reconcile
+// (kyaml's own functions build every resource's metadata maps several
+// times over).
+func (r *renderer) run() error {
+	nodes, err := treeReader{r}.Read()
+	if err != nil {
+		return err
+	}
+	snap, err := preprocess(nodes)
+	if err != nil {
+		return err
+	}
+	out, err := hydrator{r}.Filter(nodes)
+	if err != nil {
+		return err
+	}
+	if err := reconcile(out, snap); err != nil {
+		return err
+	}
+	return treeWriter{r}.Write(out)
 }
 
 // unwrapKyaml strips the stack-trace wrapper kio.Pipeline puts around errors.

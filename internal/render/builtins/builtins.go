@@ -15,7 +15,9 @@
 // the function ran it copies comments and syncs field order from each input
 // item to the matching output item (kyaml's comments.CopyComments and
 // order.SyncOrder). That is what makes, say, a re-ordered starlark output come
-// back in the original order with its comments.
+// back in the original order with its comments. A caller that does that
+// bookkeeping itself, as porchbot's render engine does for every function,
+// runs the function alone with Bare.ProcessBare.
 //
 // Error contract: Process returns a non-nil error exactly when the catalog
 // function would exit non-zero (kpt then fails the pipeline). Results are

@@ -39,7 +39,9 @@ func wrap(fn processFunc) Function { return &kptFunction{fn: fn} }
 //
 //   - rl.Items are nodes the function may modify and return (fresh copies of
 //     the caller's resources, one top-level mapping node each, nothing shared
-//     with the caller's nodes or between items);
+//     with the caller's nodes or between items), tagged as the YAML decoder
+//     tags what it reads (a node made in process without a tag gets the tag
+//     it would have once written and read back);
 //   - each item carries the id annotations (internal.config.kubernetes.io/id
 //     and config.k8s.io/id) when the caller needs to match outputs to inputs;
 //   - afterwards the caller copies comments and syncs field order from each
@@ -170,6 +172,10 @@ func reparse(rn *yaml.RNode) *yaml.RNode {
 	}
 	n := out.YNode()
 	n.HeadComment, n.LineComment, n.FootComment = top.HeadComment, top.LineComment, top.FootComment
+	if rn.Document() == top {
+		// a ResourceList item: no document around it either
+		return yaml.NewRNode(n)
+	}
 	return out
 }
 

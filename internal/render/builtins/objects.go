@@ -2,7 +2,6 @@ package builtins
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,7 +27,9 @@ const (
 )
 
 // shortTag returns the resolved YAML tag of a scalar node ("!!str", "!!int",
-// ...), resolving plain scalars without an explicit tag as YAML 1.2 does.
+// ...). A plain scalar without an explicit tag (one made in process, never
+// one read from YAML) gets the tag YAML gives it when it is read back, as
+// the next function of a pipeline reads it.
 func shortTag(n *yaml.Node) string {
 	if n == nil {
 		return ""
@@ -51,27 +52,14 @@ func shortTag(n *yaml.Node) string {
 	return resolvePlain(n.Value)
 }
 
-var (
-	yamlIntRe   = regexp.MustCompile(`^[-+]?(0|[1-9][0-9_]*|0[0-7_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+)$`)
-	yamlFloatRe = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$`)
-)
-
+// resolvePlain is the tag the YAML decoder gives plain scalar v (YAML 1.2
+// core schema, plus timestamps, `<<` and 0-prefixed octals as yaml.v3
+// resolves them).
 func resolvePlain(v string) string {
-	switch v {
-	case "", "~", "null", "Null", "NULL":
-		return yaml.NodeTagNull
-	case "true", "True", "TRUE", "false", "False", "FALSE":
-		return yaml.NodeTagBool
-	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
-		return yaml.NodeTagFloat
+	if v == "<<" {
+		return yaml.MergeTag // the parser's, not the resolver's
 	}
-	if yamlIntRe.MatchString(v) {
-		return yaml.NodeTagInt
-	}
-	if yamlFloatRe.MatchString(v) {
-		return yaml.NodeTagFloat
-	}
-	return yaml.NodeTagString
+	return (&yaml.Node{Kind: yaml.ScalarNode, Value: v}).ShortTag()
 }
 
 // stringNode builds a scalar string node the way the functions SDK does.
@@ -338,6 +326,43 @@ func fileOf(rn *yaml.RNode) *framework.File {
 		f.Index = i
 	}
 	return f
+}
+
+// fileAnnotations is kioutil.GetFileAnnotations (path and index from the
+// internal annotations, else the legacy ones) without building the metadata
+// maps it builds on every call.
+func fileAnnotations(rn *yaml.RNode) (path, index string) {
+	path, found := metaAnnotation(rn, kioutil.PathAnnotation)
+	if !found {
+		path, _ = metaAnnotation(rn, kioutil.LegacyPathAnnotation) //nolint:staticcheck
+	}
+	index, found = metaAnnotation(rn, kioutil.IndexAnnotation)
+	if !found {
+		index, _ = metaAnnotation(rn, kioutil.LegacyIndexAnnotation) //nolint:staticcheck
+	}
+	return path, index
+}
+
+// metaAnnotation is rn.GetMeta().Annotations[key] for a key that is not
+// null-like: the first `metadata` and `annotations` fields count, and the
+// first occurrence of the key.
+func metaAnnotation(rn *yaml.RNode, key string) (string, bool) {
+	if yaml.IsMissingOrNull(rn) {
+		return "", false
+	}
+	md := rn.Field(yaml.MetadataField)
+	if md.IsNilOrEmpty() {
+		return "", false
+	}
+	annos := md.Value.Field(yaml.AnnotationsField)
+	if annos.IsNilOrEmpty() || annos.Value.YNode().Kind != yaml.MappingNode {
+		return "", false
+	}
+	f := annos.Value.Field(key)
+	if f == nil {
+		return "", false
+	}
+	return yaml.GetValue(f.Value), true
 }
 
 // Result constructors.

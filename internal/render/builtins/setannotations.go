@@ -3,6 +3,7 @@ package builtins
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,6 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -121,12 +121,12 @@ func (c *setAnnotationsConfig) run(items []*yaml.RNode) ([]*yaml.RNode, *annotat
 	if err != nil {
 		return nil, nil, err
 	}
+	var sets []annotationSet
+	out := make([]*yaml.RNode, 0, len(rs))
 	for _, r := range rs {
-		filePath, fileIndex, err := kioutil.GetFileAnnotations(&r.RNode)
-		if err != nil {
-			return nil, nil, err
-		}
+		filePath, fileIndex := fileAnnotations(&r.RNode)
 		f := annofilter.Filter{Annotations: c.Annotations, FsSlice: c.AdditionalAnnotationFields}
+		sets = sets[:0]
 		f.WithMutationTracker(func(key, value, _ string, node *yaml.RNode) {
 			k := annotationResultKey{filePath: filePath, fileIndex: fileIndex, fieldPath: strings.Join(node.FieldPath(), ".")}
 			if _, ok := res.values[k]; !ok {
@@ -134,18 +134,47 @@ func (c *setAnnotationsConfig) run(items []*yaml.RNode) ([]*yaml.RNode, *annotat
 				res.order = append(res.order, k)
 			}
 			res.values[k][key] = value
+			sets = append(sets, annotationSet{annotations: node.YNode(), key: key})
 		})
 		if err := r.ApplyFilter(f); err != nil {
 			return nil, nil, fmt.Errorf("failed to run transformer: %w", err)
 		}
-	}
-	// as ResMap.ToRNodeSlice: copies (which also unshares the value nodes
-	// the filter put at several places)
-	out := make([]*yaml.RNode, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, r.Copy())
+		unshareValues(sets)
+		out = append(out, &r.RNode)
 	}
 	return out, res, nil
+}
+
+// annotationSet is an annotation the filter set: its key, in its
+// annotations mapping.
+type annotationSet struct {
+	annotations *yaml.Node
+	key         string
+}
+
+// unshareValues gives every annotation value the filter set its own node.
+// The filter puts one value node at each of a resource's annotations fields
+// that lacked the key, where the catalog function's output (copied out of a
+// kustomize ResMap, ResMap.ToRNodeSlice) has independent nodes; the copy
+// changes nothing else.
+func unshareValues(sets []annotationSet) {
+	var seen []*yaml.Node
+	for _, s := range sets {
+		m := s.annotations
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value != s.key {
+				continue
+			}
+			v := m.Content[i+1]
+			if slices.Contains(seen, v) {
+				c := *v
+				m.Content[i+1] = &c
+			} else {
+				seen = append(seen, v)
+			}
+			break
+		}
+	}
 }
 
 func (a *annotationResults) results() (framework.Results, error) {
@@ -174,11 +203,20 @@ func (a *annotationResults) results() (framework.Results, error) {
 // as NewResMapFromRNodeSlice does (see newResMap), in linear time where the
 // ResMap takes quadratic time. Each Resource holds its item's node.
 func newResources(items []*yaml.RNode) ([]*resource.Resource, error) {
-	rf := resource.NewFactory(&hasher.Hasher{})
-	rf.IncludeLocalConfigs = true
-	rs, err := rf.ResourcesFromRNodes(items)
-	if err != nil {
-		return nil, err
+	// resource.Factory.ResourcesFromRNodes with IncludeLocalConfigs, which
+	// wraps each node after checking its metadata (here the costly check
+	// only runs when the quick one fails, to report its error)
+	rs := make([]*resource.Resource, 0, len(items))
+	for _, n := range items {
+		if n.IsNilOrEmpty() {
+			continue
+		}
+		if !hasKindAndName(n) {
+			if _, err := n.GetValidatedMetadata(); err != nil {
+				return nil, err
+			}
+		}
+		rs = append(rs, &resource.Resource{RNode: *n})
 	}
 	// resid.ResId.Equals: same group, version, kind and name, same
 	// effective namespace
@@ -193,6 +231,28 @@ func newResources(items []*yaml.RNode) ([]*resource.Resource, error) {
 		seen[k] = true
 	}
 	return rs, nil
+}
+
+// hasKindAndName reports whether rn.GetValidatedMetadata() passes: a kind,
+// and a name unless the kind is a list.
+func hasKindAndName(rn *yaml.RNode) bool {
+	k := rn.Field(yaml.KindField)
+	if k.IsNilOrEmpty() {
+		return false
+	}
+	kind := yaml.GetValue(k.Value)
+	if kind == "" {
+		return false
+	}
+	if strings.HasSuffix(kind, "List") {
+		return true
+	}
+	md := rn.Field(yaml.MetadataField)
+	if md.IsNilOrEmpty() {
+		return false
+	}
+	name := md.Value.Field(yaml.NameField)
+	return !name.IsNilOrEmpty() && name.Value.YNode().Value != ""
 }
 
 // newResMap builds a kustomize ResMap from the items, local-config resources

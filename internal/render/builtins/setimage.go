@@ -36,6 +36,10 @@ type setImageConfig struct {
 	AdditionalImageFields types.FsSlice     `yaml:"additionalImageFields,omitempty"`
 
 	count int
+	// nameRE is imageRegexp(Image.Name), once compiled (nil: not compiled
+	// yet; badName: it does not compile)
+	nameRE  *regexp.Regexp
+	badName bool
 }
 
 func setImage(rl *framework.ResourceList) error {
@@ -138,7 +142,7 @@ func (c *setImageConfig) updateContainers(pod *yaml.Node) error {
 		if err != nil {
 			return fmt.Errorf("unable to read image: %w", err)
 		}
-		if !imageMatches(old, c.Image.Name) {
+		if !c.nameMatches(old) {
 			continue
 		}
 		newImage := newImageName(old, c.Image)
@@ -153,14 +157,19 @@ func (c *setImageConfig) updateContainers(pod *yaml.Node) error {
 	return nil
 }
 
-// imageMatches reports whether image s is image name t with an optional tag
-// and sha256 digest (t is a regular expression, as in kustomize).
-func imageMatches(s, t string) bool {
-	re, err := regexp.Compile("^" + t + "(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$")
-	if err != nil {
-		return false
+// nameMatches reports whether image s is the configured image name with an
+// optional tag and sha256 digest; the name is a regular expression, as in
+// kustomize (compiled once per run).
+func (c *setImageConfig) nameMatches(s string) bool {
+	if c.nameRE == nil && !c.badName {
+		re, err := imageRegexp(c.Image.Name)
+		c.nameRE, c.badName = re, err != nil
 	}
-	return re.MatchString(s)
+	return !c.badName && c.nameRE.MatchString(s)
+}
+
+func imageRegexp(t string) (*regexp.Regexp, error) {
+	return regexp.Compile("^" + t + "(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$")
 }
 
 // splitImage splits an image reference into name, ":tag" and "@digest"

@@ -1,0 +1,18 @@
+//go:build unix
+
+package render
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the CPU time (user and system) the process used so far, GC
+// and other goroutines included.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
