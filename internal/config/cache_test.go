@@ -37,11 +37,13 @@ func TestCacheConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			repo := fmt.Sprintf("o/r%d", i%3)
+			// Each goroutine owns its repository (so a Forget by another
+			// cannot explain a miss); all share the map.
+			repo := fmt.Sprintf("o/r%d", i)
 			for j := 0; j < 200; j++ {
 				c.Store(repo, fmt.Sprint(j), Default())
-				if cfg, _ := c.Good(repo); cfg == nil {
-					t.Error("lost a stored config")
+				if cfg, sha := c.Good(repo); cfg == nil || sha != fmt.Sprint(j) {
+					t.Errorf("lost a stored config: %v %q", cfg, sha)
 					return
 				}
 				if j%50 == 0 {
