@@ -40,7 +40,9 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 			_, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render)
 			return err
 		}
-		_, err = lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
+		api := a.proposalAPI(s.GH)
+		api.Opened = ev.GetAction() == "opened"
+		_, err = lifecycle.OnProposalEvent(ctx, s, api, pr)
 		return err
 	case "closed":
 		if !pr.GetMerged() {

@@ -307,13 +307,15 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
 
-	reviews, err := propListReviews(ctx, s, api, n)
-	if err != nil {
-		return nil, fmt.Errorf("approval: %w", err)
-	}
-	comments, err := propListComments(ctx, s, api, n)
-	if err != nil {
-		return nil, fmt.Errorf("approval: %w", err)
+	var reviews []*github.PullRequestReview
+	var comments []*github.IssueComment
+	if !api.Opened {
+		if reviews, err = propListReviews(ctx, s, api, n); err != nil {
+			return nil, fmt.Errorf("approval: %w", err)
+		}
+		if comments, err = propListComments(ctx, s, api, n); err != nil {
+			return nil, fmt.Errorf("approval: %w", err)
+		}
 	}
 	cmdVotes, recorded := commandVotes(api, s.Repo.FullName(), n, comments, log)
 	votes := append(reviewVotes(reviews), cmdVotes...)

@@ -88,6 +88,10 @@ type ProposalAPI struct {
 	// must use the same key (for example one derived from the webhook
 	// secret). Unset, records are trusted on their author and timestamps.
 	RecordKey []byte
+	// Opened says the event being handled is the pull request's opening:
+	// it can have no review and no /porch approve record yet, so the
+	// evaluation lists neither (two calls saved per new proposal).
+	Opened bool
 }
 
 // NewProposalAPI is the ProposalAPI of an installation client.
@@ -496,9 +500,14 @@ func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *githu
 	if err != nil {
 		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 	}
-	labelled, err := ensureProposalLabel(ctx, s, api, pr, label)
-	if err != nil {
-		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+	labelled := false
+	// A proposal the bot opened itself (/porch propose, deletions) was
+	// labelled right after its creation; its "opened" event shows it before
+	// that. The resync labels it if that call failed.
+	if !(api.Opened && api.isBot(pr.GetUser())) {
+		if labelled, err = ensureProposalLabel(ctx, s, api, pr, label); err != nil {
+			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+		}
 	}
 	out, err := EvaluateApproval(ctx, s, api, pr)
 	if out != nil {
