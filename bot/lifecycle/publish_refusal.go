@@ -1,0 +1,133 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/sirupsen/logrus"
+)
+
+// What was reviewed is what is published (SPEC §5): a landing whose
+// package differs from the approved head is refused, commented on, and its
+// merged state pushed as a draft for review.
+
+// refuse records a landing that is not what was approved; for the landing
+// an event is about, it drafts the merged state and tells the pull request.
+func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, current bool, published plumbing.Hash) error {
+	key := l.Package + "@" + l.Commit.String()
+	if p.refused[key] {
+		return nil
+	}
+	p.refused[key] = true
+	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.pr.GetNumber(), Reason: v.reason}
+	if !v.head.IsZero() {
+		if approved, err := p.s.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
+			if merged, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {
+				r.Differs = DiffPackageFiles(approved, merged).All()
+			}
+		}
+	}
+	log := p.log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String(), "reason": v.reason})
+	if !p.event || !current {
+		log.Info("landing not published: not what was approved")
+		p.out.Refused = append(p.out.Refused, r)
+		return nil
+	}
+	branch, made, err := p.draftMergedState(ctx, l, published)
+	if err != nil {
+		return err
+	}
+	if made {
+		r.DraftBranch = branch
+	}
+	// The replica that made the draft comments; a draft already there
+	// means another replica (or an earlier run) did both.
+	if v.pr != nil && (made || branch == "") {
+		body := publishRefusalComment(p.s, l, v, r.Differs, branch)
+		owner, repo := p.owner()
+		if _, _, err := p.api.Issues.CreateComment(ctx, owner, repo, v.pr.GetNumber(), &github.IssueComment{Body: github.String(body)}); err != nil {
+			return fmt.Errorf("comment on #%d: %w", v.pr.GetNumber(), err)
+		}
+		r.Commented = true
+	}
+	log.WithField("draft", r.DraftBranch).Warn("landing not published: the merged package is not what was approved")
+	p.out.Refused = append(p.out.Refused, r)
+	return nil
+}
+
+// MergedDraftWorkspace is the workspace of the draft holding the merged
+// state of a landing that was not what was approved.
+func MergedDraftWorkspace(commit plumbing.Hash) string { return "merged-" + commit.String()[:7] }
+
+// draftMergedState pushes drafts/<pkg>/merged-<sha>: the package as
+// merged, on top of published (the commit of the latest revision, when it
+// is on the landing's history) or else of the commit before the landing,
+// so its proposal shows what was not reviewed. branch is "" when there is
+// nothing to draft (the merged package equals the base); made is false
+// when the branch already exists.
+func (p *publisher) draftMergedState(ctx context.Context, l Landing, published plumbing.Hash) (string, bool, error) {
+	ws := MergedDraftWorkspace(l.Commit)
+	branch := packages.DraftBranch(l.Package, ws)
+	if _, err := p.s.Git.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
+		return branch, false, nil
+	}
+	base := l.Parent
+	if !published.IsZero() {
+		base = published
+	}
+	files, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir)
+	if err != nil {
+		return "", false, fmt.Errorf("read merged %s: %w", l.Dir, err)
+	}
+	msg := fmt.Sprintf("Draft the merged state of %s\n\nCommit %s landed %s in a state that differs from what was approved;\nthis draft holds it for review.",
+		l.Package, l.Commit, l.Package)
+	// Exclusive: replicas handling the same landing build the same commit;
+	// only the one whose push created the branch comments.
+	_, err = p.s.CommitPackage(ctx, Identity{}, PackageCommit{Branch: branch, Parent: base, Lease: plumbing.ZeroHash,
+		Exclusive: true, Dir: l.Dir, Files: files, Message: msg,
+		Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}})
+	switch {
+	case errors.Is(err, gitstore.ErrNoChanges):
+		return "", false, nil
+	case errors.Is(err, gitstore.ErrLeaseBroken):
+		return branch, false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("draft %s: %w", branch, err)
+	}
+	return branch, true, nil
+}
+
+func publishRefusalComment(s *Session, l Landing, v landingVerdict, differs []string, branch string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Not published.** `%s` landed on `%s` in %s, but %s", l.Package, s.DeploymentBranch, l.Commit, v.reason)
+	if !v.head.IsZero() {
+		fmt.Fprintf(&b, " (%s)", v.head)
+	}
+	b.WriteString(". porchbot publishes only what was reviewed, so no revision was tagged.\n")
+	if len(differs) > 0 {
+		b.WriteString("\nFiles of the package that differ from the approved head:\n")
+		for i, f := range differs {
+			if i == 50 {
+				fmt.Fprintf(&b, "- … and %d more\n", len(differs)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- `%s`\n", f)
+		}
+		b.WriteString("\nAnother change to the same package most likely landed while this pull request was open, and the merge combined both.\n")
+	}
+	if branch != "" {
+		fmt.Fprintf(&b, "\nThe merged state is on the draft branch `%s`", branch)
+		if u := v.pr.GetBase().GetRepo().GetHTMLURL(); u != "" {
+			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, branch)
+		}
+		_, ws, _ := packages.ParseDraftBranchName(branch)
+		fmt.Fprintf(&b, ". Review it to publish it: `/porch propose %s/%s`.\n", l.Package, ws)
+	}
+	return b.String()
+}
