@@ -2,19 +2,16 @@ package commands_test
 
 import (
 	"context"
-	"io"
 	"maps"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/google/go-github/v60/github"
-	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	ghclient "github.com/porchbot/porchbot/internal/github"
@@ -35,41 +32,13 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	env := forgetest.New(t)
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	topts := ghclient.DefaultTransportOptions()
-	topts.MutationSpacing = 0
-	clients, err := ghclient.NewClients(ghclient.ClientsOptions{BaseURL: env.Forge.BaseURL(),
-		App:              &ghclient.AppCredentials{AppID: forgetest.AppID, PrivateKeyPEM: env.PrivateKeyPEM},
-		TransportOptions: topts, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := gitstore.New(gitstore.Options{Dir: t.TempDir(), Logger: log,
-		Auth: func(ctx context.Context, repo string) (transport.AuthMethod, error) {
-			id, err := clients.InstallationIDForRepo(ctx, repo)
-			if err != nil {
-				return nil, err
-			}
-			tok, _, err := clients.InstallationToken(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			return gitstore.TokenAuth(tok), nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	h := &harness{env: env, clients: clients, store: store, fake: &fakeLifecycle{}}
-	h.opener = &lifecycle.Opener{Clients: clients, Git: store, GitURL: clients.URLs().GitURL,
-		Configs: &config.Cache{}, Limits: config.ServerLimits{MinApprovals: 0, MaxPRConcurrentLimit: 100,
-			AllowSelfApproval: true, AllowAutomerge: true}, Logger: log}
+	rig := lifecycletest.New(t)
+	h := &harness{env: rig.Env, clients: rig.Clients, store: rig.Store, opener: rig.Opener, fake: &fakeLifecycle{}}
+	clients := rig.Clients
 	h.runner = &commands.Runner{Clients: clients, Sessions: h.opener, Lifecycle: h.fake, Web: clients.URLs().Web,
 		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
 			return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
-		}, Log: log}
+		}, Log: rig.Log}
 	return h
 }
 

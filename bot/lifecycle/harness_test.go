@@ -2,15 +2,13 @@ package lifecycle_test
 
 import (
 	"context"
-	"io"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -29,38 +27,8 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	env := forgetest.New(t)
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	topts := ghclient.DefaultTransportOptions()
-	topts.MutationSpacing = 0
-	clients, err := ghclient.NewClients(ghclient.ClientsOptions{BaseURL: env.Forge.BaseURL(),
-		App:              &ghclient.AppCredentials{AppID: forgetest.AppID, PrivateKeyPEM: env.PrivateKeyPEM},
-		TransportOptions: topts, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := gitstore.New(gitstore.Options{Dir: t.TempDir(), Logger: log,
-		Auth: func(ctx context.Context, repo string) (transport.AuthMethod, error) {
-			id, err := clients.InstallationIDForRepo(ctx, repo)
-			if err != nil {
-				return nil, err
-			}
-			tok, _, err := clients.InstallationToken(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			return gitstore.TokenAuth(tok), nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	h := &harness{env: env, clients: clients, store: store, log: log}
-	h.opener = &lifecycle.Opener{Clients: clients, Git: store, GitURL: clients.URLs().GitURL,
-		Configs: &config.Cache{}, Limits: config.ServerLimits{MinApprovals: 0, MaxPRConcurrentLimit: 100,
-			AllowSelfApproval: true, AllowAutomerge: true}, Logger: log}
-	return h
+	rig := lifecycletest.New(t)
+	return &harness{env: rig.Env, clients: rig.Clients, store: rig.Store, opener: rig.Opener, log: rig.Log}
 }
 
 // catalog is the standard repository the cast works in.

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot"
@@ -81,7 +80,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		return fail(err)
 	}
 	out.Git, err = gitstore.New(gitstore.Options{Dir: filepath.Join(s.DataDir, "git"), Metrics: out.Metrics,
-		Logger: log, Auth: installationAuth(out.Clients)})
+		Logger: log, Auth: gitstore.InstallationAuth(out.Clients)})
 	if err != nil {
 		return fail(err)
 	}
@@ -124,22 +123,6 @@ func (s *Service) Close(ctx context.Context) error {
 		errs = append(errs, s.Embedded.Forge.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// installationAuth authenticates git to a repository with a token of the
-// App installation that covers it.
-func installationAuth(c *ghclient.Clients) func(ctx context.Context, repo string) (transport.AuthMethod, error) {
-	return func(ctx context.Context, repo string) (transport.AuthMethod, error) {
-		id, err := c.InstallationIDForRepo(ctx, repo)
-		if err != nil {
-			return nil, err
-		}
-		tok, _, err := c.InstallationToken(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		return gitstore.TokenAuth(tok), nil
-	}
 }
 
 // appCheck is the readiness check: the App's credentials work (GET /app).
