@@ -135,13 +135,22 @@ func propLoginKey(login string) string { return strings.ToLower(strings.TrimPref
 
 // latestVotes orders votes by time (stable) and returns, per user, the
 // index of the approval in force (-1 when the user's latest vote cancels),
-// and the ignored entries of every superseded or dismissed vote.
-func latestVotes(votes []Vote) (current map[string]int, order []string, ignored map[int]IgnoredApproval) {
+// and the ignored entries of every superseded or dismissed vote. GitHub's
+// times have one-second resolution: of two votes in the same second, the
+// one given on the head is the later (it cannot be older than the head).
+func latestVotes(votes []Vote, head string) (current map[string]int, order []string, ignored map[int]IgnoredApproval) {
 	idx := make([]int, len(votes))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return votes[idx[a]].At.Before(votes[idx[b]].At) })
+	onHead := func(v Vote) bool { return head != "" && strings.EqualFold(v.Commit, head) }
+	sort.SliceStable(idx, func(a, b int) bool {
+		va, vb := votes[idx[a]], votes[idx[b]]
+		if !va.At.Equal(vb.At) {
+			return va.At.Before(vb.At)
+		}
+		return !onHead(va) && onHead(vb)
+	})
 	current = map[string]int{}
 	ignored = map[int]IgnoredApproval{}
 	for _, i := range idx {
@@ -203,7 +212,7 @@ func selfExcluded(policy config.Approvals, author, user string) bool {
 // self-approval. The step resolves only these (one lookup each at most),
 // then sets Vote.Allowed before calling Evaluate.
 func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
-	current, order, _ := latestVotes(in.Votes)
+	current, order, _ := latestVotes(in.Votes, in.Head)
 	var out []string
 	for _, key := range order {
 		i := current[key]
@@ -228,7 +237,7 @@ func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
 //     gate must be met.
 func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 	res := ApprovalResult{Required: policy.Required}
-	current, order, ignored := latestVotes(in.Votes)
+	current, order, ignored := latestVotes(in.Votes, in.Head)
 	for _, key := range order {
 		i := current[key]
 		if i < 0 {
