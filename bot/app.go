@@ -24,7 +24,10 @@ type App struct {
 	RecordKey []byte
 	// Comments runs /porch commands; nil ignores comments.
 	Comments CommentReactor
-	Log      logrus.FieldLogger
+	// Memberships reuses team membership answers across events (approvers
+	// "@org/team"); nil looks each time.
+	Memberships *lifecycle.MembershipCache
+	Log         logrus.FieldLogger
 }
 
 // Handlers is the event table with the App behind every handler.
@@ -59,6 +62,7 @@ func (a *App) proposalAPI(gh *github.Client) lifecycle.ProposalAPI {
 		api.BotLogin = a.BotLogin
 	}
 	api.RecordKey = a.RecordKey
+	api.Memberships = a.Memberships
 	return api
 }
 

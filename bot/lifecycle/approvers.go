@@ -27,6 +27,7 @@ type ApproverResolver struct {
 
 	users   map[string]approverAnswer // by folded login
 	members map[string]approverAnswer // by "org/team\x00login", folded
+	shared  *MembershipCache          // across evaluations; may be nil
 	lookups int
 }
 
@@ -38,7 +39,8 @@ type approverAnswer struct {
 // NewApproverResolver resolves approvers of repo under the approvers list.
 func NewApproverResolver(api ProposalAPI, repo Repo, approvers []config.UserOrTeam) *ApproverResolver {
 	return &ApproverResolver{repos: api.Repos, teams: api.Teams, owner: repo.Owner, repo: repo.Name,
-		approvers: approvers, users: map[string]approverAnswer{}, members: map[string]approverAnswer{}}
+		approvers: approvers, users: map[string]approverAnswer{}, members: map[string]approverAnswer{},
+		shared: api.Memberships}
 }
 
 // Lookups is the number of GitHub calls made so far.
@@ -129,16 +131,22 @@ func (r *ApproverResolver) member(ctx context.Context, team config.UserOrTeam, u
 	if a, ok := r.members[key]; ok {
 		return a, nil
 	}
+	if a, ok := r.shared.get(key); ok {
+		r.members[key] = a
+		return a, nil
+	}
 	r.lookups++
 	m, resp, err := r.teams.GetTeamMembershipBySlug(ctx, team.Org, team.Team, user)
 	var a approverAnswer
 	switch {
 	case err == nil && m.GetState() == "active":
 		a = approverAnswer{allowed: true}
+		r.shared.put(key, a)
 	case err == nil:
 		a = approverAnswer{note: fmt.Sprintf("@%s's membership of %s is %s", user, team, m.GetState())}
 	case resp != nil && resp.StatusCode == http.StatusNotFound:
 		a = approverAnswer{note: fmt.Sprintf("@%s is not a member of %s", user, team)}
+		r.shared.put(key, a)
 	default:
 		note, ok := lookupRefused(resp, err)
 		if !ok {

@@ -88,6 +88,9 @@ type ProposalAPI struct {
 	// must use the same key (for example one derived from the webhook
 	// secret). Unset, records are trusted on their author and timestamps.
 	RecordKey []byte
+	// Memberships, if set, reuses team membership answers across
+	// evaluations for a short time (one per process).
+	Memberships *MembershipCache
 	// Opened says the event being handled is the pull request's opening:
 	// it can have no review and no /porch approve record yet, so the
 	// evaluation lists neither (two calls saved per new proposal).

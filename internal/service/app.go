@@ -27,7 +27,8 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
 	app := &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},
-		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret), Log: log}
+		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
+		Memberships: &lifecycle.MembershipCache{}, Log: log}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Log: log,
 		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
