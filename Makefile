@@ -23,7 +23,7 @@ test: ## run every test (unit, forge end-to-end, payload fidelity) with the race
 
 bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt), API calls per lifecycle step
 	$(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/
-	$(GO) test -run '^$$' -bench 'RenderVsFloor1000|KptExecRender1000' -benchtime 3x -count=1 -timeout 30m ./internal/render/
+	$(GO) test -run '^$$' -bench 'RenderVsFloor|KptExecVsRender' -benchtime 5x -count=1 -timeout 30m ./internal/render/
 	$(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./internal/e2e/
 
 lint: ## gofmt and go vet
