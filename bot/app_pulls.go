@@ -94,6 +94,13 @@ func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *githu
 	if pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetMergeCommitSHA() == "" {
 		return nil
 	}
+	// What was reviewed is compared with what landed: a fork's head is
+	// fetched from refs/pull/N/head when the cache lacks it.
+	if lifecycle.IsForkPullRequest(s.Repo, pr) {
+		if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+			return err
+		}
+	}
 	_, err := lifecycle.Publish(ctx, s, lifecycle.NewPublishAPI(s.GH), plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
 	return err
 }
