@@ -38,8 +38,8 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render})
 		return err
 	}
-	if branch != repo.DefaultBranch && !a.mayBeDeploymentBranch(branch) {
-		return nil
+	if !a.isDeploymentBranch(repo, branch) {
+		return nil // a feature branch: nothing to do, no fetch
 	}
 	s, err := a.open(ctx, repo)
 	if err != nil {
@@ -60,12 +60,13 @@ func (a *App) ownRenderCommit(ev *github.PushEvent) bool {
 	return ok && t.Task != nil && t.Task.Type == "render"
 }
 
-// mayBeDeploymentBranch: a configured deployment branch other than the
-// default one is only known once the config is read; any non-draft,
-// non-update branch may be it.
-func (a *App) mayBeDeploymentBranch(branch string) bool {
-	if _, ok := packages.ParseUpdateBranchName(branch); ok {
-		return false
+// isDeploymentBranch: the default branch, or the packages.deploymentBranch
+// of the last good config read for the repository (a session reads the
+// config from the default branch first, so that one is always known).
+func (a *App) isDeploymentBranch(repo lifecycle.Repo, branch string) bool {
+	if branch == repo.DefaultBranch {
+		return true
 	}
-	return !strings.HasPrefix(branch, "drafts/")
+	cfg, _ := a.Opener.Configs.Good(repo.FullName())
+	return cfg != nil && cfg.Packages.DeploymentBranch == branch
 }
