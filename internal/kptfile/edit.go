@@ -93,11 +93,7 @@ func (f *File) SetUpstream(u *Upstream) error {
 			return nil
 		}
 		up := ensure(top, "upstream", yaml.MappingNode, topFields)
-		typ := u.Type
-		if typ == "" && u.Git != nil {
-			typ = OriginGit
-		}
-		setString(up, "type", typ, upstreamFields)
+		setString(up, "type", u.Type, upstreamFields) // Type defaulted above
 		if u.Git == nil {
 			removeField(up, "git")
 		} else {
@@ -130,11 +126,7 @@ func (f *File) SetUpstreamLock(l *UpstreamLock) error {
 			return nil
 		}
 		lock := ensure(top, "upstreamLock", yaml.MappingNode, topFields)
-		typ := l.Type
-		if typ == "" && l.Git != nil {
-			typ = OriginGit
-		}
-		setString(lock, "type", typ, upstreamLockFields)
+		setString(lock, "type", l.Type, upstreamLockFields) // Type defaulted above
 		if l.Git == nil {
 			removeField(lock, "git")
 		} else {
