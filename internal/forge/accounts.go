@@ -154,9 +154,9 @@ func validRepoName(name string) bool {
 
 // SetCollaborator grants a user a permission on a repository.
 func (f *Forge) SetCollaborator(fullName, login string, p Permission) error {
-	r, ok := f.Repo(fullName)
-	if !ok {
-		return fmt.Errorf("forge: no repository %q", fullName)
+	r, err := f.repoNamed(fullName)
+	if err != nil {
+		return err
 	}
 	r.mu.Lock()
 	r.Collaborators[strings.ToLower(login)] = p

@@ -389,13 +389,13 @@ func (f *Forge) rerequestCheckRun(w http.ResponseWriter, r *http.Request) {
 // RerequestCheckRun does what a user's "Re-run" does: the check run's
 // suite goes back to queued and the App hears check_run "rerequested".
 func (f *Forge) RerequestCheckRun(fullName string, id int64, senderLogin string) error {
-	repo, ok := f.Repo(fullName)
-	if !ok {
-		return fmt.Errorf("forge: no repository %q", fullName)
+	repo, err := f.repoNamed(fullName)
+	if err != nil {
+		return err
 	}
-	sender, ok := f.Account(senderLogin)
-	if !ok {
-		return fmt.Errorf("forge: no account %q", senderLogin)
+	sender, err := f.accountNamed(senderLogin)
+	if err != nil {
+		return err
 	}
 	return f.rerequestRun(repo, id, sender)
 }
@@ -421,13 +421,13 @@ func (f *Forge) rerequestRun(repo *Repo, id int64, sender *Account) error {
 // RerequestCheckSuite does what "Re-run all checks" does: check_suite
 // "rerequested".
 func (f *Forge) RerequestCheckSuite(fullName string, id int64, senderLogin string) error {
-	repo, ok := f.Repo(fullName)
-	if !ok {
-		return fmt.Errorf("forge: no repository %q", fullName)
+	repo, err := f.repoNamed(fullName)
+	if err != nil {
+		return err
 	}
-	sender, ok := f.Account(senderLogin)
-	if !ok {
-		return fmt.Errorf("forge: no account %q", senderLogin)
+	sender, err := f.accountNamed(senderLogin)
+	if err != nil {
+		return err
 	}
 	return f.rerequestSuite(repo, id, sender)
 }

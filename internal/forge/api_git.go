@@ -159,6 +159,17 @@ func gdBadSHA(w http.ResponseWriter) {
 	writeError(w, http.StatusUnprocessableEntity, "The sha parameter must be exactly 40 characters and contain only [0-9a-f].")
 }
 
+// gdSHAVar is the {sha} path variable, lower-cased; a malformed one is
+// answered 422 and false returned.
+func gdSHAVar(w http.ResponseWriter, r *http.Request) (string, bool) {
+	sha := mux.Vars(r)["sha"]
+	if !gdIsSHA(sha) {
+		gdBadSHA(w)
+		return "", false
+	}
+	return strings.ToLower(sha), true
+}
+
 // ---- refs ----
 
 // gdRefVar is the {ref} path variable as a full ref name ("heads/main" and
@@ -457,12 +468,11 @@ func (f *Forge) gdGetCommit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sha := mux.Vars(r)["sha"]
-	if !gdIsSHA(sha) {
-		gdBadSHA(w)
+	sha, ok := gdSHAVar(w, r)
+	if !ok {
 		return
 	}
-	c, err := f.git.gdReadCommit(repo.Path, strings.ToLower(sha))
+	c, err := f.git.gdReadCommit(repo.Path, sha)
 	if err != nil {
 		notFound(w)
 		return
@@ -615,12 +625,11 @@ func (f *Forge) gdGetTag(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sha := mux.Vars(r)["sha"]
-	if !gdIsSHA(sha) {
-		gdBadSHA(w)
+	sha, ok := gdSHAVar(w, r)
+	if !ok {
 		return
 	}
-	t, err := f.git.gdReadTag(repo.Path, strings.ToLower(sha))
+	t, err := f.git.gdReadTag(repo.Path, sha)
 	if err != nil {
 		notFound(w)
 		return

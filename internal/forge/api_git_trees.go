@@ -336,12 +336,10 @@ func (f *Forge) gdGetBlob(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sha := mux.Vars(r)["sha"]
-	if !gdIsSHA(sha) {
-		gdBadSHA(w)
+	sha, ok := gdSHAVar(w, r)
+	if !ok {
 		return
 	}
-	sha = strings.ToLower(sha)
 	if t, err := f.git.objectType(repo.Path, sha); err != nil || t != "blob" {
 		notFound(w)
 		return

@@ -174,9 +174,9 @@ func looksLikeShortSHA(s string) bool {
 // CheckRunsFor returns copies of the check runs on the commit a ref names
 // (newest first), for tests that look at what the bot reported.
 func (f *Forge) CheckRunsFor(fullName, ref string) ([]CheckRun, error) {
-	repo, ok := f.Repo(fullName)
-	if !ok {
-		return nil, fmt.Errorf("forge: no repository %q", fullName)
+	repo, err := f.repoNamed(fullName)
+	if err != nil {
+		return nil, err
 	}
 	sha, ok := f.peelRefToCommit(repo, ref)
 	if !ok {

@@ -126,9 +126,9 @@ func signatureOf(a *Account, when time.Time) Signature {
 // absent) in repository fullName, authored by author, and returns the new
 // commit id. It sends no webhook: it is for seeding and test set-up.
 func (f *Forge) CommitFiles(fullName, branch string, files map[string][]byte, message string, author *Account) (string, error) {
-	repo, ok := f.Repo(fullName)
-	if !ok {
-		return "", fmt.Errorf("forge: no repository %q", fullName)
+	repo, err := f.repoNamed(fullName)
+	if err != nil {
+		return "", err
 	}
 	repo.mu.Lock()
 	defer repo.mu.Unlock()

@@ -77,16 +77,16 @@ func (f *Forge) EmitInstallationRepositories(action, account string, added, remo
 	if err != nil {
 		return err
 	}
-	sender, ok := f.Account(senderLogin)
-	if !ok {
-		return fmt.Errorf("forge: no account %q", senderLogin)
+	sender, err := f.accountNamed(senderLogin)
+	if err != nil {
+		return err
 	}
 	resolve := func(names []string) ([]*Repo, error) {
 		var out []*Repo
 		for _, n := range names {
-			r, ok := f.Repo(n)
-			if !ok {
-				return nil, fmt.Errorf("forge: no repository %q", n)
+			r, err := f.repoNamed(n)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, r)
 		}
@@ -113,9 +113,9 @@ func (f *Forge) EmitInstallation(action, account, senderLogin string) error {
 	if err != nil {
 		return err
 	}
-	sender, ok := f.Account(senderLogin)
-	if !ok {
-		return fmt.Errorf("forge: no account %q", senderLogin)
+	sender, err := f.accountNamed(senderLogin)
+	if err != nil {
+		return err
 	}
 	f.emit("installation", action, nil, &installationEvent{
 		Action: action, Installation: f.installationObject(inst),

@@ -194,3 +194,21 @@ func (f *Forge) reposOf(owner string) []*Repo {
 	sortRepos(out)
 	return out
 }
+
+// accountNamed and repoNamed are the Go API's lookups, with the errors it
+// reports.
+func (f *Forge) accountNamed(login string) (*Account, error) {
+	a, ok := f.Account(login)
+	if !ok {
+		return nil, fmt.Errorf("forge: no account %q", login)
+	}
+	return a, nil
+}
+
+func (f *Forge) repoNamed(fullName string) (*Repo, error) {
+	r, ok := f.Repo(fullName)
+	if !ok {
+		return nil, fmt.Errorf("forge: no repository %q", fullName)
+	}
+	return r, nil
+}
