@@ -14,9 +14,9 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// payloadsDir holds real GitHub example payloads, one directory per
-// X-GitHub-Event name. CI clones the repository with shared/ beside it.
-var payloadsDir = filepath.Join("..", "..", "shared", "github-payloads")
+// payloadsDir holds real GitHub example payloads (octokit/webhooks'
+// examples, MIT licence beside them), one directory per X-GitHub-Event name.
+var payloadsDir = filepath.Join("..", "testdata", "github-payloads")
 
 // payloadTypes is the go-github type each default handler receives.
 var payloadTypes = map[string]reflect.Type{
@@ -43,7 +43,7 @@ func loadPayloads(t testing.TB) []payloadFile {
 	t.Helper()
 	dirs, err := os.ReadDir(payloadsDir)
 	if err != nil {
-		t.Fatalf("real payloads are required (clone shared/ beside the repository): %v", err)
+		t.Fatalf("real payloads are required (testdata/github-payloads): %v", err)
 	}
 	var files []payloadFile
 	for _, dir := range dirs {

@@ -27,8 +27,9 @@ import (
 )
 
 // fidPayloadDir holds real GitHub webhook payloads (octokit/webhooks
-// examples), one directory per event, "<action>.*.json" per action.
-const fidPayloadDir = "../../../shared/github-payloads"
+// examples, MIT licence beside them), one directory per event,
+// "<action>.*.json" per action.
+const fidPayloadDir = "../../testdata/github-payloads"
 
 // ---------------------------------------------------------------------
 // A webhook receiver that checks GitHub's signature on every delivery.

@@ -197,7 +197,7 @@ func gtKeyPaths(v any, prefix string, out map[string]bool) {
 // forge's push, create and delete payloads with GitHub's examples: every
 // key they have, the forge's have.
 func TestPushWebhooksCarryGitHubsFields(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "github-payloads")
+	dir := fidPayloadDir
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("GitHub's example payloads are not here:", err)
 	}
