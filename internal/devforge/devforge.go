@@ -1,6 +1,7 @@
 // Package devforge runs the local forge inside `porchbot serve` when no
 // GitHub App credentials are given: it starts the forge on loopback,
-// registers porchbot as the forge's App (a fresh key and webhook secret),
+// registers porchbot as the forge's App (a fresh key; the webhook secret
+// given, or a fresh one),
 // seeds an example organisation and tells the user what to clone and push.
 package devforge
 
@@ -36,7 +37,10 @@ type Options struct {
 	Dir        string // where its repositories live (wiped at start)
 	SeedPath   string // "" = DefaultSeedPath if present, else BuiltinSeed
 	WebhookURL string // the bot's hook URL
-	Logger     logrus.FieldLogger
+	// WebhookSecret is the secret the forge signs webhooks with: the one
+	// the user gave (PORCHBOT_WEBHOOK_SECRET), or a fresh one when empty.
+	WebhookSecret []byte
+	Logger        logrus.FieldLogger
 }
 
 // Embedded is a running embedded forge and the App credentials porchbot
@@ -71,11 +75,14 @@ func Start(o Options) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded forge: app key: %w", err)
 	}
-	secretBytes := make([]byte, 20)
-	if _, err := rand.Read(secretBytes); err != nil {
-		return nil, fmt.Errorf("embedded forge: webhook secret: %w", err)
+	secret := o.WebhookSecret
+	if len(secret) == 0 {
+		secretBytes := make([]byte, 20)
+		if _, err := rand.Read(secretBytes); err != nil {
+			return nil, fmt.Errorf("embedded forge: webhook secret: %w", err)
+		}
+		secret = []byte(hex.EncodeToString(secretBytes))
 	}
-	secret := []byte(hex.EncodeToString(secretBytes))
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
 	if _, err := f.RegisterApp(AppID, "porchbot", pubPEM, o.WebhookURL, secret); err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	embedded := s.Embedded()
 	if embedded {
 		emb, err := devforge.Start(devforge.Options{Listen: s.ForgeListen, Dir: filepath.Join(s.DataDir, "forge"),
-			SeedPath: s.ForgeSeed, WebhookURL: out.HookURL, Logger: log})
+			SeedPath: s.ForgeSeed, WebhookURL: out.HookURL, WebhookSecret: s.WebhookSecret, Logger: log})
 		if err != nil {
 			return fail(fmt.Errorf("embedded forge: %w", err))
 		}

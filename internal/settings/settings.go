@@ -60,7 +60,7 @@ var Options = []Option{
 	{"app-id", "PORCHBOT_APP_ID", "", "GitHub App id; with no App id and no key, the embedded local forge is used"},
 	{"", "PORCHBOT_PRIVATE_KEY", "", "the App's private key (PEM), inline"},
 	{"private-key-path", "PORCHBOT_PRIVATE_KEY_PATH", "", "file holding the App's private key (PEM)"},
-	{"", "PORCHBOT_WEBHOOK_SECRET", "", "webhook secret (required with an App; never passed as a flag)"},
+	{"", "PORCHBOT_WEBHOOK_SECRET", "", "webhook secret (required with an App; in embedded mode the forge signs with it, or with a fresh one when unset; never passed as a flag)"},
 	{"webhook-secret-path", "PORCHBOT_WEBHOOK_SECRET_PATH", "", "file holding the webhook secret"},
 	{"github-url", "PORCHBOT_GITHUB_URL", "https://api.github.com", "GitHub base URL: github.com, a GitHub Enterprise Server URL, or the forge"},
 	{"data-dir", "PORCHBOT_DATA_DIR", ".data", "git caches (and the embedded forge's repositories)"},
