@@ -404,8 +404,8 @@ func postApprovalCheck(ctx context.Context, s *Session, api ProposalAPI, pr *git
 	}
 	summary := res.Markdown(s.Config.Approvals)
 	if s.ConfigErr != nil {
-		summary += fmt.Sprintf("\n> [!WARNING]\n> The repository configuration on `%s` is invalid; the last good one applies.\n> %s\n",
-			s.DeploymentBranch, strings.ReplaceAll(s.ConfigErr.Error(), "\n", "\n> "))
+		summary += fmt.Sprintf("\n> [!WARNING]\n> The repository configuration on `%s` is invalid; the last good one applies: %s.\n> %s\n",
+			s.DeploymentBranch, s.ConfigVersion(), strings.ReplaceAll(s.ConfigErr.Error(), "\n", "\n> "))
 	}
 	summary = truncateApprovalSummary(summary, approvalMaxSummary)
 	now := github.Timestamp{Time: time.Now().UTC()}

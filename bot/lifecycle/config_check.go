@@ -42,6 +42,9 @@ func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumb
 		cfg, perr := config.Parse(config.Path, data, limits)
 		out.Problems = configProblems(perr)
 		rep = configReport(cfg, perr, head, s.DeploymentBranch)
+		if perr != nil {
+			rep.Summary += fmt.Sprintf("\nIn force on `%s` now: %s.\n", s.DeploymentBranch, s.ConfigVersion())
+		}
 	}
 	out.Conclusion = rep.Conclusion
 	run, err := publishCheck(ctx, api, s.Repo, head, rep)
@@ -73,11 +76,12 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunW
 	}
 	problems := configProblems(s.ConfigErr)
 	rep := CheckReport{Name: ConfigCheckName, Conclusion: ConclusionFailure,
-		Title: fmt.Sprintf("%s on %s is broken: the last good configuration stays in force", config.Path, s.DeploymentBranch)}
+		Title: fmt.Sprintf("%s on %s is broken: the last good configuration stays in force (%s)", config.Path,
+			s.DeploymentBranch, lastGoodTitle(s.ConfigInForce))}
 	var sum strings.Builder
-	fmt.Fprintf(&sum, "`%s` at %s on `%s` does not parse (%s). porchbot keeps running this repository with the "+
-		"last good configuration it read (the defaults if it never read a good one) until the file is fixed.\n\n",
-		config.Path, head, s.DeploymentBranch, plurals(max(len(problems), 1), "problem", "problems"))
+	fmt.Fprintf(&sum, "`%s` at %s on `%s` does not parse (%s). Until the file is fixed, porchbot runs this repository "+
+		"with the newest version in the branch's history that passes: %s.\n\n",
+		config.Path, head, s.DeploymentBranch, plurals(max(len(problems), 1), "problem", "problems"), s.ConfigVersion())
 	sum.WriteString(problemsList(problems, s.ConfigErr))
 	rep.Summary = sum.String()
 	rep.Annotations = ConfigAnnotations(problems)
@@ -89,8 +93,17 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunW
 	if err != nil {
 		return out, fmt.Errorf("report broken config: %w", err)
 	}
-	s.Log.WithFields(map[string]any{"ref": s.DeploymentBranch, "problems": len(problems)}).Warn("reported a broken repository config")
+	s.Log.WithFields(map[string]any{"ref": s.DeploymentBranch, "problems": len(problems), "config_in_force": s.ConfigVersion()}).
+		Warn("reported a broken repository config")
 	return out, nil
+}
+
+// lastGoodTitle names the commit whose configuration is in force, shortly.
+func lastGoodTitle(inForce plumbing.Hash) string {
+	if inForce.IsZero() {
+		return "the defaults"
+	}
+	return "as of " + abbrevHash(inForce)
 }
 
 // configReport is the porchbot/config check of a parsed file (pure).

@@ -109,15 +109,19 @@ func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requ
 		if requester != "" {
 			msg += " (requested by @" + requester + ")"
 		}
-		_, err = s.CommitPackage(ctx, Identity{}, PackageCommit{Branch: branch, Parent: head, Lease: plumbing.ZeroHash,
-			Dir: dir, Files: nil, Message: msg + ".",
-			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Task: &packages.Task{Type: DeletionTaskType}}})
-		if errors.Is(err, gitstore.ErrLeaseBroken) && !retried {
-			// Someone created the branch meanwhile: look at it again.
-			retried = true
-			if err := s.Git.Fetch(ctx, gitstore.BranchRefSpec(branch)); err != nil && !errors.Is(err, gitstore.ErrNotFound) {
-				return nil, fmt.Errorf("propose deletion of %s: fetch %s: %w", pkg, branch, err)
+		res, err := s.CommitUnderLease(ctx, Identity{}, branch, plumbing.ZeroHash, 2, func(_ context.Context, tip plumbing.Hash) (*PackageCommit, error) {
+			if !tip.IsZero() {
+				return nil, nil // someone created the branch meanwhile (refetched): look at it again
 			}
+			return &PackageCommit{Parent: head,
+				Dir: dir, Files: nil, Message: msg + ".",
+				Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Task: &packages.Task{Type: DeletionTaskType}}}, nil
+		})
+		if err == nil && !res.Pushed {
+			if retried {
+				return nil, fmt.Errorf("propose deletion of %s: %s was created meanwhile, again", pkg, branch)
+			}
+			retried = true
 			i--
 			continue
 		}

@@ -81,61 +81,50 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req Render
 	}
 
 	var facts renderFacts
-	for attempt := 1; ; attempt++ {
-		out.Attempts = attempt
+	var files map[string][]byte
+	gone := false
+	res, err := s.CommitUnderLease(ctx, opts.Identity, req.Branch, head, maxAttempts, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+		if gone = head.IsZero(); gone {
+			log.Info("draft branch was deleted while rendering")
+			return nil, nil
+		}
+		out.Attempts++
 		run, err := renderAt(ctx, s, head, dir, false, opts)
 		if err != nil {
-			return out, fmt.Errorf("render draft %s at %s: %w", req.Branch, abbrevHash(head), err)
+			return nil, fmt.Errorf("render at %s: %w", abbrevHash(head), err)
 		}
 		facts = run.facts(pkg, dir, head)
 		out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
 		if !commitMode || run.missing || run.err != nil || len(run.changes) == 0 {
-			break
+			return nil, nil
 		}
 		own, err := isBotRenderCommit(ctx, s, head, pkg, opts.Identity)
 		if err != nil {
-			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+			return nil, err
 		}
 		if own {
 			log.WithField("files", out.Differs).Warn("rendering the bot's own Render commit changes it again; not pushing")
 			facts.Loop = true
-			break
+			return nil, nil
 		}
-		pushed, err := s.CommitPackage(ctx, opts.Identity, PackageCommit{Branch: req.Branch, Parent: head, Lease: head,
+		files = run.out
+		return &PackageCommit{Parent: head,
 			Dir: dir, Files: run.out, Message: renderCommitMessage(pkg, head, run.changes),
 			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
-				Task: &packages.Task{Type: packages.TaskRender}}})
-		if err == nil {
-			out.Head, out.Pushed = pushed, true
-			facts.Head, facts.Pushed, facts.Files = pushed, true, run.out
-			break
-		}
-		if errors.Is(err, gitstore.ErrNoChanges) {
-			// git sees no change where the byte comparison did (cannot
-			// happen for regular files): the branch holds the result
-			facts.Changes, out.Differs = nil, nil
-			break
-		}
-		if !errors.Is(err, gitstore.ErrLeaseBroken) {
-			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
-		}
-		if attempt >= maxAttempts {
-			return out, fmt.Errorf("render draft %s: the branch kept moving (%d renders): %w", req.Branch, attempt, err)
-		}
-		if err := s.Git.Fetch(ctx, gitstore.BranchRefSpec(req.Branch)); err != nil {
-			if errors.Is(err, gitstore.ErrNotFound) {
-				log.Info("draft branch was deleted while rendering")
-				return out, nil
-			}
-			return out, fmt.Errorf("render draft %s: fetch after a broken lease: %w", req.Branch, err)
-		}
-		moved, err := s.Git.ResolveRef(ctx, ref)
-		if err != nil {
-			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
-		}
-		log.WithField("rendered", head.String()).WithField("head", moved.String()).
-			Info("draft moved while rendering; rendering its new head")
-		head = moved
+				Task: &packages.Task{Type: packages.TaskRender}}}, nil
+	})
+	switch {
+	case gone:
+		return out, nil
+	case err == nil && res.Pushed:
+		out.Head, out.Pushed = res.Head, true
+		facts.Head, facts.Pushed, facts.Files = res.Head, true, files
+	case errors.Is(err, gitstore.ErrNoChanges):
+		// git sees no change where the byte comparison did (cannot
+		// happen for regular files): the branch holds the result
+		facts.Changes, out.Differs = nil, nil
+	case err != nil:
+		return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
 	}
 
 	if err := reportRender(ctx, s, api, facts, out); err != nil {

@@ -304,10 +304,11 @@ func (s *Session) draftPackageDir(pkg string) string {
 // commitDraft commits files as the package content on a new draft branch
 // (lease: the branch must not exist) and records the commit in d.
 func (s *Session) commitDraft(ctx context.Context, d *Draft, files map[string][]byte, msg string, task *packages.Task) error {
-	h, err := s.CommitPackage(ctx, Identity{}, PackageCommit{
-		Branch: d.Branch, Parent: d.Base, Lease: plumbing.ZeroHash, Dir: d.Dir, Files: files,
-		Message: msg, AllowEmpty: true,
-		Trailer: packages.Trailer{Package: d.Package, WorkspaceName: d.Workspace, Revision: "0", Task: task},
+	res, err := s.CommitUnderLease(ctx, Identity{}, d.Branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*PackageCommit, error) {
+		return &PackageCommit{Parent: d.Base, Dir: d.Dir, Files: files,
+			Message: msg, AllowEmpty: true,
+			Trailer: packages.Trailer{Package: d.Package, WorkspaceName: d.Workspace, Revision: "0", Task: task},
+		}, nil
 	})
 	if err != nil {
 		if errors.Is(err, gitstore.ErrLeaseBroken) {
@@ -315,7 +316,7 @@ func (s *Session) commitDraft(ctx context.Context, d *Draft, files map[string][]
 		}
 		return err
 	}
-	d.Commit = h
+	d.Commit = res.Head
 	s.Log.WithField("package", d.Package).WithField("ref", d.Branch).WithField("task", d.Task).Info("draft created")
 	return nil
 }

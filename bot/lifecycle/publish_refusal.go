@@ -89,9 +89,11 @@ func (p *publisher) draftMergedState(ctx context.Context, l Landing, published p
 		l.Package, l.Commit, l.Package)
 	// Exclusive: replicas handling the same landing build the same commit;
 	// only the one whose push created the branch comments.
-	_, err = p.s.CommitPackage(ctx, Identity{}, PackageCommit{Branch: branch, Parent: base, Lease: plumbing.ZeroHash,
-		Exclusive: true, Dir: l.Dir, Files: files, Message: msg,
-		Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}})
+	_, err = p.s.CommitUnderLease(ctx, Identity{}, branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*PackageCommit, error) {
+		return &PackageCommit{Parent: base,
+			Exclusive: true, Dir: l.Dir, Files: files, Message: msg,
+			Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}}, nil
+	})
 	switch {
 	case errors.Is(err, gitstore.ErrNoChanges):
 		return "", false, nil

@@ -62,6 +62,12 @@ type Session struct {
 	// ConfigErr is set when the deployment branch's config is broken:
 	// Config is then the last good one (or the defaults).
 	ConfigErr error
+	// ConfigInForce is the commit whose version of the file Config is:
+	// ConfigSHA when the file there is good (or absent: the defaults);
+	// when it is broken, the newest commit of the branch's first-parent
+	// history whose version passes (lastGoodConfig), or zero when none
+	// does within the bound (the defaults apply).
+	ConfigInForce plumbing.Hash
 	// DeploymentBranch is config packages.deploymentBranch, or the
 	// repository's default branch.
 	DeploymentBranch string
@@ -93,53 +99,80 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 
 // loadConfig reads .github/porchbot.yaml from the default branch first
 // (to learn packages.deploymentBranch), then from the deployment branch.
+// A broken file leaves in force the newest version in the branch's history
+// that passes: derived from the repository, so every replica and every
+// restart agrees (the cache only saves walking the history again).
 func (s *Session) loadConfig(ctx context.Context, cache *config.Cache, limits config.ServerLimits) error {
 	branch := s.Repo.DefaultBranch
-	cfg, sha, cfgErr, err := s.readConfig(ctx, branch, limits)
+	rc, err := s.readConfig(ctx, branch, cache, limits)
 	if err != nil {
 		return err
 	}
-	if cfgErr == nil && cfg.Packages.DeploymentBranch != "" && cfg.Packages.DeploymentBranch != branch {
-		branch = cfg.Packages.DeploymentBranch
-		if cfg, sha, cfgErr, err = s.readConfig(ctx, branch, limits); err != nil {
+	if d := rc.cfg.Packages.DeploymentBranch; d != "" && d != branch {
+		branch = d
+		if rc, err = s.readConfig(ctx, branch, cache, limits); err != nil {
 			return err
 		}
 	}
-	s.DeploymentBranch, s.DeploymentHead, s.ConfigSHA = branch, sha, sha
-	if cfgErr != nil {
-		s.ConfigErr = cfgErr
-		if good, _ := cache.Good(s.Repo.FullName()); good != nil {
-			cfg = good
-		} else {
-			cfg = config.DefaultFor(limits)
-		}
-		s.Log.WithError(cfgErr).Warn("repository config is broken; using the last good one")
+	s.DeploymentBranch, s.DeploymentHead, s.ConfigSHA = branch, rc.head, rc.head
+	s.Config, s.ConfigErr, s.ConfigInForce = rc.cfg, rc.err, rc.inForce
+	if rc.err != nil {
+		cache.StoreLastGood(s.Repo.FullName(), rc.head.String(), hashString(rc.inForce), rc.cfg)
+		s.Log.WithError(rc.err).WithField("config_in_force", s.ConfigVersion()).
+			Warn("repository config is broken; the last good version applies")
 	} else {
-		cache.Store(s.Repo.FullName(), sha.String(), cfg)
+		cache.Store(s.Repo.FullName(), rc.head.String(), rc.cfg)
 	}
-	s.Config = cfg
 	return nil
 }
 
+// readConfigResult is the configuration in force on one branch.
+type readConfigResult struct {
+	cfg     *config.Config
+	head    plumbing.Hash
+	inForce plumbing.Hash // the commit whose version cfg is
+	err     error         // the head's file is broken
+}
+
 // readConfig reads and parses the config at the head of branch. A missing
-// branch (empty repository) or file means the defaults.
-func (s *Session) readConfig(ctx context.Context, branch string, limits config.ServerLimits) (*config.Config, plumbing.Hash, error, error) {
+// branch (empty repository) or file means the defaults; a broken file the
+// last good version in the branch's history.
+func (s *Session) readConfig(ctx context.Context, branch string, cache *config.Cache, limits config.ServerLimits) (readConfigResult, error) {
 	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, gitstore.ErrNotFound) {
-			return config.DefaultFor(limits), plumbing.ZeroHash, nil, nil
+			return readConfigResult{cfg: config.DefaultFor(limits)}, nil
 		}
-		return nil, plumbing.ZeroHash, nil, fmt.Errorf("resolve %s: %w", branch, err)
+		return readConfigResult{}, fmt.Errorf("resolve %s: %w", branch, err)
 	}
 	data, ok, err := s.ReadFile(ctx, head, config.Path)
 	if err != nil {
-		return nil, head, nil, err
+		return readConfigResult{}, err
 	}
 	if !ok {
-		return config.DefaultFor(limits), head, nil, nil
+		return readConfigResult{cfg: config.DefaultFor(limits), head: head, inForce: head}, nil
 	}
 	cfg, perr := config.Parse(config.Path, data, limits)
-	return cfg, head, perr, nil
+	if perr == nil {
+		return readConfigResult{cfg: cfg, head: head, inForce: head}, nil
+	}
+	out := readConfigResult{head: head, err: perr}
+	if good, sha, ok := cache.LastGood(s.Repo.FullName(), head.String()); ok {
+		out.cfg, out.inForce = good, plumbing.NewHash(sha)
+		return out, nil
+	}
+	if out.cfg, out.inForce, err = s.lastGoodConfig(ctx, head, limits); err != nil {
+		return readConfigResult{}, fmt.Errorf("last good config on %s: %w", branch, err)
+	}
+	return out, nil
+}
+
+// hashString is h's hex, or "" for the zero hash.
+func hashString(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
 }
 
 // ReadFile reads one file at a commit; ok is false when it is absent.

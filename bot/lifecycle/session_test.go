@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -71,5 +72,53 @@ func TestCommitPackageCarriesTrailerAndLease(t *testing.T) {
 		Files: map[string][]byte{"Kptfile": []byte("x: 1\n")}, Message: "again", Trailer: tr})
 	if !errors.Is(err, gitstore.ErrLeaseBroken) {
 		t.Fatalf("want ErrLeaseBroken, got %v", err)
+	}
+}
+
+// TestSessionLastGoodConfigComesFromHistory: a broken config on main, read
+// by a fresh process (an Opener with an empty cache, its own git store),
+// leaves in force the newest version in main's history that passes — not
+// the defaults, not an older good version — and names its commit.
+func TestSessionLastGoodConfigComesFromHistory(t *testing.T) {
+	h := newHarness(t)
+	const head = "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n"
+	h.seed(t, map[string][]byte{config.Path: []byte(head + "approvals:\n  required: 2\n")})
+	newest := plumbing.NewHash(h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: never\napprovals:\n  required: 3\n")}))
+	h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: nevr\n")})
+	h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: merge\naprovals: {}\n")})
+	broken := plumbing.NewHash(h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: merge\naprovals: {}\n"),
+		"README.md": []byte("x\n")}))
+
+	for _, name := range []string{"fresh", "memo"} {
+		opener := replicaOpener(t, h)
+		if name == "memo" {
+			opener = h.opener
+		}
+		s, err := opener.Open(context.Background(), h.catalog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ConfigErr == nil || s.DeploymentHead != broken {
+			t.Fatalf("%s: want the broken head %s, got %s (err %v)", name, broken, s.DeploymentHead, s.ConfigErr)
+		}
+		if s.Config.Lifecycle.PublishOn != "never" || s.Config.Approvals.Required != 3 || s.ConfigInForce != newest {
+			t.Fatalf("%s: in force publishOn=%s required=%d at %s, want never/3 at %s", name, s.Config.Lifecycle.PublishOn,
+				s.Config.Approvals.Required, s.ConfigInForce, newest)
+		}
+		if v := s.ConfigVersion(); !strings.Contains(v, newest.String()) {
+			t.Fatalf("%s: version %q does not name %s", name, v, newest)
+		}
+	}
+}
+
+// TestSessionNoGoodConfigInHistoryIsDefaults: a file that never passed
+// leaves the defaults of the commit before it (no file there) in force.
+func TestSessionNoGoodConfigInHistoryIsDefaults(t *testing.T) {
+	h := newHarness(t)
+	before := plumbing.NewHash(h.seed(t, map[string][]byte{"README.md": []byte("x\n")}))
+	h.seed(t, map[string][]byte{"README.md": []byte("x\n"), config.Path: []byte("kind: RepositoryConfig\nlifecycle:\n  publishOn: never\n")})
+	s := h.open(t)
+	if s.ConfigErr == nil || s.Config.Lifecycle.PublishOn != "merge" || s.ConfigInForce != before {
+		t.Fatalf("err %v publishOn %s in force at %s, want the defaults of %s", s.ConfigErr, s.Config.Lifecycle.PublishOn, s.ConfigInForce, before)
 	}
 }

@@ -7,30 +7,25 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/settings"
 )
 
 // runValidateConfig is `porchbot validate-config FILE [flags]`: it checks a
 // repository configuration (.github/porchbot.yaml) as the bot would, and
 // prints "FILE: ok" or every problem as "file:line:col: message", one per
 // line, so editors can jump to them. The flags give the server limits to
-// check against (by default: no exec functions allowed, everything else
-// allowed).
+// check against, as `porchbot serve` takes them (settings.LimitFlags: the
+// same flags, environment variables and defaults).
 func runValidateConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("validate-config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var (
-		allowlist   = fs.String("exec-allowlist", "", "comma-separated exec functions the server allows (name, or name=/path)")
-		minApproval = fs.Int("min-approvals", 0, "least approvals the server requires")
-		maxPRs      = fs.Int("max-pr-concurrent-limit", 0, "most concurrent update pull requests the server allows (0: no maximum)")
-		noSelf      = fs.Bool("forbid-self-approval", false, "the server forbids self-approval")
-		noAutomerge = fs.Bool("forbid-automerge", false, "the server forbids automerge")
-	)
+	limitsOf := settings.LimitFlags(fs, os.Getenv)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: porchbot validate-config FILE [flags]")
-		fmt.Fprintln(stderr, "\nChecks a repository configuration (.github/porchbot.yaml) against the server limits given by the flags.")
+		fmt.Fprintln(stderr, "\nChecks a repository configuration (.github/porchbot.yaml) against the server limits given by the flags")
+		fmt.Fprintln(stderr, "(or their environment variables), with the defaults of `porchbot serve`.")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
@@ -56,16 +51,9 @@ func runValidateConfig(_ context.Context, args []string, stdout, stderr io.Write
 	}
 	file := files[0]
 
-	limits := config.ServerLimits{
-		MinApprovals:         *minApproval,
-		MaxPRConcurrentLimit: *maxPRs,
-		AllowSelfApproval:    !*noSelf,
-		AllowAutomerge:       !*noAutomerge,
-	}
-	for _, e := range strings.Split(*allowlist, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			limits.ExecAllowlist = append(limits.ExecAllowlist, e)
-		}
+	limits, err := limitsOf()
+	if err != nil {
+		return err
 	}
 
 	data, err := readBounded(file, config.Limits.MaxBytes)

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/settings"
 )
 
 func writeConfig(t *testing.T, content string) string {
@@ -71,5 +74,26 @@ func TestValidateConfigTooLarge(t *testing.T) {
 	err := runValidateConfig(context.Background(), []string{p}, &out, &errOut)
 	if err == nil || !strings.HasPrefix(out.String(), p+":1:1: file is ") {
 		t.Errorf("err=%v stdout=%q", err, out.String())
+	}
+}
+
+// TestValidateConfigUsesServeDefaults: validate-config judges a file with
+// the limits `porchbot serve` applies by default (one table of defaults:
+// the settings), so a file that validates behaves the same when served.
+func TestValidateConfigUsesServeDefaults(t *testing.T) {
+	s, err := settings.Parse(nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := s.MaxPRConcurrentLimit + 1
+	p := writeConfig(t, fmt.Sprintf("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nupdates:\n  prConcurrentLimit: %d\n", over))
+	var out, errOut bytes.Buffer
+	err = runValidateConfig(context.Background(), []string{p}, &out, &errOut)
+	if err == nil || !strings.Contains(out.String(), p+":4:22: updates.prConcurrentLimit") {
+		t.Fatalf("a limit over serve's default --max-pr-concurrent-limit (%d): err=%v stdout=%q", s.MaxPRConcurrentLimit, err, out.String())
+	}
+	out.Reset()
+	if err := runValidateConfig(context.Background(), []string{p, "--max-pr-concurrent-limit", fmt.Sprint(over)}, &out, &errOut); err != nil {
+		t.Fatalf("within an explicit limit: %v %q", err, out.String())
 	}
 }

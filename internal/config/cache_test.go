@@ -54,3 +54,22 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestCacheLastGoodIsPerBrokenHead(t *testing.T) {
+	var c Cache
+	good := Default()
+	c.Store("acme/catalog", "good1", good)
+	if _, _, ok := c.LastGood("acme/catalog", "good1"); ok {
+		t.Error("a good head's own config is not a derived last good one")
+	}
+	c.StoreLastGood("acme/catalog", "broken1", "good1", good)
+	if cfg, sha, ok := c.LastGood("Acme/Catalog", "broken1"); !ok || cfg != good || sha != "good1" {
+		t.Errorf("LastGood = %p %q %v", cfg, sha, ok)
+	}
+	if _, _, ok := c.LastGood("acme/catalog", "broken2"); ok {
+		t.Error("another head must walk its own history")
+	}
+	if cfg, sha := c.Good("acme/catalog"); cfg != good || sha != "good1" {
+		t.Errorf("Good after StoreLastGood = %p %q", cfg, sha)
+	}
+}

@@ -10,6 +10,6 @@
 // A repository configuration may narrow what the server allows but never
 // widen it; see ServerLimits for each rule. A missing file means the
 // defaults (Default, DefaultFor). The lifecycle reads the file from the
-// deployment branch only and keeps the last good configuration of each
-// repository in a Cache for when a later version is broken.
+// deployment branch only; when a version there is broken, it derives the
+// last good one from the branch's history, and a Cache saves it the walk.
 package config

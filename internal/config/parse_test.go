@@ -267,3 +267,31 @@ func TestNarrowing(t *testing.T) {
 		})
 	}
 }
+
+// TestTyposNameFieldAndLineNeverAGoType: misspelt keys and values of the
+// wrong shape, deep in functions and variants, are reported at their line
+// with the configuration's own field path, never with a Go type name.
+func TestTyposNameFieldAndLineNeverAGoType(t *testing.T) {
+	data := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nrender:\n  mutators:\n    - imge: x\n      configMap: [a]\n" +
+		"approvals:\n  required: [1]\nvariants:\n  - upstream: 3\n"
+	_, err := Parse(Path, []byte(data), ServerLimits{})
+	if err == nil {
+		t.Fatal("a config with typos parsed")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		Path + `:5:7: unknown field "imge" in render.mutators[0] (did you mean "image"?)`,
+		Path + `:6:18: render.mutators[0].configMap:`,
+		Path + `:8:13: approvals.required:`,
+		Path + `:10:15: variants[0].upstream:`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, goName := range []string{"kptfile.", "config.", "render.Function", "map[", "[]", "unmarshal", "int64"} {
+		if strings.Contains(strings.ReplaceAll(msg, Path, "FILE"), goName) {
+			t.Errorf("error names the Go type %q:\n%s", goName, msg)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Package devforge runs the local forge inside `porchbot serve` when no
 // GitHub App credentials are given: it starts the forge on loopback,
-// registers porchbot as the forge's App (a fresh key and webhook secret),
+// registers porchbot as the forge's App (a fresh key; the webhook secret
+// given, or a fresh one),
 // seeds an example organisation and tells the user what to clone and push.
 package devforge
 
@@ -32,11 +33,17 @@ const DefaultSeedPath = "testdata/forge/seed.yaml"
 
 // Options configure the embedded forge.
 type Options struct {
-	Listen     string // forge address, e.g. 127.0.0.1:3000
-	Dir        string // where its repositories live (wiped at start)
-	SeedPath   string // "" = DefaultSeedPath if present, else BuiltinSeed
+	Listen   string // forge address, e.g. 127.0.0.1:3000
+	Dir      string // where its repositories live (wiped at start)
+	SeedPath string // "" = DefaultSeedPath if present, else BuiltinSeed
+	// SeedFrom names how SeedPath was given (--forge-seed or
+	// PORCHBOT_FORGE_SEED), for its errors.
+	SeedFrom   string
 	WebhookURL string // the bot's hook URL
-	Logger     logrus.FieldLogger
+	// WebhookSecret is the secret the forge signs webhooks with: the one
+	// the user gave (PORCHBOT_WEBHOOK_SECRET), or a fresh one when empty.
+	WebhookSecret []byte
+	Logger        logrus.FieldLogger
 }
 
 // Embedded is a running embedded forge and the App credentials porchbot
@@ -49,12 +56,16 @@ type Embedded struct {
 	Seed          *forge.Seed
 }
 
-// Start starts, registers and seeds the forge.
+// Start starts, registers and seeds the forge. Its errors do not say
+// "embedded forge": the caller says what it was starting.
 func Start(o Options) (*Embedded, error) {
 	if err := os.RemoveAll(o.Dir); err != nil {
-		return nil, fmt.Errorf("embedded forge: clean %s: %w", o.Dir, err)
+		return nil, fmt.Errorf("clean %s: %w", o.Dir, err)
 	}
 	seed, err := loadSeed(o.SeedPath)
+	if err != nil && o.SeedPath != "" && o.SeedFrom != "" {
+		return nil, fmt.Errorf("%s: %w", o.SeedFrom, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,24 +75,27 @@ func Start(o Options) (*Embedded, error) {
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return nil, fmt.Errorf("embedded forge: app key: %w", err)
+		return nil, fmt.Errorf("app key: %w", err)
 	}
 	privPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
 	if err != nil {
-		return nil, fmt.Errorf("embedded forge: app key: %w", err)
+		return nil, fmt.Errorf("app key: %w", err)
 	}
-	secretBytes := make([]byte, 20)
-	if _, err := rand.Read(secretBytes); err != nil {
-		return nil, fmt.Errorf("embedded forge: webhook secret: %w", err)
+	secret := o.WebhookSecret
+	if len(secret) == 0 {
+		secretBytes := make([]byte, 20)
+		if _, err := rand.Read(secretBytes); err != nil {
+			return nil, fmt.Errorf("webhook secret: %w", err)
+		}
+		secret = []byte(hex.EncodeToString(secretBytes))
 	}
-	secret := []byte(hex.EncodeToString(secretBytes))
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
 	if _, err := f.RegisterApp(AppID, "porchbot", pubPEM, o.WebhookURL, secret); err != nil {
 		return nil, err
 	}
 	if err := f.Apply(seed); err != nil {
-		return nil, fmt.Errorf("embedded forge: seed: %w", err)
+		return nil, fmt.Errorf("seed: %w", err)
 	}
 	if err := f.Start(o.Listen); err != nil {
 		return nil, err

@@ -1,13 +1,8 @@
 package forge
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Seed is the forge's seed file (YAML): users with tokens, organisations,
@@ -66,28 +61,6 @@ type SeedRepo struct {
 // SeedApp lists the accounts the App is installed on.
 type SeedApp struct {
 	Installations []string `json:"installations,omitempty" yaml:"installations,omitempty"`
-}
-
-// LoadSeed reads a seed file strictly: unknown keys are errors. Relative
-// `files` paths are resolved against the seed file's directory.
-func LoadSeed(path string) (*Seed, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("forge seed: %w", err)
-	}
-	var s Seed
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("forge seed %s: %w", path, err)
-	}
-	base := filepath.Dir(path)
-	for i := range s.Repositories {
-		if f := s.Repositories[i].Files; f != "" && !filepath.IsAbs(f) {
-			s.Repositories[i].Files = filepath.Join(base, f)
-		}
-	}
-	return &s, nil
 }
 
 // Apply creates everything the seed names. Installations need the App to

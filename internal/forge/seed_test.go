@@ -122,3 +122,31 @@ func TestSeedBadPermission(t *testing.T) {
 		t.Fatalf("bad permission: %v", err)
 	}
 }
+
+// TestSeedTypoNamesFieldAndLine: a misspelt key or a value of the wrong
+// shape names the file, line, column and the seed's own field (with a
+// suggestion), never a Go type.
+func TestSeedTypoNamesFieldAndLine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "seed.yaml")
+	writeFile(t, p, "users:\n  - login: alice\n    tokn: alice-token\nrepositories:\n  - name: acme/x\n    private: maybe\n    collaborators: [alice]\n")
+	_, err := forge.LoadSeed(p)
+	if err == nil {
+		t.Fatal("a seed with typos loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		p + `:3:5: unknown field "tokn" in users[0] (did you mean "token"?)`,
+		p + `:6:14: repositories[0].private:`,
+		p + `:7:20: repositories[0].collaborators:`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, goName := range []string{"forge.", "Seed", "map[", "[]", "unmarshal"} {
+		if strings.Contains(strings.ReplaceAll(msg, p, "seed.yaml"), goName) {
+			t.Errorf("error names the Go type %q:\n%s", goName, msg)
+		}
+	}
+}

@@ -15,15 +15,9 @@ import (
 	"github.com/porchbot/porchbot/internal/settings"
 )
 
-// serverLimits are the server's bounds on repository configs.
-func serverLimits(s *settings.Settings) config.ServerLimits {
-	return config.ServerLimits{ExecAllowlist: s.ExecAllowlist, MaxPRConcurrentLimit: s.MaxPRConcurrentLimit,
-		MinApprovals: s.MinApprovals, AllowSelfApproval: !s.ForbidSelfApproval, AllowAutomerge: !s.ForbidAutomerge}
-}
-
 // newApp puts the package lifecycle behind the event handlers.
 func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, log *logrus.Logger) *bot.App {
-	limits := serverLimits(s)
+	limits := s.ServerLimits()
 	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
 	app := &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},

@@ -44,7 +44,8 @@ type Service struct {
 }
 
 // Start listens, starts the embedded forge when there are no App
-// credentials, and serves until Close. The welcome text of the embedded
+// credentials (otherwise checks them: the key parses, GET /app answers for
+// the App id given), and serves until Close. The welcome text of the embedded
 // mode goes to stdout.
 func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout io.Writer, version string) (*Service, error) {
 	ln, err := net.Listen("tcp", s.Listen)
@@ -62,7 +63,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	embedded := s.Embedded()
 	if embedded {
 		emb, err := devforge.Start(devforge.Options{Listen: s.ForgeListen, Dir: filepath.Join(s.DataDir, "forge"),
-			SeedPath: s.ForgeSeed, WebhookURL: out.HookURL, Logger: log})
+			SeedPath: s.ForgeSeed, SeedFrom: s.ForgeSeedFrom, WebhookURL: out.HookURL, WebhookSecret: s.WebhookSecret, Logger: log})
 		if err != nil {
 			return fail(fmt.Errorf("embedded forge: %w", err))
 		}
@@ -71,6 +72,11 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		s.GitHubURL = emb.Forge.BaseURL()
 		s.MutationSpacing = 0 // the forge has no secondary limits to be polite to
 	}
+	if !embedded {
+		if err := checkKey(s); err != nil {
+			return fail(err)
+		}
+	}
 	topts := ghclient.DefaultTransportOptions()
 	topts.Logger, topts.Metrics, topts.MutationSpacing = log, out.Metrics, s.MutationSpacing
 	out.Clients, err = ghclient.NewClients(ghclient.ClientsOptions{BaseURL: s.GitHubURL,
@@ -78,6 +84,11 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		TransportOptions: topts, UserAgent: "porchbot/" + version, Logger: log})
 	if err != nil {
 		return fail(err)
+	}
+	if !embedded {
+		if err := checkApp(ctx, s, out.Clients); err != nil {
+			return fail(err)
+		}
 	}
 	out.Git, err = gitstore.New(gitstore.Options{Dir: filepath.Join(s.DataDir, "git"), Metrics: out.Metrics,
 		Logger: log, Auth: gitstore.InstallationAuth(out.Clients)})

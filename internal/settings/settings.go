@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +41,13 @@ type Settings struct {
 
 	ForgeListen string
 	ForgeSeed   string
+
+	// AppIDFrom and PrivateKeyFrom name how the App id and the private key
+	// were given (a flag such as --app-id, or an environment variable), so
+	// that messages about them name what the user wrote.
+	AppIDFrom, PrivateKeyFrom string
+	// ForgeSeedFrom names how ForgeSeed was given.
+	ForgeSeedFrom string
 }
 
 // Embedded reports whether no GitHub App credentials were given: the
@@ -60,7 +66,7 @@ var Options = []Option{
 	{"app-id", "PORCHBOT_APP_ID", "", "GitHub App id; with no App id and no key, the embedded local forge is used"},
 	{"", "PORCHBOT_PRIVATE_KEY", "", "the App's private key (PEM), inline"},
 	{"private-key-path", "PORCHBOT_PRIVATE_KEY_PATH", "", "file holding the App's private key (PEM)"},
-	{"", "PORCHBOT_WEBHOOK_SECRET", "", "webhook secret (required with an App; never passed as a flag)"},
+	{"", "PORCHBOT_WEBHOOK_SECRET", "", "webhook secret (required with an App; in embedded mode the forge signs with it, or with a fresh one when unset; never passed as a flag)"},
 	{"webhook-secret-path", "PORCHBOT_WEBHOOK_SECRET_PATH", "", "file holding the webhook secret"},
 	{"github-url", "PORCHBOT_GITHUB_URL", "https://api.github.com", "GitHub base URL: github.com, a GitHub Enterprise Server URL, or the forge"},
 	{"data-dir", "PORCHBOT_DATA_DIR", ".data", "git caches (and the embedded forge's repositories)"},
@@ -82,78 +88,63 @@ var Options = []Option{
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
 }
 
-// Parse reads args (after the subcommand) and the environment.
+// Parse reads args (after the subcommand) and the environment. Every
+// problem is reported, each naming the flag or environment variable the
+// value came from.
 func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(discard{})
-	vals := map[string]*string{}
-	for _, o := range Options {
-		if o.Flag == "" {
-			continue
-		}
-		def := o.Default
-		if v := getenv(o.Env); v != "" {
-			def = v
-		}
-		vals[o.Env] = fs.String(o.Flag, def, o.Help)
-	}
+	r := newReader(fs, getenv, func(Option) bool { return true })
 	if err := fs.Parse(args); err != nil {
-		return nil, fmt.Errorf("serve: %w (see `porchbot serve -h`)", err)
+		return nil, fmt.Errorf("%w (see `porchbot serve -h`)", err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %q (see `porchbot serve -h`)", fs.Arg(0))
 	}
-	get := func(env string) string { return strings.TrimSpace(*vals[env]) }
 	s := &Settings{
-		Listen: get("PORCHBOT_LISTEN"), GitHubURL: get("PORCHBOT_GITHUB_URL"), DataDir: get("PORCHBOT_DATA_DIR"),
-		LogLevel: get("PORCHBOT_LOG_LEVEL"), LogFormat: get("PORCHBOT_LOG_FORMAT"),
-		ForgeListen: get("PORCHBOT_FORGE_LISTEN"), ForgeSeed: get("PORCHBOT_FORGE_SEED"),
+		Listen: r.get("PORCHBOT_LISTEN"), GitHubURL: r.get("PORCHBOT_GITHUB_URL"), DataDir: r.get("PORCHBOT_DATA_DIR"),
+		LogLevel: r.get("PORCHBOT_LOG_LEVEL"), LogFormat: r.get("PORCHBOT_LOG_FORMAT"),
+		ForgeListen: r.get("PORCHBOT_FORGE_LISTEN"), ForgeSeed: r.get("PORCHBOT_FORGE_SEED"),
 	}
-	var errs []error
-	if v := get("PORCHBOT_APP_ID"); v != "" {
+	if v := r.get("PORCHBOT_APP_ID"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
-			errs = append(errs, fmt.Errorf("PORCHBOT_APP_ID / --app-id: %q is not a positive integer", v))
+			r.errorf("PORCHBOT_APP_ID", "%q is not a positive integer", v)
 			id = -1 // given, though wrong: not the embedded mode
 		}
 		s.AppID = id
 	}
-	s.PrivateKeyPEM = secret(getenv("PORCHBOT_PRIVATE_KEY"), get("PORCHBOT_PRIVATE_KEY_PATH"), "private key", &errs)
-	s.WebhookSecret = secret(getenv("PORCHBOT_WEBHOOK_SECRET"), get("PORCHBOT_WEBHOOK_SECRET_PATH"), "webhook secret", &errs)
-	s.QueueSize = atoi(get("PORCHBOT_QUEUE_SIZE"), "queue-size", 1, &errs)
-	s.Workers = atoi(get("PORCHBOT_WORKERS"), "workers", 0, &errs)
-	s.DedupeSize = atoi(get("PORCHBOT_DEDUPE_SIZE"), "dedupe-size", 1, &errs)
-	s.MaxBodyBytes = int64(atoi(get("PORCHBOT_MAX_BODY_BYTES"), "max-body-bytes", 1024, &errs))
-	s.MutationSpacing = duration(get("PORCHBOT_MUTATION_SPACING"), "mutation-spacing", &errs)
-	s.ShutdownTimeout = duration(get("PORCHBOT_SHUTDOWN_TIMEOUT"), "shutdown-timeout", &errs)
-	s.ResyncInterval = duration(get("PORCHBOT_RESYNC_INTERVAL"), "resync-interval", &errs)
-	s.MinApprovals = atoi(get("PORCHBOT_MIN_APPROVALS"), "min-approvals", 0, &errs)
-	s.MaxPRConcurrentLimit = atoi(get("PORCHBOT_MAX_PR_CONCURRENT_LIMIT"), "max-pr-concurrent-limit", 1, &errs)
-	s.ForbidSelfApproval = boolean(get("PORCHBOT_FORBID_SELF_APPROVAL"), "forbid-self-approval", &errs)
-	s.ForbidAutomerge = boolean(get("PORCHBOT_FORBID_AUTOMERGE"), "forbid-automerge", &errs)
-	for _, e := range strings.Split(get("PORCHBOT_EXEC_ALLOWLIST"), ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			s.ExecAllowlist = append(s.ExecAllowlist, e)
-		}
-	}
+	s.AppIDFrom, s.ForgeSeedFrom = r.name("PORCHBOT_APP_ID"), r.name("PORCHBOT_FORGE_SEED")
+	s.PrivateKeyPEM, s.PrivateKeyFrom = r.secret("PORCHBOT_PRIVATE_KEY", "PORCHBOT_PRIVATE_KEY_PATH", "private key")
+	s.WebhookSecret, _ = r.secret("PORCHBOT_WEBHOOK_SECRET", "PORCHBOT_WEBHOOK_SECRET_PATH", "webhook secret")
+	s.QueueSize = r.int("PORCHBOT_QUEUE_SIZE", 1)
+	s.Workers = r.int("PORCHBOT_WORKERS", 0)
+	s.DedupeSize = r.int("PORCHBOT_DEDUPE_SIZE", 1)
+	s.MaxBodyBytes = int64(r.int("PORCHBOT_MAX_BODY_BYTES", 1024))
+	s.MutationSpacing = r.duration("PORCHBOT_MUTATION_SPACING")
+	s.ShutdownTimeout = r.duration("PORCHBOT_SHUTDOWN_TIMEOUT")
+	s.ResyncInterval = r.duration("PORCHBOT_RESYNC_INTERVAL")
+	r.limits(s)
 	switch s.LogFormat {
 	case "auto", "json", "text":
 	default:
-		errs = append(errs, fmt.Errorf("--log-format: %q is not auto, json or text", s.LogFormat))
+		r.errorf("PORCHBOT_LOG_FORMAT", "%q is not auto, json or text", s.LogFormat)
 	}
-	if !s.Embedded() {
+	// A key that was given but could not be read is already reported:
+	// it counts as given here.
+	if keyGiven := s.PrivateKeyFrom != ""; keyGiven || s.AppID != 0 {
 		if s.AppID == 0 {
-			errs = append(errs, errors.New("a private key was given without PORCHBOT_APP_ID"))
+			r.errs = append(r.errs, fmt.Errorf("%s is given but no App id is (--app-id or PORCHBOT_APP_ID)", s.PrivateKeyFrom))
 		}
-		if len(s.PrivateKeyPEM) == 0 {
-			errs = append(errs, errors.New("PORCHBOT_APP_ID was given without PORCHBOT_PRIVATE_KEY or PORCHBOT_PRIVATE_KEY_PATH"))
+		if !keyGiven {
+			r.errs = append(r.errs, fmt.Errorf("%s is given but no private key is (PORCHBOT_PRIVATE_KEY or --private-key-path)", s.AppIDFrom))
 		}
 		if len(s.WebhookSecret) == 0 {
-			errs = append(errs, errors.New("PORCHBOT_WEBHOOK_SECRET (or PORCHBOT_WEBHOOK_SECRET_PATH) is required with a GitHub App"))
+			r.errs = append(r.errs, errors.New("a GitHub App needs its webhook secret: PORCHBOT_WEBHOOK_SECRET or --webhook-secret-path"))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("serve settings: %w", err)
+	if err := errors.Join(r.errs...); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -174,49 +165,6 @@ func Usage() string {
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-func secret(inline, path, what string, errs *[]error) []byte {
-	if inline != "" && path != "" {
-		*errs = append(*errs, fmt.Errorf("%s given both inline and as a file; give one", what))
-		return nil
-	}
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			*errs = append(*errs, fmt.Errorf("read %s: %w", what, err))
-			return nil
-		}
-		return []byte(strings.TrimRight(string(data), "\r\n"))
-	}
-	if inline == "" {
-		return nil
-	}
-	return []byte(inline)
-}
-
-func atoi(v, name string, least int, errs *[]error) int {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < least {
-		*errs = append(*errs, fmt.Errorf("--%s: %q must be an integer of at least %d", name, v, least))
-	}
-	return n
-}
-
-func boolean(v, name string, errs *[]error) bool {
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		*errs = append(*errs, fmt.Errorf("--%s: %q is not true or false", name, v))
-	}
-	return b
-}
-
-func duration(v, name string, errs *[]error) time.Duration {
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		*errs = append(*errs, fmt.Errorf("--%s: %q is not a duration such as 1s or 500ms", name, v))
-	}
-	return d
 }
 
 type discard struct{}

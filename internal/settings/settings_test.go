@@ -89,3 +89,53 @@ func TestReadmeDocumentsEverySetting(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameWhatWasGiven: a bad value is named as the user gave it —
+// the flag when it was on the command line, the environment variable when
+// it came from there — and no message repeats the command's name.
+func TestErrorsNameWhatWasGiven(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	key := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(key, []byte("PEM\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args        []string
+		env         map[string]string
+		want, never string
+	}{
+		{args: []string{"--queue-size", "0"}, want: "--queue-size: ", never: "PORCHBOT_QUEUE_SIZE"},
+		{env: map[string]string{"PORCHBOT_QUEUE_SIZE": "0"}, want: "PORCHBOT_QUEUE_SIZE: ", never: "--queue-size"},
+		{args: []string{"--app-id", "x"}, want: "--app-id: ", never: "PORCHBOT_APP_ID:"},
+		{env: map[string]string{"PORCHBOT_APP_ID": "x"}, want: "PORCHBOT_APP_ID: ", never: "--app-id:"},
+		{args: []string{"--app-id", "1", "--private-key-path", missing}, env: map[string]string{"PORCHBOT_WEBHOOK_SECRET": "s"},
+			want: "--private-key-path: open " + missing, never: "PORCHBOT_PRIVATE_KEY_PATH"},
+		{env: map[string]string{"PORCHBOT_APP_ID": "1", "PORCHBOT_PRIVATE_KEY_PATH": missing, "PORCHBOT_WEBHOOK_SECRET": "s"},
+			want: "PORCHBOT_PRIVATE_KEY_PATH: open " + missing, never: "--private-key-path"},
+		{args: []string{"--private-key-path", key}, env: map[string]string{"PORCHBOT_WEBHOOK_SECRET": "s"},
+			want: "--private-key-path is given but no App id is", never: "PORCHBOT_PRIVATE_KEY_PATH"},
+		{args: []string{"--forbid-automerge=maybe"}, want: "--forbid-automerge: ", never: "PORCHBOT_FORBID_AUTOMERGE"},
+		{args: []string{"--nope"}, want: "-nope", never: "serve:"},
+	} {
+		_, err := Parse(c.args, env(c.env))
+		if err == nil {
+			t.Errorf("%v %v: no error", c.args, c.env)
+			continue
+		}
+		msg := err.Error()
+		// A key file that cannot be read was given: nothing may claim otherwise.
+		keyClaim := strings.Contains(msg, missing) && strings.Contains(msg, "no private key")
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, c.never) || strings.Contains(msg, "serve settings") || keyClaim {
+			t.Errorf("%v %v: error %q, want %q and no %q", c.args, c.env, msg, c.want, c.never)
+		}
+	}
+}
+
+// TestBooleanFlagsStandAlone: --forbid-automerge alone means true, as
+// serve -h shows it.
+func TestBooleanFlagsStandAlone(t *testing.T) {
+	s, err := Parse([]string{"--forbid-automerge", "--forbid-self-approval"}, env(nil))
+	if err != nil || !s.ForbidAutomerge || !s.ForbidSelfApproval {
+		t.Fatalf("%+v %v", s, err)
+	}
+}

@@ -1,0 +1,109 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/porchbot/porchbot/internal/config"
+)
+
+// Bounds of the walk back to the last good configuration: commits looked
+// at, and distinct versions of the file parsed.
+const (
+	configHistoryCommits  = 1000
+	configHistoryVersions = 20
+)
+
+// lastGoodConfig walks the first-parent history of a branch back from head,
+// whose .github/porchbot.yaml is broken, to the newest commit whose version
+// of the file passes config.Parse (a commit without the file: the
+// defaults). It returns that configuration and commit; the defaults and the
+// zero hash when no version passes within the bounds. First parents only:
+// the states the branch itself was in, not those of merged branches.
+func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits config.ServerLimits) (*config.Config, plumbing.Hash, error) {
+	var (
+		cfg *config.Config
+		at  plumbing.Hash
+	)
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(head)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", head, err)
+		}
+		seen := map[plumbing.Hash]bool{}
+		if f, err := c.File(config.Path); err == nil {
+			seen[f.Hash] = true
+		}
+		for i := 0; i < configHistoryCommits && c.NumParents() > 0; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if c, err = repo.CommitObject(c.ParentHashes[0]); err != nil {
+				return fmt.Errorf("parent %d of %s: %w", i+1, head, err)
+			}
+			f, err := c.File(config.Path)
+			if errors.Is(err, object.ErrFileNotFound) {
+				cfg, at = config.DefaultFor(limits), c.Hash
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("%s at %s: %w", config.Path, c.Hash, err)
+			}
+			if seen[f.Hash] {
+				continue
+			}
+			if seen[f.Hash] = true; len(seen) > configHistoryVersions {
+				return nil
+			}
+			if f.Size > int64(config.Limits.MaxBytes) {
+				continue
+			}
+			data, err := blobBytes(f)
+			if err != nil {
+				return fmt.Errorf("%s at %s: %w", config.Path, c.Hash, err)
+			}
+			if good, perr := config.Parse(config.Path, data, limits); perr == nil {
+				cfg, at = good, c.Hash
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	if cfg == nil {
+		return config.DefaultFor(limits), plumbing.ZeroHash, nil
+	}
+	return cfg, at, nil
+}
+
+// blobBytes reads a file's content.
+func blobBytes(f *object.File) ([]byte, error) {
+	r, err := f.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// ConfigVersion says which version of the repository configuration is in
+// force, for check runs and logs.
+func (s *Session) ConfigVersion() string {
+	switch {
+	case s.ConfigInForce.IsZero() && s.ConfigErr != nil:
+		return fmt.Sprintf("the defaults (no valid version of `%s` in the history of `%s`, looking back up to %d commits and %d versions)",
+			config.Path, s.DeploymentBranch, configHistoryCommits, configHistoryVersions)
+	case s.ConfigInForce.IsZero():
+		return "the defaults"
+	default:
+		return fmt.Sprintf("`%s` as of %s", config.Path, s.ConfigInForce)
+	}
+}
