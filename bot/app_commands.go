@@ -36,7 +36,17 @@ func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *gith
 		Author:        comment.GetUser().GetLogin(),
 		AuthorType:    comment.GetUser().GetType(),
 		Body:          comment.GetBody(),
+		DeliveryID:    deliveryFrom(ctx),
 	})
+}
+
+// deliveryFrom is the delivery id of the event being handled ("" outside
+// a handler).
+func deliveryFrom(ctx context.Context) string {
+	if l, ok := ctx.Value(loggerKey{}).(*eventLog); ok {
+		return l.ev.DeliveryID
+	}
+	return ""
 }
 
 // CommandOps is the commands' Lifecycle over the lifecycle steps: the

@@ -398,7 +398,8 @@ func TestRunnerShowsRefusalsButNotInternalErrors(t *testing.T) {
 	h.fake.err = errors.New("open /var/lib/porchbot/cache: permission denied")
 	ev := h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch delete basens")
 	_, reply = h.run(t, ev)
-	if strings.Contains(reply, "/var/lib") || !strings.Contains(reply, "internal error; it was logged with comment id "+itoa64(ev.CommentID)) {
+	if strings.Contains(reply, "/var/lib") || !strings.Contains(reply, "internal error: this is porchbot's fault") ||
+		!strings.Contains(reply, "comment id "+itoa64(ev.CommentID)) {
 		t.Errorf("reply\n%s", reply)
 	}
 }

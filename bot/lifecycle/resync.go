@@ -11,7 +11,9 @@ package lifecycle
 //     missing release (a crash between tag and release);
 //   - draft branches whose head has no porchbot/render check run are handed
 //     to ResyncHooks.RenderDraft (one check-runs call per draft, bounded);
-//   - open proposals are handed to ResyncHooks.EvaluateProposal.
+//   - open proposals are handed to ResyncHooks.EvaluateProposal;
+//   - recent /porch comments with no reply are answered
+//     (ResyncCommandHooks, resync_commands.go).
 //
 // Nothing is remembered between runs: everything is decided from the git
 // cache (fetched when the Session was opened) and GitHub. With nothing to do
@@ -118,6 +120,8 @@ type ResyncReport struct {
 	// DraftsOverLimit were left for a later run (MaxDrafts).
 	DraftsOverLimit    int
 	ProposalsEvaluated []int
+	// CommandsAnswered are the /porch comments answered (ResyncCommandHooks).
+	CommandsAnswered []int64
 	// Errors are the failures the run went past (a package, a hook).
 	Errors []error
 }
@@ -173,6 +177,9 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 			rep.Errors = append(rep.Errors, err)
 		}
 		if err := resyncProposals(ctx, s, api, deps, rep); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
+		if err := resyncCommands(ctx, s, deps, rep); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
 	}
