@@ -56,10 +56,30 @@ type CommandOps struct {
 	App *App
 }
 
+// userMistakes are the lifecycle's sentinel refusals of what was asked,
+// with what the commenter is told ("" for the error's own text).
+var userMistakes = []struct {
+	err error
+	msg string
+}{
+	{lifecycle.ErrNoDraftBranch, ""},
+	{lifecycle.ErrNothingToPropose, ""},
+	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests from a " +
+		"`drafts/<package>/<workspace>` branch into the deployment branch (`/porch propose` opens one)."},
+	{lifecycle.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
+	{lifecycle.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
+}
+
+// userError turns the lifecycle's refusals of what was asked into
+// messages for the commenter; any other error stays porchbot's own.
 func userError(err error) error {
-	for _, refusal := range []error{lifecycle.ErrNoDraftBranch, lifecycle.ErrNothingToPropose, lifecycle.ErrNotProposal} {
-		if errors.Is(err, refusal) {
-			return &commands.UserError{Msg: err.Error()}
+	for _, m := range userMistakes {
+		if errors.Is(err, m.err) {
+			msg := m.msg
+			if msg == "" {
+				msg = err.Error()
+			}
+			return &commands.UserError{Msg: msg}
 		}
 	}
 	return err
