@@ -120,6 +120,13 @@ func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int
 	if err != nil {
 		return commands.Outcome{}, err
 	}
+	switch {
+	case pr.GetMerged():
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already merged: there is nothing to reject. "+
+			"To undo it, `/porch rollback <package> v<N>` drafts an earlier revision.", number)}
+	case pr.GetState() == "closed":
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already closed: there is nothing to reject.", number)}
+	}
 	if err := lifecycle.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
 		return commands.Outcome{}, userError(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // TestCommandMistakes: every mistake a commenter can make gets what went
@@ -78,7 +80,13 @@ func TestCommandMistakes(t *testing.T) {
 		}
 	}
 
-	c := w.comment("alice", repo, issue, "/porch list")
+	c := w.comment("alice", repo, merged.GetNumber(), "/porch reject too late")
+	w.settle()
+	if body := w.replyTo(repo, merged.GetNumber(), c).GetBody(); !strings.Contains(body, "#"+itoa(merged.GetNumber())+" is already merged: there is nothing to reject") {
+		t.Errorf("/porch reject of a merged proposal:\n%s", body)
+	}
+
+	c = w.comment("alice", repo, issue, "/porch list")
 	w.settle()
 	body := w.replyTo(repo, issue, c).GetBody()
 	if strings.Contains(body, "/porch propose basens/quota") {
@@ -90,3 +98,31 @@ func TestCommandMistakes(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestInternalErrorNamesTheDelivery: porchbot's own fault (GitHub failing
+// every try of a call) is the one reply that says "internal error", and it
+// names the webhook delivery, as the log line does.
+func TestInternalErrorNamesTheDelivery(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	fg := w.svc.Embedded.Forge
+	issue := w.createIssue("alice", repo, "Faults")
+	w.settle()
+	fg.SetFaults(forge.Faults{ServerErrors: 20, ServerErrorStatus: 502, PathPrefix: "/repos/acme/catalog/pulls"})
+	c := w.comment("alice", repo, issue, "/porch list")
+	w.settle()
+	fg.SetFaults(forge.Faults{})
+	var delivery string
+	for _, d := range fg.Deliveries() {
+		if d.Event == "issue_comment" && strings.Contains(string(d.Payload), `"id":`+strconv.FormatInt(c.GetID(), 10)+`,`) {
+			delivery = d.ID
+		}
+	}
+	if delivery == "" {
+		t.Fatal("no delivery of the comment")
+	}
+	body := w.replyTo(repo, issue, c).GetBody()
+	if !strings.Contains(body, "internal error") || !strings.Contains(body, "delivery id `"+delivery+"`") {
+		t.Fatalf("reply to a command that failed on porchbot's side (delivery %s):\n%s", delivery, body)
+	}
+}
