@@ -18,7 +18,8 @@ package lifecycle
 // Nothing is remembered between runs: everything is decided from the git
 // cache (fetched when the Session was opened) and GitHub. With nothing to do
 // a run costs the fetch, the walk of the cache, one releases call (with
-// releases), one pull request list and one call per draft (with hooks).
+// releases), one pull request list and one call per draft (with hooks), and
+// one comment list per 100 recent comments (with command hooks).
 
 import (
 	"context"

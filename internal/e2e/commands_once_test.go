@@ -121,6 +121,9 @@ func TestFullQueueCommandAnsweredByResync(t *testing.T) {
 	if n := callsSince(w, before, "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"); n != 0 {
 		t.Fatalf("the second resync made %d reaction calls for an answered command", n)
 	}
+	if n := callsSince(w, before, "GET /repos/{owner}/{repo}/issues/comments"); n != 1 {
+		t.Fatalf("the second resync listed comments %d times, want once", n)
+	}
 }
 
 // eyes are porchbot's 👀 on a comment.
