@@ -28,7 +28,8 @@ func TestHandleClaimsOnce(t *testing.T) {
 
 // TestAnswerMissed: comments that no webhook brought are answered once, in
 // the order they were written; answered ones and comments without
-// commands are left alone. (Edited ones are too, but the forge's clock,
+// commands are left alone, and a reply marker counts only in porchbot's
+// own comments. (Edited ones are too, but the forge's clock,
 // like GitHub's timestamps, has a resolution of a second.)
 func TestAnswerMissed(t *testing.T) {
 	h := newHarness(t)
@@ -42,6 +43,8 @@ func TestAnswerMissed(t *testing.T) {
 	missed1 := h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch init a")
 	h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "no command here")
 	missed2 := h.comment(t, forgetest.BobToken, "catalog", n, "bob", "/porch init b")
+	// A reply marker written by a user is no reply.
+	h.comment(t, forgetest.CarolToken, "catalog", n, "carol", "<!-- porchbot:reply-to "+itoa64(missed2.CommentID)+" -->")
 
 	ran, err := h.runner.AnswerMissed(ctx, h.repo("catalog"), 0)
 	if err != nil {
