@@ -29,8 +29,8 @@ type CommentEvent struct {
 	Author, AuthorType string
 	Body               string
 	// DeliveryID is the webhook delivery (X-GitHub-Delivery) that brought
-	// the comment, or what else found it ("resync"): the log lines of the
-	// run carry it, and an internal error names it.
+	// the comment ("" when the resync found it): the log lines of the run
+	// carry it, and an internal error names it.
 	DeliveryID string
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/suggest"
@@ -192,10 +193,13 @@ func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
 		return err
 	}
 	if slices.Contains(names, pkg) {
+		how := "when a proposal of the package merges, or by `/porch publish` (see `/porch help publish`)"
+		if s.Config.Lifecycle.PublishOn == config.PublishOnNever {
+			how = "by `/porch publish` in the merged pull request (this repository says `publishOn: never`)"
+		}
 		return requestErrorf("`%s` has no published revision yet (no tag `%s`), so there is nothing to copy. "+
-			"A revision is published when a proposal of the package merges, or by `/porch publish` (see `/porch help publish`); "+
-			"meanwhile a branch `drafts/%s/<workspace>` pushed from `%s` is a draft of it.",
-			pkg, packages.TagName(pkg, 1), pkg, s.DeploymentBranch)
+			"A revision is published %s; meanwhile a branch `drafts/%s/<workspace>` pushed from `%s` is a draft of it.",
+			pkg, packages.TagName(pkg, 1), how, pkg, s.DeploymentBranch)
 	}
 	drafts, err := s.draftNames(ctx)
 	if err != nil {
