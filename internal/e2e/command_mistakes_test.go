@@ -92,6 +92,9 @@ func TestCommandMistakes(t *testing.T) {
 	if strings.Contains(body, "/porch propose basens/quota") {
 		t.Errorf("/porch list offers to propose a merged draft:\n%s", body)
 	}
+	if strings.Contains(body, "/porch propose basens/empty") || !strings.Contains(body, "nothing to propose yet") {
+		t.Errorf("/porch list offers to propose a draft with no commits of its own:\n%s", body)
+	}
 	if !strings.Contains(body, "merged into `main`") {
 		t.Errorf("/porch list does not say the draft was merged:\n%s", body)
 	}
