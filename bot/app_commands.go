@@ -36,7 +36,17 @@ func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *gith
 		Author:        comment.GetUser().GetLogin(),
 		AuthorType:    comment.GetUser().GetType(),
 		Body:          comment.GetBody(),
+		DeliveryID:    deliveryFrom(ctx),
 	})
+}
+
+// deliveryFrom is the delivery id of the event being handled ("" outside
+// a handler).
+func deliveryFrom(ctx context.Context) string {
+	if l, ok := ctx.Value(loggerKey{}).(*eventLog); ok {
+		return l.ev.DeliveryID
+	}
+	return ""
 }
 
 // CommandOps is the commands' Lifecycle over the lifecycle steps: the
@@ -46,10 +56,30 @@ type CommandOps struct {
 	App *App
 }
 
+// userMistakes are the lifecycle's sentinel refusals of what was asked,
+// with what the commenter is told ("" for the error's own text).
+var userMistakes = []struct {
+	err error
+	msg string
+}{
+	{lifecycle.ErrNoDraftBranch, ""},
+	{lifecycle.ErrNothingToPropose, ""},
+	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests from a " +
+		"`drafts/<package>/<workspace>` branch into the deployment branch (`/porch propose` opens one)."},
+	{lifecycle.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
+	{lifecycle.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
+}
+
+// userError turns the lifecycle's refusals of what was asked into
+// messages for the commenter; any other error stays porchbot's own.
 func userError(err error) error {
-	for _, refusal := range []error{lifecycle.ErrNoDraftBranch, lifecycle.ErrNothingToPropose, lifecycle.ErrNotProposal} {
-		if errors.Is(err, refusal) {
-			return &commands.UserError{Msg: err.Error()}
+	for _, m := range userMistakes {
+		if errors.Is(err, m.err) {
+			msg := m.msg
+			if msg == "" {
+				msg = err.Error()
+			}
+			return &commands.UserError{Msg: msg}
 		}
 	}
 	return err
@@ -89,6 +119,13 @@ func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int
 	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
 		return commands.Outcome{}, err
+	}
+	switch {
+	case pr.GetMerged():
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already merged: there is nothing to reject. "+
+			"To undo it, `/porch rollback <package> v<N>` drafts an earlier revision.", number)}
+	case pr.GetState() == "closed":
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already closed: there is nothing to reject.", number)}
 	}
 	if err := lifecycle.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
 		return commands.Outcome{}, userError(err)

@@ -7,32 +7,37 @@ import (
 
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/suggest"
 )
 
 // parseArgs splits tokens into positional arguments and flags and checks
-// them against the verb.
+// them against the verb. A refusal names the word (Arg, from 1) it is
+// about.
 func parseArgs(c *Command, v Verb, toks []string) *ParseError {
+	argWord := []int{} // the word number of each positional argument
 	for i := 0; i < len(toks); i++ {
+		word := i + 1
 		name, value, hasValue, isFlag := flagToken(toks[i])
 		if !isFlag {
 			c.Args = append(c.Args, toks[i])
+			argWord = append(argWord, word)
 			continue
 		}
 		if !slices.Contains(v.Flags, name) {
-			return unknownFlag(v, name)
+			return unknownFlag(v, word, name)
 		}
 		if c.HasFlag(name) {
-			return usageError(v, fmt.Sprintf("--%s is given twice", name))
+			return usageError(v, word, fmt.Sprintf("--%s is given twice", name))
 		}
 		if !hasValue {
 			if i+1 >= len(toks) {
-				return usageError(v, fmt.Sprintf("--%s needs a value", name))
+				return usageError(v, word, fmt.Sprintf("--%s needs a value", name))
 			}
 			i++
 			value = toks[i]
 		}
 		if msg := checkFlag(name, value); msg != "" {
-			return usageError(v, msg)
+			return usageError(v, word, msg)
 		}
 		if c.Flags == nil {
 			c.Flags = map[string]string{}
@@ -41,14 +46,14 @@ func parseArgs(c *Command, v Verb, toks []string) *ParseError {
 	}
 	switch {
 	case len(c.Args) < v.MinArgs:
-		return usageError(v, "an argument is missing")
+		return usageError(v, len(toks)+1, "an argument is missing")
 	case len(c.Args) > v.MaxArgs:
-		return usageError(v, fmt.Sprintf("too many arguments (%d; quote values that contain spaces)", len(c.Args)))
+		return usageError(v, argWord[v.MaxArgs], fmt.Sprintf("too many arguments (%d; quote values that contain spaces)", len(c.Args)))
 	}
 	for i, a := range c.Args {
 		if i < len(v.Args) {
 			if msg := checkArg(v.Args[i], a); msg != "" {
-				return usageError(v, msg)
+				return usageError(v, argWord[i], msg)
 			}
 		}
 	}
@@ -85,7 +90,7 @@ func checkFlag(name, value string) string {
 	case FlagStrategy:
 		if !slices.Contains(kptfile.UpdateStrategies, value) {
 			msg := fmt.Sprintf("--strategy is one of %s, not %q", strings.Join(kptfile.UpdateStrategies, ", "), value)
-			if s := Suggest(value, kptfile.UpdateStrategies); len(s) > 0 {
+			if s := suggest.Nearest(value, kptfile.UpdateStrategies, MaxSuggestDistance); len(s) > 0 {
 				msg += fmt.Sprintf(" (did you mean %s?)", s[0])
 			}
 			return msg
@@ -114,7 +119,7 @@ func checkArg(kind ArgKind, a string) string {
 	case ArgVerb:
 		if _, ok := LookupVerb(a); !ok {
 			msg := fmt.Sprintf("there is no verb %q", a)
-			if s := Suggest(a, VerbNames()); len(s) > 0 {
+			if s := suggest.Nearest(a, VerbNames(), MaxSuggestDistance); len(s) > 0 {
 				msg += fmt.Sprintf(" (did you mean %s?)", s[0])
 			}
 			return msg
@@ -137,16 +142,18 @@ func ParseDraftArg(a string) (pkg, workspace string, err error) {
 	return pkg, workspace, nil
 }
 
-func unknownFlag(v Verb, name string) *ParseError {
+func unknownFlag(v Verb, word int, name string) *ParseError {
 	msg := fmt.Sprintf("%s has no flag --%s", codeSpan(Prefix+" "+v.Name), name)
-	if s := Suggest(name, v.Flags); len(s) > 0 {
+	if s := suggest.Nearest(name, v.Flags, MaxSuggestDistance); len(s) > 0 {
 		msg += fmt.Sprintf(" (did you mean --%s?)", s[0])
 	}
-	return usageError(v, msg)
+	return usageError(v, word, msg)
 }
 
-func usageError(v Verb, msg string) *ParseError {
-	return &ParseError{Message: msg + "; usage: " + codeSpan(v.Usage())}
+// usageError is a refusal of word (from 1; 0 when the caller sets the
+// position) with the verb's usage.
+func usageError(v Verb, word int, msg string) *ParseError {
+	return &ParseError{Arg: word, Message: msg + "; usage: " + codeSpan(v.Usage())}
 }
 
 // unquoteText strips one pair of quotes around free text.

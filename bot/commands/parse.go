@@ -1,10 +1,14 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/porchbot/porchbot/internal/shellwords"
+	"github.com/porchbot/porchbot/internal/suggest"
 )
 
 // Bounds of Parse.
@@ -16,6 +20,9 @@ const (
 	MaxLineLength = 2048
 	// Prefix starts a command line (case-insensitive).
 	Prefix = "/porch"
+	// MaxSuggestDistance is the largest edit distance a "did you mean"
+	// suggestion of a verb, flag or value may be from what was typed.
+	MaxSuggestDistance = 2
 )
 
 // Command is one parsed /porch line.
@@ -52,9 +59,12 @@ func (c Command) Arg(i int) string {
 }
 
 // ParseError is a command line that cannot run, with the message for the
-// commenter.
+// commenter and where the problem is: Column counts characters from 1 in
+// the line as written (Command.Text), Arg the words after the verb from 1
+// (flags and their values included). At least one of them is set.
 type ParseError struct {
-	Message string
+	Message     string
+	Column, Arg int
 	// Unknown is the verb that was not recognised, if that is the problem;
 	// Suggestions are the verbs it is close to.
 	Unknown     string
@@ -73,10 +83,12 @@ func (e *ParseError) Error() string { return e.Message }
 // last Command carries a ParseError saying how many were not run.
 func Parse(body string) []Command {
 	var (
-		out     []Command
-		extra   int
-		fence   string // the opening fence while inside a code block
-		comment bool
+		out   []Command
+		extra int
+		// firstExtra is the line of the first command not run.
+		firstExtra int
+		fence      string // the opening fence while inside a code block
+		comment    bool
 	)
 	for i, raw := range strings.Split(body, "\n") {
 		line := strings.TrimRight(raw, "\r")
@@ -109,15 +121,18 @@ func Parse(body string) []Command {
 			continue
 		}
 		if len(out) >= MaxCommands {
+			if extra == 0 {
+				firstExtra = i + 1
+			}
 			extra++
 			continue
 		}
 		out = append(out, parseLine(i+1, strings.TrimSpace(line), rest))
 	}
 	if extra > 0 {
-		out = append(out, Command{Line: 0, Text: fmt.Sprintf("(%d more)", extra), Err: &ParseError{
-			Message: fmt.Sprintf("only the first %d commands of a comment are run; %d more %s not run: post them in another comment",
-				MaxCommands, extra, pluralWord(extra, "was", "were"))}})
+		out = append(out, Command{Line: firstExtra, Text: fmt.Sprintf("(%d more)", extra), Err: &ParseError{Column: 1,
+			Message: fmt.Sprintf("only the first %d commands of a comment are run; %d more %s not run (from line %d): post them in another comment",
+				MaxCommands, extra, pluralWord(extra, "was", "were"), firstExtra)}})
 	}
 	return out
 }
@@ -162,7 +177,8 @@ func parseLine(num int, text, rest string) Command {
 	c := Command{Line: num, Text: text}
 	if len(text) > MaxLineLength {
 		c.Text = truncateUTF8(text, 200) + "…"
-		c.Err = &ParseError{Message: fmt.Sprintf("this line is %d bytes long; a command line has at most %d", len(text), MaxLineLength)}
+		c.Err = &ParseError{Column: utf8.RuneCountInString(text[:MaxLineLength]) + 1,
+			Message: fmt.Sprintf("this line is %d bytes long; a command line has at most %d", len(text), MaxLineLength)}
 		return c
 	}
 	rest = strings.TrimSpace(rest)
@@ -174,10 +190,13 @@ func parseLine(num int, text, rest string) Command {
 	if c.Verb == "" {
 		c.Verb = "help"
 	}
+	// column is where the byte offset at in text is, in characters from 1.
+	column := func(at int) int { return utf8.RuneCountInString(text[:at]) + 1 }
+	afterAt := len(text) - len(after) // after is a suffix of text
 	v, ok := LookupVerb(c.Verb)
 	if !ok {
-		c.Err = &ParseError{Unknown: verb, Suggestions: Suggest(verb, VerbNames()), ShowHelp: true,
-			Message: fmt.Sprintf("unknown command %s", codeSpan(Prefix+" "+verb))}
+		c.Err = &ParseError{Unknown: verb, Suggestions: suggest.Nearest(verb, VerbNames(), MaxSuggestDistance), ShowHelp: true,
+			Column: column(afterAt - len(verb)), Message: fmt.Sprintf("unknown command %s", codeSpan(Prefix+" "+verb))}
 		return c
 	}
 	if v.Text {
@@ -186,9 +205,14 @@ func parseLine(num int, text, rest string) Command {
 		}
 		return c
 	}
-	toks, err := tokenize(after)
+	toks, err := shellwords.Split(after, shellwords.Options{TypographicQuotes: true})
 	if err != nil {
-		c.Err = usageError(v, err.Error())
+		var se *shellwords.SyntaxError
+		if !errors.As(err, &se) {
+			se = &shellwords.SyntaxError{Msg: err.Error()}
+		}
+		c.Err = usageError(v, 0, fmt.Sprintf("%s at character %d", se.Msg, column(afterAt+se.Offset)))
+		c.Err.Column = column(afterAt + se.Offset)
 		return c
 	}
 	if perr := parseArgs(&c, v, toks); perr != nil {

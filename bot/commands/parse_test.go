@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/suggest"
 )
 
 func TestParseCommands(t *testing.T) {
@@ -153,27 +155,50 @@ func TestParseSuggest(t *testing.T) {
 		{"publish", "publish", 0}, {"pubilsh", "publish", 1}, {"aprove", "approve", 1}, {"lsit", "list", 1},
 		{"rendr", "render", 1}, {"clnoe", "clone", 1}, {"x", "help", 3}, {"", "list", 3}, {"edti", "edit", 1},
 	} {
-		if d := editDistance(tc.a, tc.b); d != tc.d && !(tc.d > MaxSuggestDistance && d > MaxSuggestDistance) {
+		if d := suggest.Distance(tc.a, tc.b, MaxSuggestDistance); d != tc.d && !(tc.d > MaxSuggestDistance && d > MaxSuggestDistance) {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, d, tc.d)
 		}
 	}
-	if got := Suggest("Edti", VerbNames()); !reflect.DeepEqual(got, []string{"edit"}) {
+	if got := suggest.Nearest("Edti", VerbNames(), MaxSuggestDistance); !reflect.DeepEqual(got, []string{"edit"}) {
 		t.Errorf("Suggest(Edti) = %v", got)
 	}
-	if got := Suggest("help", VerbNames()); len(got) != 0 {
+	if got := suggest.Nearest("help", VerbNames(), MaxSuggestDistance); len(got) != 0 {
 		t.Errorf("an exact match is no suggestion: %v", got)
 	}
-	if got := Suggest("reset", VerbNames()); !reflect.DeepEqual(got, []string{"reject"}) {
+	if got := suggest.Nearest("reset", VerbNames(), MaxSuggestDistance); !reflect.DeepEqual(got, []string{"reject"}) {
 		t.Errorf("Suggest(reset) = %v", got)
 	}
 }
 
-func TestParseTokenizeQuotes(t *testing.T) {
-	got, err := tokenize(` a  "b c"'d e'f\ g "" `)
-	if err != nil {
-		t.Fatal(err)
+func TestParseQuotedArguments(t *testing.T) {
+	c := Parse(`/porch init "net work" --description “Session management”`)[0]
+	if c.Err == nil || c.Err.Arg != 1 {
+		t.Fatalf("a package name with a space: %+v", c.Err)
 	}
-	if want := []string{"a", "b cd ef g", ""}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("tokenize = %q, want %q", got, want)
+	c = Parse(`/porch init smf --description “Session management”`)[0]
+	if c.Err != nil || c.Flag("description") != "Session management" {
+		t.Fatalf("typographic quotes: %+v %v", c.Err, c.Flags)
+	}
+	c = Parse(`/porch reject`)[0]
+	if c.Err != nil {
+		t.Fatal(c.Err)
+	}
+}
+
+func TestParseErrorPositions(t *testing.T) {
+	for line, want := range map[string]ParseError{
+		"/porch lsit":                            {Column: 8},
+		`  /porch  init smf --description "open`: {Column: 32},
+		"/porch init":                            {Arg: 1},
+		"/porch init a b":                        {Arg: 2},
+		"/porch init a --wrkspace x":             {Arg: 2},
+		"/porch init a --workspace":              {Arg: 2},
+		"/porch rollback basens 3":               {Arg: 2},
+		"/porch edit basens --from v1 --from v2": {Arg: 4},
+	} {
+		c := Parse(line)[0]
+		if c.Err == nil || c.Err.Column != want.Column || c.Err.Arg != want.Arg {
+			t.Errorf("%q: %+v, want column %d arg %d", line, c.Err, want.Column, want.Arg)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -86,4 +87,46 @@ func renderReply(author string, results []result) string {
 		out = truncateUTF8(out, MaxReplyLength) + "\n\n… (reply cut: it was too long for one comment)\n"
 	}
 	return out
+}
+
+// replyMarkerPrefix starts the hidden line by which a reply names the
+// comment it answers; the resync reads it to find comments with no reply.
+const replyMarkerPrefix = "<!-- porchbot:reply-to "
+
+// replyMarker is the hidden line naming the comment a reply answers.
+func replyMarker(commentID int64) string {
+	if commentID == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n%s%d -->\n", replyMarkerPrefix, commentID)
+}
+
+// repliedTo is the comment id a reply's marker names (0 when none).
+func repliedTo(body string) int64 {
+	i := strings.LastIndex(body, replyMarkerPrefix)
+	if i < 0 {
+		return 0
+	}
+	rest := body[i+len(replyMarkerPrefix):]
+	digits, _, ok := strings.Cut(rest, " -->")
+	if !ok {
+		return 0
+	}
+	id, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || id <= 0 {
+		return 0
+	}
+	return id
+}
+
+// internalErrorText is the commenter's message for porchbot's own fault:
+// it names what the log line carries (the delivery id, else the comment
+// id) so that the operators can find it.
+func internalErrorText(ev CommentEvent) string {
+	ref := fmt.Sprintf("comment id %d", ev.CommentID)
+	if ev.DeliveryID != "" {
+		ref = fmt.Sprintf("delivery id %s (comment id %d)", codeSpan(ev.DeliveryID), ev.CommentID)
+	}
+	return "internal error: this is porchbot's fault, not yours. It was logged with " + ref +
+		"; try again, or give that id to the bot's operators."
 }

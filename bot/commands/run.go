@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -27,6 +28,10 @@ type CommentEvent struct {
 	// ("User", "Bot"). Comments by bots are ignored.
 	Author, AuthorType string
 	Body               string
+	// DeliveryID is the webhook delivery (X-GitHub-Delivery) that brought
+	// the comment ("" when the resync found it): the log lines of the run
+	// carry it, and an internal error names it.
+	DeliveryID string
 }
 
 // FromBot reports a comment written by a bot (type Bot, or a login ending
@@ -56,6 +61,9 @@ type Runner struct {
 	// InstallationFor gives the installation of another repository (clone
 	// sources); nil means the event's installation.
 	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
+	// BotLogin is the App's bot user, whose replies AnswerMissed reads
+	// (default lifecycle.DefaultBotLogin).
+	BotLogin string
 	// Log defaults to logrus.StandardLogger().
 	Log logrus.FieldLogger
 }
@@ -67,42 +75,58 @@ type Runner struct {
 // permission ≤1 + reply 1 + pull request ≤1 (only when a verb needs the
 // head and the event lacks it) + the verbs' own.
 //
-// Handle returns an error only when the installation client cannot be had
-// or the reply cannot be posted; the commands have run by then, so the
-// caller must not run the comment again.
+// The 👀 reaction is the claim on the comment, a compare-and-swap: GitHub
+// answers 201 when it creates the bot's reaction and 200 when the bot had
+// already reacted so. Only the run that gets 201 runs the commands and
+// replies; a replica handling the same delivery, or a resync finding the
+// comment, gets 200 and does nothing. When the reaction cannot be made the
+// commands are not run (the resync answers the comment later).
+//
+// Handle returns an error when the installation client cannot be had, the
+// comment cannot be claimed, or the reply cannot be posted; in the last
+// case the commands have run, and the claim keeps them from running again.
 func (r *Runner) Handle(ctx context.Context, ev CommentEvent) error {
-	log := r.Log
-	if log == nil {
-		log = logrus.StandardLogger()
-	}
-	log = log.WithFields(logrus.Fields{"repository": ev.Repo.FullName(), "number": ev.Number,
-		"comment_id": ev.CommentID, "comment_author": ev.Author})
+	_, err := r.handle(ctx, ev)
+	return err
+}
+
+// handle is Handle, saying whether this run claimed the comment.
+func (r *Runner) handle(ctx context.Context, ev CommentEvent) (bool, error) {
+	log := r.logger().WithFields(logrus.Fields{"repository": ev.Repo.FullName(), "number": ev.Number,
+		"comment_id": ev.CommentID, "comment_author": ev.Author, "delivery": ev.DeliveryID})
 	if ev.FromBot() || ev.Author == "" {
 		log.Debug("comment by a bot (or nobody) ignored")
-		return nil
+		return false, nil
 	}
 	cmds := Parse(ev.Body)
 	if len(cmds) == 0 {
-		return nil
+		return false, nil
 	}
 	gh, err := r.Clients.Installation(ctx, ev.Repo.InstallationID)
 	if err != nil {
-		return fmt.Errorf("commands in %s#%d: installation client: %w", ev.Repo.FullName(), ev.Number, err)
+		return false, fmt.Errorf("commands in %s#%d: installation client: %w", ev.Repo.FullName(), ev.Number, err)
 	}
 	cr := &commentRun{r: r, ev: ev, api: apiOf(gh), log: log,
 		links: links{web: r.Web, owner: ev.Repo.Owner, repo: ev.Repo.Name}}
-	cr.react(ctx)
+	claimed, err := cr.claim(ctx)
+	if err != nil {
+		return false, fmt.Errorf("commands in %s#%d: %w", ev.Repo.FullName(), ev.Number, err)
+	}
+	if !claimed {
+		log.Info("comment already claimed (👀) by porchbot: answered elsewhere")
+		return false, nil
+	}
 	results := make([]result, 0, len(cmds))
 	for _, c := range cmds {
 		res := cr.execute(ctx, c)
 		log.WithFields(logrus.Fields{"verb": c.Verb, "line": c.Line, "outcome": res.status.String()}).Info("porch command")
 		results = append(results, res)
 	}
-	body := renderReply(ev.Author, results)
+	body := renderReply(ev.Author, results) + replyMarker(ev.CommentID)
 	if _, _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, &github.IssueComment{Body: &body}); err != nil {
-		return fmt.Errorf("commands in %s#%d: reply: %w", ev.Repo.FullName(), ev.Number, err)
+		return true, fmt.Errorf("commands in %s#%d: reply: %w", ev.Repo.FullName(), ev.Number, err)
 	}
-	return nil
+	return true, nil
 }
 
 // commentRun is the state of one comment's commands: what is looked up
@@ -130,14 +154,18 @@ type commentRun struct {
 // pullHead is a pull request's head.
 type pullHead struct{ ref, sha, repo string }
 
-// react puts 👀 on the comment; a failure is only logged.
-func (cr *commentRun) react(ctx context.Context) {
+// claim puts 👀 on the comment: true when this run made the reaction
+// (201), false when porchbot had already reacted (200). A comment without
+// an id (not from GitHub) is claimed without a call.
+func (cr *commentRun) claim(ctx context.Context) (bool, error) {
 	if cr.ev.CommentID == 0 {
-		return
+		return true, nil
 	}
-	if _, _, err := cr.api.reactions.CreateIssueCommentReaction(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, "eyes"); err != nil {
-		cr.log.WithError(err).Warn("reacting to the comment")
+	_, resp, err := cr.api.reactions.CreateIssueCommentReaction(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, "eyes")
+	if err != nil {
+		return false, fmt.Errorf("claim comment %d (👀): %w", cr.ev.CommentID, err)
 	}
+	return resp == nil || resp.StatusCode != http.StatusOK, nil
 }
 
 // execute runs one command: parse errors, place and permission first.
@@ -222,7 +250,7 @@ func (cr *commentRun) fail(err error) result {
 		return result{status: statusFailed, text: "interrupted before it finished (the bot is shutting down or timed out); run it again"}
 	}
 	cr.log.WithError(err).Error("porch command failed")
-	return result{status: statusFailed, text: fmt.Sprintf("internal error; it was logged with comment id %d. Try again, or ask the bot's operators.", cr.ev.CommentID)}
+	return result{status: statusFailed, text: internalErrorText(cr.ev)}
 }
 
 // ok is a successful result.

@@ -220,7 +220,7 @@ func TestRunnerEditAndRollbackFromTags(t *testing.T) {
 	}
 
 	_, reply = h.run(t, h.comment(t, forgetest.BobToken, "catalog", n, "bob", "/porch edit basens --from v9"))
-	if !strings.Contains(reply, "package basens has no revision v9 (published: v1, v2)") {
+	if !strings.Contains(reply, "`basens` has no revision `v9` (published: `v1`, `v2`).") {
 		t.Errorf("reply\n%s", reply)
 	}
 }
@@ -328,7 +328,7 @@ func TestRunnerUnknownVerbSuggestsAndShowsHelp(t *testing.T) {
 func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, "catalog", map[string][]byte{"README.md": []byte("x\n")})
+	h.seed(t, "catalog", map[string][]byte{"README.md": []byte("x\n"), "old/Kptfile": []byte(basensKptfile)})
 	s, err := h.opener.Open(ctx, h.repo("catalog"))
 	if err != nil {
 		t.Fatal(err)
@@ -363,10 +363,10 @@ func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 	calls, _ = h.run(t, ev)
 	wantCalls(t, "approve", calls, map[string]int64{reactionCall: 1, replyCall: 1})
 
-	h.run(t, inPR(forgetest.BobToken, "bob", "/porch reject this isn't ready\n/porch publish\n/porch delete basens\n/porch propose basens/v1"))
+	h.run(t, inPR(forgetest.BobToken, "bob", "/porch reject this isn't ready\n/porch publish\n/porch delete old\n/porch propose basens/v1"))
 	sha := pr.GetHead().GetSHA()
 	want := []string{"propose acme/catalog basens/v1 by alice", "render basens/v1 at " + sha, "approve #" + itoa(n) + " at " + sha + " by carol",
-		"reject #" + itoa(n) + " by bob: this isn't ready", "publish #" + itoa(n) + " by bob", "delete basens by bob",
+		"reject #" + itoa(n) + " by bob: this isn't ready", "publish #" + itoa(n) + " by bob", "delete old by bob",
 		"propose acme/catalog basens/v1 by bob"}
 	if got := h.fake.Calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lifecycle calls:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -388,7 +388,7 @@ func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 
 func TestRunnerShowsRefusalsButNotInternalErrors(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, "catalog", map[string][]byte{"README.md": []byte("x\n")})
+	h.seed(t, "catalog", map[string][]byte{"README.md": []byte("x\n"), "basens/Kptfile": []byte(basensKptfile)})
 	n := h.issue(t, "catalog")
 	h.fake.err = &commands.UserError{Msg: "basens is not a package on main; ask @bob"}
 	_, reply := h.run(t, h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch delete basens"))
@@ -398,7 +398,8 @@ func TestRunnerShowsRefusalsButNotInternalErrors(t *testing.T) {
 	h.fake.err = errors.New("open /var/lib/porchbot/cache: permission denied")
 	ev := h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch delete basens")
 	_, reply = h.run(t, ev)
-	if strings.Contains(reply, "/var/lib") || !strings.Contains(reply, "internal error; it was logged with comment id "+itoa64(ev.CommentID)) {
+	if strings.Contains(reply, "/var/lib") || !strings.Contains(reply, "internal error: this is porchbot's fault") ||
+		!strings.Contains(reply, "comment id "+itoa64(ev.CommentID)) {
 		t.Errorf("reply\n%s", reply)
 	}
 }

@@ -71,9 +71,16 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 				fmt.Fprintf(&b, "| … and %d more | |\n", len(l.Drafts)-maxListRows)
 				break
 			}
-			pr := "none: " + codeSpan(Prefix+" propose "+d.Package+"/"+d.Workspace)
-			if d.Pull != 0 {
+			var pr string
+			switch {
+			case d.Pull != 0:
 				pr = fmt.Sprintf("[#%d](%s)", d.Pull, ln.pull(d.Pull))
+			case d.Merged:
+				pr = "none: merged into " + codeSpan(l.DeploymentBranch)
+			case d.Empty:
+				pr = "none: nothing to propose yet (no commits that are not on " + codeSpan(l.DeploymentBranch) + ")"
+			default:
+				pr = "none: " + codeSpan(Prefix+" propose "+d.Package+"/"+d.Workspace)
 			}
 			fmt.Fprintf(&b, "| %s | %s |\n", tableCell(mdCodeLink(d.Branch, ln.tree(d.Branch))), tableCell(pr))
 		}

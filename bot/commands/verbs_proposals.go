@@ -25,6 +25,9 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 		}
 	}
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		if err := s.CheckProposable(ctx, s.GH.PullRequests, pkg, ws); err != nil {
+			return Outcome{}, err
+		}
 		return cr.r.Lifecycle.OpenProposal(ctx, s, pkg, ws, cr.ev.Author)
 	})
 }
@@ -62,6 +65,9 @@ func runRender(ctx context.Context, cr *commentRun, _ Command) result {
 // runDelete is /porch delete <package>.
 func runDelete(ctx context.Context, cr *commentRun, c Command) result {
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		if err := s.RequirePackage(ctx, c.Arg(0)); err != nil {
+			return Outcome{}, err
+		}
 		return cr.r.Lifecycle.ProposeDeletion(ctx, s, c.Arg(0), cr.ev.Author)
 	})
 }

@@ -269,9 +269,9 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 			if errors.Is(err, gitstore.ErrNotFound) {
 				revs, _ := src.publishedRevisions(ctx, cs.Package)
 				if len(revs) == 0 {
-					return resolvedUpstream{}, requestErrorf("%s has no published revision of %s", src.Repo.FullName(), cs.Package)
+					return resolvedUpstream{}, src.noSourceRevision(ctx, cs.Package)
 				}
-				return resolvedUpstream{}, requestErrorf("%s has no revision v%d of %s (published: %s)", src.Repo.FullName(), cs.Revision, cs.Package, describeRevisions(revs))
+				return resolvedUpstream{}, requestErrorf("`%s` has no revision `v%d` of `%s` (published: %s).", src.Repo.FullName(), cs.Revision, cs.Package, describeRevisions(revs))
 			}
 			return resolvedUpstream{}, err
 		}

@@ -299,8 +299,8 @@ func TestCloneRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		src, pkg, want string
 	}{
-		{"acme/catalog/network/upf@v2", "x", "no revision v2 of network/upf (published: v1)"},
-		{"acme/catalog/network/other@v1", "x", "no published revision of network/other"},
+		{"acme/catalog/network/upf@v2", "x", "has no revision `v2` of `network/upf` (published: `v1`)"},
+		{"acme/catalog/network/other@v1", "x", "has no published revision of `network/other`"},
 		{web + "acme/catalog.git/network@main", "x", "is not a kpt package"},
 		{web + "acme/catalog.git/nowhere@main", "x", "has no directory nowhere"},
 		{web + "acme/catalog.git/network/upf@no-such-ref", "x", `no tag, branch or commit "no-such-ref"`},

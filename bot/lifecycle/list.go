@@ -75,6 +75,11 @@ type DraftStatus struct {
 	Head                       plumbing.Hash
 	// Pull is the open pull request from the branch, 0 for none.
 	Pull int
+	// Merged reports a head merged into the deployment branch (a parent of
+	// one of its recent merge commits); Empty a head that is a commit of
+	// the deployment branch itself (nothing to propose, or merged by fast
+	// forward). Neither is offered for proposing.
+	Merged, Empty bool
 }
 
 // PullStatus is one open pull request.
@@ -115,15 +120,10 @@ func (s *Session) listPackages(ctx context.Context, l *Listing) error {
 			return err
 		}
 	}
-	tags, err := s.Git.ListRefs(ctx, "refs/tags/")
+	revs, err := s.revisionTags(ctx)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(tags))
-	for _, t := range tags {
-		names = append(names, t.Name().String())
-	}
-	revs := packages.Revisions(names)
 	seen := map[string]bool{}
 	for _, p := range packages.Discover(paths, s.Config.Packages.Root) {
 		if !p.TopLevel() {
@@ -159,6 +159,16 @@ func (s *Session) listDrafts(ctx context.Context, l *Listing) error {
 			continue
 		}
 		l.Drafts = append(l.Drafts, DraftStatus{Package: pkg, Workspace: ws, Branch: branch, Head: r.Hash()})
+	}
+	if len(l.Drafts) > 0 && !s.DeploymentHead.IsZero() {
+		onBranch, mergedIn, err := s.recentDeploymentHistory(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range l.Drafts {
+			d := &l.Drafts[i]
+			d.Merged, d.Empty = mergedIn[d.Head], onBranch[d.Head]
+		}
 	}
 	sort.Slice(l.Drafts, func(i, j int) bool {
 		a, b := l.Drafts[i], l.Drafts[j]
@@ -226,6 +236,33 @@ func (s *Session) classifyPull(l *Listing, pr *github.PullRequest, draftIndex ma
 			l.Updates = append(l.Updates, st)
 		}
 	}
+}
+
+// recentDeploymentHistory walks the deployment branch's recent
+// first-parent history (resyncMergedWindow commits): onBranch are its
+// commits, mergedIn the other parents of its merge commits.
+func (s *Session) recentDeploymentHistory(ctx context.Context) (onBranch, mergedIn map[plumbing.Hash]bool, err error) {
+	onBranch, mergedIn = map[plumbing.Hash]bool{}, map[plumbing.Hash]bool{}
+	err = s.Git.With(ctx, func(repo *git.Repository) error {
+		w := newLandingWalker(ctx, repo, s.Config.Packages.Root)
+		x := s.DeploymentHead
+		for range resyncMergedWindow {
+			if x.IsZero() {
+				return nil
+			}
+			c, err := w.commit(x)
+			if err != nil {
+				return err
+			}
+			onBranch[x] = true
+			for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
+				mergedIn[p] = true
+			}
+			x = landingFirstParent(c)
+		}
+		return nil
+	})
+	return onBranch, mergedIn, err
 }
 
 // treeFilePaths lists the paths of the files (blobs and links) of a commit's

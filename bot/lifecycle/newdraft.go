@@ -138,7 +138,7 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 		return nil, err
 	}
 	if len(revs) == 0 {
-		return nil, requestErrorf("package %s has no published revision (no tag %s)", req.Package, packages.TagName(req.Package, 1))
+		return nil, s.noPublishedRevision(ctx, req.Package)
 	}
 	latest := packages.Latest(revs)
 	rev := req.Revision
@@ -146,7 +146,7 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 		rev = latest
 	}
 	if !slices.Contains(revs, rev) {
-		return nil, requestErrorf("package %s has no revision v%d (published: %s)", req.Package, rev, describeRevisions(revs))
+		return nil, requestErrorf("`%s` has no revision `v%d` (published: %s).", req.Package, rev, describeRevisions(revs))
 	}
 	tag := packages.TagName(req.Package, rev)
 	src, err := s.Git.ResolveRef(ctx, "refs/tags/"+tag)
@@ -328,7 +328,7 @@ func requestedBy(login string) string {
 	return "\nRequested by @" + strings.TrimPrefix(login, "@") + "."
 }
 
-// describeRevisions renders revisions as "v1, v2, v3" (the last ten).
+// describeRevisions renders revisions as "`v1`, `v2`, `v3`" (the last ten).
 func describeRevisions(revs []int) string {
 	var b strings.Builder
 	start := 0
@@ -340,7 +340,7 @@ func describeRevisions(revs []int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("v" + strconv.Itoa(r))
+		b.WriteString("`v" + strconv.Itoa(r) + "`")
 	}
 	return b.String()
 }

@@ -226,8 +226,8 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 		req  lifecycle.EditRequest
 		want string
 	}{
-		{lifecycle.EditRequest{Package: "basens", Revision: 7}, "no revision v7 (published: v1, v2)"},
-		{lifecycle.EditRequest{Package: "nothing"}, "has no published revision"},
+		{lifecycle.EditRequest{Package: "basens", Revision: 7}, "has no revision `v7` (published: `v1`, `v2`)"},
+		{lifecycle.EditRequest{Package: "nothing"}, "There is no package `nothing` on `main`"},
 		{lifecycle.EditRequest{Package: "basens", Workspace: "back-to-1"}, "already exists"},
 	} {
 		_, err := s.EditDraft(ctx, tc.req)

@@ -11,12 +11,15 @@ package lifecycle
 //     missing release (a crash between tag and release);
 //   - draft branches whose head has no porchbot/render check run are handed
 //     to ResyncHooks.RenderDraft (one check-runs call per draft, bounded);
-//   - open proposals are handed to ResyncHooks.EvaluateProposal.
+//   - open proposals are handed to ResyncHooks.EvaluateProposal;
+//   - recent /porch comments with no reply are answered
+//     (ResyncCommandHooks, resync_commands.go).
 //
 // Nothing is remembered between runs: everything is decided from the git
 // cache (fetched when the Session was opened) and GitHub. With nothing to do
 // a run costs the fetch, the walk of the cache, one releases call (with
-// releases), one pull request list and one call per draft (with hooks).
+// releases), one pull request list and one call per draft (with hooks), and
+// one comment list per 100 recent comments (with command hooks).
 
 import (
 	"context"
@@ -118,6 +121,8 @@ type ResyncReport struct {
 	// DraftsOverLimit were left for a later run (MaxDrafts).
 	DraftsOverLimit    int
 	ProposalsEvaluated []int
+	// CommandsAnswered are the /porch comments answered (ResyncCommandHooks).
+	CommandsAnswered []int64
 	// Errors are the failures the run went past (a package, a hook).
 	Errors []error
 }
@@ -173,6 +178,9 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 			rep.Errors = append(rep.Errors, err)
 		}
 		if err := resyncProposals(ctx, s, api, deps, rep); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
+		if err := resyncCommands(ctx, s, deps, rep); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
 	}

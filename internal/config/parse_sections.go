@@ -10,6 +10,7 @@ import (
 	"github.com/porchbot/porchbot/internal/config/strictyaml"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/suggest"
 )
 
 func (d *decoder) packages(n *yaml.Node) {
@@ -143,7 +144,7 @@ func (d *decoder) functions(n *yaml.Node) {
 				d.r.Errorf(k, field, "the server does not allow exec function %q (its exec allowlist is empty)", name)
 			default:
 				msg := fmt.Sprintf("the server does not allow exec function %q (allowed: %s)", name, strings.Join(d.limits.execNames(), ", "))
-				if s := strictyaml.Suggest(name, d.limits.execNames()); s != "" {
+				if s := suggest.Best(name, d.limits.execNames()); s != "" {
 					msg += fmt.Sprintf("; did you mean %q?", s)
 				}
 				d.r.Errorf(k, field, "%s", msg)

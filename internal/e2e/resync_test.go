@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -90,15 +89,7 @@ func TestResyncRepairsLostWebhooks(t *testing.T) {
 
 	// The resync, as the periodic loop runs it, with the webhooks back.
 	fg.SetFaults(forge.Faults{})
-	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := w.svc.App.Opener.Open(w.ctx, lifecycle.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := lifecycle.Resync(w.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: w.svc.App})
+	rep, err := w.resync(repo)
 	if err != nil {
 		t.Fatal(err)
 	}

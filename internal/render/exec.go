@@ -12,71 +12,14 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/porchbot/porchbot/internal/shellwords"
 )
 
-// splitCommand splits an exec line into program and arguments the way kpt
-// does (shell-like words: blanks separate, '…' is literal, "…" and \ escape,
-// # starts a comment at the start of a word).
+// splitCommand splits an exec line into program and arguments as a shell
+// does (# starts a comment at the start of a word).
 func splitCommand(s string) ([]string, error) {
-	var (
-		words   []string
-		cur     strings.Builder
-		inWord  bool
-		quote   rune // 0, '\'' or '"'
-		escaped bool
-	)
-	flush := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
-		}
-	}
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case escaped:
-			cur.WriteRune(c)
-			escaped = false
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(c)
-			}
-		case quote == '"':
-			switch c {
-			case '"':
-				quote = 0
-			case '\\':
-				escaped = true
-			default:
-				cur.WriteRune(c)
-			}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			flush()
-		case c == '\\':
-			inWord, escaped = true, true
-		case c == '\'' || c == '"':
-			inWord, quote = true, c
-		case c == '#' && !inWord:
-			for i < len(rs) && rs[i] != '\n' {
-				i++
-			}
-		default:
-			inWord = true
-			cur.WriteRune(c)
-		}
-	}
-	if escaped {
-		return nil, fmt.Errorf("EOF found after escape character")
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("EOF found when expecting closing quote")
-	}
-	flush()
-	return words, nil
+	return shellwords.Split(s, shellwords.Options{Comments: true})
 }
 
 // ExecError is a function program that exited non-zero.

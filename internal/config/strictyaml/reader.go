@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/porchbot/porchbot/internal/suggest"
 )
 
 // Reader walks a parsed document and collects problems. Its methods never
@@ -142,7 +144,7 @@ func (r *Reader) Mapping(n *yaml.Node, field string, known ...string) (fields ma
 			if field != "" {
 				msg += " in " + field
 			}
-			if s := Suggest(key, known); s != "" {
+			if s := suggest.Best(key, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			} else {
 				msg += " (known fields: " + strings.Join(known, ", ") + ")"
@@ -241,7 +243,7 @@ func (r *Reader) Enum(n *yaml.Node, field string, allowed ...string) (string, bo
 		return s, true
 	}
 	msg := fmt.Sprintf("must be one of %s, got %q", strings.Join(allowed, ", "), s)
-	if sug := Suggest(s, allowed); sug != "" {
+	if sug := suggest.Best(s, allowed); sug != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", sug)
 	}
 	r.Errorf(n, field, "%s", msg)

@@ -5,42 +5,6 @@ import (
 	"testing"
 )
 
-func TestSuggest(t *testing.T) {
-	known := []string{"apiVersion", "kind", "packages", "approvals", "required", "approvers", "publishOn"}
-	for word, want := range map[string]string{
-		"aprovals":   "approvals",
-		"approval":   "approvals",
-		"Approvals":  "approvals",
-		"requird":    "required",
-		"reqiured":   "required", // transposition
-		"apiversion": "apiVersion",
-		"knd":        "kind",
-		"publishon":  "publishOn",
-		"colour":     "",
-		"x":          "",
-		"packagesss": "packages",
-		"pkgs":       "",
-	} {
-		if got := Suggest(word, known); got != want {
-			t.Errorf("Suggest(%q) = %q, want %q", word, got, want)
-		}
-	}
-	if got := Suggest("a", nil); got != "" {
-		t.Errorf("Suggest with no candidates = %q", got)
-	}
-}
-
-func TestDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"approvals", "aprovals", 1}, {"é", "e", 1}} {
-		if got := distance(tt.a, tt.b); got != tt.d {
-			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
-		}
-	}
-}
-
 func TestParseDocument(t *testing.T) {
 	doc, err := Parse("f.yaml", []byte("# c\na: 1\n"), DefaultLimits)
 	if err != nil || Root(doc) == nil || Root(doc).Content[0].Value != "a" {

@@ -1,0 +1,260 @@
+package lifecycle
+
+// The checks by which a command tells its commenter what they got wrong
+// (a package or draft that does not exist, a draft with nothing to
+// propose or already merged) and what to do instead, as *RequestError
+// values. They read the session's git cache; only the answer to a draft
+// already merged costs a REST call (its pull request's number).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/suggest"
+)
+
+// maxNearest bounds the names a "did you mean" offers.
+const maxNearest = 3
+
+// PackageNames are the top-level packages on the deployment branch head.
+func (s *Session) PackageNames(ctx context.Context) ([]string, error) {
+	if s.DeploymentHead.IsZero() {
+		return nil, nil
+	}
+	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range packages.Discover(paths, s.Config.Packages.Root) {
+		if p.TopLevel() && p.Err == nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names, nil
+}
+
+// RequirePackage is nil when pkg is a package on the deployment branch,
+// else a *RequestError naming the nearest packages there are.
+func (s *Session) RequirePackage(ctx context.Context, pkg string) error {
+	names, err := s.PackageNames(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(names, pkg) {
+		return nil
+	}
+	return s.unknownPackage(pkg, names)
+}
+
+// unknownPackage is the refusal of a package name that is not one of
+// names.
+func (s *Session) unknownPackage(pkg string, names []string) error {
+	msg := fmt.Sprintf("There is no package `%s` on `%s`.", pkg, s.DeploymentBranch)
+	if near := nearest(pkg, names); near != "" {
+		msg += " Did you mean " + near + "?"
+	}
+	return &RequestError{Msg: msg + " `/porch list` lists the packages."}
+}
+
+// nearest is "`a`, `b` or `c`": the names closest to word, or "".
+func nearest(word string, names []string) string {
+	near := suggest.Nearest(word, names, suggest.Limit(word))
+	if len(near) == 0 {
+		return ""
+	}
+	near = near[:min(len(near), maxNearest)]
+	for i, n := range near {
+		near[i] = "`" + n + "`"
+	}
+	if len(near) == 1 {
+		return near[0]
+	}
+	return strings.Join(near[:len(near)-1], ", ") + " or " + near[len(near)-1]
+}
+
+// MergedPulls finds the merged pull request of a branch
+// (s.GH.PullRequests).
+type MergedPulls interface {
+	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+}
+
+// CheckProposable is nil when draft pkg/workspace exists and has commits
+// that are not on the deployment branch. Otherwise a *RequestError says
+// which: no such draft (with the nearest drafts, or how to start one),
+// nothing to propose, or the draft already merged (with its pull request,
+// found through pulls: one call, made only then).
+func (s *Session) CheckProposable(ctx context.Context, pulls MergedPulls, pkg, workspace string) error {
+	branch := packages.DraftBranch(pkg, workspace)
+	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return s.unknownDraft(ctx, pkg, workspace)
+	}
+	if err != nil {
+		return fmt.Errorf("look up draft %s: %w", branch, err)
+	}
+	contained, err := s.onDeploymentBranch(ctx, head)
+	if err != nil || !contained {
+		return err
+	}
+	prs, _, err := pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{State: "closed",
+		Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 10}})
+	if err != nil {
+		return fmt.Errorf("pull requests of %s: %w", branch, err)
+	}
+	for _, pr := range prs {
+		if pr.GetMergedAt().IsZero() && !pr.GetMerged() {
+			continue
+		}
+		return requestErrorf("`%s` is already merged (#%d): its changes are on `%s`. `/porch edit %s` starts the next draft.",
+			branch, pr.GetNumber(), s.DeploymentBranch, pkg)
+	}
+	return requestErrorf("Nothing to propose: `%s` has no commits that are not on `%s`. Push changes to it, then `/porch propose %s/%s`.",
+		branch, s.DeploymentBranch, pkg, workspace)
+}
+
+// unknownDraft is the refusal of a draft that has no branch.
+func (s *Session) unknownDraft(ctx context.Context, pkg, workspace string) error {
+	msg := fmt.Sprintf("There is no draft `%s`.", packages.DraftBranch(pkg, workspace))
+	drafts, err := s.draftNames(ctx)
+	if err != nil {
+		return err
+	}
+	if near := nearest(pkg+"/"+workspace, drafts); near != "" {
+		return &RequestError{Msg: msg + " Did you mean " + near + "? `/porch list` lists the drafts."}
+	}
+	names, err := s.PackageNames(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(names, pkg) {
+		return &RequestError{Msg: msg + fmt.Sprintf(" `/porch edit %s` starts a draft of `%s`; `/porch list` lists the drafts.", pkg, pkg)}
+	}
+	return &RequestError{Msg: msg + fmt.Sprintf(" `%s` is not a package on `%s`: `/porch init %s` starts a new one; `/porch list` lists the drafts.",
+		pkg, s.DeploymentBranch, pkg)}
+}
+
+// draftNames are the drafts as "<package>/<workspace>".
+func (s *Session) draftNames(ctx context.Context) ([]string, error) {
+	l := &Listing{}
+	if err := s.listDrafts(ctx, l); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(l.Drafts))
+	for i, d := range l.Drafts {
+		out[i] = d.Package + "/" + d.Workspace
+	}
+	return out, nil
+}
+
+// onDeploymentBranch reports whether commit is in the deployment branch's
+// history.
+func (s *Session) onDeploymentBranch(ctx context.Context, commit plumbing.Hash) (bool, error) {
+	if s.DeploymentHead.IsZero() {
+		return false, nil
+	}
+	if commit == s.DeploymentHead {
+		return true, nil
+	}
+	var in bool
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(commit)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", commit, err)
+		}
+		h, err := repo.CommitObject(s.DeploymentHead)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.DeploymentHead, err)
+		}
+		in, err = c.IsAncestor(h)
+		return err
+	})
+	return in, err
+}
+
+// noPublishedRevision is the refusal to copy a revision of pkg, which has
+// none: it says whether pkg is on the deployment branch (and how its
+// first revision is published), only a draft (and how to propose it), or
+// not a package at all (with the nearest names).
+func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
+	names, err := s.PackageNames(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(names, pkg) {
+		how := "when a proposal of the package merges, or by `/porch publish` (see `/porch help publish`)"
+		if s.Config.Lifecycle.PublishOn == config.PublishOnNever {
+			how = "by `/porch publish` in the merged pull request (this repository says `publishOn: never`)"
+		}
+		return requestErrorf("`%s` has no published revision yet (no tag `%s`), so there is nothing to copy. "+
+			"A revision is published %s; meanwhile a branch `drafts/%s/<workspace>` pushed from `%s` is a draft of it.",
+			pkg, packages.TagName(pkg, 1), how, pkg, s.DeploymentBranch)
+	}
+	drafts, err := s.draftNames(ctx)
+	if err != nil {
+		return err
+	}
+	var own []string
+	for _, d := range drafts {
+		if strings.HasPrefix(d, pkg+"/") && !strings.Contains(strings.TrimPrefix(d, pkg+"/"), "/") {
+			own = append(own, d)
+		}
+	}
+	if len(own) > 0 {
+		return requestErrorf("`%s` has no published revision yet: it is only a draft (`drafts/%s`). "+
+			"`/porch propose %s` proposes it, and its merge publishes `v1`.", pkg, own[0], own[0])
+	}
+	tagged, err := s.taggedPackages(ctx)
+	if err != nil {
+		return err
+	}
+	return s.unknownPackage(pkg, append(names, tagged...))
+}
+
+// noSourceRevision is the refusal of a clone source package without a
+// published revision in this (the source) repository.
+func (s *Session) noSourceRevision(ctx context.Context, pkg string) error {
+	tagged, err := s.taggedPackages(ctx)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("`%s` has no published revision of `%s`.", s.Repo.FullName(), pkg)
+	if near := nearest(pkg, tagged); near != "" {
+		msg += " Did you mean " + near + "?"
+	}
+	return &RequestError{Msg: msg + " Clone a published revision: `owner/repo/<package>@v<N>`."}
+}
+
+// taggedPackages are the packages with at least one revision tag.
+func (s *Session) taggedPackages(ctx context.Context) ([]string, error) {
+	revs, err := s.revisionTags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(revs)), nil
+}
+
+// revisionTags are the published revisions of every package, from the
+// cache's tags.
+func (s *Session) revisionTags(ctx context.Context) (map[string][]int, error) {
+	refs, err := s.Git.ListRefs(ctx, "refs/tags/")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(refs))
+	for _, r := range refs {
+		names = append(names, r.Name().String())
+	}
+	return packages.Revisions(names), nil
+}
