@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -292,7 +291,7 @@ func renderReport(f renderFacts) CheckReport {
 		if failed := failedStep(steps); failed != nil {
 			rep.Title = fmt.Sprintf("Render of %s failed: %s", f.Package, failed.Function())
 		}
-		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence(f.Err.Error()))
+		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence("Error: "+f.Err.Error()))
 		if failed := failedStep(steps); failed != nil {
 			for i, r := range errorResults(*failed) {
 				if i == 10 {
@@ -599,13 +598,9 @@ func renderAnnotations(f renderFacts) []Annotation {
 			Title: title, Message: msg, RawDetails: s.Stderr})
 	}
 	if f.Err != nil && failedStep(steps) == nil && (f.Result == nil || len(f.Result.Skipped()) == 0) {
-		if _, ok := f.Files[packages.KptfileName]; ok {
-			line := 1
-			var ve *render.ValidateError
-			if errors.As(f.Err, &ve) {
-				line, _, _ = fieldPosition(findDoc(yamlDocs(f.Files[packages.KptfileName]), 0, nil), ve.Field)
-			}
-			out = append(out, Annotation{Path: path.Join(f.Dir, packages.KptfileName), StartLine: line, EndLine: line,
+		file, line := renderErrorPosition(f)
+		if _, ok := f.Files[file]; ok {
+			out = append(out, Annotation{Path: path.Join(f.Dir, file), StartLine: line, EndLine: line,
 				Level: LevelFailure, Title: "render failed", Message: f.Err.Error()})
 		}
 	}

@@ -127,6 +127,7 @@ func renderAt(ctx context.Context, s *Session, commit plumbing.Hash, dir string,
 		return nil, err
 	}
 	ropts, hint := renderOptionsFor(s.Config, fork, opts)
+	ropts.DisplayDir = dir
 	run.hint = hint
 	res, rerr := render.Render(ctx, fsys.fs, fsys.root, ropts)
 	if ctxErr := ctx.Err(); ctxErr != nil {
@@ -190,8 +191,8 @@ func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Op
 			programs[name], programs[p] = p, p
 			names = append(names, name)
 		}
-		ropts.ExtraMutators = renderFunctions(cfg.Render.Mutators)
-		ropts.ExtraValidators = renderFunctions(cfg.Render.Validators)
+		ropts.ExtraMutators = cfg.Render.Mutators
+		ropts.ExtraValidators = cfg.Render.Validators
 	}
 	sort.Strings(names)
 	ropts.ExecAllowlist = sortedPaths(programs)
@@ -235,34 +236,6 @@ func serverAllowsExec(allowlist []string, name, p string) bool {
 	return false
 }
 
-// renderFunctions converts config guardrail functions to the render engine's.
-func renderFunctions(fns []kptfile.Function) []render.Function {
-	if len(fns) == 0 {
-		return nil
-	}
-	out := make([]render.Function, 0, len(fns))
-	for _, f := range fns {
-		// Tag (newer kpt's version constraint) is not needed: built-ins
-		// are matched by image name whatever the tag.
-		out = append(out, render.Function{Image: f.Image, Exec: f.Exec, ConfigPath: f.ConfigPath,
-			ConfigMap: f.ConfigMap, Name: f.Name, Selectors: renderSelectors(f.Selectors),
-			Exclusions: renderSelectors(f.Exclude)})
-	}
-	return out
-}
-
-func renderSelectors(in []kptfile.Selector) []render.Selector {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]render.Selector, len(in))
-	for i, s := range in {
-		out[i] = render.Selector{APIVersion: s.APIVersion, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
-			Labels: s.Labels, Annotations: s.Annotations}
-	}
-	return out
-}
-
 func changedPaths(cs []fileChange) []string {
 	if len(cs) == 0 {
 		return nil
@@ -272,4 +245,32 @@ func changedPaths(cs []fileChange) []string {
 		out[i] = c.Path
 	}
 	return out
+}
+
+// renderErrorPosition is the file (relative to the package) and line a
+// render error outside any function is about: the Kptfile and line it
+// names (a subpackage's included), else the root Kptfile's first line.
+func renderErrorPosition(f renderFacts) (file string, line int) {
+	file, line = packages.KptfileName, 1
+	var ve *render.ValidateError
+	var pe *kptfile.ValidationError
+	switch {
+	case errors.As(f.Err, &ve):
+		if rel, ok := packageRelative(f.Dir, ve.File); ok {
+			file = rel
+		}
+		line, _, _ = fieldPosition(findDoc(yamlDocs(f.Files[file]), 0, nil), ve.Field)
+	case errors.As(f.Err, &pe) && len(pe.Problems) > 0:
+		if rel, ok := packageRelative(f.Dir, pe.Problems[0].File); ok {
+			file = rel
+		}
+		line = max(pe.Problems[0].Line, 1)
+	}
+	return file, line
+}
+
+// packageRelative is a repository path relative to the package directory.
+func packageRelative(dir, p string) (string, bool) {
+	rel, ok := strings.CutPrefix(p, strings.Trim(dir, "/")+"/")
+	return rel, ok && rel != ""
 }
