@@ -27,6 +27,10 @@ type RenderRequest struct {
 	// pushed head unless someone pushed again since.
 	Head    plumbing.Hash
 	Options RenderOptions
+	// Retry: the render is resync's, of a head that may have been rendered
+	// before by a process that died: earlier attempts are counted and the
+	// head quarantined after MaxRenderAttempts (one more REST call).
+	Retry bool
 }
 
 // RenderDraft renders the package of a draft branch after a push: in
@@ -45,13 +49,19 @@ type RenderRequest struct {
 // It reports the check run porchbot/render on the branch's final head:
 // success, failure (the pipeline failed, or, check-only, the committed
 // files are not the rendered result), or neutral (no package at the
-// branch's path). Cost per push: one REST call (the check run; one more per
-// further 50 annotations) and, when it commits, one git push.
+// branch's path). Before rendering, it records the attempt as an in_progress
+// check run on the head, which the report completes (see MaxRenderAttempts:
+// a render that kills the process is quarantined, not retried forever).
+// Cost per push: two REST calls (the check run's creation and completion;
+// one more per further 50 annotations, one more for the check on the Render
+// commit and, for resync's retries, one to read earlier attempts) and, when
+// it commits, one git push.
 //
 // A deleted branch gives an outcome with no check run and no error. A
-// branch that keeps moving gives an error wrapping gitstore.ErrLeaseBroken
-// and no check run: the later pushes have their own events.
-func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req RenderRequest) (*RenderOutcome, error) {
+// branch that keeps moving gives an error wrapping gitstore.ErrLeaseBroken;
+// the check runs of the heads it rendered are concluded neutral
+// ("superseded"): the later pushes have their own events.
+func RenderDraft(ctx context.Context, s *Session, api CheckRunAPI, req RenderRequest) (_ *RenderOutcome, err error) {
 	pkg, ws, err := packages.CheckDraftBranchName(req.Branch)
 	if err != nil {
 		return nil, fmt.Errorf("render draft: %w", err)
@@ -80,11 +90,26 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req Render
 			Info("draft moved since the push; rendering its head")
 	}
 
+	var rec *renderAttempt
+	defer func() { rec.abandon(ctx, pkg, err) }()
 	var facts renderFacts
 	for attempt := 1; ; attempt++ {
 		out.Attempts = attempt
-		run, err := renderAt(ctx, s, head, dir, false, opts)
+		run, err := loadRun(ctx, s, head, dir)
 		if err != nil {
+			return out, fmt.Errorf("render draft %s at %s: %w", req.Branch, abbrevHash(head), err)
+		}
+		var verdict attemptVerdict
+		rec, verdict, err = beginRender(ctx, s, api, head, pkg, opts, req.Retry && attempt == 1)
+		if err != nil {
+			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+		}
+		if rec == nil {
+			out.Head, out.Rendered = head, head
+			out.noRender(verdict)
+			return out, nil
+		}
+		if err := run.render(ctx, s, dir, false, opts); err != nil {
 			return out, fmt.Errorf("render draft %s at %s: %w", req.Branch, abbrevHash(head), err)
 		}
 		facts = run.facts(pkg, dir, head)
@@ -117,6 +142,13 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req Render
 			break
 		}
 		if !errors.Is(err, gitstore.ErrLeaseBroken) {
+			// the render is reported (failed: the result could not be
+			// pushed) and the error logged
+			facts.Err = fmt.Errorf("the rendered result could not be pushed to %s: %w", req.Branch, err)
+			out.Differs = nil
+			if rerr := reportRender(ctx, s, api, rec, facts, out); rerr != nil {
+				return out, fmt.Errorf("render draft %s: %w", req.Branch, errors.Join(err, rerr))
+			}
 			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
 		}
 		if attempt >= maxAttempts {
@@ -135,10 +167,13 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req Render
 		}
 		log.WithField("rendered", head.String()).WithField("head", moved.String()).
 			Info("draft moved while rendering; rendering its new head")
+		if _, err := rec.complete(ctx, movedReport(pkg, req.Branch, moved)); err != nil {
+			return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
+		}
 		head = moved
 	}
 
-	if err := reportRender(ctx, s, api, facts, out); err != nil {
+	if err := reportRender(ctx, s, api, rec, facts, out); err != nil {
 		return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
 	}
 	log.WithFields(map[string]any{"conclusion": out.Conclusion, "pushed": out.Pushed, "head": out.Head.String(),
@@ -173,4 +208,13 @@ func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []fileChang
 		fmt.Fprintf(&b, "- %s %s\n", c.Kind, c.Path)
 	}
 	return b.String()
+}
+
+// movedReport concludes the check of a draft head the branch moved away
+// from while it rendered: the new head is rendered instead.
+func movedReport(pkg, branch string, moved plumbing.Hash) CheckReport {
+	return CheckReport{Name: RenderCheckName, Conclusion: ConclusionNeutral,
+		Title: fmt.Sprintf("Render of %s superseded", pkg),
+		Summary: fmt.Sprintf("`%s` moved to %s while this commit rendered; porchbot renders the new head instead.\n",
+			branch, moved)}
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/sirupsen/logrus"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -35,6 +38,10 @@ type RenderOptions struct {
 	// when zero); the git cache bounds what it reads first.
 	MaxFiles int
 	MaxBytes int64
+	// StaleAfter is how long an unfinished render of a commit is taken to
+	// be running elsewhere; older, it died (DefaultRenderStaleAfter when
+	// zero). See MaxRenderAttempts.
+	StaleAfter time.Duration
 }
 
 // RenderOutcome is what a render step did.
@@ -61,6 +68,13 @@ type RenderOutcome struct {
 	Attempts int
 	// Result is the last render's result (nil when the package is missing).
 	Result *render.Result
+	// Quarantined: earlier renders of the commit never finished (the
+	// process died); the check was concluded as failed and nothing was
+	// rendered (MaxRenderAttempts).
+	Quarantined bool
+	// Running: a render of the commit is under way elsewhere (another
+	// replica); nothing was done.
+	Running bool
 }
 
 // RenderCheck renders pkg at head without pushing anything (proposals,
@@ -69,24 +83,47 @@ type RenderOutcome struct {
 // rendered result. fork renders with built-ins only (never exec). head must
 // be in the session's git cache (a fork's head: fetch refs/pull/N/head
 // first).
-func RenderCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (*RenderOutcome, error) {
+func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (_ *RenderOutcome, err error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("render check: %w", err)
 	}
 	dir := packageDir(s.Config, pkg)
 	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": head.String()})
-	run, err := renderAt(ctx, s, head, dir, fork, opts)
+	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head}
+	run, err := loadRun(ctx, s, head, dir)
 	if err != nil {
 		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
 	}
+	attempt, verdict, err := beginRender(ctx, s, api, head, pkg, opts, false)
+	if err != nil {
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+	}
+	if attempt == nil {
+		out.noRender(verdict)
+		return out, nil
+	}
+	defer func() { attempt.abandon(ctx, pkg, err) }()
+	if err := run.render(ctx, s, dir, fork, opts); err != nil {
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+	}
 	facts := run.facts(pkg, dir, head)
-	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head, Attempts: 1, Result: run.result,
-		Differs: changedPaths(run.changes)}
-	if err := reportRender(ctx, s, api, facts, out); err != nil {
+	out.Attempts, out.Result, out.Differs = 1, run.result, changedPaths(run.changes)
+	if err := reportRender(ctx, s, api, attempt, facts, out); err != nil {
 		return out, err
 	}
 	log.WithField("conclusion", out.Conclusion).Info("render checked")
 	return out, nil
+}
+
+// noRender fills the outcome of a commit that was not rendered: quarantined
+// (its check concluded) or being rendered elsewhere.
+func (o *RenderOutcome) noRender(v attemptVerdict) {
+	switch v {
+	case attemptQuarantine:
+		o.Quarantined, o.Conclusion = true, ConclusionFailure
+	case attemptRunning:
+		o.Running = true
+	}
 }
 
 // renderRun is one render of a package at a commit.
@@ -105,49 +142,80 @@ func (r *renderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
 		Err: r.err, Changes: r.changes, Files: r.files, ExecHint: r.hint}
 }
 
-// renderAt reads the package at commit and renders it in memory. Problems
-// of the package (missing, too large, a failing pipeline) are in the
-// renderRun; the error is for the machinery (git cache, context).
-func renderAt(ctx context.Context, s *Session, commit plumbing.Hash, dir string, fork bool, opts RenderOptions) (*renderRun, error) {
+// renderStarted, when set (by tests only), is called as each render
+// starts: a test makes it hang to play a process that died mid-render.
+var renderStarted func(ctx context.Context, dir string)
+
+// loadRun reads the package at commit from the git cache. A missing or
+// too large package is in the renderRun (to be reported); the error is for
+// the machinery (git cache, context) and means nothing can be rendered.
+func loadRun(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (*renderRun, error) {
 	run := &renderRun{}
 	files, err := loadPackage(ctx, s.Git, commit, dir)
 	switch {
 	case errors.Is(err, errPackageMissing):
 		run.missing = true
-		return run, nil
 	case errors.Is(err, gitstore.ErrTreeTooLarge):
 		run.err = err
-		return run, nil
 	case err != nil:
 		return nil, err
+	default:
+		run.files = files
 	}
-	run.files = files
-	fsys, err := newPkgFS(dir, files)
-	if err != nil {
-		return nil, err
+	return run, nil
+}
+
+// render renders the loaded package in memory. Problems of the package (a
+// failing pipeline, a name or file the render cannot take, a panic of the
+// engine) are in the renderRun, to be reported on the check; the error is
+// the context's.
+func (run *renderRun) render(ctx context.Context, s *Session, dir string, fork bool, opts RenderOptions) error {
+	if run.missing || run.err != nil {
+		return nil
 	}
 	ropts, hint := renderOptionsFor(s.Config, fork, opts)
 	ropts.DisplayDir = dir
 	run.hint = hint
-	res, rerr := render.Render(ctx, fsys.fs, fsys.root, ropts)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, ctxErr
+	if renderStarted != nil {
+		renderStarted(ctx, dir)
 	}
-	run.result = res
-	if rerr != nil {
-		run.err = rerr
-		return run, nil
+	run.result, run.out, run.err = renderFiles(ctx, s.Log, dir, run.files, ropts)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	if run.out, err = fsys.files(); err != nil {
-		return nil, err
+	if run.err == nil {
+		run.changes = diffFiles(run.files, run.out)
 	}
-	run.changes = diffFiles(files, run.out)
-	return run, nil
+	return nil
 }
 
-// reportRender publishes the porchbot/render check of facts and fills the
-// outcome's check fields and digest.
-func reportRender(ctx context.Context, s *Session, api CheckRunWriter, facts renderFacts, out *RenderOutcome) error {
+// renderFiles renders a package's files in memory and returns the rendered
+// files. Every failure is returned as the render's error, a panic of the
+// engine included, so that it reaches the check run.
+func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files map[string][]byte, ropts render.Options) (res *render.Result, out map[string][]byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.WithField("panic", fmt.Sprint(p)).WithField("stack", string(debug.Stack())).Error("render engine panicked")
+			err = fmt.Errorf("internal error of the render engine (porchbot's fault, not the package's): %v", p)
+		}
+	}()
+	fsys, err := newPkgFS(dir, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err = render.Render(ctx, fsys.fs, fsys.root, ropts)
+	if err != nil {
+		return res, nil, err
+	}
+	out, err = fsys.files()
+	return res, out, err
+}
+
+// reportRender completes the render attempt's check run with facts (on
+// the rendered commit) and, when the bot pushed a Render commit, publishes
+// the same report on that new head; it fills the outcome's check fields
+// and digest.
+func reportRender(ctx context.Context, s *Session, api CheckRunAPI, attempt *renderAttempt, facts renderFacts, out *RenderOutcome) error {
 	rep := renderReport(facts)
 	out.Conclusion = rep.Conclusion
 	if !facts.Missing {
@@ -157,7 +225,10 @@ func reportRender(ctx context.Context, s *Session, api CheckRunWriter, facts ren
 		}
 		out.Digest = d
 	}
-	run, err := publishCheck(ctx, api, s.Repo, facts.Head, rep)
+	run, err := attempt.complete(ctx, rep)
+	if err == nil && facts.Head != attempt.head {
+		run, err = publishCheck(ctx, api, s.Repo, facts.Head, rep)
+	}
 	if run != nil {
 		out.CheckRunID = run.GetID()
 	}
