@@ -237,8 +237,11 @@ type renderFacts struct {
 	// content was rendered (its parent when the bot pushed a Render commit).
 	Head, Rendered plumbing.Hash
 	Pushed         bool
-	// Missing: no Kptfile at Dir at Rendered.
-	Missing bool
+	// Missing: no Kptfile at Dir at Rendered. Deletion: yet the package is
+	// on DeploymentBranch, so the commit deletes it (a deletion proposal).
+	Missing          bool
+	Deletion         bool
+	DeploymentBranch string
 	// Result and Err are render.Render's (Err: the pipeline failed, was
 	// incomplete, or the package could not be read).
 	Result *render.Result
@@ -277,6 +280,11 @@ func renderReport(f renderFacts) CheckReport {
 		steps = f.Result.Steps
 	}
 	switch {
+	case f.Missing && f.Deletion:
+		rep.Title = fmt.Sprintf("Deletion of %s: nothing to render", f.Package)
+		fmt.Fprintf(&sum, "This commit deletes the package `%s` (it has no `%s/Kptfile`, and `%s` has the package): "+
+			"there is nothing to render. Merging it removes the package from `%s`; its published revisions "+
+			"(tags) are kept.\n", f.Package, f.Dir, f.DeploymentBranch, f.DeploymentBranch)
 	case f.Missing:
 		rep.Title = fmt.Sprintf("Package %s not found", f.Package)
 		fmt.Fprintf(&sum, "There is no `%s/Kptfile` at %s: nothing to render.\n", f.Dir, f.Rendered)

@@ -128,17 +128,21 @@ func (o *RenderOutcome) noRender(v attemptVerdict) {
 
 // renderRun is one render of a package at a commit.
 type renderRun struct {
-	missing bool
-	files   map[string][]byte // the package as committed
-	result  *render.Result
-	err     error             // the pipeline failed or was incomplete, or the package could not be read
-	out     map[string][]byte // the rendered package (when err is nil)
-	changes []fileChange      // out against files
-	hint    string            // which exec functions may run
+	missing  bool
+	deletion bool // missing, yet on the deployment branch: the commit deletes it
+	// deploymentBranch is the session's (for the deletion's report)
+	deploymentBranch string
+	files            map[string][]byte // the package as committed
+	result           *render.Result
+	err              error             // the pipeline failed or was incomplete, or the package could not be read
+	out              map[string][]byte // the rendered package (when err is nil)
+	changes          []fileChange      // out against files
+	hint             string            // which exec functions may run
 }
 
 func (r *renderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
-	return renderFacts{Package: pkg, Dir: dir, Head: head, Rendered: head, Missing: r.missing, Result: r.result,
+	return renderFacts{Package: pkg, Dir: dir, Head: head, Rendered: head, Missing: r.missing, Deletion: r.deletion,
+		DeploymentBranch: r.deploymentBranch, Result: r.result,
 		Err: r.err, Changes: r.changes, Files: r.files, ExecHint: r.hint}
 }
 
@@ -155,6 +159,7 @@ func loadRun(ctx context.Context, s *Session, commit plumbing.Hash, dir string) 
 	switch {
 	case errors.Is(err, errPackageMissing):
 		run.missing = true
+		run.deletion, run.deploymentBranch = isDeletion(ctx, s, dir), s.DeploymentBranch
 	case errors.Is(err, gitstore.ErrTreeTooLarge):
 		run.err = err
 	case err != nil:
@@ -163,6 +168,13 @@ func loadRun(ctx context.Context, s *Session, commit plumbing.Hash, dir string) 
 		run.files = files
 	}
 	return run, nil
+}
+
+// isDeletion reports whether the package directory dir, absent from the
+// commit being rendered, is a package on the deployment branch (the commit
+// deletes it, as a deletion proposal does).
+func isDeletion(ctx context.Context, s *Session, dir string) bool {
+	return !s.DeploymentHead.IsZero() && checkPackageAt(ctx, s.Git, s.DeploymentHead, dir) == nil
 }
 
 // render renders the loaded package in memory. Problems of the package (a
