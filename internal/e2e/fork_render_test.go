@@ -22,19 +22,8 @@ import (
 // refs/pull/<N>/head, and the comment event carries the fork's head, as
 // the command runner gets it from a pull request.
 func TestPorchRenderOnAForkPullRequest(t *testing.T) {
-	tmp := t.TempDir()
-	runs := filepath.Join(tmp, "runs")
-	script := filepath.Join(tmp, "stamp.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho ran >> '"+runs+"'\nexec cat\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld(t, "--exec-allowlist", "stamp="+script)
+	w, dir, ran := stampWorld(t, "exec cat")
 	const repo = "acme/catalog"
-	dir := w.clone("alice", repo)
-	w.write(dir, ".github/porchbot.yaml", readFile(t, dir, ".github/porchbot.yaml")+"functions:\n  exec:\n    stamp: "+script+"\n")
-	w.git(dir, "commit", "-q", "-am", "Declare the stamp exec function")
-	w.git(dir, "push", "-q", "origin", "HEAD:main")
-	w.settle()
 
 	n := w.createIssue("alice", repo, "Stamp the UPF (from mallory/catalog)")
 	w.write(dir, "network/upf/Kptfile", readFile(t, dir, "network/upf/Kptfile")+"    - exec: stamp\n")
@@ -60,8 +49,8 @@ func TestPorchRenderOnAForkPullRequest(t *testing.T) {
 	}
 	w.settle()
 
-	if data, err := os.ReadFile(runs); err == nil && len(data) > 0 {
-		t.Fatalf("the exec function ran for a fork: %q", data)
+	if n := ran(); n != 0 {
+		t.Fatalf("the exec function ran %d time(s) for a fork", n)
 	}
 	run := w.checkRunMaybe(repo, forkHead, "porchbot/render")
 	if run == nil {
@@ -85,4 +74,34 @@ func TestPorchRenderOnAForkPullRequest(t *testing.T) {
 	if strings.Contains(reply, "comes from a fork") {
 		t.Errorf("the command was refused:\n%s", reply)
 	}
+}
+
+// stampWorld is a world whose acme/catalog declares the exec function
+// "stamp" (a script that records each run, then runs body) and whose
+// server allows it; ran counts its runs. dir is alice's clone, on main.
+func stampWorld(t *testing.T, body string) (w *world, dir string, ran func() int) {
+	t.Helper()
+	tmp := t.TempDir()
+	runs := filepath.Join(tmp, "runs")
+	script := filepath.Join(tmp, "stamp.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho ran >> '"+runs+"'\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ran = func() int {
+		data, err := os.ReadFile(runs)
+		if os.IsNotExist(err) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "ran\n")
+	}
+	w = newWorld(t, "--exec-allowlist", "stamp="+script)
+	dir = w.clone("alice", "acme/catalog")
+	w.write(dir, ".github/porchbot.yaml", readFile(t, dir, ".github/porchbot.yaml")+"functions:\n  exec:\n    stamp: "+script+"\n")
+	w.git(dir, "commit", "-q", "-am", "Declare the stamp exec function")
+	w.git(dir, "push", "-q", "origin", "HEAD:main")
+	w.settle()
+	return w, dir, ran
 }
