@@ -82,7 +82,10 @@ type RenderOutcome struct {
 // success iff the pipeline passes and the committed files equal the
 // rendered result. fork renders with built-ins only (never exec). head must
 // be in the session's git cache (a fork's head: fetch refs/pull/N/head
-// first).
+// first). The attempt is recorded as an in_progress check run before the
+// render and completed with the report (two REST calls; see
+// MaxRenderAttempts); any failure of the render, whatever its cause, is
+// reported on it.
 func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (_ *RenderOutcome, err error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("render check: %w", err)
