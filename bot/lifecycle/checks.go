@@ -301,11 +301,16 @@ func renderReport(f renderFacts) CheckReport {
 		}
 		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence("Error: "+f.Err.Error()))
 		if failed := failedStep(steps); failed != nil {
-			for i, r := range errorResults(*failed) {
+			i := 0
+			for _, r := range errorResults(*failed) {
+				if strings.Contains(f.Err.Error(), r.Message) {
+					continue // said once, in the error above
+				}
 				if i == 10 {
 					sum.WriteString("- …\n")
 					break
 				}
+				i++
 				fmt.Fprintf(&sum, "- %s\n", mdCell(truncateRunes(ResultLine(r), 500, "…")))
 			}
 		}

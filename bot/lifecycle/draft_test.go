@@ -625,10 +625,14 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 	}
 	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
-	for _, w := range []string{`exec function "kubeconform --strict"`, "allowlist", "functions.exec"} {
+	for _, w := range []string{"Error: apps/web/Kptfile: exec function \"kubeconform --strict\"", "allowlist", "functions.exec"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
+	}
+	// the refusal names the Kptfile, not "package .", and is said once
+	if strings.Contains(sum, "package .") || strings.Count(sum, "not allowed: the server's exec allowlist") != 1 {
+		t.Errorf("summary:\n%s", sum)
 	}
 	if anns := rtAnnotations(t, h, run.GetID()); len(anns) != 1 || anns[0].GetPath() != "apps/web/Kptfile" || anns[0].GetStartLine() != 9 {
 		t.Errorf("want an annotation on the exec entry (Kptfile:9), got %d", len(anns))
