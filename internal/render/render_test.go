@@ -515,7 +515,7 @@ func TestKptfileErrorWording(t *testing.T) {
 		want  []string
 	}{
 		"missing": {map[string]string{"r.yaml": cm("a")},
-			[]string{`no Kptfile found at "network/upf/Kptfile"`, "kpt pkg init network/upf"}},
+			[]string{`no Kptfile found at "network/upf"`, "kpt pkg init network/upf"}},
 		"old schema": {map[string]string{"Kptfile": "apiVersion: kpt.dev/v1alpha1\nkind: Kptfile\nmetadata:\n  name: x\n", "r.yaml": cm("a")},
 			[]string{"network/upf/Kptfile:1:13:", "old version of the Kptfile schema", "Upgrade the package"}},
 		"unknown field": {map[string]string{"Kptfile": kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      args: [a]\n"), "r.yaml": cm("a")},

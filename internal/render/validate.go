@@ -37,8 +37,9 @@ type KptfileError struct {
 
 func (e *KptfileError) Error() string {
 	if e.Missing {
+		dir := filepath.Dir(e.File)
 		return fmt.Sprintf("no Kptfile found at %q: a kpt package is a directory holding a Kptfile "+
-			"(`kpt pkg init %s` writes one)", e.File, filepath.Dir(e.File))
+			"(`kpt pkg init %s` writes one)", dir, dir)
 	}
 	var ve *kfile.ValidationError
 	if errors.As(e.Err, &ve) {
