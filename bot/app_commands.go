@@ -149,6 +149,32 @@ func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, works
 	return commands.Outcome{Text: text, Branch: branch}, nil
 }
 
+// RenderFork is /porch render in a pull request from a fork: every
+// package it changes is rendered with built-in functions only and reported
+// on porchbot/render at the fork's head; nothing is pushed (a fork is not
+// writable). The head is fetched as refs/pull/<N>/head.
+func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number int, headSHA, headRepo string) (commands.Outcome, error) {
+	pr := &github.PullRequest{Number: github.Int(number),
+		Head: &github.PullRequestBranch{SHA: github.String(headSHA), Repo: &github.Repository{FullName: github.String(headRepo)}},
+		Base: &github.PullRequestBranch{SHA: github.String(s.DeploymentHead.String()), Ref: github.String(s.DeploymentBranch)}}
+	if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+		return commands.Outcome{}, err
+	}
+	outs, err := lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, o.App.Render)
+	if err != nil {
+		return commands.Outcome{}, err
+	}
+	if len(outs) == 0 {
+		return commands.Outcome{Text: "This pull request changes no package: nothing to render."}, nil
+	}
+	parts := make([]string, len(outs))
+	for i, out := range outs {
+		parts[i] = fmt.Sprintf("`%s`: %s", out.Package, out.Conclusion)
+	}
+	return commands.Outcome{Text: "Rendered from a fork with built-in functions only (exec functions never run for forks; " +
+		"nothing is pushed, a fork is not writable): " + strings.Join(parts, ", ") + "."}, nil
+}
+
 // ProposeDeletion is /porch delete.
 func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (commands.Outcome, error) {
 	pr, err := lifecycle.ProposeDeletion(ctx, s, lifecycle.NewDeletionAPI(s.GH), pkg, by)

@@ -10,9 +10,11 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
-// RenderDraft is the resync's hook for a draft head without a render check.
+// RenderDraft is the resync's hook for a draft head without a finished
+// render check: a retry, which counts the attempts that never finished.
 func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
-	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render})
+	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
+		Retry: true})
 	return err
 }
 

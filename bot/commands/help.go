@@ -109,7 +109,7 @@ var Verbs = []Verb{
 		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgDraft}},
 	{Name: "approve", Summary: "counts as an approval from the commenter", Access: ApprovalPolicy, Where: InPullRequest},
 	{Name: "reject", Syntax: "[reason]", Summary: "close the proposal; the draft branch stays", Access: WriteAccess, Where: InPullRequest, Text: true},
-	{Name: "render", Summary: "render the draft again now", Access: WriteAccess, Where: InPullRequest},
+	{Name: "render", Summary: "render the draft again now (a fork's pull request: checked, not pushed)", Access: WriteAccess, Where: InPullRequest},
 	{Name: "upgrade", Syntax: "<package> [--to vN] [--strategy " + strings.Join(kptfile.UpdateStrategies, "|") + "] [--workspace W]",
 		Summary: "draft updated to a newer upstream revision", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage},
 		Flags: []string{FlagTo, FlagStrategy, FlagWorkspace}},

@@ -50,13 +50,34 @@ func runReject(ctx context.Context, cr *commentRun, c Command) result {
 	})
 }
 
-// runRender is /porch render, in a draft's pull request.
+// ForkRenderer is implemented by a Lifecycle that renders pull requests
+// from forks on /porch render: each package the pull request changes, with
+// built-in functions only, reported on porchbot/render at the fork's head
+// and never pushed (a fork is not writable).
+type ForkRenderer interface {
+	RenderFork(ctx context.Context, s *lifecycle.Session, pr int, headSHA, headRepo string) (Outcome, error)
+}
+
+// runRender is /porch render, in a draft's pull request, or in a pull
+// request from a fork (rendered, not pushed, exec functions off).
 func runRender(ctx context.Context, cr *commentRun, _ Command) result {
+	head, err := cr.pullHead(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	if head.repo != "" && !strings.EqualFold(head.repo, cr.ev.Repo.FullName()) {
+		fr, can := cr.r.Lifecycle.(ForkRenderer)
+		if !can {
+			return cr.fail(&UserError{Msg: "this pull request comes from a fork: porchbot renders it when it is opened or updated"})
+		}
+		return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+			return fr.RenderFork(ctx, s, cr.ev.Number, head.sha, head.repo)
+		})
+	}
 	pkg, ws, err := cr.pullDraft(ctx)
 	if err != nil {
 		return cr.fail(err)
 	}
-	head, _ := cr.pullHead(ctx) // read by pullDraft
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
 		return cr.r.Lifecycle.Render(ctx, s, pkg, ws, head.sha)
 	})

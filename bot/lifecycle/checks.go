@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -238,8 +237,11 @@ type renderFacts struct {
 	// content was rendered (its parent when the bot pushed a Render commit).
 	Head, Rendered plumbing.Hash
 	Pushed         bool
-	// Missing: no Kptfile at Dir at Rendered.
-	Missing bool
+	// Missing: no Kptfile at Dir at Rendered. Deletion: yet the package is
+	// on DeploymentBranch, so the commit deletes it (a deletion proposal).
+	Missing          bool
+	Deletion         bool
+	DeploymentBranch string
 	// Result and Err are render.Render's (Err: the pipeline failed, was
 	// incomplete, or the package could not be read).
 	Result *render.Result
@@ -278,6 +280,11 @@ func renderReport(f renderFacts) CheckReport {
 		steps = f.Result.Steps
 	}
 	switch {
+	case f.Missing && f.Deletion:
+		rep.Title = fmt.Sprintf("Deletion of %s: nothing to render", f.Package)
+		fmt.Fprintf(&sum, "This commit deletes the package `%s` (it has no `%s/Kptfile`, and `%s` has the package): "+
+			"there is nothing to render. Merging it removes the package from `%s`; its published revisions "+
+			"(tags) are kept.\n", f.Package, f.Dir, f.DeploymentBranch, f.DeploymentBranch)
 	case f.Missing:
 		rep.Title = fmt.Sprintf("Package %s not found", f.Package)
 		fmt.Fprintf(&sum, "There is no `%s/Kptfile` at %s: nothing to render.\n", f.Dir, f.Rendered)
@@ -292,13 +299,18 @@ func renderReport(f renderFacts) CheckReport {
 		if failed := failedStep(steps); failed != nil {
 			rep.Title = fmt.Sprintf("Render of %s failed: %s", f.Package, failed.Function())
 		}
-		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence(f.Err.Error()))
+		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence("Error: "+f.Err.Error()))
 		if failed := failedStep(steps); failed != nil {
-			for i, r := range errorResults(*failed) {
+			i := 0
+			for _, r := range errorResults(*failed) {
+				if strings.Contains(f.Err.Error(), r.Message) {
+					continue // said once, in the error above
+				}
 				if i == 10 {
 					sum.WriteString("- …\n")
 					break
 				}
+				i++
 				fmt.Fprintf(&sum, "- %s\n", mdCell(truncateRunes(ResultLine(r), 500, "…")))
 			}
 		}
@@ -599,13 +611,9 @@ func renderAnnotations(f renderFacts) []Annotation {
 			Title: title, Message: msg, RawDetails: s.Stderr})
 	}
 	if f.Err != nil && failedStep(steps) == nil && (f.Result == nil || len(f.Result.Skipped()) == 0) {
-		if _, ok := f.Files[packages.KptfileName]; ok {
-			line := 1
-			var ve *render.ValidateError
-			if errors.As(f.Err, &ve) {
-				line, _, _ = fieldPosition(findDoc(yamlDocs(f.Files[packages.KptfileName]), 0, nil), ve.Field)
-			}
-			out = append(out, Annotation{Path: path.Join(f.Dir, packages.KptfileName), StartLine: line, EndLine: line,
+		file, line := renderErrorPosition(f)
+		if _, ok := f.Files[file]; ok {
+			out = append(out, Annotation{Path: path.Join(f.Dir, file), StartLine: line, EndLine: line,
 				Level: LevelFailure, Title: "render failed", Message: f.Err.Error()})
 		}
 	}

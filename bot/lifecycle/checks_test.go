@@ -356,9 +356,10 @@ render:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := renderFunctions(cfg.Render.Validators)
+	ropts, _ := renderOptionsFor(cfg, false, RenderOptions{})
+	got := ropts.ExtraValidators
 	if len(got) != 1 || got[0].Image != "gcr.io/kpt-fn/starlark:v0.5.0" || got[0].Name != "guard" ||
-		got[0].ConfigMap["source"] != "pass" || got[0].Selectors[0].Kind != "Deployment" || got[0].Exclusions[0].Name != "legacy" {
+		got[0].ConfigMap["source"] != "pass" || got[0].Selectors[0].Kind != "Deployment" || got[0].Exclude[0].Name != "legacy" {
 		t.Errorf("%+v", got)
 	}
 }

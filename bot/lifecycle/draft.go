@@ -27,6 +27,10 @@ type RenderRequest struct {
 	// pushed head unless someone pushed again since.
 	Head    plumbing.Hash
 	Options RenderOptions
+	// Retry: the render is resync's, of a head that may have been rendered
+	// before by a process that died: earlier attempts are counted and the
+	// head quarantined after MaxRenderAttempts (one more REST call).
+	Retry bool
 }
 
 // RenderDraft renders the package of a draft branch after a push: in
@@ -45,13 +49,19 @@ type RenderRequest struct {
 // It reports the check run porchbot/render on the branch's final head:
 // success, failure (the pipeline failed, or, check-only, the committed
 // files are not the rendered result), or neutral (no package at the
-// branch's path). Cost per push: one REST call (the check run; one more per
-// further 50 annotations) and, when it commits, one git push.
+// branch's path). Before rendering, it records the attempt as an in_progress
+// check run on the head, which the report completes (see MaxRenderAttempts:
+// a render that kills the process is quarantined, not retried forever).
+// Cost per push: two REST calls (the check run's creation and completion;
+// one more per further 50 annotations, one more for the check on the Render
+// commit and, for resync's retries, one to read earlier attempts) and, when
+// it commits, one git push.
 //
 // A deleted branch gives an outcome with no check run and no error. A
-// branch that keeps moving gives an error wrapping gitstore.ErrLeaseBroken
-// and no check run: the later pushes have their own events.
-func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req RenderRequest) (*RenderOutcome, error) {
+// branch that keeps moving gives an error wrapping gitstore.ErrLeaseBroken;
+// the check runs of the heads it rendered are concluded neutral
+// ("superseded"): the later pushes have their own events.
+func RenderDraft(ctx context.Context, s *Session, api CheckRunAPI, req RenderRequest) (_ *RenderOutcome, err error) {
 	pkg, ws, err := packages.CheckDraftBranchName(req.Branch)
 	if err != nil {
 		return nil, fmt.Errorf("render draft: %w", err)
@@ -80,41 +90,40 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req Render
 			Info("draft moved since the push; rendering its head")
 	}
 
-	var facts renderFacts
-	var files map[string][]byte
-	gone := false
+	var rec *renderAttempt
+	defer func() { rec.abandon(ctx, pkg, err) }()
+	var (
+		facts    renderFacts
+		files    map[string][]byte
+		gone     bool
+		skipped  *attemptVerdict
+		buildErr error
+	)
 	res, err := s.CommitUnderLease(ctx, opts.Identity, req.Branch, head, maxAttempts, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
 		if gone = head.IsZero(); gone {
 			log.Info("draft branch was deleted while rendering")
-			return nil, nil
+			return nil, nil // an open attempt is concluded superseded on return
+		}
+		if rec != nil {
+			// the branch moved under the lease: the head rendered before is
+			// superseded, its check says so, and the new head is rendered
+			log.WithField("head", head.String()).Info("draft moved while rendering; rendering its new head")
+			if _, err := rec.complete(ctx, movedReport(pkg, req.Branch, head)); err != nil {
+				buildErr = err
+				return nil, err
+			}
+			rec = nil
 		}
 		out.Attempts++
-		run, err := renderAt(ctx, s, head, dir, false, opts)
-		if err != nil {
-			return nil, fmt.Errorf("render at %s: %w", abbrevHash(head), err)
-		}
-		facts = run.facts(pkg, dir, head)
-		out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
-		if !commitMode || run.missing || run.err != nil || len(run.changes) == 0 {
-			return nil, nil
-		}
-		own, err := isBotRenderCommit(ctx, s, head, pkg, opts.Identity)
-		if err != nil {
-			return nil, err
-		}
-		if own {
-			log.WithField("files", out.Differs).Warn("rendering the bot's own Render commit changes it again; not pushing")
-			facts.Loop = true
-			return nil, nil
-		}
-		files = run.out
-		return &PackageCommit{Parent: head,
-			Dir: dir, Files: run.out, Message: renderCommitMessage(pkg, head, run.changes),
-			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
-				Task: &packages.Task{Type: packages.TaskRender}}}, nil
+		c, err := renderDraftAt(ctx, s, api, req, head, commitMode, &rec, &facts, &files, &skipped, out)
+		buildErr = err
+		return c, err
 	})
 	switch {
 	case gone:
+		return out, nil
+	case skipped != nil:
+		out.noRender(*skipped)
 		return out, nil
 	case err == nil && res.Pushed:
 		out.Head, out.Pushed = res.Head, true
@@ -123,16 +132,71 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunWriter, req Render
 		// git sees no change where the byte comparison did (cannot
 		// happen for regular files): the branch holds the result
 		facts.Changes, out.Differs = nil, nil
+	case err != nil && (buildErr != nil || errors.Is(err, gitstore.ErrLeaseBroken)):
+		return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
 	case err != nil:
+		// the render is reported (failed: the result could not be pushed)
+		// and the error logged
+		facts.Err = fmt.Errorf("the rendered result could not be pushed to %s: %w", req.Branch, err)
+		out.Differs = nil
+		if rerr := reportRender(ctx, s, api, rec, facts, out); rerr != nil {
+			return out, fmt.Errorf("render draft %s: %w", req.Branch, errors.Join(err, rerr))
+		}
 		return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
 	}
 
-	if err := reportRender(ctx, s, api, facts, out); err != nil {
+	if err := reportRender(ctx, s, api, rec, facts, out); err != nil {
 		return out, fmt.Errorf("render draft %s: %w", req.Branch, err)
 	}
 	log.WithFields(map[string]any{"conclusion": out.Conclusion, "pushed": out.Pushed, "head": out.Head.String(),
 		"attempts": out.Attempts}).Info("draft rendered")
 	return out, nil
+}
+
+// renderDraftAt renders the draft at head for RenderDraft's lease loop:
+// it records the attempt (*rec), renders, fills facts and out, and returns
+// the Render commit to push (nil: nothing to push, or *skipped says why the
+// head is not rendered at all).
+func renderDraftAt(ctx context.Context, s *Session, api CheckRunAPI, req RenderRequest, head plumbing.Hash, commitMode bool,
+	rec **renderAttempt, facts *renderFacts, files *map[string][]byte, skipped **attemptVerdict, out *RenderOutcome) (*PackageCommit, error) {
+	pkg, ws, dir, opts := out.Package, out.Workspace, out.Dir, req.Options
+	run, err := loadRun(ctx, s, head, dir)
+	if err != nil {
+		return nil, fmt.Errorf("render at %s: %w", abbrevHash(head), err)
+	}
+	var verdict attemptVerdict
+	*rec, verdict, err = beginRender(ctx, s, api, head, pkg, opts, req.Retry && out.Attempts == 1)
+	if err != nil {
+		return nil, err
+	}
+	if *rec == nil {
+		out.Head, out.Rendered = head, head
+		*skipped = &verdict
+		return nil, nil
+	}
+	if err := run.render(ctx, s, dir, false, opts); err != nil {
+		return nil, fmt.Errorf("render at %s: %w", abbrevHash(head), err)
+	}
+	*facts = run.facts(pkg, dir, head)
+	out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
+	if !commitMode || run.missing || run.err != nil || len(run.changes) == 0 {
+		return nil, nil
+	}
+	own, err := isBotRenderCommit(ctx, s, head, pkg, opts.Identity)
+	if err != nil {
+		return nil, err
+	}
+	if own {
+		s.Log.WithFields(map[string]any{"package": pkg, "ref": req.Branch, "files": out.Differs}).
+			Warn("rendering the bot's own Render commit changes it again; not pushing")
+		facts.Loop = true
+		return nil, nil
+	}
+	*files = run.out
+	return &PackageCommit{Parent: head,
+		Dir: dir, Files: run.out, Message: renderCommitMessage(pkg, head, run.changes),
+		Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
+			Task: &packages.Task{Type: packages.TaskRender}}}, nil
 }
 
 // isBotRenderCommit reports whether commit is the bot's own "Render" commit
@@ -162,4 +226,13 @@ func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []fileChang
 		fmt.Fprintf(&b, "- %s %s\n", c.Kind, c.Path)
 	}
 	return b.String()
+}
+
+// movedReport concludes the check of a draft head the branch moved away
+// from while it rendered: the new head is rendered instead.
+func movedReport(pkg, branch string, moved plumbing.Hash) CheckReport {
+	return CheckReport{Name: RenderCheckName, Conclusion: ConclusionNeutral,
+		Title: fmt.Sprintf("Render of %s superseded", pkg),
+		Summary: fmt.Sprintf("`%s` moved to %s while this commit rendered; porchbot renders the new head instead.\n",
+			branch, moved)}
 }

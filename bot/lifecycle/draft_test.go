@@ -230,8 +230,10 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 	rest, delta, fetches, pushes = c.done()
 	t.Logf("draft push with a render commit: %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
-	if rest != 1 || fetches != 0 || pushes != 1 {
-		t.Errorf("want 1 REST call, 0 fetches and 1 push; got %d %v, %d, %d", rest, delta, fetches, pushes)
+	// the attempt's in_progress check on the pushed head, its completion,
+	// the check on the Render commit
+	if rest != 3 || fetches != 0 || pushes != 1 {
+		t.Errorf("want 3 REST calls, 0 fetches and 1 push; got %d %v, %d, %d", rest, delta, fetches, pushes)
 	}
 	if !out.Pushed || out.Conclusion != lifecycle.ConclusionSuccess || out.Rendered != pushed || out.Head == pushed ||
 		out.Package != "network/upf" || out.Workspace != "w1" || out.Attempts != 1 {
@@ -301,8 +303,8 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	if !strings.Contains(run.GetOutput().GetTitle(), "pushed 2 changed file(s)") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
-	if len(rtCheckRuns(t, h, pushed, lifecycle.RenderCheckName)) != 0 {
-		t.Error("no check run expected on the superseded head")
+	if old := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName); old.GetStatus() != "completed" || old.GetConclusion() != "success" {
+		t.Errorf("the render attempt on the pushed head: %s %s", old.GetStatus(), old.GetConclusion())
 	}
 
 	// The bot's own push comes back as an event: a no-op render, no commit,
@@ -314,7 +316,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 	rest, delta, fetches, pushes = c.done()
 	t.Logf("draft push, already rendered: %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
-	if again.Pushed || again.Head != out.Head || again.Conclusion != lifecycle.ConclusionSuccess || rest != 1 || pushes != 0 {
+	if again.Pushed || again.Head != out.Head || again.Conclusion != lifecycle.ConclusionSuccess || rest != 2 || pushes != 0 {
 		t.Fatalf("second render: %+v (REST %d, pushes %d)", again, rest, pushes)
 	}
 	if again.Digest != out.Digest {
@@ -340,7 +342,7 @@ func TestRenderDraftAlreadyRenderedPushesNothing(t *testing.T) {
 	if out.Pushed || out.Head != pushed || out.Conclusion != lifecycle.ConclusionSuccess || len(out.Differs) != 0 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if rest != 1 || fetches != 0 || pushes != 0 {
+	if rest != 2 || fetches != 0 || pushes != 0 {
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
 	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
@@ -415,7 +417,9 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	if out.Attempts != 2 || !out.Pushed || out.Rendered != aliceHead || out.Conclusion != lifecycle.ConclusionSuccess {
 		t.Fatalf("outcome %+v (alice %s)", out, aliceHead)
 	}
-	if rest != 1 || fetches != 1 || pushes != 2 {
+	// two attempts (each created and completed, the first as superseded)
+	// and the check on the Render commit
+	if rest != 5 || fetches != 1 || pushes != 2 {
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
 	cm, _, err := h.user(forgetest.AliceToken).Git.GetCommit(ctx, "acme", "catalog", out.Head.String())
@@ -621,10 +625,14 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 	}
 	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
-	for _, w := range []string{`exec function "kubeconform --strict"`, "allowlist", "functions.exec"} {
+	for _, w := range []string{"Error: apps/web/Kptfile: exec function \"kubeconform --strict\"", "allowlist", "functions.exec"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
+	}
+	// the refusal names the Kptfile, not "package .", and is said once
+	if strings.Contains(sum, "package .") || strings.Count(sum, "not allowed: the server's exec allowlist") != 1 {
+		t.Errorf("summary:\n%s", sum)
 	}
 	if anns := rtAnnotations(t, h, run.GetID()); len(anns) != 1 || anns[0].GetPath() != "apps/web/Kptfile" || anns[0].GetStartLine() != 9 {
 		t.Errorf("want an annotation on the exec entry (Kptfile:9), got %d", len(anns))

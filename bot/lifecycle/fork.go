@@ -100,7 +100,7 @@ func ChangedPackagesBetween(ctx context.Context, s *Session, base, head plumbing
 // head for each package it changes, with built-in functions only
 // (RenderCheck with fork set). The head must be in the cache
 // (EnsurePullHead).
-func RenderForkPullRequest(ctx context.Context, s *Session, api CheckRunWriter, pr *github.PullRequest, opts RenderOptions) ([]*RenderOutcome, error) {
+func RenderForkPullRequest(ctx context.Context, s *Session, api CheckRunAPI, pr *github.PullRequest, opts RenderOptions) ([]*RenderOutcome, error) {
 	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
 	base := plumbing.NewHash(strings.ToLower(pr.GetBase().GetSHA()))
 	pkgs, err := ChangedPackagesBetween(ctx, s, base, head)

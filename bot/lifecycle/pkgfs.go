@@ -20,6 +20,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/render"
 )
 
 // errPackageMissing is returned (wrapped) by loadPackage when the commit has
@@ -95,9 +96,10 @@ type pkgFS struct {
 	root string // absolute path of the package in fs: "/" + dir
 }
 
-// newPkgFS writes files (relative to dir) into a fresh in-memory file system.
+// newPkgFS writes files (relative to dir) into a fresh in-memory file
+// system that holds every name git accepts (render.NewMemFS).
 func newPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
-	p := &pkgFS{fs: filesys.MakeFsInMemory(), root: "/" + strings.Trim(dir, "/")}
+	p := &pkgFS{fs: render.NewMemFS(), root: "/" + strings.Trim(dir, "/")}
 	if err := p.fs.MkdirAll(p.root); err != nil {
 		return nil, fmt.Errorf("in-memory package %s: %w", dir, err)
 	}

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/sirupsen/logrus"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -35,6 +38,10 @@ type RenderOptions struct {
 	// when zero); the git cache bounds what it reads first.
 	MaxFiles int
 	MaxBytes int64
+	// StaleAfter is how long an unfinished render of a commit is taken to
+	// be running elsewhere; older, it died (DefaultRenderStaleAfter when
+	// zero). See MaxRenderAttempts.
+	StaleAfter time.Duration
 }
 
 // RenderOutcome is what a render step did.
@@ -61,6 +68,13 @@ type RenderOutcome struct {
 	Attempts int
 	// Result is the last render's result (nil when the package is missing).
 	Result *render.Result
+	// Quarantined: earlier renders of the commit never finished (the
+	// process died); the check was concluded as failed and nothing was
+	// rendered (MaxRenderAttempts).
+	Quarantined bool
+	// Running: a render of the commit is under way elsewhere (another
+	// replica); nothing was done.
+	Running bool
 }
 
 // RenderCheck renders pkg at head without pushing anything (proposals,
@@ -68,85 +82,155 @@ type RenderOutcome struct {
 // success iff the pipeline passes and the committed files equal the
 // rendered result. fork renders with built-ins only (never exec). head must
 // be in the session's git cache (a fork's head: fetch refs/pull/N/head
-// first).
-func RenderCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (*RenderOutcome, error) {
+// first). The attempt is recorded as an in_progress check run before the
+// render and completed with the report (two REST calls; see
+// MaxRenderAttempts); any failure of the render, whatever its cause, is
+// reported on it.
+func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (_ *RenderOutcome, err error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("render check: %w", err)
 	}
 	dir := packageDir(s.Config, pkg)
 	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": head.String()})
-	run, err := renderAt(ctx, s, head, dir, fork, opts)
+	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head}
+	run, err := loadRun(ctx, s, head, dir)
 	if err != nil {
 		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
 	}
+	attempt, verdict, err := beginRender(ctx, s, api, head, pkg, opts, false)
+	if err != nil {
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+	}
+	if attempt == nil {
+		out.noRender(verdict)
+		return out, nil
+	}
+	defer func() { attempt.abandon(ctx, pkg, err) }()
+	if err := run.render(ctx, s, dir, fork, opts); err != nil {
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+	}
 	facts := run.facts(pkg, dir, head)
-	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head, Attempts: 1, Result: run.result,
-		Differs: changedPaths(run.changes)}
-	if err := reportRender(ctx, s, api, facts, out); err != nil {
+	out.Attempts, out.Result, out.Differs = 1, run.result, changedPaths(run.changes)
+	if err := reportRender(ctx, s, api, attempt, facts, out); err != nil {
 		return out, err
 	}
 	log.WithField("conclusion", out.Conclusion).Info("render checked")
 	return out, nil
 }
 
+// noRender fills the outcome of a commit that was not rendered: quarantined
+// (its check concluded) or being rendered elsewhere.
+func (o *RenderOutcome) noRender(v attemptVerdict) {
+	switch v {
+	case attemptQuarantine:
+		o.Quarantined, o.Conclusion = true, ConclusionFailure
+	case attemptRunning:
+		o.Running = true
+	}
+}
+
 // renderRun is one render of a package at a commit.
 type renderRun struct {
-	missing bool
-	files   map[string][]byte // the package as committed
-	result  *render.Result
-	err     error             // the pipeline failed or was incomplete, or the package could not be read
-	out     map[string][]byte // the rendered package (when err is nil)
-	changes []fileChange      // out against files
-	hint    string            // which exec functions may run
+	missing  bool
+	deletion bool // missing, yet on the deployment branch: the commit deletes it
+	// deploymentBranch is the session's (for the deletion's report)
+	deploymentBranch string
+	files            map[string][]byte // the package as committed
+	result           *render.Result
+	err              error             // the pipeline failed or was incomplete, or the package could not be read
+	out              map[string][]byte // the rendered package (when err is nil)
+	changes          []fileChange      // out against files
+	hint             string            // which exec functions may run
 }
 
 func (r *renderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
-	return renderFacts{Package: pkg, Dir: dir, Head: head, Rendered: head, Missing: r.missing, Result: r.result,
+	return renderFacts{Package: pkg, Dir: dir, Head: head, Rendered: head, Missing: r.missing, Deletion: r.deletion,
+		DeploymentBranch: r.deploymentBranch, Result: r.result,
 		Err: r.err, Changes: r.changes, Files: r.files, ExecHint: r.hint}
 }
 
-// renderAt reads the package at commit and renders it in memory. Problems
-// of the package (missing, too large, a failing pipeline) are in the
-// renderRun; the error is for the machinery (git cache, context).
-func renderAt(ctx context.Context, s *Session, commit plumbing.Hash, dir string, fork bool, opts RenderOptions) (*renderRun, error) {
+// renderStarted, when set (by tests only), is called as each render
+// starts: a test makes it hang to play a process that died mid-render.
+var renderStarted func(ctx context.Context, dir string)
+
+// loadRun reads the package at commit from the git cache. A missing or
+// too large package is in the renderRun (to be reported); the error is for
+// the machinery (git cache, context) and means nothing can be rendered.
+func loadRun(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (*renderRun, error) {
 	run := &renderRun{}
 	files, err := loadPackage(ctx, s.Git, commit, dir)
 	switch {
 	case errors.Is(err, errPackageMissing):
 		run.missing = true
-		return run, nil
+		run.deletion, run.deploymentBranch = isDeletion(ctx, s, dir), s.DeploymentBranch
 	case errors.Is(err, gitstore.ErrTreeTooLarge):
 		run.err = err
-		return run, nil
 	case err != nil:
 		return nil, err
+	default:
+		run.files = files
 	}
-	run.files = files
-	fsys, err := newPkgFS(dir, files)
-	if err != nil {
-		return nil, err
-	}
-	ropts, hint := renderOptionsFor(s.Config, fork, opts)
-	run.hint = hint
-	res, rerr := render.Render(ctx, fsys.fs, fsys.root, ropts)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, ctxErr
-	}
-	run.result = res
-	if rerr != nil {
-		run.err = rerr
-		return run, nil
-	}
-	if run.out, err = fsys.files(); err != nil {
-		return nil, err
-	}
-	run.changes = diffFiles(files, run.out)
 	return run, nil
 }
 
-// reportRender publishes the porchbot/render check of facts and fills the
-// outcome's check fields and digest.
-func reportRender(ctx context.Context, s *Session, api CheckRunWriter, facts renderFacts, out *RenderOutcome) error {
+// isDeletion reports whether the package directory dir, absent from the
+// commit being rendered, is a package on the deployment branch (the commit
+// deletes it, as a deletion proposal does).
+func isDeletion(ctx context.Context, s *Session, dir string) bool {
+	return !s.DeploymentHead.IsZero() && checkPackageAt(ctx, s.Git, s.DeploymentHead, dir) == nil
+}
+
+// render renders the loaded package in memory. Problems of the package (a
+// failing pipeline, a name or file the render cannot take, a panic of the
+// engine) are in the renderRun, to be reported on the check; the error is
+// the context's.
+func (run *renderRun) render(ctx context.Context, s *Session, dir string, fork bool, opts RenderOptions) error {
+	if run.missing || run.err != nil {
+		return nil
+	}
+	ropts, hint := renderOptionsFor(s.Config, fork, opts)
+	ropts.DisplayDir = dir
+	run.hint = hint
+	if renderStarted != nil {
+		renderStarted(ctx, dir)
+	}
+	run.result, run.out, run.err = renderFiles(ctx, s.Log, dir, run.files, ropts)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if run.err == nil {
+		run.changes = diffFiles(run.files, run.out)
+	}
+	return nil
+}
+
+// renderFiles renders a package's files in memory and returns the rendered
+// files. Every failure is returned as the render's error, a panic of the
+// engine included, so that it reaches the check run.
+func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files map[string][]byte, ropts render.Options) (res *render.Result, out map[string][]byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.WithField("panic", fmt.Sprint(p)).WithField("stack", string(debug.Stack())).Error("render engine panicked")
+			err = fmt.Errorf("internal error of the render engine (porchbot's fault, not the package's): %v", p)
+		}
+	}()
+	fsys, err := newPkgFS(dir, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err = render.Render(ctx, fsys.fs, fsys.root, ropts)
+	if err != nil {
+		return res, nil, err
+	}
+	out, err = fsys.files()
+	return res, out, err
+}
+
+// reportRender completes the render attempt's check run with facts (on
+// the rendered commit) and, when the bot pushed a Render commit, publishes
+// the same report on that new head; it fills the outcome's check fields
+// and digest.
+func reportRender(ctx context.Context, s *Session, api CheckRunAPI, attempt *renderAttempt, facts renderFacts, out *RenderOutcome) error {
 	rep := renderReport(facts)
 	out.Conclusion = rep.Conclusion
 	if !facts.Missing {
@@ -156,7 +240,10 @@ func reportRender(ctx context.Context, s *Session, api CheckRunWriter, facts ren
 		}
 		out.Digest = d
 	}
-	run, err := publishCheck(ctx, api, s.Repo, facts.Head, rep)
+	run, err := attempt.complete(ctx, rep)
+	if err == nil && facts.Head != attempt.head {
+		run, err = publishCheck(ctx, api, s.Repo, facts.Head, rep)
+	}
 	if run != nil {
 		out.CheckRunID = run.GetID()
 	}
@@ -190,8 +277,8 @@ func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Op
 			programs[name], programs[p] = p, p
 			names = append(names, name)
 		}
-		ropts.ExtraMutators = renderFunctions(cfg.Render.Mutators)
-		ropts.ExtraValidators = renderFunctions(cfg.Render.Validators)
+		ropts.ExtraMutators = cfg.Render.Mutators
+		ropts.ExtraValidators = cfg.Render.Validators
 	}
 	sort.Strings(names)
 	ropts.ExecAllowlist = sortedPaths(programs)
@@ -235,34 +322,6 @@ func serverAllowsExec(allowlist []string, name, p string) bool {
 	return false
 }
 
-// renderFunctions converts config guardrail functions to the render engine's.
-func renderFunctions(fns []kptfile.Function) []render.Function {
-	if len(fns) == 0 {
-		return nil
-	}
-	out := make([]render.Function, 0, len(fns))
-	for _, f := range fns {
-		// Tag (newer kpt's version constraint) is not needed: built-ins
-		// are matched by image name whatever the tag.
-		out = append(out, render.Function{Image: f.Image, Exec: f.Exec, ConfigPath: f.ConfigPath,
-			ConfigMap: f.ConfigMap, Name: f.Name, Selectors: renderSelectors(f.Selectors),
-			Exclusions: renderSelectors(f.Exclude)})
-	}
-	return out
-}
-
-func renderSelectors(in []kptfile.Selector) []render.Selector {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]render.Selector, len(in))
-	for i, s := range in {
-		out[i] = render.Selector{APIVersion: s.APIVersion, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
-			Labels: s.Labels, Annotations: s.Annotations}
-	}
-	return out
-}
-
 func changedPaths(cs []fileChange) []string {
 	if len(cs) == 0 {
 		return nil
@@ -272,4 +331,32 @@ func changedPaths(cs []fileChange) []string {
 		out[i] = c.Path
 	}
 	return out
+}
+
+// renderErrorPosition is the file (relative to the package) and line a
+// render error outside any function is about: the Kptfile and line it
+// names (a subpackage's included), else the root Kptfile's first line.
+func renderErrorPosition(f renderFacts) (file string, line int) {
+	file, line = packages.KptfileName, 1
+	var ve *render.ValidateError
+	var pe *kptfile.ValidationError
+	switch {
+	case errors.As(f.Err, &ve):
+		if rel, ok := packageRelative(f.Dir, ve.File); ok {
+			file = rel
+		}
+		line, _, _ = fieldPosition(findDoc(yamlDocs(f.Files[file]), 0, nil), ve.Field)
+	case errors.As(f.Err, &pe) && len(pe.Problems) > 0:
+		if rel, ok := packageRelative(f.Dir, pe.Problems[0].File); ok {
+			file = rel
+		}
+		line = max(pe.Problems[0].Line, 1)
+	}
+	return file, line
+}
+
+// packageRelative is a repository path relative to the package directory.
+func packageRelative(dir, p string) (string, bool) {
+	rel, ok := strings.CutPrefix(p, strings.Trim(dir, "/")+"/")
+	return rel, ok && rel != ""
 }

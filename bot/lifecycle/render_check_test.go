@@ -127,7 +127,7 @@ func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
 			t.Fatalf("%s: %+v", pkg, out)
 		}
 	}
-	if rest, _, fetches, pushes := c.done(); rest != 2 || fetches != 0 || pushes != 0 {
+	if rest, _, fetches, pushes := c.done(); rest != 4 || fetches != 0 || pushes != 0 { // each: in_progress, completed
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
 	if _, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, plumbing.NewHash(strings.Repeat("ab", 20)), "basens", false,
@@ -193,8 +193,8 @@ func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
 	if out.Conclusion != lifecycle.ConclusionFailure || len(out.Differs) != 60 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if rest != 2 || delta["PATCH /repos/{owner}/{repo}/check-runs/{id}"] != 1 {
-		t.Errorf("want a create and an update, got %d %v", rest, delta)
+	if rest != 3 || delta["PATCH /repos/{owner}/{repo}/check-runs/{id}"] != 2 {
+		t.Errorf("want a create (in progress), its completion and an update, got %d %v", rest, delta)
 	}
 	if anns := rtAnnotations(t, h, out.CheckRunID); len(anns) != 60 {
 		t.Errorf("want 60 annotations, got %d", len(anns))

@@ -319,7 +319,7 @@ func resyncDrafts(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDep
 	}
 	var errs []error
 	for _, d := range drafts {
-		opts := &github.ListCheckRunsOptions{CheckName: github.String(name), ListOptions: github.ListOptions{PerPage: 1}}
+		opts := &github.ListCheckRunsOptions{CheckName: github.String(name), ListOptions: github.ListOptions{PerPage: 20}}
 		if deps.AppID != 0 {
 			opts.AppID = github.Int64(deps.AppID)
 		}
@@ -329,8 +329,8 @@ func resyncDrafts(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDep
 			errs = append(errs, fmt.Errorf("check runs of %s: %w", d.branch, err))
 			continue
 		}
-		if res.GetTotal() > 0 || len(res.CheckRuns) > 0 {
-			continue
+		if !RenderWanted(res.CheckRuns) {
+			continue // rendered, or quarantined (MaxRenderAttempts)
 		}
 		if err := deps.Hooks.RenderDraft(ctx, s, d.branch, d.head); err != nil {
 			errs = append(errs, fmt.Errorf("render %s: %w", d.branch, err))

@@ -2,13 +2,11 @@ package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -98,7 +96,7 @@ func readLandingTags(s storer.Storer) (RevisionTags, error) {
 		if !ok {
 			return nil
 		}
-		h, err := landingPeel(s, ref.Hash())
+		h, err := gitstore.PeelToCommit(s, ref.Hash())
 		if err != nil {
 			return nil // a tag of something that is not a commit is no revision
 		}
@@ -106,27 +104,4 @@ func readLandingTags(s storer.Storer) (RevisionTags, error) {
 		return nil
 	})
 	return tags, err
-}
-
-// landingPeel follows annotated tags to a commit.
-func landingPeel(s storer.EncodedObjectStorer, h plumbing.Hash) (plumbing.Hash, error) {
-	for range 16 {
-		obj, err := s.EncodedObject(plumbing.AnyObject, h)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		switch obj.Type() {
-		case plumbing.CommitObject:
-			return h, nil
-		case plumbing.TagObject:
-			tag, err := object.DecodeTag(s, obj)
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			h = tag.Target
-		default:
-			return plumbing.ZeroHash, fmt.Errorf("%s is a %s", h, obj.Type())
-		}
-	}
-	return plumbing.ZeroHash, errors.New("tag chain too long")
 }

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,31 +18,8 @@ import (
 // as the webhook would; everything else is the real forge. The fork's head
 // is published as refs/pull/<N>/head, as GitHub publishes it.
 func TestForkRendersWithBuiltinsOnly(t *testing.T) {
-	tmp := t.TempDir()
-	runs := filepath.Join(tmp, "runs")
-	script := filepath.Join(tmp, "stamp.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho ran >> '"+runs+"'\nexec sed 's/replicas: 1$/replicas: 2/'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ran := func() int {
-		data, err := os.ReadFile(runs)
-		if os.IsNotExist(err) {
-			return 0
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Count(string(data), "ran\n")
-	}
-	w := newWorld(t, "--exec-allowlist", "stamp="+script)
+	w, dir, ran := stampWorld(t, "exec sed 's/replicas: 1$/replicas: 2/'")
 	const repo = "acme/catalog"
-
-	// The repository declares the exec function.
-	dir := w.clone("alice", repo)
-	w.write(dir, ".github/porchbot.yaml", readFile(t, dir, ".github/porchbot.yaml")+"functions:\n  exec:\n    stamp: "+script+"\n")
-	w.git(dir, "commit", "-q", "-am", "Declare the stamp exec function")
-	w.git(dir, "push", "-q", "origin", "HEAD:main")
-	w.settle()
 	if run := w.checkRunMaybe(repo, w.branchSHA(repo, "main"), "porchbot/config"); run != nil {
 		t.Fatalf("the config with the exec function is reported: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
 	}

@@ -45,7 +45,7 @@ func (c *Cache) ResolveRef(ctx context.Context, name string) (plumbing.Hash, err
 
 func resolveRef(repo *git.Repository, name string) (plumbing.Hash, error) {
 	if len(name) == 40 && plumbing.IsHash(name) {
-		return peelToCommit(repo.Storer, plumbing.NewHash(name))
+		return PeelToCommit(repo.Storer, plumbing.NewHash(name))
 	}
 	for _, candidate := range refCandidates(name) {
 		ref, err := storer.ResolveReference(repo.Storer, candidate)
@@ -55,7 +55,7 @@ func resolveRef(repo *git.Repository, name string) (plumbing.Hash, error) {
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		return peelToCommit(repo.Storer, ref.Hash())
+		return PeelToCommit(repo.Storer, ref.Hash())
 	}
 	return plumbing.ZeroHash, fmt.Errorf("ref %w", ErrNotFound)
 }
@@ -79,8 +79,9 @@ func refCandidates(name string) []plumbing.ReferenceName {
 	}
 }
 
-// peelToCommit follows annotated tags down to a commit.
-func peelToCommit(s storer.EncodedObjectStorer, h plumbing.Hash) (plumbing.Hash, error) {
+// PeelToCommit follows annotated tags down to a commit (at most maxPeel
+// tags); an object missing from s is ErrNotFound, wrapped.
+func PeelToCommit(s storer.EncodedObjectStorer, h plumbing.Hash) (plumbing.Hash, error) {
 	for range maxPeel {
 		obj, err := s.EncodedObject(plumbing.AnyObject, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -179,7 +180,7 @@ func dirTree(s storer.EncodedObjectStorer, commit plumbing.Hash, dir string) (*o
 	if err != nil {
 		return nil, err
 	}
-	h, err := peelToCommit(s, commit)
+	h, err := PeelToCommit(s, commit)
 	if err != nil {
 		return nil, err
 	}

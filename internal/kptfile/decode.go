@@ -39,7 +39,12 @@ func decode(r *strictyaml.Reader, root *yaml.Node) Kptfile {
 	if n := f["apiVersion"]; n != nil {
 		if s, ok := r.String(n, "apiVersion"); ok {
 			k.APIVersion = s
-			if s != APIVersion {
+			switch {
+			case s == APIVersion:
+			case s == oldAPIGroup+"/v1alpha1" || s == oldAPIGroup+"/v1alpha2":
+				r.Errorf(n, "apiVersion", "%q is an old version of the Kptfile schema; porchbot reads %s. "+
+					"Upgrade the package: %s, then commit the result", s, APIVersion, UpgradeCommand)
+			default:
 				r.Errorf(n, "apiVersion", "must be %s, got %q (porchbot reads kpt v1 Kptfiles)", APIVersion, s)
 			}
 		}
@@ -212,7 +217,8 @@ func DecodeFunctions(r *strictyaml.Reader, n *yaml.Node, field string) []Functio
 
 // DecodeFunction reads one kpt function at field with kpt's rules: exactly
 // one of image and exec; not both configPath and configMap; configPath a
-// relative path inside the package; selectors not empty.
+// relative path inside the package. An empty selector is kept, as kpt
+// keeps it.
 func DecodeFunction(r *strictyaml.Reader, n *yaml.Node, field string) (Function, bool) {
 	var fn Function
 	f, ok := r.Mapping(n, field, functionFields...)
@@ -278,10 +284,6 @@ func decodeSelectors(r *strictyaml.Reader, n *yaml.Node, field string) []Selecto
 		str(r, f, sf, "namespace", &s.Namespace)
 		strMap(r, f, sf, "labels", &s.Labels)
 		strMap(r, f, sf, "annotations", &s.Annotations)
-		if s.IsEmpty() {
-			r.Errorf(it, sf, "an empty selector selects nothing in particular; give apiVersion, kind, name, namespace, labels or annotations")
-			continue
-		}
 		out = append(out, s)
 	}
 	return out

@@ -18,7 +18,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing identity", "metadata:\n  name: p\n", []string{
 			`Kptfile:1:1: missing required field "apiVersion"`, `Kptfile:1:1: missing required field "kind"`}},
 		{"old apiVersion", "apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\n", []string{
-			`Kptfile:1:13: apiVersion: must be kpt.dev/v1, got "kpt.dev/v1alpha2" (porchbot reads kpt v1 Kptfiles)`}},
+			`Kptfile:1:13: apiVersion: "kpt.dev/v1alpha2" is an old version of the Kptfile schema; porchbot reads kpt.dev/v1. Upgrade the package: kpt fn eval <PKG_PATH> -i gcr.io/kpt-fn/fix:v0.2 --include-meta-resources, then commit the result`}},
 		{"unknown top-level", head + "upstrem: {}\n", []string{
 			`Kptfile:5:1: unknown field "upstrem" (did you mean "upstream"?)`}},
 		{"unknown metadata", head + "  uid: x\n", []string{
@@ -35,7 +35,6 @@ func TestParseErrors(t *testing.T) {
 			`Kptfile:9:5: pipeline.mutators[1]: a function needs "image" or "exec"`,
 			`Kptfile:9:16: pipeline.mutators[1]: a function has "configPath" or "configMap", not both`,
 			`Kptfile:13:17: pipeline.validators[0].configPath: "/etc/x" must be a slash-separated path inside the package`,
-			`Kptfile:14:17: pipeline.validators[0].selectors[0]: an empty selector selects nothing in particular; give apiVersion, kind, name, namespace, labels or annotations`,
 			`Kptfile:15:10: pipeline.validators[0].tag: "tag" applies to "image" functions only`}},
 		{"types", head + "info:\n  description: [a]\n  keywords: a\n  emails: [\"\"]\n", []string{
 			`Kptfile:6:16: info.description: must be a string, got a list`,

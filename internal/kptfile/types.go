@@ -13,6 +13,14 @@ const (
 	LocalConfigAnnotation = "config.kubernetes.io/local-config"
 )
 
+// oldAPIGroup is the group of the Kptfile schemas before v1 (v1alpha1,
+// v1alpha2), which kpt v1 refuses.
+const oldAPIGroup = "kpt.dev"
+
+// UpgradeCommand is kpt's way to rewrite a package's old Kptfile schema as
+// kpt.dev/v1.
+const UpgradeCommand = "kpt fn eval <PKG_PATH> -i gcr.io/kpt-fn/fix:v0.2 --include-meta-resources"
+
 // OriginGit is the only upstream type kpt v1 (and porchbot) knows.
 const OriginGit = "git"
 
@@ -115,6 +123,11 @@ type Pipeline struct {
 	Validators []Function `json:"validators,omitempty" yaml:"validators,omitempty"`
 }
 
+// IsEmpty reports whether the pipeline has no function at all.
+func (p *Pipeline) IsEmpty() bool {
+	return p == nil || len(p.Mutators) == 0 && len(p.Validators) == 0
+}
+
 // Function is one KRM function of a pipeline: an image or an exec, with its
 // configuration (a file or an inline ConfigMap) and resource selection.
 type Function struct {
@@ -128,6 +141,15 @@ type Function struct {
 	Tag       string     `json:"tag,omitempty" yaml:"tag,omitempty"`
 	Selectors []Selector `json:"selectors,omitempty" yaml:"selectors,omitempty"`
 	Exclude   []Selector `json:"exclude,omitempty" yaml:"exclude,omitempty"`
+}
+
+// DisplayName is what kpt prints for the function: its image or its exec
+// line.
+func (f Function) DisplayName() string {
+	if f.Image != "" {
+		return f.Image
+	}
+	return f.Exec
 }
 
 // Selector selects resources by any of its fields (all given must match).

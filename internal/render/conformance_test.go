@@ -40,12 +40,8 @@ func TestConformanceCatalog(t *testing.T) {
 		n++
 		dir := filepath.Join(conformanceDir, c.Name())
 		t.Run(c.Name(), func(t *testing.T) {
-			for _, mem := range []bool{false, true} {
-				name := "disk"
-				if mem {
-					name = "memory"
-				}
-				t.Run(name, func(t *testing.T) { runCatalogCase(t, dir, mem) })
+			for _, name := range []string{"disk", "memory", "memfs"} {
+				t.Run(name, func(t *testing.T) { runCatalogCase(t, dir, name) })
 			}
 		})
 	}
@@ -54,11 +50,14 @@ func TestConformanceCatalog(t *testing.T) {
 	}
 }
 
-func runCatalogCase(t *testing.T, dir string, mem bool) {
+func runCatalogCase(t *testing.T, dir string, fsName string) {
 	var fs filesys.FileSystem
 	var root string
-	if mem {
+	if fsName != "disk" {
 		fs = filesys.MakeFsInMemory()
+		if fsName == "memfs" {
+			fs = NewMemFS()
+		}
 		root = "/pkg"
 		copyIntoFS(t, filepath.Join(dir, "pkg"), fs, root)
 	} else {

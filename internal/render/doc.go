@@ -69,6 +69,13 @@
 //   - Only files whose content changes are rewritten (kpt rewrites every file
 //     holding a resource; the resulting tree is the same), and every output
 //     path is checked before anything is written.
+//   - Kptfiles are read with porchbot's one Kptfile model (internal/kptfile):
+//     kpt's schema and its refusal of unknown fields, but errors name the file,
+//     line and column (under Options.DisplayDir) and no Go type; an old
+//     schema (kpt.dev/v1alpha1, v1alpha2) and a missing Kptfile say how to fix
+//     them; anchors and aliases are refused in a Kptfile.
+//   - A render that fails before, between or after functions has exit code 1
+//     in its results.
 //   - Inputs are bounded (Options.MaxFiles, MaxBytes, MaxYAMLDepth).
 //   - Repository guardrails (Options.ExtraMutators/ExtraValidators) run as if
 //     appended to the root package's pipeline.

@@ -54,6 +54,11 @@ type Options struct {
 	// KPT_DISABLE_ATTRIBUTION environment variable does for kpt.
 	NoAttribution bool
 
+	// DisplayDir is the package's path as users know it (its directory in
+	// the repository, say): errors name files under it instead of the
+	// path in the file system rendered.
+	DisplayDir string
+
 	// serialized forces every function through a serialized ResourceList
 	// (tests compare both paths).
 	serialized bool

@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	kfile "github.com/porchbot/porchbot/internal/kptfile"
 )
 
 // pkgPathAnnotation records which package a resource belongs to while the
@@ -21,7 +23,7 @@ import (
 const pkgPathAnnotation = "internal.config.kubernetes.io/package-path"
 
 // matchAllKRM are the files kpt reads as resources.
-var matchAllKRM = append([]string{KptfileName}, kio.MatchAll...)
+var matchAllKRM = append([]string{kfile.FileName}, kio.MatchAll...)
 
 // ErrIncomplete is returned (wrapped) when some functions were skipped: the
 // render wrote nothing and must not be reported as a success.
@@ -50,17 +52,25 @@ func Render(ctx context.Context, fsys filesys.FileSystem, pkgPath string, opts O
 	}
 	dir, file, err := fsys.CleanedAbs(pkgPath)
 	if err != nil {
+		res.Results.ExitCode = 1
 		return res, fmt.Errorf("package %q: %w", pkgPath, err)
 	}
 	root := filepath.Join(string(dir), file)
 	if !fsys.IsDir(root) {
+		res.Results.ExitCode = 1
 		return res, fmt.Errorf("package %q is not a directory", pkgPath)
 	}
 	r := &renderer{ctx: ctx, fsys: fsys, opts: opts, res: res, root: root, inputFiles: map[string]bool{}}
 	r.maxFiles, r.maxBytes, r.maxDepth = opts.limits()
-	err = r.run()
+	err = unwrapKyaml(r.run())
 	res.Packages = r.pkgCount
-	return res, unwrapKyaml(err)
+	if err != nil && !errors.Is(err, ErrIncomplete) && res.Results.ExitCode == 0 {
+		// kpt exits 1 whatever failed: a Kptfile, a limit, the writer,
+		// between or before any function (skipped exec functions are no failure:
+		// Result.Failed tells them apart)
+		res.Results.ExitCode = 1
+	}
+	return res, err
 }
 
 // run is kio.Pipeline{Inputs: treeReader, Filters: hydrator, Outputs:
@@ -116,8 +126,8 @@ type renderer struct {
 type pkgNode struct {
 	abs      string
 	rel      string // relative to the root, "." for the root
-	kf       *Kptfile
-	pipeline *Pipeline
+	kf       *kfile.Kptfile
+	pipeline *kfile.Pipeline
 	subs     []*pkgNode
 	// indexes from which the pipeline's functions are repository guardrails
 	guardMutFrom, guardValFrom int
@@ -218,11 +228,11 @@ func (r *renderer) addGuardrails(rootNode *pkgNode) error {
 	if len(r.opts.ExtraMutators)+len(r.opts.ExtraValidators) == 0 {
 		return nil
 	}
-	extra := &Pipeline{Mutators: r.opts.ExtraMutators, Validators: r.opts.ExtraValidators}
-	if err := validatePipeline(r.fsys, r.root, extra); err != nil {
-		return fmt.Errorf("repository render guardrails: %w", err)
+	extra := &kfile.Pipeline{Mutators: r.opts.ExtraMutators, Validators: r.opts.ExtraValidators}
+	if err := validatePipeline(r.fsys, r.root, "the repository's render guardrails", extra); err != nil {
+		return err
 	}
-	pl := &Pipeline{}
+	pl := &kfile.Pipeline{}
 	if rootNode.pipeline != nil {
 		pl.Mutators = append(pl.Mutators, rootNode.pipeline.Mutators...)
 		pl.Validators = append(pl.Validators, rootNode.pipeline.Validators...)
@@ -234,7 +244,7 @@ func (r *renderer) addGuardrails(rootNode *pkgNode) error {
 	return nil
 }
 
-func (r *renderer) newPkgNode(abs string, kf *Kptfile) (*pkgNode, error) {
+func (r *renderer) newPkgNode(abs string, kf *kfile.Kptfile) (*pkgNode, error) {
 	rel, err := filepath.Rel(r.root, abs)
 	if err != nil {
 		return nil, err
@@ -244,8 +254,8 @@ func (r *renderer) newPkgNode(abs string, kf *Kptfile) (*pkgNode, error) {
 			return nil, err
 		}
 	}
-	if err := validatePipeline(r.fsys, abs, kf.Pipeline); err != nil {
-		return nil, fmt.Errorf("package %s: %w", filepath.ToSlash(rel), err)
+	if err := validatePipeline(r.fsys, abs, r.kptfilePath(abs), kf.Pipeline); err != nil {
+		return nil, err
 	}
 	n := &pkgNode{abs: abs, rel: filepath.ToSlash(rel), kf: kf, pipeline: kf.Pipeline}
 	if kf.Pipeline != nil {
@@ -254,16 +264,42 @@ func (r *renderer) newPkgNode(abs string, kf *Kptfile) (*pkgNode, error) {
 	return n, nil
 }
 
-func (r *renderer) readKptfile(dir string) (*Kptfile, error) {
-	b, err := r.fsys.ReadFile(filepath.Join(dir, KptfileName))
-	if err != nil {
-		return nil, &KptfileError{Path: dir, Err: err}
+// kptfilePath is the path of the Kptfile of the package at abs as users
+// know it: under Options.DisplayDir when set.
+func (r *renderer) kptfilePath(abs string) string {
+	return r.displayPath(filepath.Join(abs, kfile.FileName))
+}
+
+// displayPath is abs as users know it: relative to the root package under
+// Options.DisplayDir when that is set, else abs.
+func (r *renderer) displayPath(abs string) string {
+	if r.opts.DisplayDir == "" {
+		return abs
 	}
-	kf, err := DecodeKptfile(b)
+	rel, err := filepath.Rel(r.root, abs)
 	if err != nil {
-		return nil, &KptfileError{Path: dir, Err: err}
+		return abs
 	}
-	return kf, nil
+	return filepath.ToSlash(filepath.Join(r.opts.DisplayDir, rel))
+}
+
+// readKptfile reads and decodes the Kptfile of the package at dir with the
+// Kptfile model (internal/kptfile): kpt's schema, unknown fields refused.
+func (r *renderer) readKptfile(dir string) (*kfile.Kptfile, error) {
+	file := r.kptfilePath(dir)
+	abs := filepath.Join(dir, kfile.FileName)
+	if !r.fsys.Exists(abs) {
+		return nil, &KptfileError{File: file, Missing: true}
+	}
+	b, err := r.fsys.ReadFile(abs)
+	if err != nil {
+		return nil, &KptfileError{File: file, Err: err}
+	}
+	f, err := kfile.ParseFile(file, b)
+	if err != nil {
+		return nil, &KptfileError{File: file, Err: err}
+	}
+	return f.Kptfile(), nil
 }
 
 // directSubpackages finds the nearest directories below pkg holding a
@@ -271,7 +307,7 @@ func (r *renderer) readKptfile(dir string) (*Kptfile, error) {
 func (r *renderer) directSubpackages(pkg *pkgNode) ([]*pkgNode, error) {
 	type found struct {
 		abs string
-		kf  *Kptfile
+		kf  *kfile.Kptfile
 	}
 	var subs []found
 	err := r.fsys.Walk(pkg.abs, func(path string, info os.FileInfo, err error) error {
@@ -284,7 +320,7 @@ func (r *renderer) directSubpackages(pkg *pkgNode) ([]*pkgNode, error) {
 		if info.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if !r.fsys.Exists(filepath.Join(path, KptfileName)) {
+		if !r.fsys.Exists(filepath.Join(path, kfile.FileName)) {
 			return nil
 		}
 		kf, err := r.readKptfile(path)
@@ -330,7 +366,7 @@ func (r *renderer) hydrate(pkg *pkgNode, byPkg map[string][]*yaml.RNode) ([]*yam
 func (r *renderer) localResources(pkg *pkgNode) ([]*yaml.RNode, error) {
 	nodes, err := kio.LocalPackageReader{
 		PackagePath:       pkg.abs,
-		PackageFileName:   KptfileName,
+		PackageFileName:   kfile.FileName,
 		MatchFilesGlob:    matchAllKRM,
 		PreserveSeqIndent: true,
 		SetAnnotations:    map[string]string{pkgPathAnnotation: pkg.abs},
@@ -372,10 +408,10 @@ func (r *renderer) runPipeline(pkg *pkgNode, input, local []*yaml.RNode) ([]*yam
 	}{{"mutators", pl.Mutators}, {"validators", pl.Validators}} {
 		for i, fn := range group.fns {
 			if fn.ConfigPath != "" && !paths[filepath.Clean(fn.ConfigPath)] {
-				return nil, fmt.Errorf("package %s: %w", pkg.rel, &ValidateError{
+				return nil, &ValidateError{File: r.kptfilePath(pkg.abs), Function: fn.DisplayName(),
 					Field:  fmt.Sprintf("pipeline.%s[%d].configPath", group.name, i),
 					Value:  fn.ConfigPath,
-					Reason: "functionConfig must exist in the current package"})
+					Reason: "functionConfig must exist in the current package"}
 			}
 		}
 	}
@@ -421,13 +457,13 @@ func (r *renderer) runMutators(pkg *pkgNode, input []*yaml.RNode) ([]*yaml.RNode
 				}
 			}
 		}
-		selective := len(fn.Selectors) > 0 || len(fn.Exclusions) > 0
+		selective := len(fn.Selectors) > 0 || len(fn.Exclude) > 0
 		if selective {
 			if err := setResourceIDs(input); err != nil {
 				return nil, err
 			}
 		}
-		selected := selectInput(input, fn.Selectors, fn.Exclusions)
+		selected := selectInput(input, fn.Selectors, fn.Exclude)
 		out, err := pipeline(selected, run)
 		if err != nil {
 			return nil, err
@@ -467,7 +503,7 @@ func (r *renderer) runValidators(pkg *pkgNode, input []*yaml.RNode) error {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		selected := selectInput(input, fn.Selectors, fn.Exclusions)
+		selected := selectInput(input, fn.Selectors, fn.Exclude)
 		run, err := r.prepare(pkg, fn, Validator, i >= pkg.guardValFrom)
 		if err != nil {
 			return err

@@ -490,17 +490,56 @@ func TestUnsupportedImage(t *testing.T) {
 
 func TestKptfileErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ kf, want string }{
-		"unknown field":   {"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: x\npipeline:\n  mutators:\n    - image: set-labels\n      args: [a]\n", "field args not found"},
-		"old version":     {"apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\nmetadata:\n  name: x\n", `old version ("v1alpha2")`},
+		"unknown field":   {"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: x\npipeline:\n  mutators:\n    - image: set-labels\n      args: [a]\n", `unknown field "args" in pipeline.mutators[0]`},
+		"old version":     {"apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\nmetadata:\n  name: x\n", `"kpt.dev/v1alpha2" is an old version of the Kptfile schema; porchbot reads kpt.dev/v1. Upgrade the package: kpt fn eval`},
 		"bad image":       {kptfile("x", "pipeline:\n  mutators:\n    - image: Set-Labels\n"), `function name "Set-Labels" is invalid`},
-		"both":            {kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      exec: foo\n"), "must not specify both `image` and `exec`"},
+		"both":            {kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      exec: foo\n"), `/pkg/Kptfile:10:13: pipeline.mutators[0]: a function has "image" or "exec", not both`},
 		"missing config":  {kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      configPath: nope.yaml\n"), "functionConfig must exist in the current package"},
-		"outside package": {kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      configPath: ../x.yaml\n"), "path must not be outside the package"},
+		"outside package": {kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      configPath: ../x.yaml\n"), `"../x.yaml" must be a slash-separated path inside the package`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			fs, root := memPkg(t, map[string]string{"Kptfile": tc.kf, "r.yaml": cm("a")})
 			if _, err := Render(context.Background(), fs, root, Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestKptfileErrorWording: errors name the Kptfile as users know it
+// (Options.DisplayDir), say how to fix a missing Kptfile or an old schema,
+// and never name a Go type.
+func TestKptfileErrorWording(t *testing.T) {
+	for name, tc := range map[string]struct {
+		files map[string]string
+		want  []string
+	}{
+		"missing": {map[string]string{"r.yaml": cm("a")},
+			[]string{`no Kptfile found at "network/upf"`, "kpt pkg init network/upf"}},
+		"old schema": {map[string]string{"Kptfile": "apiVersion: kpt.dev/v1alpha1\nkind: Kptfile\nmetadata:\n  name: x\n", "r.yaml": cm("a")},
+			[]string{"network/upf/Kptfile:1:13:", "old version of the Kptfile schema", "Upgrade the package"}},
+		"unknown field": {map[string]string{"Kptfile": kptfile("x", "pipeline:\n  mutators:\n    - image: set-labels\n      args: [a]\n"), "r.yaml": cm("a")},
+			[]string{"network/upf/Kptfile:10:7:", `unknown field "args"`}},
+		"sub bad image": {map[string]string{"Kptfile": kptfile("x", ""), "r.yaml": cm("a"),
+			"db/Kptfile": kptfile("db", "pipeline:\n  mutators:\n    - image: Set-Labels\n")},
+			[]string{"network/upf/db/Kptfile: invalid pipeline function \"Set-Labels\"", "pipeline.mutators[0].image"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fs, root := memPkg(t, tc.files)
+			res, err := Render(context.Background(), fs, root, Options{DisplayDir: "network/upf"})
+			if err == nil {
+				t.Fatal("rendered")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "render.") || strings.Contains(err.Error(), "v1.Function") || strings.Contains(err.Error(), "/pkg") {
+				t.Errorf("err names a Go type or the file system's path: %v", err)
+			}
+			if res.Results.ExitCode != 1 {
+				t.Errorf("results exit code %d, want 1", res.Results.ExitCode)
 			}
 		})
 	}

@@ -167,7 +167,7 @@ func (f *fnRun) fail(start time.Time, err error) error {
 	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
 		Image: f.image, ExecPath: f.fn.Exec, ExitCode: 1, Stderr: err.Error(), Results: s.Results})
 	f.r.res.Results.ExitCode = 1
-	return fmt.Errorf("package %s: %w", f.pkg.rel, err)
+	return fmt.Errorf("%s: %w", f.r.kptfilePath(f.pkg.abs), err)
 }
 
 func (f *fnRun) recordSkip() {

@@ -212,9 +212,12 @@ func (sr *searchReplacer) putValueByPath(object *yaml.RNode) error {
 	if err != nil {
 		return err
 	}
+	// an untagged plain scalar, its type implied when read (3 is a number,
+	// true a boolean), as the catalog function writes it: kyaml's SetField
+	// would double-quote such values (OverrideStyle keeps it from that)
 	sn := yaml.NewScalarRNode(sr.putValue)
 	sn.YNode().Tag = yaml.NodeTagEmpty
-	if err := node.PipeE(yaml.SetField(elems[len(elems)-1], sn)); err != nil {
+	if err := node.PipeE(yaml.FieldSetter{Name: elems[len(elems)-1], Value: sn, OverrideStyle: true}); err != nil {
 		return err
 	}
 	sr.results = append(sr.results, searchResult{filePath: sr.filePath, fieldPath: sr.byPath, value: sr.putValue})

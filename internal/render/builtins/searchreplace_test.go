@@ -101,6 +101,22 @@ spec:
 Mutated field value to "prod" [] field=metadata.labels.env file=sub/d.yaml`,
 		},
 		{
+			// the catalog function writes an untagged plain scalar: a number
+			// or a boolean is one when read back, not a quoted string
+			name:    "put-value by absolute path writes numbers and booleans plain",
+			config:  cm("by-path", "spec.replicas", "put-value", "3", "by-file-path", "c.yaml"),
+			in:      map[string]string{"Kptfile": testKptfile, "c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"},
+			want:    map[string]string{"c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nspec:\n  replicas: 3\n"},
+			results: `Mutated field value to "3" [] field=spec.replicas file=c.yaml`,
+		},
+		{
+			name:    "put-value by absolute path: a boolean",
+			config:  cm("by-path", "spec.paused", "put-value", "true", "by-file-path", "c.yaml"),
+			in:      map[string]string{"Kptfile": testKptfile, "c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"},
+			want:    map[string]string{"c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nspec:\n  paused: true\n"},
+			results: `Mutated field value to "true" [] field=spec.paused file=c.yaml`,
+		},
+		{
 			name:   "by-value and by-path",
 			config: cm("by-value", "web", "by-path", "metadata.name", "put-value", "api"),
 			in:     map[string]string{"d.yaml": dep},

@@ -1,0 +1,162 @@
+package lifecycle_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// draftRenderHooks are the App's resync hooks for drafts: a real render,
+// as a retry.
+type draftRenderHooks struct {
+	opts  lifecycle.RenderOptions
+	mu    sync.Mutex
+	calls int
+}
+
+func (d *draftRenderHooks) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
+	d.mu.Lock()
+	d.calls++
+	d.mu.Unlock()
+	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head,
+		Options: d.opts, Retry: true})
+	return err
+}
+
+func (d *draftRenderHooks) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.calls
+}
+
+func (d *draftRenderHooks) EvaluateProposal(context.Context, *lifecycle.Session, *github.PullRequest) error {
+	return nil
+}
+
+// TestRenderThatKillsTheProcessIsQuarantined: a render that never finishes
+// (the process rendering it died: killed for memory, say) leaves its
+// in_progress check on GitHub. Each resync is a new process: the first
+// renders (and dies), the second sees one unfinished attempt and tries
+// again (and dies), the third sees two and quarantines the head, reported
+// on its check run; the fourth does not render it again.
+func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
+	h := newHarness(t)
+	h.seed(t, rtCatalog(t, "basens"))
+	const branch = "drafts/basens/bomb"
+	head := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{
+		"basens/bomb.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\n")}))
+
+	// a render "kills the process": it never returns until the test ends
+	dead, cancelDead := context.WithCancel(context.Background())
+	var hung sync.WaitGroup
+	started := make(chan string, 10)
+	restore := lifecycle.SetRenderStarted(func(ctx context.Context, dir string) {
+		started <- dir
+		<-dead.Done()
+	})
+	t.Cleanup(func() { cancelDead(); hung.Wait(); restore() })
+
+	hooks := &draftRenderHooks{opts: lifecycle.RenderOptions{StaleAfter: time.Nanosecond}}
+	resync := func() (*lifecycle.ResyncReport, error) {
+		s := h.open(t) // a new process
+		return lifecycle.Resync(context.Background(), s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
+	}
+	crash := func(n int) {
+		t.Helper()
+		hung.Add(1)
+		go func() {
+			defer hung.Done()
+			ctx, cancel := context.WithCancel(dead)
+			defer cancel()
+			s := h.open(t)
+			_, _ = lifecycle.Resync(ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
+		}()
+		if dir := <-started; dir != "basens" {
+			t.Fatalf("rendered %s", dir)
+		}
+		run := rtOneCheck(t, h, head, lifecycle.RenderCheckName)
+		if run.GetStatus() != "in_progress" || !strings.HasPrefix(run.GetExternalID(), fmt.Sprintf("render-attempt=%d ", n)) {
+			t.Fatalf("attempt %d: check %s %q", n, run.GetStatus(), run.GetExternalID())
+		}
+	}
+	crash(1)
+	crash(2)
+
+	// the third process quarantines the head instead of rendering it
+	if _, err := resync(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case dir := <-started:
+		t.Fatalf("rendered %s a third time", dir)
+	default:
+	}
+	run := rtOneCheck(t, h, head, lifecycle.RenderCheckName)
+	if run.GetStatus() != "completed" || run.GetConclusion() != "failure" ||
+		!strings.Contains(run.GetOutput().GetTitle(), "Render of basens quarantined") ||
+		!strings.Contains(run.GetOutput().GetSummary(), "2 times and no render finished") {
+		t.Fatalf("quarantine check: %s %s %q\n%s", run.GetStatus(), run.GetConclusion(), run.GetOutput().GetTitle(), run.GetOutput().GetSummary())
+	}
+
+	// and nobody renders it again
+	calls := hooks.count()
+	if _, err := resync(); err != nil {
+		t.Fatal(err)
+	}
+	if hooks.count() != calls {
+		t.Error("a quarantined head was handed to the render again")
+	}
+	if n := len(rtCheckRuns(t, h, head, lifecycle.RenderCheckName)); n != 1 {
+		t.Errorf("%d render check runs on the head, want the one", n)
+	}
+
+	// a new push is a new commit: rendered afresh
+	cancelDead()
+	hung.Wait()
+	restore()
+	next := rtPushDraft(t, h, branch, rtCatalog(t, "basens"))
+	if _, err := resync(); err != nil {
+		t.Fatal(err)
+	}
+	if c := rtOneCheck(t, h, next, lifecycle.RenderCheckName); c.GetStatus() != "completed" || c.GetConclusion() == "failure" {
+		t.Errorf("the next push: %s %s", c.GetStatus(), c.GetConclusion())
+	}
+}
+
+// TestRenderRetryLeavesALiveRenderAlone: an in_progress render check that
+// is recent is a render under way elsewhere (another replica): a retry
+// neither renders nor quarantines it.
+func TestRenderRetryLeavesALiveRenderAlone(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	h.seed(t, rtCatalog(t, "basens"))
+	const branch = "drafts/basens/busy"
+	head := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{
+		"basens/x.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}))
+	s := h.open(t)
+	now := time.Now()
+	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{
+		Name: lifecycle.RenderCheckName, HeadSHA: head.String(), Status: github.String("in_progress"),
+		ExternalID: github.String("render-attempt=2 started=" + strconv.FormatInt(now.Unix(), 10)), StartedAt: &github.Timestamp{Time: now}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Retry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Running || out.Quarantined || out.CheckRunID != 0 {
+		t.Fatalf("outcome %+v", out)
+	}
+	if run := rtOneCheck(t, h, head, lifecycle.RenderCheckName); run.GetStatus() != "in_progress" {
+		t.Errorf("the live render's check: %s", run.GetStatus())
+	}
+}
