@@ -17,6 +17,14 @@ func FuzzParse(f *testing.F) {
 		"a: &x [1]\nb: *x\n",
 		"- a\n- b\n",
 		"{",
+		"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\ninfo:\n  description: x\npipeline:\n  mutators:\n    - image: set-namespace:v0.4\n      configMap:\n        namespace: upf\n",
+		"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\nupstream:\n  type: git\n  git:\n    repo: https://x/y\n    directory: /a\n    ref: v1\n  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n  git:\n    repo: https://x/y\n    directory: /a\n    ref: v1\n    commit: abc\n",
+		"kind: Kptfile\nmetadata: [",
+		"a: &a [*a, *a]\nb: *a\n",
+		"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\nunknown: 1\n",
+		"---\n---\n",
+		"\t- x",
+		"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\npipeline:\n  mutators:\n    - exec: \"fn 'open\"\n",
 		"",
 	} {
 		f.Add([]byte(seed))
