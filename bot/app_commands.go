@@ -114,7 +114,9 @@ func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, works
 
 // ProposeDeletion is /porch delete.
 func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (commands.Outcome, error) {
-	pr, err := lifecycle.ProposeDeletion(ctx, s, lifecycle.NewDeletionAPI(s.GH), pkg, by)
+	api := lifecycle.NewDeletionAPI(s.GH)
+	api.RecordKey = o.App.RecordKey
+	pr, err := lifecycle.ProposeDeletion(ctx, s, api, pkg, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}

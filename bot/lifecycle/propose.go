@@ -163,13 +163,13 @@ func propHasLabel(labels []*github.Label, name string) bool {
 	return false
 }
 
-// proposalMarker is the machine-readable record in the body of a pull
-// request the bot opened: who asked for it. It is trusted only in a pull
-// request authored by the bot.
+// proposalMarker is the machine-readable note in the body of a pull
+// request the bot opened: which draft it proposes. It decides nothing (the
+// body is the author's to edit); who asked is the requester record
+// (approval_requester.go).
 type proposalMarker struct {
 	Package   string `json:"package"`
 	Workspace string `json:"workspace"`
-	Requester string `json:"requester,omitempty"`
 }
 
 const botMarkerPrefix = "<!-- porchbot:"
@@ -202,22 +202,6 @@ func findBotMarkers(body, kind string) [][]byte {
 		}
 	}
 	return out
-}
-
-// ProposalAuthor is who proposed pr, for the self-approval rule: its
-// author, or for a proposal the bot opened on /porch propose, the user who
-// asked (recorded in the body).
-func ProposalAuthor(api ProposalAPI, pr *github.PullRequest) string {
-	if !api.isBot(pr.GetUser()) {
-		return pr.GetUser().GetLogin()
-	}
-	for _, raw := range findBotMarkers(pr.GetBody(), "proposal") {
-		var m proposalMarker
-		if json.Unmarshal(raw, &m) == nil && m.Requester != "" {
-			return m.Requester
-		}
-	}
-	return pr.GetUser().GetLogin()
 }
 
 // propDraftCommit is one commit of a draft that the deployment branch lacks.
@@ -322,7 +306,7 @@ func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftComm
 		fmt.Fprintf(&b, "Proposed by @%s with `/porch propose`. ", requester)
 	}
 	b.WriteString("Approve with a review or `/porch approve`; reject with `/porch reject [reason]` (the draft branch stays).\n\n")
-	b.WriteString(formatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws, Requester: requester}) + "\n")
+	b.WriteString(formatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws}) + "\n")
 	return b.String()
 }
 
@@ -413,8 +397,9 @@ func proposalLabel(ctx context.Context, s *Session, pr *github.PullRequest, pkg 
 // OpenProposal opens the proposal of the draft pkg/workspace for
 // `/porch propose`: a pull request from drafts/<pkg>/<workspace> into the
 // deployment branch, labelled porch/proposed, whose body names the package,
-// the workspace, the draft's commits and the requester (who counts as its
-// author for the self-approval rule). It is idempotent: an open pull
+// the workspace, the draft's commits and the requester, and the requester
+// record (approval_requester.go) that makes the requester its author for
+// the self-approval rule. It is idempotent: an open pull
 // request from that branch is returned (and labelled if it is not).
 //
 // Errors: ErrNoDraftBranch, ErrNothingToPropose (wrapped), invalid names,
@@ -461,6 +446,9 @@ func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspa
 		}
 		log = log.WithField("pull_request", pr.GetNumber())
 		log.Info("proposal opened")
+		if err := recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
+			return pr, fmt.Errorf("propose: %w", err)
+		}
 	} else {
 		log = log.WithField("pull_request", pr.GetNumber())
 		log.Info("proposal already open")
