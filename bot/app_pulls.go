@@ -101,6 +101,8 @@ func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *githu
 			return err
 		}
 	}
-	_, err := lifecycle.Publish(ctx, s, lifecycle.NewPublishAPI(s.GH), plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	api := lifecycle.NewPublishAPI(s.GH)
+	api.Approval = a.proposalAPI(s.GH)
+	_, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
 	return err
 }

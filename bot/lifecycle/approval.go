@@ -257,7 +257,11 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	if err := propEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-	facts, err := gatherProposalFacts(ctx, s, api, pr, head)
+	base, err := proposalBase(ctx, s, pr)
+	if err != nil {
+		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
+	facts, err := gatherProposalFacts(ctx, s, api, pr, head, base)
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}

@@ -133,7 +133,11 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 // their content digests at head and at every voted commit, and their
 // readiness gates. A voted commit the cache lacks uses the digest its
 // /porch approve record carries, if any.
-func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, head string) (*liveProposalFacts, error) {
+//
+// base is the deployment branch's commit the head is compared with (its
+// merge base with head is where the changes start): the branch's head for
+// an open proposal (proposalBase), the landing's first parent at publish.
+func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, head string, base plumbing.Hash) (*liveProposalFacts, error) {
 	n := pr.GetNumber()
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "head": head})
 	var reviews []*github.PullRequestReview
@@ -152,10 +156,6 @@ func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *g
 	f.HeadCommit = head
 	f.RequesterLogin = ProposalRequester(api, s.Repo.FullName(), pr, comments)
 	f.VoteList = append(reviewVotes(reviews), cmdVotes...)
-	base, err := proposalBase(ctx, s, pr)
-	if err != nil {
-		return nil, err
-	}
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
 		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, plumbing.NewHash(head), "")
 		if err != nil {

@@ -80,17 +80,21 @@ type PublishIssues interface {
 	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
 }
 
-// PublishAPI is what publishing needs from GitHub.
+// PublishAPI is what publishing needs from GitHub. Approval reads the
+// approval facts of a landing's pull request (publish_approval.go).
 type PublishAPI struct {
 	Git      PublishGit
 	Releases PublishReleases
 	Pulls    PublishPulls
 	Issues   PublishIssues
+	Checks   ApprovalChecks
+	Approval ProposalAPI
 }
 
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
-	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues}
+	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
+		Checks: gh.Checks, Approval: NewProposalAPI(gh)}
 }
 
 // PublishedRevision is one revision tag.
@@ -415,7 +419,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 			Commit: l.Commit, PR: v.pr.GetNumber()}
 		log.WithFields(logrus.Fields{"tag": rev.Tag, "commit": l.Commit.String(), "kind": string(l.Kind)}).Info("published revision")
 		if p.s.Config.Lifecycle.Releases {
-			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v.pr)
+			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v)
 			if rev.ReleaseErr != nil {
 				log.WithError(rev.ReleaseErr).WithField("tag", rev.Tag).Warn("release not created (resync repairs it)")
 			}
@@ -428,11 +432,34 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 // landingVerdict is the decision on one landing.
 type landingVerdict struct {
 	publish bool
-	// refused: the package differs from the approved head.
+	// refused: the package differs from the approved head, or the pull
+	// request did not meet the approval policy.
 	refused bool
 	reason  string
 	pr      *github.PullRequest
 	head    plumbing.Hash
+	// approvers are the approvals that covered the published tree (nil:
+	// no pull request, or none required).
+	approvers []string
+}
+
+// checkApproval refuses v unless its pull request met the approval policy
+// at its head (publish_approval.go).
+func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdict) (landingVerdict, error) {
+	if !v.publish || v.pr == nil {
+		return v, nil
+	}
+	res, ok, err := p.landingApproval(ctx, l, v.pr)
+	if err != nil {
+		return v, err
+	}
+	v.approvers = countedLogins(res)
+	if !ok {
+		v.publish, v.refused = false, true
+		v.head = plumbing.NewHash(v.pr.GetHead().GetSHA())
+		v.reason = approvalRefusalReason(v.pr, res)
+	}
+	return v, nil
 }
 
 // verdict decides whether landing l may be published; last is the package
@@ -447,7 +474,7 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 			if err != nil || st.Tree != l.Tree {
 				return landingVerdict{reason: "the pull request did not approve this package state"}, nil
 			}
-			return landingVerdict{publish: true, pr: pr}, nil
+			return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
 		}
 		var err error
 		if p.s.Config.Lifecycle.Releases {
@@ -492,12 +519,12 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 	default:
 		v.publish = true // a direct push: nothing was reviewed, it is what landed
 	}
-	if v.pr == nil && (v.publish && p.s.Config.Lifecycle.Releases || v.refused && p.event) {
+	if v.pr == nil && (v.publish && (p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0) || v.refused && p.event) {
 		if v.pr, err = p.lookupPR(ctx, l.Commit); err != nil {
 			return v, err
 		}
 	}
-	return v, nil
+	return p.checkApproval(ctx, l, v)
 }
 
 // stateAt reads the package state at commit.
@@ -577,8 +604,8 @@ func publishAlreadyExists(err error) bool {
 }
 
 // release creates the GitHub release of revision n.
-func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n int, pr *github.PullRequest) (*github.RepositoryRelease, error) {
-	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, pr)
+func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n int, v landingVerdict) (*github.RepositoryRelease, error) {
+	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, v)
 	if err != nil {
 		return nil, err
 	}
@@ -597,7 +624,8 @@ func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n
 }
 
 // releaseNotes gathers the notes of revision n of pkg at commit.
-func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, pr *github.PullRequest) (ReleaseNotes, error) {
+func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
+	pr := v.pr
 	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr)}
 	files, err := p.s.Git.ReadTree(ctx, commit, dir)
 	if err != nil {
@@ -613,7 +641,11 @@ func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, di
 	}
 	notes.Files = DiffPackageFiles(old, files)
 	notes.Resources = DiffResources(old, files)
-	if pr != nil {
+	switch {
+	case v.approvers != nil:
+		// Exactly the approvals that covered the published tree.
+		notes.Approvers = v.approvers
+	case pr != nil:
 		owner, repo := p.owner()
 		reviews, _, err := p.api.Pulls.ListReviews(ctx, owner, repo, pr.GetNumber(), &github.ListOptions{PerPage: 100})
 		if err != nil {
