@@ -244,8 +244,8 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 // not an open proposal gives (nil, nil). With plain-login approvers the
 // evaluation makes 3 REST calls.
 func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
-	pkg, ws, ok := ParseProposal(s, pr)
-	if !ok || pr.GetState() != "open" {
+	pkg, ws, draft := ParseProposal(s, pr)
+	if !IntoDeployment(s, pr) || pr.GetState() != "open" {
 		return nil, nil
 	}
 	n := pr.GetNumber()
@@ -254,7 +254,7 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, fmt.Errorf("approval of #%d: head sha %q is not a commit id", n, head)
 	}
-	if err := propEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+	if err := propEnsureCommit(ctx, s, head, branchOf(s, pr)); err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
 	base, err := proposalBase(ctx, s, pr)
@@ -264,6 +264,12 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	facts, err := gatherProposalFacts(ctx, s, api, pr, head, base)
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
+	if !draft {
+		if len(facts.Changes) == 0 {
+			return nil, nil // a branch that changes no package is no proposal
+		}
+		pkg = facts.Changes[0].Name
 	}
 	res, in, err := Verdict(ctx, s.Config.Approvals, facts)
 	if err != nil {

@@ -147,6 +147,53 @@ func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, o
 	return packages.ParseDraftBranchName(pr.GetHead().GetRef())
 }
 
+// IntoDeployment reports that pr targets the deployment branch: such a
+// pull request is a proposal when it is a draft's (ParseProposal) or when
+// its head adds, changes or removes a package, whatever its branch name
+// and whoever opened it (issue #12).
+//
+// Pull requests from forks are not (fork.go): they are rendered with
+// built-ins only, and their landings publish only under the approval
+// verdict like any other (publish_approval.go).
+func IntoDeployment(s *Session, pr *github.PullRequest) bool {
+	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
+		pr.GetHead().GetRef() != s.DeploymentBranch && !IsForkPullRequest(s.Repo, pr)
+}
+
+// ProposalChanges lists the packages pr's head changes against its merge
+// base with the deployment branch (the head must be in the cache).
+func ProposalChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([]PackageChange, error) {
+	base, err := proposalBase(ctx, s, pr)
+	if err != nil {
+		return nil, err
+	}
+	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
+	var out []PackageChange
+	err = s.Git.With(ctx, func(repo *git.Repository) error {
+		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, head, "")
+		if err != nil {
+			return err
+		}
+		out = sc.pkgs
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("changes of #%d: %w", pr.GetNumber(), err)
+	}
+	return out, nil
+}
+
+// changesLabel is the lifecycle label of a branch proposal: deletion when
+// every package it changes is removed.
+func changesLabel(changes []PackageChange) string {
+	for _, c := range changes {
+		if c.Kind != LandingDeleted {
+			return packages.LabelProposed
+		}
+	}
+	return packages.LabelDeletionProposed
+}
+
 // proposalPackageDir is the repository path of package pkg (packages.root
 // joined with the package name).
 func proposalPackageDir(s *Session, pkg string) string {
@@ -476,26 +523,42 @@ func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch str
 }
 
 // OnProposalEvent handles pull_request opened, reopened, synchronize and
-// ready_for_review: for a proposal (ParseProposal; open, and not a GitHub
-// draft pull request) it makes sure the label porch/proposed is on (no
-// call when the event's pull request already carries it), or
-// porch/deletion-proposed when the head removes the package, then evaluates
-// the approval policy and posts porchbot/approval (EvaluateApproval). A
-// pull request that is not a proposal gives (nil, nil).
+// ready_for_review: for a proposal (open, not a GitHub draft pull request,
+// into the deployment branch, from a draft branch or changing a package)
+// it makes sure the label porch/proposed is on (no call when the event's
+// pull request already carries it), or porch/deletion-proposed when the
+// head removes the package, then evaluates the approval policy and posts
+// porchbot/approval (EvaluateApproval). A pull request that is not a
+// proposal gives (nil, nil).
 func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
-	pkg, _, ok := ParseProposal(s, pr)
-	if !ok || pr.GetState() != "open" || pr.GetDraft() {
+	if !IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
 		return nil, nil
 	}
-	label, err := proposalLabel(ctx, s, pr, pkg)
-	if err != nil {
-		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+	var label string
+	if pkg, _, ok := ParseProposal(s, pr); ok {
+		var err error
+		if label, err = proposalLabel(ctx, s, pr, pkg); err != nil {
+			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+		}
+	} else {
+		if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+		}
+		changes, err := ProposalChanges(ctx, s, pr)
+		if err != nil {
+			return nil, err
+		}
+		if len(changes) == 0 {
+			return nil, nil // changes no package: not a proposal
+		}
+		label = changesLabel(changes)
 	}
 	labelled := false
 	// A proposal the bot opened itself (/porch propose, deletions) was
 	// labelled right after its creation; its "opened" event shows it before
 	// that. The resync labels it if that call failed.
 	if !(api.Opened && api.isBot(pr.GetUser())) {
+		var err error
 		if labelled, err = ensureProposalLabel(ctx, s, api, pr, label); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
@@ -505,4 +568,13 @@ func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *githu
 		out.Labelled = labelled
 	}
 	return out, err
+}
+
+// branchOf is the branch of s's repository pr's head can be fetched from
+// ("" for a fork: its head is fetched as refs/pull/N/head, EnsurePullHead).
+func branchOf(s *Session, pr *github.PullRequest) string {
+	if IsForkPullRequest(s.Repo, pr) {
+		return ""
+	}
+	return pr.GetHead().GetRef()
 }
