@@ -128,7 +128,7 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 
 // gatherProposalFacts reads the facts of pull request pr at head: reviews
 // (one call) and the bot's /porch approve records among its comments (one
-// call; neither when api.Opened), the requester, and from the git cache the
+// call, none when pr has no comment; neither when api.Opened), the requester, and from the git cache the
 // packages head changes against its merge base with the deployment branch,
 // their content digests at head and at every voted commit, and their
 // readiness gates. A voted commit the cache lacks uses the digest its
@@ -147,8 +147,13 @@ func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *g
 		if reviews, err = propListReviews(ctx, s, api, n); err != nil {
 			return nil, err
 		}
-		if comments, err = propListComments(ctx, s, api, n); err != nil {
-			return nil, err
+		// The pull request says how many comments it has: none, no list
+		// (an event's copy may be older than a record: then the record is
+		// missed, which counts one approval fewer, never one more).
+		if pr.Comments == nil || pr.GetComments() > 0 {
+			if comments, err = propListComments(ctx, s, api, n); err != nil {
+				return nil, err
+			}
 		}
 	}
 	cmdVotes, recorded := commandVotes(api, s.Repo.FullName(), n, comments, log)
