@@ -14,7 +14,7 @@ import (
 )
 
 func TestDeletionProposalMergedKeepsTags(t *testing.T) {
-	f := newPubFixture(t, "")
+	f := newPubFixture(t, pubNoApproval+"")
 	c1 := f.commit("main", "", func(files map[string][]byte) {
 		files["old/Kptfile"] = pubKptfile("old")
 		files["old/sub/Kptfile"] = pubKptfile("sub")

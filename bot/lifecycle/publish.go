@@ -221,11 +221,30 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 // Publish; a landing that was not what was approved is reported in
 // Refused (no comment or draft: the command replies).
 func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
+	return publishPackageBy(ctx, s, api, pkg, commit, "")
+}
+
+// PublishApproved is /porch publish <package> by approver by (whom the
+// caller checked is one): the latest unpublished landing of pkg up to
+// commit is published as approved by them, whatever its pull request's
+// approvals (a landing refused for lack of approval, a direct push, the
+// state porchbot found the package in), unless they asked for it
+// themselves and approvals.allowSelfApproval is false. Earlier landings
+// are judged as Publish judges them. The release names by as approver.
+func PublishApproved(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+	if strings.TrimSpace(by) == "" {
+		return &PublishOutcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
+	}
+	return publishPackageBy(ctx, s, api, pkg, commit, strings.TrimPrefix(strings.TrimSpace(by), "@"))
+}
+
+func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
 	out := &PublishOutcome{Commit: commit}
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
 	}
 	p := newPublisher(s, api, out, false)
+	p.approvedBy = by
 	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
@@ -256,6 +275,11 @@ type publisher struct {
 	prs map[plumbing.Hash]*github.PullRequest
 	// refused remembers the refusals recorded (rounds repeat decisions).
 	refused map[string]bool
+	// approvedBy is the approver of a /porch publish <package>: the latest
+	// pending landing of the package counts as approved by them
+	// (PublishApproved); approveCommit is that landing.
+	approvedBy    string
+	approveCommit plumbing.Hash
 }
 
 func newPublisher(s *Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {
@@ -378,6 +402,14 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 	if hist.BaseRevision > 0 && hist.BaseRevision == hist.Latest {
 		lastCommit = hist.Base
 	}
+	p.approveCommit = plumbing.ZeroHash
+	if p.approvedBy != "" {
+		for _, l := range hist.Pending {
+			if l.Kind != LandingDeleted {
+				p.approveCommit = l.Commit
+			}
+		}
+	}
 	for _, l := range hist.Pending {
 		var given *github.PullRequest
 		if l.Commit == upTo {
@@ -444,16 +476,27 @@ type landingVerdict struct {
 }
 
 // checkApproval refuses v unless its pull request met the approval policy
-// at its head (publish_approval.go).
+// at its head (publish_approval.go); with approvals required, a landing
+// without a pull request (a direct push, the state porchbot found the
+// package in) was reviewed by nobody and is refused too.
 func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdict) (landingVerdict, error) {
-	if !v.publish || v.pr == nil {
+	if !v.publish {
+		return v, nil
+	}
+	if v.pr == nil {
+		if p.s.Config.Approvals.Required > 0 {
+			v.publish, v.refused = false, true
+			v.reason = fmt.Sprintf("it landed without a pull request (a direct push to %s, or the state porchbot found it in), so nobody approved it", p.s.DeploymentBranch)
+		}
 		return v, nil
 	}
 	res, ok, err := p.landingApproval(ctx, l, v.pr)
 	if err != nil {
 		return v, err
 	}
-	v.approvers = countedLogins(res)
+	if res.Required > 0 {
+		v.approvers = countedLogins(res)
+	}
 	if !ok {
 		v.publish, v.refused = false, true
 		v.head = plumbing.NewHash(v.pr.GetHead().GetSHA())
@@ -465,6 +508,9 @@ func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdi
 // verdict decides whether landing l may be published; last is the package
 // tree the previous published landing left.
 func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
+	if p.approvedBy != "" && l.Commit == p.approveCommit {
+		return p.approvedVerdict(ctx, l, pr)
+	}
 	if l.Kind == LandingReviewed {
 		if l.Tree == last {
 			return landingVerdict{reason: "unchanged since the last published revision"}, nil
@@ -477,12 +523,12 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 			return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
 		}
 		var err error
-		if p.s.Config.Lifecycle.Releases {
+		if p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0 {
 			if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
 				return landingVerdict{}, err
 			}
 		}
-		return landingVerdict{publish: true, pr: pr}, nil
+		return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
 	}
 
 	var err error

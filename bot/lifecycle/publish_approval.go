@@ -87,3 +87,32 @@ func (p *publisher) refusalStatus(ctx context.Context, l Landing, reason string)
 	}
 	return nil
 }
+
+// approvedVerdict publishes landing l as approved by p.approvedBy
+// (/porch publish <package>), unless they asked for the change themselves
+// and self-approval is not allowed.
+func (p *publisher) approvedVerdict(ctx context.Context, l Landing, pr *github.PullRequest) (landingVerdict, error) {
+	var err error
+	if pr == nil {
+		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+			return landingVerdict{}, err
+		}
+	}
+	v := landingVerdict{pr: pr, approvers: []string{p.approvedBy}}
+	if pr != nil && p.s.Config.Approvals.Required > 0 {
+		requester := pr.GetUser().GetLogin()
+		if p.api.Approval.isBot(pr.GetUser()) {
+			comments, err := propListComments(ctx, p.s, p.api.Approval, pr.GetNumber())
+			if err != nil {
+				return v, err
+			}
+			requester = ProposalRequester(p.api.Approval, p.s.Repo.FullName(), pr, comments)
+		}
+		if self, detail := selfExcluded(p.s.Config.Approvals, requester, p.approvedBy); self {
+			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)
+			return v, nil
+		}
+	}
+	v.publish = true
+	return v, nil
+}

@@ -46,6 +46,12 @@ func newPubFixture(t *testing.T, cfg string) *pubFixture {
 		alice: h.user(forgetest.AliceToken), bob: h.user(forgetest.BobToken)}
 }
 
+// pubNoApproval turns the approval requirement off: with it, a landing
+// without a pull request (a direct push, a seed) publishes, as the tests of
+// tags, ordering and tree comparison need; with approvals required it
+// waits for an approver's /porch publish (TestPublishDirectPushNeedsAnApprover).
+const pubNoApproval = "approvals:\n  required: 0\n"
+
 func pubKptfile(name string) []byte {
 	return []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: " + name + "\n")
 }
@@ -313,7 +319,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 }
 
 func TestPublishDirectPushAndResync(t *testing.T) {
-	f := newPubFixture(t, "lifecycle:\n  releases: false\n")
+	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	c1 := f.commit("main", "", func(files map[string][]byte) {
 		files["app/Kptfile"] = pubKptfile("app")
 		files["app/cm.yaml"] = pubConfigMap("app", "cfg", "1")
@@ -433,7 +439,7 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 // combines both, which nobody approved: no tag, a comment, a draft with
 // the merged state. Merging that draft publishes it.
 func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
-	f := newPubFixture(t, "")
+	f := newPubFixture(t, pubNoApproval+"")
 	base := f.commit("main", "", func(files map[string][]byte) {
 		files["net/Kptfile"] = pubKptfile("net")
 		files["net/a.yaml"] = pubConfigMap("net", "a", "1")
@@ -512,7 +518,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 
 // The re-review merge's own event publishes it too.
 func TestPublishReviewedDraftOnMerge(t *testing.T) {
-	f := newPubFixture(t, "lifecycle:\n  releases: false\n")
+	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	base := f.commit("main", "", func(files map[string][]byte) {
 		files["net/Kptfile"] = pubKptfile("net")
 		files["net/a.yaml"] = pubConfigMap("net", "a", "1")
@@ -588,7 +594,7 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 }
 
 func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
-	f := newPubFixture(t, "packages:\n  root: pkgs\nlifecycle:\n  releases: false\n")
+	f := newPubFixture(t, pubNoApproval+"packages:\n  root: pkgs\nlifecycle:\n  releases: false\n")
 	c1 := f.commit("main", "", func(files map[string][]byte) {
 		files["pkgs/app/Kptfile"] = pubKptfile("app")
 		files["pkgs/app/sub/Kptfile"] = pubKptfile("sub")
@@ -714,7 +720,7 @@ func (f failingRefs) CreateRef(context.Context, string, string, *github.Referenc
 }
 
 func TestPublishTagErrorIsWrapped(t *testing.T) {
-	f := newPubFixture(t, "lifecycle:\n  releases: false\n")
+	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	c := f.commit("main", "", func(files map[string][]byte) { files["x/Kptfile"] = pubKptfile("x") })
 	s := f.h.open(t)
 	boom := errors.New("boom")
@@ -729,7 +735,7 @@ func TestPublishTagErrorIsWrapped(t *testing.T) {
 // Squash merges land single-parent commits: the pull request found for the
 // commit says what was approved, with or without the event.
 func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
-	f := newPubFixture(t, "lifecycle:\n  releases: false\n")
+	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	base := f.commit("main", "", func(files map[string][]byte) {
 		files["sq/Kptfile"] = pubKptfile("sq")
 		files["sq/a.yaml"] = pubConfigMap("sq", "a", "1")
