@@ -125,9 +125,10 @@ func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, p
 
 // Publish is /porch publish [<package>]: in a merged pull request (its
 // draft's package unless named), or anywhere with a package (its latest
-// landing on the deployment branch). With approvals required, only an
-// allowed approver may publish, and their command counts as the approval
-// of the landing it publishes (lifecycle.PublishApproved).
+// landing on the deployment branch). Anyone with write access publishes
+// landings that met the approval policy (lifecycle.PublishPackage); an
+// allowed approver's command also counts as the approval of the landing it
+// publishes (lifecycle.PublishApproved).
 func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number int, pkg, by string) (commands.Outcome, error) {
 	commit := s.DeploymentHead
 	if number > 0 {
@@ -154,16 +155,18 @@ func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number in
 	api.Approval = o.App.proposalAPI(s.GH)
 	var out *lifecycle.PublishOutcome
 	var err error
+	approver, note := false, ""
 	if s.Config.Approvals.Required > 0 {
-		ok, note, rerr := lifecycle.NewApproverResolver(api.Approval, s.Repo, s.Config.Approvals.Approvers).Allowed(ctx, by)
+		var rerr error
+		approver, note, rerr = lifecycle.NewApproverResolver(api.Approval, s.Repo, s.Config.Approvals.Approvers).Allowed(ctx, by)
 		if rerr != nil {
 			return commands.Outcome{}, rerr
 		}
-		if !ok {
-			return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("only an approver may publish `%s`: %s", pkg, note)}
-		}
+	}
+	if approver {
 		out, err = lifecycle.PublishApproved(ctx, s, api, pkg, commit, by)
 	} else {
+		// Anyone with write access publishes what met the policy.
 		out, err = lifecycle.PublishPackage(ctx, s, api, pkg, commit)
 	}
 	if err != nil {
@@ -177,6 +180,9 @@ func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number in
 		}
 		if why == "" {
 			why = "no unpublished landing of `" + pkg + "`."
+		}
+		if len(out.Refused) > 0 && note != "" {
+			why += " Only an approver's `/porch publish` counts as the approval it lacks (" + note + ")."
 		}
 		return commands.Outcome{Text: "Nothing to publish: " + why, PullRequest: number}, nil
 	}

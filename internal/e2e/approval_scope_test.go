@@ -175,3 +175,22 @@ func TestSelfApprovedDeletionIsRefused(t *testing.T) {
 		t.Fatalf("bob's approval of alice's deletion: %s %q\n%s", run.GetConclusion(), run.GetOutput().GetTitle(), run.GetOutput().GetSummary())
 	}
 }
+
+// TestSubpackageChangeIsItsPackagesChange: after bob's approval, a new
+// subpackage under network/upf is a change of network/upf (not a package
+// of its own): the approval goes stale and the check names network/upf.
+func TestSubpackageChangeIsItsPackagesChange(t *testing.T) {
+	w := newWorld(t)
+	dir, pr, _ := w.proposeUPF("drafts/network/upf/sub")
+	w.write(dir, "network/upf/pfcp/Kptfile", "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pfcp\n")
+	w.git(dir, "add", "-A")
+	w.git(dir, "commit", "-q", "-m", "A PFCP subpackage")
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	head := w.pull("acme/catalog", pr.GetNumber()).GetHead().GetSHA() // the push, or porchbot's Render commit on it
+	run := w.checkRun("acme/catalog", head, "porchbot/approval")
+	sum := run.GetOutput().GetSummary()
+	if run.GetConclusion() == "success" || !strings.Contains(sum, "`network/upf` changed") || strings.Contains(sum, "pfcp") {
+		t.Fatalf("approval after a new subpackage: %s %q\n%s", run.GetConclusion(), run.GetOutput().GetTitle(), sum)
+	}
+}
