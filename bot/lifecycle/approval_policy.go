@@ -10,10 +10,12 @@ import (
 )
 
 // The approval policy of proposals (SPEC §5) as pure domain logic, in the
-// manner of palantir/policy-bot: Evaluate judges ApprovalInputs gathered
-// by EvaluateApproval (reviews, /porch approve records, package digests,
-// approver lookups, readiness gates) and says who counted, who did not and
-// why. Nothing here talks to GitHub or git.
+// manner of palantir/policy-bot: Evaluate judges ApprovalInputs that
+// Verdict (approval_facts.go) takes from ProposalFacts (requester, every
+// changed package and its content digest, votes with the digests where
+// they were given, approver lookups, readiness gates) and says who
+// counted, who did not and why. Nothing here talks to GitHub or git; each
+// requirement is a predicate in approval_req_*.go.
 
 // VoteSource says where a vote came from.
 type VoteSource string
