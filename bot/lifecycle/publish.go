@@ -17,17 +17,22 @@ package lifecycle
 // What was reviewed is what is published: a landing is tagged only if the
 // package at the landed commit equals the package at the approved head
 // (the pull request's head; for a merge commit without a known pull
-// request, its merged parent). Direct pushes (no pull request) are tagged
-// as they are. A landing that fails the check is never tagged: the pull
-// request gets a comment and a draft branch drafts/<pkg>/merged-<sha> holds
-// the merged state for review; merging that draft publishes it (a
-// "reviewed" landing, landing.go).
+// request, its merged parent) and that head met the approval policy (the
+// same Verdict as porchbot/approval, publish_approval.go). With approvals
+// required, a landing without a pull request (a direct push, the state
+// porchbot found a package in) waits for an approver's /porch publish
+// (PublishApproved). A landing that fails the check is never tagged: the
+// pull request gets a comment, the landing commit a porchbot/publish check
+// run, and a draft branch drafts/<pkg>/merged-<sha> holds the merged state
+// for review; merging that draft publishes it (a "reviewed" landing,
+// landing.go).
 //
 // REST calls per published landing: the tag (1), with lifecycle.releases
-// the release (1) and, when a pull request is known, its reviews for the
-// approvers (1). Without a pull request (direct push, resync) one more call
-// finds the pull request that landed the commit. Git: one fetch of the tags
-// per lost race.
+// the release (1) and, with approvals required, the pull request's reviews
+// (1), its comments when it has some (1) and approver lookups of the users
+// whose approval could count. Without a pull request (direct push, resync)
+// one more call finds the pull request that landed the commit. Git: one
+// fetch of the tags per lost race.
 
 import (
 	"context"
