@@ -80,3 +80,29 @@ func TestFeatureBranchOutsidePackagesIsNoProposal(t *testing.T) {
 		t.Fatalf("approval check on a pull request that changes no package: %s", run.GetOutput().GetTitle())
 	}
 }
+
+// TestFeatureBranchRemovingAPackageIsADeletionProposal: a pull request
+// from any branch that only removes a package is labelled
+// porch/deletion-proposed and checked for approval.
+func TestFeatureBranchRemovingAPackageIsADeletionProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	dir := w.clone("alice", repo)
+	w.git(dir, "switch", "-q", "-c", "cleanup/basens")
+	w.git(dir, "rm", "-q", "-r", "basens")
+	w.git(dir, "commit", "-q", "-m", "Retire basens")
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pr := w.openPull("alice", repo, "cleanup/basens", "Retire basens")
+	w.settle()
+	if labels := w.labels(repo, pr.GetNumber()); len(labels) != 1 || labels[0] != "porch/deletion-proposed" {
+		t.Fatalf("labels of a branch that removes a package: %v", labels)
+	}
+	head := w.git(dir, "rev-parse", "HEAD")
+	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() != "action_required" {
+		t.Fatalf("approval of an unreviewed deletion: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
+	}
+	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run != nil {
+		t.Fatalf("a removed package was rendered: %s", run.GetOutput().GetTitle())
+	}
+}
