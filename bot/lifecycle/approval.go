@@ -227,22 +227,27 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 }
 
 // EvaluateApproval judges a proposal under the repository's approval
-// policy and posts the check run porchbot/approval on its head:
-//   - reviews (one call) and the bot's /porch approve records among the
-//     issue comments (one call) give the votes; more pages only when there
-//     are more than 100 of either;
-//   - the package digest (git tree id of the package directory, from the
-//     cache) at each voted commit is compared with the head's; a commit the
-//     cache lacks is stale (for /porch approve, the recorded digest is used);
+// policy (Verdict on the facts gatherProposalFacts reads) and posts the
+// check run porchbot/approval on its head, which only prints the verdict:
+//   - reviews (one call) and the bot's /porch approve and requester records
+//     among the issue comments (one call, none without comments) give the
+//     votes and the requester; more pages only past 100 of either;
+//   - every package the head changes against its merge base with the
+//     deployment branch is judged; an approval given on another commit
+//     counts when the content digest of each of them is the same there
+//     (for a commit the cache lacks, the digest its /porch approve record
+//     carries);
 //   - approvers are resolved only for users whose approval could count:
 //     no call for logins listed in approvals.approvers, one per user and
 //     team for "@org/team" entries, one per user when the list is empty;
-//   - readiness gates are read from the Kptfile at the head.
+//   - readiness gates are read from the changed packages' Kptfiles at the
+//     head.
 //
 // The check concludes success (policy met), failure (a readiness gate is
 // not met) or action_required (approvals missing). A pull request that is
-// not an open proposal gives (nil, nil). With plain-login approvers the
-// evaluation makes 3 REST calls.
+// not an open proposal (IntoDeployment; a branch that changes no package)
+// gives (nil, nil). With plain-login approvers and no comment on the pull
+// request, the evaluation makes 2 REST calls.
 func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
 	pkg, ws, draft := ParseProposal(s, pr)
 	if !IntoDeployment(s, pr) || pr.GetState() != "open" {
