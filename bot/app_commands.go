@@ -177,33 +177,77 @@ func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number
 
 // ProposeDeletion is /porch delete.
 func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (commands.Outcome, error) {
-	pr, err := lifecycle.ProposeDeletion(ctx, s, lifecycle.NewDeletionAPI(s.GH), pkg, by)
+	api := lifecycle.NewDeletionAPI(s.GH)
+	api.RecordKey = o.App.RecordKey
+	pr, err := lifecycle.ProposeDeletion(ctx, s, api, pkg, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
 	return commands.Outcome{Text: fmt.Sprintf("Proposed the deletion of `%s`.", pkg), PullRequest: pr.GetNumber()}, nil
 }
 
-// Publish is /porch publish on a merged proposal (publishOn: never).
-func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number int, by string) (commands.Outcome, error) {
-	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
-	if err != nil {
-		return commands.Outcome{}, err
+// Publish is /porch publish [<package>]: in a merged pull request (its
+// draft's package unless named), or anywhere with a package (its latest
+// landing on the deployment branch). Anyone with write access publishes
+// landings that met the approval policy (lifecycle.PublishPackage); an
+// allowed approver's command also counts as the approval of the landing it
+// publishes (lifecycle.PublishApproved).
+func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number int, pkg, by string) (commands.Outcome, error) {
+	commit := s.DeploymentHead
+	if number > 0 {
+		pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+		if err != nil {
+			return commands.Outcome{}, err
+		}
+		if !pr.GetMerged() {
+			return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not merged: merge it first", number)}
+		}
+		if pkg == "" {
+			draftPkg, _, ok := packages.ParseDraftBranchName(pr.GetHead().GetRef())
+			if !ok {
+				return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not a proposal of a draft branch: name the package, `/porch publish <package>`", number)}
+			}
+			pkg = draftPkg
+		}
+		commit = plumbing.NewHash(pr.GetMergeCommitSHA())
 	}
-	if !pr.GetMerged() {
-		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not merged: merge it first", number)}
+	if pkg == "" {
+		return commands.Outcome{}, &commands.UserError{Msg: "name the package: `/porch publish <package>` (in a merged pull request, its draft's package is the default)"}
 	}
-	pkg, _, ok := packages.ParseDraftBranchName(pr.GetHead().GetRef())
-	if !ok {
-		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not a proposal of a draft branch", number)}
+	api := lifecycle.NewPublishAPI(s.GH)
+	api.Approval = o.App.proposalAPI(s.GH)
+	var out *lifecycle.PublishOutcome
+	var err error
+	approver, note := false, ""
+	if s.Config.Approvals.Required > 0 {
+		var rerr error
+		approver, note, rerr = lifecycle.NewApproverResolver(api.Approval, s.Repo, s.Config.Approvals.Approvers).Allowed(ctx, by)
+		if rerr != nil {
+			return commands.Outcome{}, rerr
+		}
 	}
-	out, err := lifecycle.PublishPackage(ctx, s, lifecycle.NewPublishAPI(s.GH), pkg, plumbing.NewHash(pr.GetMergeCommitSHA()))
+	if approver {
+		out, err = lifecycle.PublishApproved(ctx, s, api, pkg, commit, by)
+	} else {
+		// Anyone with write access publishes what met the policy.
+		out, err = lifecycle.PublishPackage(ctx, s, api, pkg, commit)
+	}
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
 	tags := out.Tags()
 	if len(tags) == 0 {
-		return commands.Outcome{Text: "Nothing to publish: " + strings.TrimSpace(out.Skipped), PullRequest: number}, nil
+		why := strings.TrimSpace(out.Skipped)
+		for _, r := range out.Refused {
+			why = strings.TrimSpace(why + " " + r.Reason + ".")
+		}
+		if why == "" {
+			why = "no unpublished landing of `" + pkg + "`."
+		}
+		if len(out.Refused) > 0 && note != "" {
+			why += " Only an approver's `/porch publish` counts as the approval it lacks (" + note + ")."
+		}
+		return commands.Outcome{Text: "Nothing to publish: " + why, PullRequest: number}, nil
 	}
 	return commands.Outcome{Text: "Published " + strings.Join(tags, ", ") + ".", Tag: tags[len(tags)-1], PullRequest: number}, nil
 }

@@ -36,14 +36,22 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 			return err
 		}
 		if fork {
-			// Never a proposal; rendered with built-ins only (SPEC §9).
+			// Rendered with built-ins only (SPEC §9), never pushed to; no
+			// approval check, but its landing is published only if the
+			// approval verdict at its head is met (publish_approval.go).
 			_, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render)
 			return err
 		}
 		api := a.proposalAPI(s.GH)
 		api.Opened = ev.GetAction() == "opened"
-		_, err = lifecycle.OnProposalEvent(ctx, s, api, pr)
-		return err
+		out, err := lifecycle.OnProposalEvent(ctx, s, api, pr)
+		if err != nil || out == nil || out.Workspace != "" {
+			return err
+		}
+		// A proposal from a branch that is not a draft (issue #12): drafts
+		// render on push; this one is rendered here, reported without
+		// pushing to a branch porchbot does not own.
+		return a.renderBranchProposal(ctx, s, out)
 	case "closed":
 		if !pr.GetMerged() {
 			return nil
@@ -53,6 +61,21 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 			return err
 		}
 		return a.publishMerged(ctx, s, pr)
+	}
+	return nil
+}
+
+// renderBranchProposal reports porchbot/render on the head of a proposal
+// from a branch that is not a draft, for every package it adds or changes.
+func (a *App) renderBranchProposal(ctx context.Context, s *lifecycle.Session, out *lifecycle.ApprovalOutcome) error {
+	head := plumbing.NewHash(out.Head)
+	for _, p := range out.Packages {
+		if p.Kind == lifecycle.LandingDeleted {
+			continue
+		}
+		if _, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, p.Name, false, a.Render); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -101,6 +124,8 @@ func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *githu
 			return err
 		}
 	}
-	_, err := lifecycle.Publish(ctx, s, lifecycle.NewPublishAPI(s.GH), plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	api := lifecycle.NewPublishAPI(s.GH)
+	api.Approval = a.proposalAPI(s.GH)
+	_, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
 	return err
 }

@@ -56,7 +56,10 @@ func (f *fakeLifecycle) ProposeDeletion(_ context.Context, _ *lifecycle.Session,
 	return commands.Outcome{Text: "Deletion proposed.", PullRequest: 43}, err
 }
 
-func (f *fakeLifecycle) Publish(_ context.Context, _ *lifecycle.Session, pr int, by string) (commands.Outcome, error) {
+func (f *fakeLifecycle) Publish(_ context.Context, _ *lifecycle.Session, pr int, pkg, by string) (commands.Outcome, error) {
 	err := f.record("publish #%d by %s", pr, by)
+	if pkg != "" {
+		err = f.record("publish %s #%d by %s", pkg, pr, by)
+	}
 	return commands.Outcome{Text: "Published.", Tag: "basens/v1"}, err
 }

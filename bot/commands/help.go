@@ -116,7 +116,8 @@ var Verbs = []Verb{
 	{Name: "rollback", Syntax: "<package> v<N> [--workspace W]", Summary: "new draft whose contents are revision N",
 		Access: WriteAccess, MinArgs: 2, MaxArgs: 2, Args: []ArgKind{ArgPackage, ArgRevision}, Flags: []string{FlagWorkspace}},
 	{Name: "delete", Syntax: "<package>", Summary: "deletion proposal pull request", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
-	{Name: "publish", Summary: "with `publishOn: never`: tag the merged package now", Access: WriteAccess, Where: InPullRequest},
+	{Name: "publish", Syntax: "[<package>]", Summary: "tag a landed package now: with `publishOn: never`, or a landing not published for want of approval (an approver's; counts as their approval)",
+		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
 }
 
 // LookupVerb finds a verb by name (case-insensitive).

@@ -39,8 +39,11 @@ type Lifecycle interface {
 	Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (Outcome, error)
 	// ProposeDeletion opens the deletion proposal of pkg.
 	ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (Outcome, error)
-	// Publish tags the package merged by pull request pr (publishOn: never).
-	Publish(ctx context.Context, s *lifecycle.Session, pr int, by string) (Outcome, error)
+	// Publish tags pkg ("": the package of pull request pr's draft) as
+	// merged by pull request pr (0: at the deployment branch's head), for
+	// publishOn: never or, by an approver, a landing refused for want of
+	// approval.
+	Publish(ctx context.Context, s *lifecycle.Session, pr int, pkg, by string) (Outcome, error)
 }
 
 // Upgrader is implemented by a Lifecycle that can run /porch upgrade

@@ -93,10 +93,16 @@ func runDelete(ctx context.Context, cr *commentRun, c Command) result {
 	})
 }
 
-// runPublish is /porch publish, in the merged pull request.
-func runPublish(ctx context.Context, cr *commentRun, _ Command) result {
+// runPublish is /porch publish [<package>]: in a merged pull request, or
+// anywhere with the package named (its latest landing on the deployment
+// branch).
+func runPublish(ctx context.Context, cr *commentRun, c Command) result {
+	pr := 0
+	if cr.ev.IsPullRequest {
+		pr = cr.ev.Number
+	}
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
-		return cr.r.Lifecycle.Publish(ctx, s, cr.ev.Number, cr.ev.Author)
+		return cr.r.Lifecycle.Publish(ctx, s, pr, c.Arg(0), cr.ev.Author)
 	})
 }
 

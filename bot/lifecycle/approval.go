@@ -12,12 +12,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
-	"github.com/porchbot/porchbot/internal/packages"
 )
 
 // ApprovalCheckName is the check run reporting the approval policy.
@@ -27,9 +27,10 @@ const ApprovalCheckName = "porchbot/approval"
 type ApprovalOutcome struct {
 	Number             int
 	Package, Workspace string
-	// Head is the evaluated head commit, HeadDigest the package's content
-	// digest there (its git tree id).
+	// Head is the evaluated head commit, HeadDigest the proposal digest
+	// there (ProposalDigest), Packages every package the head changes.
 	Head, HeadDigest string
+	Packages         []PackageChange
 	// Author is who the self-approval rule applied to.
 	Author   string
 	Result   ApprovalResult
@@ -76,15 +77,14 @@ const (
 // marker <!-- porchbot:approve {"user":…,"head":…,"digest":…} --> that
 // EvaluateApproval reads back (one REST call). The record is unconditional:
 // whether it counts (approver, self-approval, stale content) is decided by
-// the evaluation, which the caller runs next. The digest is the package's
-// tree at head when a draft branch of the cache points at head; it lets
-// the approval survive a rewrite that drops head from the branch.
+// the evaluation, which the caller runs next. The digest is the proposal
+// digest at head (proposalDigestAt).
 func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) error {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	if user == "" || head.IsZero() || prNumber <= 0 {
 		return fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
 	}
-	digest, err := draftDigestAt(ctx, s, head)
+	digest, err := proposalDigestAt(ctx, s, head)
 	if err != nil {
 		return fmt.Errorf("record approval of #%d: %w", prNumber, err)
 	}
@@ -103,71 +103,28 @@ func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prN
 	return nil
 }
 
-// draftDigestAt is the package digest at head, for the package whose draft
-// branch points at head in the cache ("" when none, or several packages).
-func draftDigestAt(ctx context.Context, s *Session, head plumbing.Hash) (string, error) {
-	const prefix = "refs/remotes/origin/"
-	refs, err := s.Git.ListRefs(ctx, prefix+"drafts/")
+// proposalDigestAt is the proposal digest at head: the content digests of
+// every package head changes against its merge base with the deployment
+// branch (ProposalDigest). It lets an approval survive a rewrite that
+// drops head from the branch.
+func proposalDigestAt(ctx context.Context, s *Session, head plumbing.Hash) (string, error) {
+	base, err := proposalBase(ctx, s, nil)
 	if err != nil {
 		return "", err
 	}
-	pkg := ""
-	for _, r := range refs {
-		if r.Hash() != head {
-			continue
+	var d string
+	err = s.Git.With(ctx, func(repo *git.Repository) error {
+		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, head, "")
+		if err != nil {
+			return err
 		}
-		p, _, ok := packages.ParseDraftBranchName(strings.TrimPrefix(r.Name().String(), prefix))
-		if !ok {
-			continue
-		}
-		if pkg != "" && pkg != p {
-			return "", nil
-		}
-		pkg = p
-	}
-	if pkg == "" {
+		d = proposalDigestOf(sc.pkgs)
+		return nil
+	})
+	if errors.Is(err, errLandingCommitMissing) {
 		return "", nil
 	}
-	d := newPackageDigests(s, proposalPackageDir(s, pkg))
-	return d.at(ctx, head.String())
-}
-
-// packageDigests computes (and remembers) the package digest at commits.
-type packageDigests struct {
-	s   *Session
-	dir string
-	m   map[string]string
-}
-
-func newPackageDigests(s *Session, dir string) *packageDigests {
-	return &packageDigests{s: s, dir: dir, m: map[string]string{}}
-}
-
-// at is the git tree id of the package directory at sha; digestAbsent when
-// the commit has no such directory; "" when the cache lacks the commit
-// (an approval given there is stale unless it names the head).
-func (d *packageDigests) at(ctx context.Context, sha string) (string, error) {
-	sha = strings.ToLower(sha)
-	if v, ok := d.m[sha]; ok {
-		return v, nil
-	}
-	v := ""
-	if len(sha) == 40 && plumbing.IsHash(sha) {
-		h := plumbing.NewHash(sha)
-		if _, err := d.s.Git.ResolveRef(ctx, sha); err != nil {
-			if !errors.Is(err, gitstore.ErrNotFound) {
-				return "", fmt.Errorf("package digest at %s: %w", sha, err)
-			}
-		} else if t, err := d.s.Git.TreeHash(ctx, h, d.dir); err == nil {
-			v = t.String()
-		} else if ctx.Err() != nil {
-			return "", ctx.Err()
-		} else {
-			v = digestAbsent // no directory (or not a directory) there
-		}
-	}
-	d.m[sha] = v
-	return v, nil
+	return d, err
 }
 
 // propListReviews lists a pull request's reviews, paginating only when GitHub
@@ -242,7 +199,7 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 				Warn("ignoring an approval marker in a comment not written by the bot")
 			continue
 		}
-		if c.UpdatedAt != nil && c.CreatedAt != nil && c.GetUpdatedAt().After(c.GetCreatedAt().Time) {
+		if botCommentEdited(c) {
 			log.WithField("comment", c.GetID()).Warn("ignoring an approval record edited after it was written")
 			continue
 		}
@@ -270,25 +227,30 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 }
 
 // EvaluateApproval judges a proposal under the repository's approval
-// policy and posts the check run porchbot/approval on its head:
-//   - reviews (one call) and the bot's /porch approve records among the
-//     issue comments (one call) give the votes; more pages only when there
-//     are more than 100 of either;
-//   - the package digest (git tree id of the package directory, from the
-//     cache) at each voted commit is compared with the head's; a commit the
-//     cache lacks is stale (for /porch approve, the recorded digest is used);
+// policy (Verdict on the facts gatherProposalFacts reads) and posts the
+// check run porchbot/approval on its head, which only prints the verdict:
+//   - reviews (one call) and the bot's /porch approve and requester records
+//     among the issue comments (one call, none without comments) give the
+//     votes and the requester; more pages only past 100 of either;
+//   - every package the head changes against its merge base with the
+//     deployment branch is judged; an approval given on another commit
+//     counts when the content digest of each of them is the same there
+//     (for a commit the cache lacks, the digest its /porch approve record
+//     carries);
 //   - approvers are resolved only for users whose approval could count:
 //     no call for logins listed in approvals.approvers, one per user and
 //     team for "@org/team" entries, one per user when the list is empty;
-//   - readiness gates are read from the Kptfile at the head.
+//   - readiness gates are read from the changed packages' Kptfiles at the
+//     head.
 //
 // The check concludes success (policy met), failure (a readiness gate is
 // not met) or action_required (approvals missing). A pull request that is
-// not an open proposal gives (nil, nil). With plain-login approvers the
-// evaluation makes 3 REST calls.
+// not an open proposal (IntoDeployment; a branch that changes no package)
+// gives (nil, nil). With plain-login approvers and no comment on the pull
+// request, the evaluation makes 2 REST calls.
 func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
-	pkg, ws, ok := ParseProposal(s, pr)
-	if !ok || pr.GetState() != "open" {
+	pkg, ws, draft := ParseProposal(s, pr)
+	if !IntoDeployment(s, pr) || pr.GetState() != "open" {
 		return nil, nil
 	}
 	n := pr.GetNumber()
@@ -297,59 +259,27 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, fmt.Errorf("approval of #%d: head sha %q is not a commit id", n, head)
 	}
-	if err := propEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+	if err := propEnsureCommit(ctx, s, head, branchOf(s, pr)); err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-	dir := proposalPackageDir(s, pkg)
-	digests := newPackageDigests(s, dir)
-	headDigest, err := digests.at(ctx, head)
+	base, err := proposalBase(ctx, s, pr)
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-
-	var reviews []*github.PullRequestReview
-	var comments []*github.IssueComment
-	if !api.Opened {
-		if reviews, err = propListReviews(ctx, s, api, n); err != nil {
-			return nil, fmt.Errorf("approval: %w", err)
-		}
-		if comments, err = propListComments(ctx, s, api, n); err != nil {
-			return nil, fmt.Errorf("approval: %w", err)
-		}
-	}
-	cmdVotes, recorded := commandVotes(api, s.Repo.FullName(), n, comments, log)
-	votes := append(reviewVotes(reviews), cmdVotes...)
-	for i := range votes {
-		d, err := digests.at(ctx, votes[i].Commit)
-		if err != nil {
-			return nil, fmt.Errorf("approval of #%d: %w", n, err)
-		}
-		if d == "" {
-			d = recorded[votes[i].Commit]
-		}
-		votes[i].Digest = d
-	}
-
-	policy := s.Config.Approvals
-	in := ApprovalInputs{Author: ProposalAuthor(api, pr), Head: head, HeadDigest: headDigest, Votes: votes}
-	resolver := NewApproverResolver(api, s.Repo, policy.Approvers)
-	allowed := map[string]approverAnswer{}
-	for _, u := range ApproverCandidates(policy, in) {
-		ok, note, err := resolver.Allowed(ctx, u)
-		if err != nil {
-			return nil, fmt.Errorf("approval of #%d: %w", n, err)
-		}
-		allowed[propLoginKey(u)] = approverAnswer{allowed: ok, note: note}
-	}
-	for i := range in.Votes {
-		a := allowed[propLoginKey(in.Votes[i].User)]
-		in.Votes[i].Allowed, in.Votes[i].Note = a.allowed, a.note
-	}
-	if in.Gates, err = PackageReadiness(ctx, s, plumbing.NewHash(head), dir); err != nil {
+	facts, err := gatherProposalFacts(ctx, s, api, pr, head, base)
+	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-
-	res := Evaluate(policy, in)
+	if !draft {
+		if len(facts.Changes) == 0 {
+			return nil, nil // a branch that changes no package is no proposal
+		}
+		pkg = facts.Changes[0].Name
+	}
+	res, in, err := Verdict(ctx, s.Config.Approvals, facts)
+	if err != nil {
+		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
 	run, err := postApprovalCheck(ctx, s, api, pr, head, res)
 	if err != nil {
 		return nil, err
@@ -359,9 +289,9 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 		counted[i] = a.User
 	}
 	log.WithFields(logrus.Fields{"satisfied": res.Satisfied, "approvers": counted, "ignored": len(res.Ignored),
-		"missing_gates": len(res.MissingGates), "lookups": resolver.Lookups()}).Info("approval evaluated")
-	return &ApprovalOutcome{Number: n, Package: pkg, Workspace: ws, Head: head, HeadDigest: headDigest,
-		Author: in.Author, Result: res, CheckRun: run, Lookups: resolver.Lookups()}, nil
+		"missing_gates": len(res.MissingGates), "packages": len(in.Packages), "lookups": facts.resolver.Lookups()}).Info("approval evaluated")
+	return &ApprovalOutcome{Number: n, Package: pkg, Workspace: ws, Head: head, HeadDigest: in.HeadDigest,
+		Packages: in.Packages, Author: in.Author, Result: res, CheckRun: run, Lookups: facts.resolver.Lookups()}, nil
 }
 
 // propEnsureCommit makes sure the cache has commit sha, fetching branch once

@@ -10,10 +10,12 @@ import (
 )
 
 // The approval policy of proposals (SPEC §5) as pure domain logic, in the
-// manner of palantir/policy-bot: Evaluate judges ApprovalInputs gathered
-// by EvaluateApproval (reviews, /porch approve records, package digests,
-// approver lookups, readiness gates) and says who counted, who did not and
-// why. Nothing here talks to GitHub or git.
+// manner of palantir/policy-bot: Evaluate judges ApprovalInputs that
+// Verdict (approval_facts.go) takes from ProposalFacts (requester, every
+// changed package and its content digest, votes with the digests where
+// they were given, approver lookups, readiness gates) and says who
+// counted, who did not and why. Nothing here talks to GitHub or git; each
+// requirement is a predicate in approval_req_*.go.
 
 // VoteSource says where a vote came from.
 type VoteSource string
@@ -48,10 +50,16 @@ type Vote struct {
 	// Commit is the commit the vote was given on (a review's commit_id, the
 	// head recorded by /porch approve).
 	Commit string
-	// Digest is the package's content digest (its git tree id) at Commit;
-	// "" when unknown (a commit the cache lacks): such an approval given on
-	// an older commit is stale.
-	Digest string
+	// Digest is the proposal digest (ProposalDigest over the content
+	// digests of every package the head changes) at Commit; "" when
+	// unknown (a commit the cache lacks): such an approval given on an
+	// older commit is stale. Digests are the per-package content digests
+	// there (nil: unknown), to say which package changed.
+	Digest  string
+	Digests map[string]string
+	// SameTrees: every package's git tree at Commit is the head's (false
+	// when only Kptfile status.conditions differ, or unknown).
+	SameTrees bool
 	// At orders a user's votes; ties keep the input order.
 	At time.Time
 	// Allowed reports that User may approve under the policy (resolved
@@ -66,13 +74,19 @@ type ApprovalInputs struct {
 	// Author is whoever proposed the change: the pull request's author, or
 	// the requester of a proposal the bot opened.
 	Author string
-	// Head is the proposal's head commit, HeadDigest the package digest
-	// there.
+	// Head is the proposal's head commit, HeadDigest the proposal digest
+	// there (ProposalDigest of Packages).
 	Head       string
 	HeadDigest string
-	Votes      []Vote
-	// Gates are the package's readiness gates at Head.
+	// Packages are every package the head changes, with their content
+	// digests at Head.
+	Packages []PackageChange
+	Votes    []Vote
+	// Gates are the packages' readiness gates at Head.
 	Gates []GateStatus
+	// Render is the render check's state on Head (RenderUnknown: not
+	// gathered, the requirement is not applied).
+	Render RenderState
 }
 
 // IgnoreReason says why an approval did not count.
@@ -93,8 +107,10 @@ type CountedApproval struct {
 	Source VoteSource
 	Commit string
 	// Carried is true when the approval was given on an older commit whose
-	// package content equals the head's.
-	Carried bool
+	// package content equals the head's; CarriedNote says how (the same
+	// trees, or only readiness conditions changed).
+	Carried     bool
+	CarriedNote string
 }
 
 // IgnoredApproval is an approval (or dismissed review) that does not
@@ -117,6 +133,9 @@ type ApprovalResult struct {
 	Ignored []IgnoredApproval
 	// MissingGates are the readiness gates whose condition is not True.
 	MissingGates []GateStatus
+	// RenderProblem says why the render requirement is not met ("": met
+	// or not applied).
+	RenderProblem string
 	// Summary is one human line: the verdict.
 	Summary string
 }
@@ -202,11 +221,6 @@ func ignoredOf(v Vote, reason IgnoreReason, detail string) IgnoredApproval {
 	return IgnoredApproval{User: v.User, Source: v.Source, Commit: v.Commit, Reason: reason, Detail: detail}
 }
 
-// selfExcluded reports that user's approval is refused as self-approval.
-func selfExcluded(policy config.Approvals, author, user string) bool {
-	return !policy.AllowSelfApproval && author != "" && propLoginKey(author) == propLoginKey(user)
-}
-
 // ApproverCandidates are the users whose approver status can change the
 // verdict: those whose latest vote is an approval that is not refused as
 // self-approval. The step resolves only these (one lookup each at most),
@@ -216,7 +230,10 @@ func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
 	var out []string
 	for _, key := range order {
 		i := current[key]
-		if i < 0 || selfExcluded(policy, in.Author, in.Votes[i].User) {
+		if i < 0 {
+			continue
+		}
+		if self, _ := selfExcluded(policy, in.Author, in.Votes[i].User); self {
 			continue
 		}
 		out = append(out, in.Votes[i].User)
@@ -224,17 +241,23 @@ func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
 	return out
 }
 
-// Evaluate applies the approval policy to a proposal:
+// Evaluate applies the approval policy to a proposal (pure: Verdict
+// gathers its inputs). Each requirement is a predicate in a file of its
+// own:
 //   - per user, the latest vote wins: a later approval supersedes an
 //     earlier one, a later CHANGES_REQUESTED or DISMISSED review cancels it;
-//   - the author's approval never counts unless policy.AllowSelfApproval;
-//   - approvals from users who are not allowed approvers do not count;
+//   - the author's approval never counts unless policy.AllowSelfApproval
+//     (approval_req_self.go);
+//   - approvals from users who are not allowed approvers do not count
+//     (approval_req_approvers.go);
 //   - an approval given on another commit than the head counts only if the
-//     package digest there equals the head's (a push that changes the
-//     package's content dismisses it; one that changes only other files
-//     does not);
-//   - policy.Required distinct approvers are needed, and every readiness
-//     gate must be met.
+//     content of every package the head changes is the same there
+//     (approval_req_stale.go): a push that changes a package's content, or
+//     adds or removes a package, dismisses it; one that changes only other
+//     files, or only Kptfile status.conditions, does not;
+//   - policy.Required distinct approvers are needed, every readiness gate
+//     must be met (approval_req_gates.go) and the render check must have
+//     passed on the head when it is known (approval_req_render.go).
 func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 	res := ApprovalResult{Required: policy.Required}
 	current, order, ignored := latestVotes(in.Votes, in.Head)
@@ -244,17 +267,20 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 			continue
 		}
 		v := in.Votes[i]
-		switch {
-		case selfExcluded(policy, in.Author, v.User):
-			ignored[i] = ignoredOf(v, IgnoredSelf, "the author's own approval does not count (approvals.allowSelfApproval is false)")
-		case !v.Allowed:
-			ignored[i] = ignoredOf(v, IgnoredNotApprover, notApproverDetail(policy, v))
-		case v.Commit != in.Head && (v.Digest == "" || v.Digest != in.HeadDigest):
-			ignored[i] = ignoredOf(v, IgnoredStale, staleDetail(v, in))
-		default:
-			res.Approvers = append(res.Approvers, CountedApproval{User: v.User, Source: v.Source, Commit: v.Commit,
-				Carried: v.Commit != in.Head})
+		if self, detail := selfExcluded(policy, in.Author, v.User); self {
+			ignored[i] = ignoredOf(v, IgnoredSelf, detail)
+			continue
 		}
+		if refused, detail := approverRefused(policy, v); refused {
+			ignored[i] = ignoredOf(v, IgnoredNotApprover, detail)
+			continue
+		}
+		if stale, detail := staleApproval(v, in); stale {
+			ignored[i] = ignoredOf(v, IgnoredStale, detail)
+			continue
+		}
+		res.Approvers = append(res.Approvers, CountedApproval{User: v.User, Source: v.Source, Commit: v.Commit,
+			Carried: v.Commit != in.Head, CarriedNote: carriedNote(v, in)})
 	}
 	sort.Slice(res.Approvers, func(a, b int) bool {
 		return propLoginKey(res.Approvers[a].User) < propLoginKey(res.Approvers[b].User)
@@ -264,38 +290,11 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 			res.Ignored = append(res.Ignored, ig)
 		}
 	}
-	for _, g := range in.Gates {
-		if !g.Met() {
-			res.MissingGates = append(res.MissingGates, g)
-		}
-	}
-	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0
+	res.MissingGates = unmetGates(in.Gates)
+	res.RenderProblem = renderProblem(in.Render)
+	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0 && res.RenderProblem == ""
 	res.Summary = summarizeApproval(res)
 	return res
-}
-
-func notApproverDetail(policy config.Approvals, v Vote) string {
-	d := ""
-	if len(policy.Approvers) == 0 {
-		d = "approvers are users with write access to the repository"
-	} else {
-		names := make([]string, len(policy.Approvers))
-		for i, a := range policy.Approvers {
-			names[i] = a.String()
-		}
-		d = "approvers are " + strings.Join(names, ", ")
-	}
-	if v.Note != "" {
-		return v.Note + "; " + d
-	}
-	return d
-}
-
-func staleDetail(v Vote, in ApprovalInputs) string {
-	if v.Digest == "" {
-		return fmt.Sprintf("given on %s, which is no longer known; approve the head %s again", propShort(v.Commit), propShort(in.Head))
-	}
-	return fmt.Sprintf("given on %s; the package content changed since (head %s)", propShort(v.Commit), propShort(in.Head))
 }
 
 func summarizeApproval(res ApprovalResult) string {
@@ -323,6 +322,9 @@ func summarizeApproval(res ApprovalResult) string {
 	}
 	if len(res.Ignored) > 0 {
 		fmt.Fprintf(&b, "; %s not counted", propPlural(len(res.Ignored), "approval", "approvals"))
+	}
+	if res.RenderProblem != "" {
+		b.WriteString("; " + res.RenderProblem)
 	}
 	if len(res.MissingGates) > 0 {
 		gates := make([]string, len(res.MissingGates))
@@ -368,7 +370,7 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 		for _, a := range r.Approvers {
 			on := "`" + propShort(a.Commit) + "`"
 			if a.Carried {
-				on += " (same package content as the head)"
+				on += " (" + a.CarriedNote + ")"
 			}
 			fmt.Fprintf(&b, "| @%s | %s | %s |\n", a.User, a.Source, on)
 		}
@@ -381,9 +383,16 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 		}
 		b.WriteString("\n")
 	}
+	if r.RenderProblem != "" {
+		fmt.Fprintf(&b, "Render: **%s** (check `%s`).\n\n", r.RenderProblem, RenderCheckName)
+	}
 	if len(r.MissingGates) > 0 {
 		b.WriteString("Readiness gates not met (Kptfile `info.readinessGates`, conditions in `status.conditions`):\n")
 		for _, g := range r.MissingGates {
+			if g.Package != "" {
+				fmt.Fprintf(&b, "- `%s` of `%s`: %s\n", g.ConditionType, g.Package, g.Describe())
+				continue
+			}
 			fmt.Fprintf(&b, "- `%s`: %s\n", g.ConditionType, g.Describe())
 		}
 	}
@@ -403,6 +412,6 @@ func describeApprovalPolicy(p config.Approvals) string {
 	if p.AllowSelfApproval {
 		self = "self-approval allowed"
 	}
-	return fmt.Sprintf("%s from %s; %s; a push keeps approvals only if the package content is unchanged.",
+	return fmt.Sprintf("%s from %s; %s; a push keeps approvals only if the content of every changed package is unchanged (Kptfile status.conditions aside).",
 		propPlural(p.Required, "approval", "approvals"), who, self)
 }

@@ -154,7 +154,7 @@ func TestEvaluate(t *testing.T) {
 func TestEvaluateMarkdownExplainsEveryVerdict(t *testing.T) {
 	policy := config.Approvals{Required: 2, Approvers: []config.UserOrTeam{{Login: "bob"}, {Org: "acme", Team: "platform"}}}
 	res := Evaluate(policy, ApprovalInputs{Author: "alice", Head: apShaHead, HeadDigest: apDigestHead,
-		Votes: []Vote{apApprove("alice", 1), {User: "bob", State: VoteApproved, Source: VoteFromReview, Commit: apShaOld, Digest: apDigestHead, At: apAt(2), Allowed: true},
+		Votes: []Vote{apApprove("alice", 1), {User: "bob", State: VoteApproved, Source: VoteFromReview, Commit: apShaOld, Digest: apDigestHead, SameTrees: true, At: apAt(2), Allowed: true},
 			{User: "carol", State: VoteApproved, Source: VoteFromCommand, Commit: apShaHead, Digest: apDigestHead, At: apAt(3), Note: "@carol is not a member of @acme/platform"}},
 		Gates: []GateStatus{{ConditionType: "Reviewed", Status: "False", Reason: "Pending", Message: "security review"}}})
 	md := res.Markdown(policy)

@@ -42,15 +42,18 @@ type DeletionPulls interface {
 	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
 }
 
-// DeletionIssues is the label call (s.GH.Issues).
+// DeletionIssues are the label and requester record calls (s.GH.Issues).
 type DeletionIssues interface {
 	AddLabelsToIssue(ctx context.Context, owner, repo string, number int, labels []string) ([]*github.Label, *github.Response, error)
+	RequesterComments
 }
 
-// DeletionAPI is what a deletion proposal needs from GitHub.
+// DeletionAPI is what a deletion proposal needs from GitHub. RecordKey
+// signs the requester record (ProposalAPI.RecordKey).
 type DeletionAPI struct {
-	Pulls  DeletionPulls
-	Issues DeletionIssues
+	Pulls     DeletionPulls
+	Issues    DeletionIssues
+	RecordKey []byte
 }
 
 // NewDeletionAPI takes the services of a go-github client.
@@ -64,7 +67,8 @@ func NewDeletionAPI(gh *github.Client) DeletionAPI {
 // package directory, and a pull request into the deployment branch
 // labelled porch/deletion-proposed. Asking again while a deletion draft
 // exists returns its open pull request instead of opening a second one.
-// REST calls: 2 (create, label), plus 1 list when a deletion draft exists.
+// REST calls: 3 (create, requester record, label), plus 1 list when a
+// deletion draft exists.
 func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requester string) (*github.PullRequest, error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("propose deletion: %w", err)
@@ -159,6 +163,11 @@ func openDeletionPR(ctx context.Context, s *Session, api DeletionAPI, pkg, branc
 			Base: github.String(s.DeploymentBranch), Body: github.String(deletionBody(s, pkg, requester))})
 		if err != nil {
 			return nil, fmt.Errorf("open the deletion proposal of %s: %w", pkg, err)
+		}
+		// Who asked, where only the bot can write: their approval of the
+		// deletion counts only with approvals.allowSelfApproval.
+		if err := recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch delete "+pkg); err != nil {
+			return pr, err
 		}
 	}
 	if !deletionHasLabel(pr, packages.LabelDeletionProposed) {

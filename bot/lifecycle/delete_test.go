@@ -14,7 +14,7 @@ import (
 )
 
 func TestDeletionProposalMergedKeepsTags(t *testing.T) {
-	f := newPubFixture(t, "")
+	f := newPubFixture(t, pubNoApproval+"")
 	c1 := f.commit("main", "", func(files map[string][]byte) {
 		files["old/Kptfile"] = pubKptfile("old")
 		files["old/sub/Kptfile"] = pubKptfile("sub")
@@ -35,7 +35,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("deletion proposal: %d REST calls %v", forge.SumREST(calls), calls)
-	if n := forge.SumREST(calls); n != 2 {
+	if n := forge.SumREST(calls); n != 3 { // create, requester record, label
 		t.Fatalf("ProposeDeletion made %d REST calls: %v", n, calls)
 	}
 	prs, _, err := f.alice.PullRequests.List(f.ctx, pubOwner, pubRepo, nil)
@@ -91,7 +91,8 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatal("the merge did not delete the package")
 	}
 	cs := f.comments(pr.GetNumber())
-	if len(cs) != 1 || !strings.Contains(cs[0], "was deleted") || !strings.Contains(cs[0], "old/v1") {
+	if len(cs) != 2 || !strings.Contains(cs[0], `porchbot:requester {"user":"alice"}`) ||
+		!strings.Contains(cs[1], "was deleted") || !strings.Contains(cs[1], "old/v1") {
 		t.Fatalf("comments %q", cs)
 	}
 	// The resync has nothing to do about a deleted package.

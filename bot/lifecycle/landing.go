@@ -317,19 +317,24 @@ func (w *landingWalker) packageName(dir string) string {
 	return strings.TrimPrefix(dir, w.root+"/")
 }
 
+// landingKind is what going from prev to cur did to a package ("": nothing).
+func landingKind(cur, prev landingState) LandingKind {
+	switch {
+	case cur == prev:
+		return ""
+	case !prev.exists():
+		return LandingCreated
+	case !cur.exists():
+		return LandingDeleted
+	}
+	return LandingChanged
+}
+
 // landingOf describes commit c's change of the package in dir, given its
 // states; kind is "" when the package did not change.
 func (w *landingWalker) landingOf(c *object.Commit, name, dir string, cur, prev landingState) (Landing, error) {
-	l := Landing{Package: name, Dir: dir, Commit: c.Hash, Parent: landingFirstParent(c), Tree: cur.Tree, ParentTree: prev.Tree}
-	switch {
-	case cur == prev:
-	case !prev.exists():
-		l.Kind = LandingCreated
-	case !cur.exists():
-		l.Kind = LandingDeleted
-	default:
-		l.Kind = LandingChanged
-	}
+	l := Landing{Package: name, Dir: dir, Commit: c.Hash, Parent: landingFirstParent(c), Tree: cur.Tree, ParentTree: prev.Tree,
+		Kind: landingKind(cur, prev)}
 	for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
 		st, err := w.state(p, dir)
 		if err != nil {
@@ -357,25 +362,9 @@ func (w *landingWalker) changed(h plumbing.Hash) ([]Landing, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes, err := object.DiffTreeWithOptions(w.ctx, a, b, nil)
+	dirs, err := w.changedDirs(a, b)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s: %w", h, err)
-	}
-	memo := map[string]bool{}
-	dirs := map[string]bool{}
-	for _, ch := range changes {
-		for _, name := range []string{ch.From.Name, ch.To.Name} {
-			if name == "" {
-				continue
-			}
-			d, ok, err := w.topLevelDir(name, b, a, memo)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				dirs[d] = true
-			}
-		}
 	}
 	var out []Landing
 	for d := range dirs {
@@ -401,6 +390,32 @@ func (w *landingWalker) changed(h plumbing.Hash) ([]Landing, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
 	return out, nil
+}
+
+// changedDirs lists the top-level package directories holding a file
+// that differs between trees a and b (either may be nil).
+func (w *landingWalker) changedDirs(a, b *object.Tree) (map[string]bool, error) {
+	changes, err := object.DiffTreeWithOptions(w.ctx, a, b, nil)
+	if err != nil {
+		return nil, err
+	}
+	memo := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, ch := range changes {
+		for _, name := range []string{ch.From.Name, ch.To.Name} {
+			if name == "" {
+				continue
+			}
+			d, ok, err := w.topLevelDir(name, b, a, memo)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				dirs[d] = true
+			}
+		}
+	}
+	return dirs, nil
 }
 
 // isFirstParentAncestor reports whether anc is on the first-parent chain

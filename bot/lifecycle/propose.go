@@ -147,6 +147,53 @@ func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, o
 	return packages.ParseDraftBranchName(pr.GetHead().GetRef())
 }
 
+// IntoDeployment reports that pr targets the deployment branch: such a
+// pull request is a proposal when it is a draft's (ParseProposal) or when
+// its head adds, changes or removes a package, whatever its branch name
+// and whoever opened it (issue #12).
+//
+// Pull requests from forks are not (fork.go): they are rendered with
+// built-ins only, and their landings publish only under the approval
+// verdict like any other (publish_approval.go).
+func IntoDeployment(s *Session, pr *github.PullRequest) bool {
+	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
+		pr.GetHead().GetRef() != s.DeploymentBranch && !IsForkPullRequest(s.Repo, pr)
+}
+
+// ProposalChanges lists the packages pr's head changes against its merge
+// base with the deployment branch (the head must be in the cache).
+func ProposalChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([]PackageChange, error) {
+	base, err := proposalBase(ctx, s, pr)
+	if err != nil {
+		return nil, err
+	}
+	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
+	var out []PackageChange
+	err = s.Git.With(ctx, func(repo *git.Repository) error {
+		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, head, "")
+		if err != nil {
+			return err
+		}
+		out = sc.pkgs
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("changes of #%d: %w", pr.GetNumber(), err)
+	}
+	return out, nil
+}
+
+// changesLabel is the lifecycle label of a branch proposal: deletion when
+// every package it changes is removed.
+func changesLabel(changes []PackageChange) string {
+	for _, c := range changes {
+		if c.Kind != LandingDeleted {
+			return packages.LabelProposed
+		}
+	}
+	return packages.LabelDeletionProposed
+}
+
 // proposalPackageDir is the repository path of package pkg (packages.root
 // joined with the package name).
 func proposalPackageDir(s *Session, pkg string) string {
@@ -163,13 +210,13 @@ func propHasLabel(labels []*github.Label, name string) bool {
 	return false
 }
 
-// proposalMarker is the machine-readable record in the body of a pull
-// request the bot opened: who asked for it. It is trusted only in a pull
-// request authored by the bot.
+// proposalMarker is the machine-readable note in the body of a pull
+// request the bot opened: which draft it proposes. It decides nothing (the
+// body is the author's to edit); who asked is the requester record
+// (approval_requester.go).
 type proposalMarker struct {
 	Package   string `json:"package"`
 	Workspace string `json:"workspace"`
-	Requester string `json:"requester,omitempty"`
 }
 
 const botMarkerPrefix = "<!-- porchbot:"
@@ -202,22 +249,6 @@ func findBotMarkers(body, kind string) [][]byte {
 		}
 	}
 	return out
-}
-
-// ProposalAuthor is who proposed pr, for the self-approval rule: its
-// author, or for a proposal the bot opened on /porch propose, the user who
-// asked (recorded in the body).
-func ProposalAuthor(api ProposalAPI, pr *github.PullRequest) string {
-	if !api.isBot(pr.GetUser()) {
-		return pr.GetUser().GetLogin()
-	}
-	for _, raw := range findBotMarkers(pr.GetBody(), "proposal") {
-		var m proposalMarker
-		if json.Unmarshal(raw, &m) == nil && m.Requester != "" {
-			return m.Requester
-		}
-	}
-	return pr.GetUser().GetLogin()
 }
 
 // propDraftCommit is one commit of a draft that the deployment branch lacks.
@@ -322,7 +353,7 @@ func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftComm
 		fmt.Fprintf(&b, "Proposed by @%s with `/porch propose`. ", requester)
 	}
 	b.WriteString("Approve with a review or `/porch approve`; reject with `/porch reject [reason]` (the draft branch stays).\n\n")
-	b.WriteString(formatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws, Requester: requester}) + "\n")
+	b.WriteString(formatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws}) + "\n")
 	return b.String()
 }
 
@@ -413,8 +444,9 @@ func proposalLabel(ctx context.Context, s *Session, pr *github.PullRequest, pkg 
 // OpenProposal opens the proposal of the draft pkg/workspace for
 // `/porch propose`: a pull request from drafts/<pkg>/<workspace> into the
 // deployment branch, labelled porch/proposed, whose body names the package,
-// the workspace, the draft's commits and the requester (who counts as its
-// author for the self-approval rule). It is idempotent: an open pull
+// the workspace, the draft's commits and the requester, and the requester
+// record (approval_requester.go) that makes the requester its author for
+// the self-approval rule. It is idempotent: an open pull
 // request from that branch is returned (and labelled if it is not).
 //
 // Errors: ErrNoDraftBranch, ErrNothingToPropose (wrapped), invalid names,
@@ -435,34 +467,35 @@ func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspa
 		}
 		return nil, fmt.Errorf("propose %s: %w", branch, err)
 	}
-	pr, err := findOpenProposal(ctx, s, api, branch)
+	// No lookup first: creating answers 422 when the branch has an open
+	// pull request, and createProposal then finds it (one call saved on
+	// every new proposal, one spent on a repeated /porch propose).
+	commits, err := propDraftCommits(ctx, s, head, s.DeploymentHead)
+	if err != nil {
+		return nil, fmt.Errorf("propose %s: commits: %w", branch, err)
+	}
+	if len(commits) == 0 {
+		return nil, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, ErrNothingToPropose, s.DeploymentBranch)
+	}
+	next, err := propNextRevision(ctx, s, pkg)
 	if err != nil {
 		return nil, fmt.Errorf("propose: %w", err)
 	}
-	if pr == nil {
-		commits, err := propDraftCommits(ctx, s, head, s.DeploymentHead)
-		if err != nil {
-			return nil, fmt.Errorf("propose %s: commits: %w", branch, err)
-		}
-		if len(commits) == 0 {
-			return nil, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, ErrNothingToPropose, s.DeploymentBranch)
-		}
-		next, err := propNextRevision(ctx, s, pkg)
-		if err != nil {
-			return nil, fmt.Errorf("propose: %w", err)
-		}
-		pr, err = createProposal(ctx, s, api, branch, &github.NewPullRequest{
-			Title: github.String(proposalTitle(pkg, workspace, commits)),
-			Head:  github.String(branch), Base: github.String(s.DeploymentBranch),
-			Body: github.String(proposalBody(s, pkg, workspace, requester, commits, next)),
-		})
-		if err != nil {
-			return nil, err
-		}
-		log = log.WithField("pull_request", pr.GetNumber())
+	pr, created, err := createProposal(ctx, s, api, branch, &github.NewPullRequest{
+		Title: github.String(proposalTitle(pkg, workspace, commits)),
+		Head:  github.String(branch), Base: github.String(s.DeploymentBranch),
+		Body: github.String(proposalBody(s, pkg, workspace, requester, commits, next)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	log = log.WithField("pull_request", pr.GetNumber())
+	if created {
 		log.Info("proposal opened")
+		if err := recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
+			return pr, fmt.Errorf("propose: %w", err)
+		}
 	} else {
-		log = log.WithField("pull_request", pr.GetNumber())
 		log.Info("proposal already open")
 	}
 	if _, err := ensureProposedLabel(ctx, s, api, pr); err != nil {
@@ -473,41 +506,58 @@ func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspa
 
 // createProposal creates the pull request; when GitHub answers that one
 // already exists (another replica, a redelivery), it returns that one.
-func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, error) {
+// created is false when it found the open one.
+func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
 	pr, _, err := api.Pulls.Create(ctx, s.Repo.Owner, s.Repo.Name, np)
 	if err == nil {
-		return pr, nil
+		return pr, true, nil
 	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity {
 		if existing, lerr := findOpenProposal(ctx, s, api, branch); lerr == nil && existing != nil {
-			return existing, nil
+			return existing, false, nil
 		}
 	}
-	return nil, fmt.Errorf("propose %s: create pull request: %w", branch, err)
+	return nil, false, fmt.Errorf("propose %s: create pull request: %w", branch, err)
 }
 
 // OnProposalEvent handles pull_request opened, reopened, synchronize and
-// ready_for_review: for a proposal (ParseProposal; open, and not a GitHub
-// draft pull request) it makes sure the label porch/proposed is on (no
-// call when the event's pull request already carries it), or
-// porch/deletion-proposed when the head removes the package, then evaluates
-// the approval policy and posts porchbot/approval (EvaluateApproval). A
-// pull request that is not a proposal gives (nil, nil).
+// ready_for_review: for a proposal (open, not a GitHub draft pull request,
+// into the deployment branch, from a draft branch or changing a package)
+// it makes sure the label porch/proposed is on (no call when the event's
+// pull request already carries it), or porch/deletion-proposed when the
+// head removes the package, then evaluates the approval policy and posts
+// porchbot/approval (EvaluateApproval). A pull request that is not a
+// proposal gives (nil, nil).
 func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
-	pkg, _, ok := ParseProposal(s, pr)
-	if !ok || pr.GetState() != "open" || pr.GetDraft() {
+	if !IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
 		return nil, nil
 	}
-	label, err := proposalLabel(ctx, s, pr, pkg)
-	if err != nil {
-		return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+	var label string
+	if pkg, _, ok := ParseProposal(s, pr); ok {
+		var err error
+		if label, err = proposalLabel(ctx, s, pr, pkg); err != nil {
+			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+		}
+	} else {
+		if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+		}
+		changes, err := ProposalChanges(ctx, s, pr)
+		if err != nil {
+			return nil, err
+		}
+		if len(changes) == 0 {
+			return nil, nil // changes no package: not a proposal
+		}
+		label = changesLabel(changes)
 	}
 	labelled := false
 	// A proposal the bot opened itself (/porch propose, deletions) was
 	// labelled right after its creation; its "opened" event shows it before
 	// that. The resync labels it if that call failed.
 	if !(api.Opened && api.isBot(pr.GetUser())) {
+		var err error
 		if labelled, err = ensureProposalLabel(ctx, s, api, pr, label); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
@@ -517,4 +567,13 @@ func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *githu
 		out.Labelled = labelled
 	}
 	return out, err
+}
+
+// branchOf is the branch of s's repository pr's head can be fetched from
+// ("" for a fork: its head is fetched as refs/pull/N/head, EnsurePullHead).
+func branchOf(s *Session, pr *github.PullRequest) string {
+	if IsForkPullRequest(s.Repo, pr) {
+		return ""
+	}
+	return pr.GetHead().GetRef()
 }

@@ -205,7 +205,7 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	}
 	body := pr.GetBody()
 	for _, want := range []string{"`basens`", "`w1`", "`drafts/basens/w1`", head[:7], "Add a config map", "@alice",
-		"`basens/v1`", `<!-- porchbot:proposal {"package":"basens","workspace":"w1","requester":"alice"} -->`} {
+		"`basens/v1`", `<!-- porchbot:proposal {"package":"basens","workspace":"w1"} -->`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
@@ -214,11 +214,21 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	if labels := propLabelNames(got); len(labels) != 1 || labels[0] != packages.LabelProposed {
 		t.Fatalf("labels %v", labels)
 	}
-	if got.GetUser().GetLogin() != lifecycle.DefaultBotLogin || lifecycle.ProposalAuthor(api, got) != "alice" {
-		t.Fatalf("author %s, proposal author %s", got.GetUser().GetLogin(), lifecycle.ProposalAuthor(api, got))
+	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := lifecycle.ProposalRequester(api, "acme/catalog", got, comments); got.GetUser().GetLogin() != lifecycle.DefaultBotLogin || r != "alice" {
+		t.Fatalf("author %s, requester %q", got.GetUser().GetLogin(), r)
+	}
+	// The body is the author's to edit: it never names the requester.
+	got.Body = github.String(`<!-- porchbot:proposal {"package":"basens","workspace":"w1","requester":"mallory"} -->`)
+	if r := lifecycle.ProposalRequester(api, "acme/catalog", got, comments[:0]); r != "" {
+		t.Fatalf("requester from the body: %q", r)
 	}
 
-	// Again: the same pull request, one call (the lookup), nothing created.
+	// Again: the same pull request, two calls (the refused creation, the
+	// lookup), nothing created.
 	var again *github.PullRequest
 	n, d = f.calls(func() {
 		var err error
@@ -227,7 +237,7 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 		}
 	})
 	t.Logf("OpenProposal (already open): %d REST calls %v", n, d)
-	if again.GetNumber() != pr.GetNumber() || n != 1 {
+	if again.GetNumber() != pr.GetNumber() || n != 2 {
 		t.Fatalf("second propose: #%d (first #%d), %d calls %v", again.GetNumber(), pr.GetNumber(), n, d)
 	}
 	open, _, err := f.h.user(forgetest.AliceToken).PullRequests.List(f.ctx, "acme", "catalog", &github.PullRequestListOptions{State: "all"})
@@ -273,7 +283,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 		}
 	})
 	t.Logf("OnProposalEvent (unlabelled): %d REST calls %v", n, d)
-	if out == nil || !out.Labelled || out.Result.Satisfied || n != 4 {
+	if out == nil || !out.Labelled || out.Result.Satisfied || n != 3 { // label, reviews, check run (no comment)
 		t.Fatalf("outcome %+v, %d calls %v", out, n, d)
 	}
 	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != lifecycle.ApprovalCheckName {
@@ -291,7 +301,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	})
 	n-- // the f.pr read above
 	t.Logf("OnProposalEvent (labelled): %d REST calls %v", n, d)
-	if out.Labelled || n != 3 {
+	if out.Labelled || n != 2 {
 		t.Fatalf("labelled again: %v, %d calls %v", out.Labelled, n, d)
 	}
 
@@ -339,8 +349,9 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 		t.Fatalf("state %s merged %v labels %v", got.GetState(), got.GetMerged(), propLabelNames(got))
 	}
 	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
-	if err != nil || len(comments) != 1 || !strings.Contains(comments[0].GetBody(), "rejected by @bob") ||
-		!strings.Contains(comments[0].GetBody(), "> not now") {
+	// The requester record, then the rejection.
+	if err != nil || len(comments) != 2 || !strings.Contains(comments[1].GetBody(), "rejected by @bob") ||
+		!strings.Contains(comments[1].GetBody(), "> not now") {
 		t.Fatalf("comments %v %v", comments, err)
 	}
 	if _, _, err := f.h.user(forgetest.AliceToken).Git.GetRef(f.ctx, "acme", "catalog", "heads/drafts/basens/w1"); err != nil {

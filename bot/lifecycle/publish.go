@@ -17,17 +17,22 @@ package lifecycle
 // What was reviewed is what is published: a landing is tagged only if the
 // package at the landed commit equals the package at the approved head
 // (the pull request's head; for a merge commit without a known pull
-// request, its merged parent). Direct pushes (no pull request) are tagged
-// as they are. A landing that fails the check is never tagged: the pull
-// request gets a comment and a draft branch drafts/<pkg>/merged-<sha> holds
-// the merged state for review; merging that draft publishes it (a
-// "reviewed" landing, landing.go).
+// request, its merged parent) and that head met the approval policy (the
+// same Verdict as porchbot/approval, publish_approval.go). With approvals
+// required, a landing without a pull request (a direct push, the state
+// porchbot found a package in) waits for an approver's /porch publish
+// (PublishApproved). A landing that fails the check is never tagged: the
+// pull request gets a comment, the landing commit a porchbot/publish check
+// run, and a draft branch drafts/<pkg>/merged-<sha> holds the merged state
+// for review; merging that draft publishes it (a "reviewed" landing,
+// landing.go).
 //
 // REST calls per published landing: the tag (1), with lifecycle.releases
-// the release (1) and, when a pull request is known, its reviews for the
-// approvers (1). Without a pull request (direct push, resync) one more call
-// finds the pull request that landed the commit. Git: one fetch of the tags
-// per lost race.
+// the release (1) and, with approvals required, the pull request's reviews
+// (1), its comments when it has some (1) and approver lookups of the users
+// whose approval could count. Without a pull request (direct push, resync)
+// one more call finds the pull request that landed the commit. Git: one
+// fetch of the tags per lost race.
 
 import (
 	"context"
@@ -80,17 +85,21 @@ type PublishIssues interface {
 	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
 }
 
-// PublishAPI is what publishing needs from GitHub.
+// PublishAPI is what publishing needs from GitHub. Approval reads the
+// approval facts of a landing's pull request (publish_approval.go).
 type PublishAPI struct {
 	Git      PublishGit
 	Releases PublishReleases
 	Pulls    PublishPulls
 	Issues   PublishIssues
+	Checks   ApprovalChecks
+	Approval ProposalAPI
 }
 
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
-	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues}
+	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
+		Checks: gh.Checks, Approval: NewProposalAPI(gh)}
 }
 
 // PublishedRevision is one revision tag.
@@ -217,11 +226,30 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 // Publish; a landing that was not what was approved is reported in
 // Refused (no comment or draft: the command replies).
 func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
+	return publishPackageBy(ctx, s, api, pkg, commit, "")
+}
+
+// PublishApproved is /porch publish <package> by approver by (whom the
+// caller checked is one): the latest unpublished landing of pkg up to
+// commit is published as approved by them, whatever its pull request's
+// approvals (a landing refused for lack of approval, a direct push, the
+// state porchbot found the package in), unless they asked for it
+// themselves and approvals.allowSelfApproval is false. Earlier landings
+// are judged as Publish judges them. The release names by as approver.
+func PublishApproved(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+	if strings.TrimSpace(by) == "" {
+		return &PublishOutcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
+	}
+	return publishPackageBy(ctx, s, api, pkg, commit, strings.TrimPrefix(strings.TrimSpace(by), "@"))
+}
+
+func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
 	out := &PublishOutcome{Commit: commit}
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
 	}
 	p := newPublisher(s, api, out, false)
+	p.approvedBy = by
 	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
@@ -252,6 +280,11 @@ type publisher struct {
 	prs map[plumbing.Hash]*github.PullRequest
 	// refused remembers the refusals recorded (rounds repeat decisions).
 	refused map[string]bool
+	// approvedBy is the approver of a /porch publish <package>: the latest
+	// pending landing of the package counts as approved by them
+	// (PublishApproved); approveCommit is that landing.
+	approvedBy    string
+	approveCommit plumbing.Hash
 }
 
 func newPublisher(s *Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {
@@ -374,6 +407,14 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 	if hist.BaseRevision > 0 && hist.BaseRevision == hist.Latest {
 		lastCommit = hist.Base
 	}
+	p.approveCommit = plumbing.ZeroHash
+	if p.approvedBy != "" {
+		for _, l := range hist.Pending {
+			if l.Kind != LandingDeleted {
+				p.approveCommit = l.Commit
+			}
+		}
+	}
 	for _, l := range hist.Pending {
 		var given *github.PullRequest
 		if l.Commit == upTo {
@@ -415,7 +456,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 			Commit: l.Commit, PR: v.pr.GetNumber()}
 		log.WithFields(logrus.Fields{"tag": rev.Tag, "commit": l.Commit.String(), "kind": string(l.Kind)}).Info("published revision")
 		if p.s.Config.Lifecycle.Releases {
-			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v.pr)
+			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v)
 			if rev.ReleaseErr != nil {
 				log.WithError(rev.ReleaseErr).WithField("tag", rev.Tag).Warn("release not created (resync repairs it)")
 			}
@@ -428,16 +469,53 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 // landingVerdict is the decision on one landing.
 type landingVerdict struct {
 	publish bool
-	// refused: the package differs from the approved head.
+	// refused: the package differs from the approved head, or the pull
+	// request did not meet the approval policy.
 	refused bool
 	reason  string
 	pr      *github.PullRequest
 	head    plumbing.Hash
+	// approvers are the approvals that covered the published tree (nil:
+	// no pull request, or none required).
+	approvers []string
+}
+
+// checkApproval refuses v unless its pull request met the approval policy
+// at its head (publish_approval.go); with approvals required, a landing
+// without a pull request (a direct push, the state porchbot found the
+// package in) was reviewed by nobody and is refused too.
+func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdict) (landingVerdict, error) {
+	if !v.publish {
+		return v, nil
+	}
+	if v.pr == nil {
+		if p.s.Config.Approvals.Required > 0 {
+			v.publish, v.refused = false, true
+			v.reason = fmt.Sprintf("it landed without a pull request (a direct push to %s, or the state porchbot found it in), so nobody approved it", p.s.DeploymentBranch)
+		}
+		return v, nil
+	}
+	res, ok, err := p.landingApproval(ctx, l, v.pr)
+	if err != nil {
+		return v, err
+	}
+	if res.Required > 0 {
+		v.approvers = countedLogins(res)
+	}
+	if !ok {
+		v.publish, v.refused = false, true
+		v.head = plumbing.NewHash(v.pr.GetHead().GetSHA())
+		v.reason = approvalRefusalReason(v.pr, res)
+	}
+	return v, nil
 }
 
 // verdict decides whether landing l may be published; last is the package
 // tree the previous published landing left.
 func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
+	if p.approvedBy != "" && l.Commit == p.approveCommit {
+		return p.approvedVerdict(ctx, l, pr)
+	}
 	if l.Kind == LandingReviewed {
 		if l.Tree == last {
 			return landingVerdict{reason: "unchanged since the last published revision"}, nil
@@ -447,15 +525,15 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 			if err != nil || st.Tree != l.Tree {
 				return landingVerdict{reason: "the pull request did not approve this package state"}, nil
 			}
-			return landingVerdict{publish: true, pr: pr}, nil
+			return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
 		}
 		var err error
-		if p.s.Config.Lifecycle.Releases {
+		if p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0 {
 			if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
 				return landingVerdict{}, err
 			}
 		}
-		return landingVerdict{publish: true, pr: pr}, nil
+		return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
 	}
 
 	var err error
@@ -492,12 +570,12 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 	default:
 		v.publish = true // a direct push: nothing was reviewed, it is what landed
 	}
-	if v.pr == nil && (v.publish && p.s.Config.Lifecycle.Releases || v.refused && p.event) {
+	if v.pr == nil && (v.publish && (p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0) || v.refused && p.event) {
 		if v.pr, err = p.lookupPR(ctx, l.Commit); err != nil {
 			return v, err
 		}
 	}
-	return v, nil
+	return p.checkApproval(ctx, l, v)
 }
 
 // stateAt reads the package state at commit.
@@ -577,8 +655,8 @@ func publishAlreadyExists(err error) bool {
 }
 
 // release creates the GitHub release of revision n.
-func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n int, pr *github.PullRequest) (*github.RepositoryRelease, error) {
-	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, pr)
+func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n int, v landingVerdict) (*github.RepositoryRelease, error) {
+	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, v)
 	if err != nil {
 		return nil, err
 	}
@@ -597,7 +675,8 @@ func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n
 }
 
 // releaseNotes gathers the notes of revision n of pkg at commit.
-func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, pr *github.PullRequest) (ReleaseNotes, error) {
+func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
+	pr := v.pr
 	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr)}
 	files, err := p.s.Git.ReadTree(ctx, commit, dir)
 	if err != nil {
@@ -613,7 +692,11 @@ func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, di
 	}
 	notes.Files = DiffPackageFiles(old, files)
 	notes.Resources = DiffResources(old, files)
-	if pr != nil {
+	switch {
+	case v.approvers != nil:
+		// Exactly the approvals that covered the published tree.
+		notes.Approvers = v.approvers
+	case pr != nil:
 		owner, repo := p.owner()
 		reviews, _, err := p.api.Pulls.ListReviews(ctx, owner, repo, pr.GetNumber(), &github.ListOptions{PerPage: 100})
 		if err != nil {

@@ -34,6 +34,11 @@ func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, cur
 		}
 	}
 	log := p.log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String(), "reason": v.reason})
+	if p.event && current {
+		if err := p.refusalStatus(ctx, l, v.reason); err != nil {
+			return err
+		}
+	}
 	if !p.event || !current {
 		log.Info("landing not published: not what was approved")
 		p.out.Refused = append(p.out.Refused, r)

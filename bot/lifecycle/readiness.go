@@ -13,6 +13,9 @@ import (
 // GateStatus is one readiness gate of a package (Kptfile
 // info.readinessGates) and the condition it names (status.conditions).
 type GateStatus struct {
+	// Package is the package whose Kptfile names the gate ("" when the
+	// proposal changes one package only).
+	Package       string
 	ConditionType string
 	// Status is the condition's status ("True", "False", "Unknown"), ""
 	// when the Kptfile has no such condition.

@@ -64,7 +64,7 @@ func (n ReleaseNotes) Markdown() string {
 		b.WriteString("First revision of this package.\n")
 	}
 
-	if n.PR != nil {
+	if n.PR != nil || len(n.Approvers) > 0 {
 		b.WriteString("\n### Approved by\n\n")
 		if len(n.Approvers) == 0 {
 			b.WriteString("No approving review.\n")

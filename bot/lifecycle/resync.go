@@ -232,7 +232,7 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 			continue
 		}
 		l := Landing{Package: pkg, Dir: PackageDir(p.s.Config.Packages.Root, pkg), Commit: commit}
-		rel, err := p.release(ctx, tags, l, n, pr)
+		rel, err := p.release(ctx, tags, l, n, landingVerdict{pr: pr})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -18,7 +18,7 @@ import (
 // Webhooks lost: two merges and a direct push, nobody called Publish. The
 // resync tags everything in history order; a second resync is cheap.
 func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
-	f := newPubFixture(t, "")
+	f := newPubFixture(t, pubNoApproval+"")
 	f.commit("drafts/svc/w1", "", func(files map[string][]byte) {
 		files["svc/Kptfile"] = pubKptfile("svc")
 		files["svc/cm.yaml"] = pubConfigMap("svc", "cfg", "1")
@@ -117,7 +117,7 @@ func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *lifecycle.Sessio
 }
 
 func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
-	f := newPubFixture(t, "")
+	f := newPubFixture(t, pubNoApproval+"")
 	base := f.commit("main", "", func(files map[string][]byte) { files["app/Kptfile"] = pubKptfile("app") })
 	s := f.h.open(t)
 	publish(t, s, plumbing.NewHash(base), nil)
@@ -173,7 +173,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 }
 
 func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
-	f := newPubFixture(t, "")
+	f := newPubFixture(t, pubNoApproval+"")
 	c := f.commit("main", "", func(files map[string][]byte) { files["loop/Kptfile"] = pubKptfile("loop") })
 	good := f.h.catalog()
 	broken := lifecycle.Repo{Owner: "acme", Name: "broken"}

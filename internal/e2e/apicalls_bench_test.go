@@ -88,6 +88,16 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 	// log at ten lines. Each run of the benchmark (b.N = 1, then more)
 	// prints its own table.
 	fmt.Printf("\n%s\n", acTable(first, usages, b.N))
+	// A missed target fails the run (the table above says by how much).
+	var over []string
+	for _, step := range acSteps {
+		if m := acMean(usages[step]); m.rest > acTarget {
+			over = append(over, fmt.Sprintf("%s: %.4g REST calls", step, m.rest))
+		}
+	}
+	if len(over) > 0 {
+		b.Fatalf("over the target of %d REST calls per step: %s", acTarget, strings.Join(over, "; "))
+	}
 }
 
 type acMeans struct{ rest, gitOps, gitRequests float64 }

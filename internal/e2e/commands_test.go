@@ -180,9 +180,10 @@ func TestCommands(t *testing.T) {
 	// 10. /porch delete basens: a deletion proposal; merged, basens leaves
 	// main, its revisions stay, the deletion itself is no revision. First
 	// basens gets revisions: a draft pushed by alice, proposed, approved
-	// and merged with commands (the state found on main becomes v1, the
-	// merge v2).
+	// and merged with commands (the state found on main, published by
+	// bob's /porch publish, is v1, the merge v2).
 	seed := w.firstCommit(catalog)
+	w.publishFound(catalog, seed, "basens", "network/upf")
 	dir := w.clone("alice", catalog)
 	w.git(dir, "switch", "-q", "-c", "drafts/basens/quota")
 	w.write(dir, "basens/namespace.yaml", strings.Replace(readFile(t, dir, "basens/namespace.yaml"), `pods: "50"`, `pods: "60"`, 1))

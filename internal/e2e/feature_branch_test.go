@@ -1,6 +1,9 @@
 package e2e
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestFeatureBranchPushCostsNothing: a push to a branch that is neither a
 // draft nor the deployment branch makes porchbot fetch nothing and call
@@ -21,5 +24,85 @@ func TestFeatureBranchPushCostsNothing(t *testing.T) {
 		if d.Event == "push" && d.Status == 0 {
 			t.Fatalf("push not delivered: %+v", d.Err)
 		}
+	}
+}
+
+// TestFeatureBranchPullRequestIsAProposal (#12): a pull request from
+// feature/x that changes a package is labelled porch/proposed, rendered
+// without a push to its branch, checked for approval, and not published
+// when merged without one.
+func TestFeatureBranchPullRequestIsAProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	dir := w.clone("alice", repo)
+	w.git(dir, "switch", "-q", "-c", "feature/x")
+	w.write(dir, "network/upf/deployment.yaml", strings.Replace(readFile(t, dir, "network/upf/deployment.yaml"), "replicas: 1", "replicas: 4", 1))
+	w.git(dir, "commit", "-q", "-am", "Four UPF replicas")
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pushed := w.git(dir, "rev-parse", "HEAD")
+	pr := w.openPull("alice", repo, "feature/x", "Scale the UPF")
+	w.settle()
+	if labels := w.labels(repo, pr.GetNumber()); !contains(labels, "porch/proposed") {
+		t.Fatalf("labels of a feature-branch proposal: %v", labels)
+	}
+	if head := w.branchSHA(repo, "feature/x"); head != pushed {
+		t.Fatalf("porchbot pushed to feature/x: %s, pushed %s", head, pushed)
+	}
+	if run := w.checkRunMaybe(repo, pushed, "porchbot/render"); run == nil || run.GetStatus() != "completed" {
+		t.Fatalf("no render check on the feature branch's head: %+v", run)
+	}
+	if run := w.checkRun(repo, pushed, "porchbot/approval"); run.GetConclusion() != "action_required" {
+		t.Fatalf("approval of an unreviewed feature branch: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
+	}
+	merged := w.merge("alice", repo, pr.GetNumber())
+	w.settle()
+	w.wantRefused(repo, pr.GetNumber(), merged, "did not meet the approval policy")
+}
+
+// TestFeatureBranchOutsidePackagesIsNoProposal: a pull request that
+// changes no package gets no label and no check.
+func TestFeatureBranchOutsidePackagesIsNoProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	dir := w.clone("alice", repo)
+	w.git(dir, "switch", "-q", "-c", "feature/readme")
+	w.write(dir, "README.md", "# catalog\n\nWords only.\n")
+	w.git(dir, "commit", "-q", "-am", "Words")
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pr := w.openPull("alice", repo, "feature/readme", "Words")
+	w.settle()
+	if labels := w.labels(repo, pr.GetNumber()); len(labels) != 0 {
+		t.Fatalf("labels %v", labels)
+	}
+	if run := w.checkRunMaybe(repo, w.git(dir, "rev-parse", "HEAD"), "porchbot/approval"); run != nil {
+		t.Fatalf("approval check on a pull request that changes no package: %s", run.GetOutput().GetTitle())
+	}
+}
+
+// TestFeatureBranchRemovingAPackageIsADeletionProposal: a pull request
+// from any branch that only removes a package is labelled
+// porch/deletion-proposed and checked for approval.
+func TestFeatureBranchRemovingAPackageIsADeletionProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	dir := w.clone("alice", repo)
+	w.git(dir, "switch", "-q", "-c", "cleanup/basens")
+	w.git(dir, "rm", "-q", "-r", "basens")
+	w.git(dir, "commit", "-q", "-m", "Retire basens")
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pr := w.openPull("alice", repo, "cleanup/basens", "Retire basens")
+	w.settle()
+	if labels := w.labels(repo, pr.GetNumber()); len(labels) != 1 || labels[0] != "porch/deletion-proposed" {
+		t.Fatalf("labels of a branch that removes a package: %v", labels)
+	}
+	head := w.git(dir, "rev-parse", "HEAD")
+	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() != "action_required" {
+		t.Fatalf("approval of an unreviewed deletion: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
+	}
+	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run != nil {
+		t.Fatalf("a removed package was rendered: %s", run.GetOutput().GetTitle())
 	}
 }

@@ -83,11 +83,12 @@ func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
 		t.Fatalf("approval check after bob's approval: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
 	}
 
-	// 4. alice merges; porchbot publishes the landing. network/upf was
-	// never published before: the state porchbot found it in on main (the
-	// seed commit) becomes v1, the merge v2 — revisions without gaps, in
-	// history order.
+	// 4. alice merges; porchbot publishes the landing. The state porchbot
+	// found network/upf in on main (the seed commit) was published by an
+	// approver's /porch publish as v1 (nobody reviewed it otherwise), the
+	// merge becomes v2 — revisions without gaps, in history order.
 	seed := w.git(dir, "rev-parse", "origin/main")
+	w.publishFound("acme/catalog", seed, "network/upf")
 	res, _, err := alice.PullRequests.Merge(w.ctx, "acme", "catalog", pr.GetNumber(), "", &github.PullRequestOptions{MergeMethod: "merge"})
 	if err != nil {
 		t.Fatal(err)

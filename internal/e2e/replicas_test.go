@@ -205,10 +205,11 @@ func (f *fleet) post(ctx context.Context, url string, d forge.Delivery) error {
 // refused merge.
 func TestReplicasPublishOnce(t *testing.T) {
 	w := newWorld(t)
-	fl := newFleet(t, w, 2)
 	const repo = "acme/catalog"
 	const pkg = "network/upf"
 	seed := w.firstCommit(repo)
+	w.publishFound(repo, seed, pkg)
+	fl := newFleet(t, w, 2)
 
 	// A draft that will land after the others, branched from the seed: it
 	// only touches the service, so its merge combines it with the

@@ -21,6 +21,7 @@ func TestResyncRepairsLostWebhooks(t *testing.T) {
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge
 	seed := w.firstCommit(repo)
+	w.publishFound(repo, seed, "network/upf", "basens")
 	fg.SetFaults(forge.Faults{DropWebhookEvery: 3})
 
 	// pushDraft branches from main, edits one file and pushes.
@@ -75,7 +76,7 @@ func TestResyncRepairsLostWebhooks(t *testing.T) {
 	open := w.openPull("alice", repo, "drafts/basens/cpu", "Sixteen CPUs")
 	w.settle()
 	ports := pushDraft("drafts/network/upf/ports", "network/upf/service.yaml", "port: 8805", "port: 8806")
-	if got := w.tags(repo, "basens/"); len(got) != 0 {
+	if got := w.tags(repo, "basens/"); len(got) != 1 { // the found state, v1
 		t.Fatalf("basens tagged %v without a webhook", got)
 	}
 	if run := w.checkRunMaybe(repo, ports, "porchbot/render"); run != nil {

@@ -1,0 +1,56 @@
+package lifecycle
+
+import (
+	"fmt"
+	"strings"
+)
+
+// staleApproval reports that v, given on another commit than the head,
+// approved other content than the head's: the proposal digest there
+// differs (a package changed, was added or was removed), or is unknown.
+// The detail names the packages that differ when the vote's per-package
+// digests are known.
+func staleApproval(v Vote, in ApprovalInputs) (bool, string) {
+	if v.Commit == in.Head || (v.Digest != "" && v.Digest == in.HeadDigest) {
+		return false, ""
+	}
+	if v.Digest == "" {
+		return true, fmt.Sprintf("given on %s, which is no longer known; approve the head %s again", propShort(v.Commit), propShort(in.Head))
+	}
+	var changed []string
+	if v.Digests != nil {
+		for _, p := range in.Packages {
+			then, ok := v.Digests[p.Name]
+			switch {
+			case !ok:
+				continue
+			case then == p.Digest:
+				continue
+			case then == digestAbsent:
+				changed = append(changed, "`"+p.Name+"` was added")
+			case p.Digest == digestAbsent:
+				changed = append(changed, "`"+p.Name+"` was removed")
+			default:
+				changed = append(changed, "`"+p.Name+"` changed")
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return true, fmt.Sprintf("given on %s; the package content changed since (head %s)", propShort(v.Commit), propShort(in.Head))
+	}
+	return true, fmt.Sprintf("given on %s; since then %s (head %s)", propShort(v.Commit), strings.Join(changed, ", "), propShort(in.Head))
+}
+
+// carriedNote says why an approval given on an older commit still counts:
+// the packages are the same trees, or only Kptfile status.conditions
+// changed (readiness set by automation). "" for an approval of the head.
+func carriedNote(v Vote, in ApprovalInputs) string {
+	switch {
+	case v.Commit == in.Head:
+		return ""
+	case v.SameTrees:
+		return "same package content as the head"
+	default:
+		return "only Kptfile status.conditions changed since"
+	}
+}

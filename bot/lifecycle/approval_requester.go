@@ -1,0 +1,105 @@
+package lifecycle
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Who asked for a proposal (the requester), for the self-approval rule.
+// It is taken from facts the author cannot rewrite: a pull request opened
+// by a person is that person's (its author as the API gives it); one the
+// bot opened on someone's behalf (/porch propose, /porch delete) is the
+// requester's named in the bot's own requester record, a comment the bot
+// writes right after opening it:
+//
+//	Requested by @alice (`/porch propose`).
+//	<!-- porchbot:requester {"user":"alice","sig":"…"} -->
+//
+// The record counts only in a comment by the bot, not edited after it was
+// written, and, with a RecordKey, with a valid HMAC over repository, pull
+// request and user. The pull request body is never read: its author can
+// edit it. A bot-opened proposal without a valid record (someone deleted
+// it) has no known requester, and then no approval counts
+// (approval_req_self.go): a deleted record blocks the proposal rather than
+// lifting the self-approval rule.
+
+const requesterMarkerKind = "requester"
+
+// requesterMarker is the payload of a requester record.
+type requesterMarker struct {
+	User string `json:"user"`
+	Sig  string `json:"sig,omitempty"`
+}
+
+// requesterSignature is the hex HMAC-SHA256 of the requester record of
+// pull request n of repo under key.
+func requesterSignature(key []byte, repo string, n int, user string) string {
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "porchbot:requester\x00%s\x00%d\x00%s", strings.ToLower(repo), n, strings.ToLower(user))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// RequesterComments is the call a requester record takes (Issues).
+type RequesterComments interface {
+	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+}
+
+// recordRequester writes the requester record of pull request n (one
+// call). how is the command that asked ("/porch propose").
+func recordRequester(ctx context.Context, s *Session, issues RequesterComments, key []byte, n int, user, how string) error {
+	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
+	if user == "" {
+		return nil
+	}
+	m := requesterMarker{User: user}
+	if len(key) > 0 {
+		m.Sig = requesterSignature(key, s.Repo.FullName(), n, user)
+	}
+	body := fmt.Sprintf("Requested by @%s (`%s`). Their own approval counts only if `approvals.allowSelfApproval` is true.\n\n%s\n",
+		user, how, formatBotMarker(requesterMarkerKind, m))
+	if _, _, err := issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(body)}); err != nil {
+		return fmt.Errorf("record the requester of #%d: %w", n, err)
+	}
+	return nil
+}
+
+// ProposalRequester is who asked for pr: its author, or for a pull request
+// the bot opened, the user of the first valid requester record among its
+// comments ("" when there is none: unknown).
+func ProposalRequester(api ProposalAPI, repo string, pr *github.PullRequest, comments []*github.IssueComment) string {
+	if !api.isBot(pr.GetUser()) {
+		return pr.GetUser().GetLogin()
+	}
+	for _, c := range comments {
+		if !api.isBot(c.GetUser()) || botCommentEdited(c) {
+			continue
+		}
+		for _, raw := range findBotMarkers(c.GetBody(), requesterMarkerKind) {
+			var m requesterMarker
+			if json.Unmarshal(raw, &m) != nil || m.User == "" {
+				continue
+			}
+			if len(api.RecordKey) > 0 {
+				want := requesterSignature(api.RecordKey, repo, pr.GetNumber(), m.User)
+				if !hmac.Equal([]byte(want), []byte(strings.ToLower(m.Sig))) {
+					continue
+				}
+			}
+			return m.User
+		}
+	}
+	return ""
+}
+
+// botCommentEdited reports a comment edited after it was written (people
+// with write access can edit the bot's comments).
+func botCommentEdited(c *github.IssueComment) bool {
+	return c.UpdatedAt != nil && c.CreatedAt != nil && c.GetUpdatedAt().After(c.GetCreatedAt().Time)
+}

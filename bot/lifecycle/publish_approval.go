@@ -1,0 +1,118 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Publishing re-checks the approval at landing (issue #8): a landing that
+// came with a pull request is tagged only if the pull request's head met
+// the approval policy in force on the deployment branch (the same Verdict
+// as the porchbot/approval check, its changes taken against the landing's
+// first parent) and the landed package equals the package at that head.
+// Neither an admin merge without approval nor a push after the approval
+// that changed what was approved publishes anything; the landing is
+// refused (publish_refusal.go) with a porchbot/publish check run on the
+// landing commit (a check run rather than a commit status: only the App
+// can write it). With approvals.required: 0 every landing publishes.
+
+// PublishCheckName is the check run a refused landing gets.
+const PublishCheckName = "porchbot/publish"
+
+// landingApproval is the approval verdict on pull request pr (merged as
+// landing l) at its head. ok is true when approvals.required is 0.
+func (p *publisher) landingApproval(ctx context.Context, l Landing, pr *github.PullRequest) (ApprovalResult, bool, error) {
+	policy := p.s.Config.Approvals
+	if policy.Required <= 0 {
+		return ApprovalResult{Satisfied: true, Required: policy.Required}, true, nil
+	}
+	head := strings.ToLower(pr.GetHead().GetSHA())
+	api := p.api.Approval
+	api.Opened = false
+	facts, err := gatherProposalFacts(ctx, p.s, api, pr, head, l.Parent)
+	if err != nil {
+		return ApprovalResult{}, false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
+	}
+	res, _, err := Verdict(ctx, policy, facts)
+	if err != nil {
+		return ApprovalResult{}, false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
+	}
+	return res, res.Satisfied, nil
+}
+
+// approvalRefusalReason says why a landing's pull request did not meet
+// the policy, for the comment and the status.
+func approvalRefusalReason(pr *github.PullRequest, res ApprovalResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "its pull request #%d did not meet the approval policy at its head %s: %s",
+		pr.GetNumber(), propShort(pr.GetHead().GetSHA()), strings.TrimSuffix(res.Summary, "."))
+	for i, ig := range res.Ignored {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d more", len(res.Ignored)-i)
+			break
+		}
+		fmt.Fprintf(&b, "; @%s's approval: %s (%s)", ig.User, ig.Reason, ig.Detail)
+	}
+	return b.String()
+}
+
+// countedLogins are the users whose approvals counted.
+func countedLogins(res ApprovalResult) []string {
+	out := make([]string, len(res.Approvers))
+	for i, a := range res.Approvers {
+		out[i] = a.User
+	}
+	return out
+}
+
+// refusalStatus posts porchbot/publish (failure) on a refused landing,
+// saying why.
+func (p *publisher) refusalStatus(ctx context.Context, l Landing, reason string) error {
+	if p.api.Checks == nil {
+		return nil
+	}
+	owner, repo := p.owner()
+	now := github.Timestamp{Time: time.Now().UTC()}
+	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+		Name: PublishCheckName, HeadSHA: l.Commit.String(), ExternalID: github.String(l.Package),
+		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
+		Output: &github.CheckRunOutput{Title: github.String("Not published: " + l.Package),
+			Summary: github.String(fmt.Sprintf("`%s` was not published: %s.\n\nAn approver publishes it with `/porch publish %s`.", l.Package, reason, l.Package))}})
+	if err != nil {
+		return fmt.Errorf("check run %s on %s: %w", PublishCheckName, l.Commit, err)
+	}
+	return nil
+}
+
+// approvedVerdict publishes landing l as approved by p.approvedBy
+// (/porch publish <package>), unless they asked for the change themselves
+// and self-approval is not allowed.
+func (p *publisher) approvedVerdict(ctx context.Context, l Landing, pr *github.PullRequest) (landingVerdict, error) {
+	var err error
+	if pr == nil {
+		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+			return landingVerdict{}, err
+		}
+	}
+	v := landingVerdict{pr: pr, approvers: []string{p.approvedBy}}
+	if pr != nil && p.s.Config.Approvals.Required > 0 {
+		requester := pr.GetUser().GetLogin()
+		if p.api.Approval.isBot(pr.GetUser()) {
+			comments, err := propListComments(ctx, p.s, p.api.Approval, pr.GetNumber())
+			if err != nil {
+				return v, err
+			}
+			requester = ProposalRequester(p.api.Approval, p.s.Repo.FullName(), pr, comments)
+		}
+		if self, detail := selfExcluded(p.s.Config.Approvals, requester, p.approvedBy); self {
+			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)
+			return v, nil
+		}
+	}
+	v.publish = true
+	return v, nil
+}
