@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // Attacks on publishing (issue #8 §1): a landing is tagged only if its
@@ -161,7 +159,10 @@ func TestFoundStateWaitsForAnApprover(t *testing.T) {
 		t.Fatalf("a direct push was published on its own: %v", tags)
 	}
 	// The resync, as the periodic loop runs it, does not publish it either.
-	w.resync(repo)
+	if _, err := w.resync(repo); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
 	if tags := w.tags(repo, "basens/"); len(tags) != 0 {
 		t.Fatalf("the resync published a direct push: %v", tags)
 	}
@@ -205,22 +206,4 @@ func TestPublishCommandOfOwnUnapprovedMerge(t *testing.T) {
 	if tags := w.tagsOn(repo, merged); len(tags) != 1 || tags[0] != "basens/v1" {
 		t.Fatalf("bob's /porch publish: %v", tags)
 	}
-}
-
-// resync runs one resync of repo as the periodic loop does.
-func (w *world) resync(repo string) {
-	w.t.Helper()
-	owner, name := splitRepo(repo)
-	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	s, err := w.svc.App.Opener.Open(w.ctx, lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if _, err := lifecycle.Resync(w.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: w.svc.App}); err != nil {
-		w.t.Fatal(err)
-	}
-	w.settle()
 }
