@@ -42,6 +42,18 @@ type Settings struct {
 
 	ForgeListen string
 	ForgeSeed   string
+
+	// Render bounds (docs/limits.md).
+	RenderMaxFiles      int
+	RenderMaxBytes      int64
+	RenderMaxYAMLNodes  int64
+	RenderMaxAliases    int64
+	RenderMaxAliasBytes int64
+	RenderConcurrency   int
+	FnMemory            int64
+	FnCPUTime           time.Duration
+	FnWallTime          time.Duration
+	FnMaxOutput         int64
 }
 
 // Embedded reports whether no GitHub App credentials were given: the
@@ -80,6 +92,16 @@ var Options = []Option{
 	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
+	{"render-max-files", "PORCHBOT_RENDER_MAX_FILES", "10000", "files a package tree may hold to be rendered"},
+	{"render-max-bytes", "PORCHBOT_RENDER_MAX_BYTES", "16777216", "bytes of KRM files a package tree may hold to be rendered (16 MiB)"},
+	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", "600000", "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
+	{"render-max-aliases", "PORCHBOT_RENDER_MAX_ALIASES", "10000", "YAML alias references one resource may hold, nested ones counted each time"},
+	{"render-max-alias-bytes", "PORCHBOT_RENDER_MAX_ALIAS_BYTES", "1048576", "bytes a resource with YAML aliases may expand to (1 MiB)"},
+	{"render-concurrency", "PORCHBOT_RENDER_CONCURRENCY", "1", "renders that run at once (each may take the memory docs/limits.md gives)"},
+	{"fn-memory", "PORCHBOT_FN_MEMORY", "201326592", "writable memory of a function that runs user code (starlark, exec), in bytes (192 MiB)"},
+	{"fn-cpu-time", "PORCHBOT_FN_CPU_TIME", "20s", "CPU time of a function that runs user code"},
+	{"fn-wall-time", "PORCHBOT_FN_WALL_TIME", "60s", "wall-clock time of a function that runs user code"},
+	{"fn-max-output", "PORCHBOT_FN_MAX_OUTPUT", "16777216", "bytes a function that runs user code may write as its output (16 MiB)"},
 }
 
 // Parse reads args (after the subcommand) and the environment.
@@ -131,6 +153,16 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.MaxPRConcurrentLimit = atoi(get("PORCHBOT_MAX_PR_CONCURRENT_LIMIT"), "max-pr-concurrent-limit", 1, &errs)
 	s.ForbidSelfApproval = boolean(get("PORCHBOT_FORBID_SELF_APPROVAL"), "forbid-self-approval", &errs)
 	s.ForbidAutomerge = boolean(get("PORCHBOT_FORBID_AUTOMERGE"), "forbid-automerge", &errs)
+	s.RenderMaxFiles = atoi(get("PORCHBOT_RENDER_MAX_FILES"), "render-max-files", 1, &errs)
+	s.RenderMaxBytes = int64(atoi(get("PORCHBOT_RENDER_MAX_BYTES"), "render-max-bytes", 1, &errs))
+	s.RenderMaxYAMLNodes = int64(atoi(get("PORCHBOT_RENDER_MAX_YAML_NODES"), "render-max-yaml-nodes", 1, &errs))
+	s.RenderMaxAliases = int64(atoi(get("PORCHBOT_RENDER_MAX_ALIASES"), "render-max-aliases", 1, &errs))
+	s.RenderMaxAliasBytes = int64(atoi(get("PORCHBOT_RENDER_MAX_ALIAS_BYTES"), "render-max-alias-bytes", 1, &errs))
+	s.RenderConcurrency = atoi(get("PORCHBOT_RENDER_CONCURRENCY"), "render-concurrency", 1, &errs)
+	s.FnMemory = int64(atoi(get("PORCHBOT_FN_MEMORY"), "fn-memory", 32<<20, &errs))
+	s.FnCPUTime = duration(get("PORCHBOT_FN_CPU_TIME"), "fn-cpu-time", &errs)
+	s.FnWallTime = duration(get("PORCHBOT_FN_WALL_TIME"), "fn-wall-time", &errs)
+	s.FnMaxOutput = int64(atoi(get("PORCHBOT_FN_MAX_OUTPUT"), "fn-max-output", 1, &errs))
 	for _, e := range strings.Split(get("PORCHBOT_EXEC_ALLOWLIST"), ",") {
 		if e = strings.TrimSpace(e); e != "" {
 			s.ExecAllowlist = append(s.ExecAllowlist, e)
