@@ -32,7 +32,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "no scenario", name)
 			os.Exit(2)
 		}
-		os.Exit(run())
+		code := run()
+		printPeak()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -40,14 +42,11 @@ func TestMain(m *testing.M) {
 // billionLaughs is a ConfigMap whose aliases expand to 9^9 strings, in
 // under 1 KiB.
 func billionLaughs() string {
-	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\ndata:\n")
-	b.WriteString("  a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
-	for c := 'b'; c <= 'i'; c++ {
-		p := string(c - 1)
-		b.WriteString("  " + string(c) + ": &" + string(c) + " [" + strings.Repeat("*"+p+",", 8) + "*" + p + "]\n")
+	b, err := os.ReadFile("../../testdata/attacks/billion-laughs.yaml")
+	if err != nil {
+		panic(err)
 	}
-	return b.String()
+	return string(b)
 }
 
 // starlarkPipeline runs source as an inline starlark function.
@@ -133,24 +132,74 @@ func runAttack(mk func() (filesys.FileSystem, string, Options)) int {
 // its largest child's, in bytes).
 func attackChild(t testing.TB, name string, memLimit int64) (string, int64) {
 	t.Helper()
+	c := runChild(t, []string{attackEnv + "=" + name}, memLimit, 120)
+	if c.err != nil {
+		t.Fatalf("attack %s: the render process failed (%v), peak RSS %d MiB:\n%s\n%s", name, c.err, c.rss>>20,
+			c.out, truncate(c.stderr, 2000))
+	}
+	return c.out, c.rss
+}
+
+// child is a finished child process.
+type child struct {
+	out, stderr string
+	rss         int64 // peak RSS in bytes, its own or its largest child's
+	wall, cpu   time.Duration
+	err         error
+}
+
+// runChild runs this test binary as a scenario child (env selects it)
+// under the sandbox's limits: memLimit bytes of writable memory, cpu
+// seconds of CPU time.
+func runChild(t testing.TB, env []string, memLimit int64, cpu int) child {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, SandboxCommand, "--memory", fmt.Sprint(memLimit), "--cpu", "120", "--", exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), attackEnv+"="+name)
+	cmd := exec.Command(exe, SandboxCommand, "--memory", fmt.Sprint(memLimit), "--cpu", fmt.Sprint(cpu), "--", exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
 	err = cmd.Run()
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss << 10
+	c := child{out: out.String(), stderr: stderr.String(), wall: time.Since(start), err: err}
+	c.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if i := strings.LastIndex(c.out, peakLine); i >= 0 {
+		var own, kids int64
+		if _, err := fmt.Sscanf(c.out[i+len(peakLine):], "%d %d", &own, &kids); err == nil {
+			c.rss = own + kids
+		}
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// killed before it could say: what the kernel kept, an upper bound
+		c.rss = ru.Maxrss << 10
 	}
-	if err != nil {
-		t.Fatalf("attack %s: the render process failed (%v), peak RSS %d MiB:\n%s\n%s", name, err, rss>>20,
-			out.String(), truncate(stderr.String(), 2000))
+	return c
+}
+
+const peakLine = "peak-rss: "
+
+// printPeak prints the process's own peak RSS (VmHWM: this program's since
+// it was exec'd, unlike the rusage, which keeps the parent's peak from
+// the fork) and its largest child's (rusage of the children, which may
+// count this process's size at the fork: an upper bound), in bytes.
+func printPeak() {
+	var own int64
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "VmHWM:") {
+				if _, err := fmt.Sscanf(strings.TrimPrefix(l, "VmHWM:"), "%d", &own); err == nil {
+					own <<= 10
+				}
+			}
+		}
 	}
-	return out.String(), rss
+	var ru syscall.Rusage
+	var kids int64
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err == nil {
+		kids = ru.Maxrss << 10
+	}
+	fmt.Printf("%s%d %d\n", peakLine, own, kids)
 }
 
 func truncate(s string, n int) string {

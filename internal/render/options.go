@@ -110,7 +110,7 @@ const (
 	DefaultMaxYAMLDepth = 100
 	// a file of tiny scalars costs kyaml several hundred bytes of memory
 	// per node: see docs/limits.md
-	DefaultMaxYAMLNodes  = 600_000
+	DefaultMaxYAMLNodes  = 300_000
 	DefaultMaxAliases    = 10_000
 	DefaultMaxAliasBytes = 1 << 20
 )

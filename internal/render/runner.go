@@ -182,7 +182,13 @@ func (f *fnRun) fail(start time.Time, err error) error {
 	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
 		Image: f.image, ExecPath: f.fn.Exec, ExitCode: 1, Stderr: err.Error(), Results: s.Results})
 	f.r.res.Results.ExitCode = 1
-	return fmt.Errorf("package %s: %w", f.pkg.rel, err)
+	return fmt.Errorf("package %s: %w", f.r.displayName(f.pkg.rel), err)
+}
+
+// displayName names a package for people: the root package by its
+// directory's name (not "."), a subpackage by its path under it.
+func (r *renderer) displayName(rel string) string {
+	return path.Join(filepath.Base(r.root), filepath.ToSlash(rel))
 }
 
 func (f *fnRun) recordSkip() {

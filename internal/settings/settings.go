@@ -94,7 +94,7 @@ var Options = []Option{
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
 	{"render-max-files", "PORCHBOT_RENDER_MAX_FILES", "10000", "files a package tree may hold to be rendered"},
 	{"render-max-bytes", "PORCHBOT_RENDER_MAX_BYTES", "16777216", "bytes of KRM files a package tree may hold to be rendered (16 MiB)"},
-	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", "600000", "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
+	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", "300000", "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
 	{"render-max-aliases", "PORCHBOT_RENDER_MAX_ALIASES", "10000", "YAML alias references one resource may hold, nested ones counted each time"},
 	{"render-max-alias-bytes", "PORCHBOT_RENDER_MAX_ALIAS_BYTES", "1048576", "bytes a resource with YAML aliases may expand to (1 MiB)"},
 	{"render-concurrency", "PORCHBOT_RENDER_CONCURRENCY", "1", "renders that run at once (each may take the memory docs/limits.md gives)"},

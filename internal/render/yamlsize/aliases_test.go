@@ -2,6 +2,7 @@ package yamlsize
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -10,14 +11,12 @@ import (
 
 // laughs is the billion laughs: 9 levels of 9 aliases, 9^9 scalars once
 // expanded, in under 1 KiB.
-func laughs() string {
-	var b strings.Builder
-	b.WriteString("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
-	for c := 'b'; c <= 'i'; c++ {
-		p := string(c - 1)
-		b.WriteString(string(c) + ": &" + string(c) + " [" + strings.Repeat("*"+p+",", 8) + "*" + p + "]\n")
+func laughs(t *testing.T) string {
+	b, err := os.ReadFile("../../../testdata/attacks/billion-laughs.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	return string(b)
 }
 
 func parse(t *testing.T, s string) *yaml.Node {
@@ -30,7 +29,7 @@ func parse(t *testing.T, s string) *yaml.Node {
 }
 
 func TestExpandStopsTheBillionLaughs(t *testing.T) {
-	src := laughs()
+	src := laughs(t)
 	if len(src) > 1024 {
 		t.Fatalf("the bomb is %d bytes", len(src))
 	}
