@@ -295,6 +295,9 @@ func renderReport(f renderFacts) CheckReport {
 		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence(f.Err.Error()))
 		if failed := failedStep(steps); failed != nil {
 			for i, r := range errorResults(*failed) {
+				if strings.Contains(f.Err.Error(), r.Message) {
+					continue // said in the error above
+				}
 				if i == 10 {
 					sum.WriteString("- …\n")
 					break

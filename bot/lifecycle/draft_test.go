@@ -626,6 +626,9 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
 	}
+	if n := strings.Count(sum, "the server's exec allowlist does not name it"); n != 1 || strings.Contains(sum, "package .") {
+		t.Errorf("the refusal is said %d times, or names no package:\n%s", n, sum)
+	}
 	if anns := rtAnnotations(t, h, run.GetID()); len(anns) != 1 || anns[0].GetPath() != "apps/web/Kptfile" || anns[0].GetStartLine() != 9 {
 		t.Errorf("want an annotation on the exec entry (Kptfile:9), got %d", len(anns))
 	}

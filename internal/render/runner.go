@@ -87,7 +87,7 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		}
 		if !r.opts.ExecAllowed(fn.Exec) {
 			err := &UnsupportedFunctionError{Function: fn,
-				Reason: "not allowed: the server's exec allowlist does not name it", Supported: SupportedFunctions()}
+				Reason: "not allowed: the server's exec allowlist does not name it"}
 			return nil, run.fail(time.Now(), err)
 		}
 	}
@@ -325,7 +325,13 @@ func (f *fnRun) run(in io.Reader, out io.Writer) (err error) {
 			err = &ExecError{ExitCode: 1, Stderr: fmt.Sprintf("function panicked: %v\n%s", p, debug.Stack())}
 		}
 	}()
-	if e := framework.Execute(f.proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
+	var proc framework.ResourceListProcessor = f.proc
+	if f.bare != nil {
+		// the runner's bookkeeping (ids, comments, order) is the
+		// FunctionFilter's around this call: the built-in need not repeat it
+		proc = framework.ResourceListProcessorFunc(f.bare.ProcessBare)
+	}
+	if e := framework.Execute(proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
 		return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
 	}
 	return nil
