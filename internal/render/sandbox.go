@@ -134,6 +134,8 @@ func (s *sandboxed) runStream(ctx context.Context, in io.Reader, out io.Writer) 
 	cmd := exec.CommandContext(wctx, s.sb.Program, s.args()...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, stdout, stderr
 	cmd.Env = sandboxEnv(l)
+	// a program's own children may hold stdout open after it is killed
+	cmd.WaitDelay = time.Second
 	runErr := cmd.Run()
 	if runErr == nil {
 		return stderr.String(), nil
