@@ -21,10 +21,11 @@ run: build ## run the bot; with no GitHub App credentials it runs against the em
 test: ## run every test (unit, forge end-to-end, payload fidelity) with the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
-bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt), API calls per lifecycle step
+bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step
 	$(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/
 	$(GO) test -run '^$$' -bench 'RenderVsFloor|KptExecVsRender' -benchtime 5x -count=1 -timeout 30m ./internal/render/
 	$(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./internal/e2e/
+	$(GO) test -run '^$$' -bench 'PeakMemory' -benchtime 1x -count=1 -timeout 30m ./internal/render/
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -42,6 +42,8 @@ type RenderOptions struct {
 	// be running elsewhere; older, it died (DefaultRenderStaleAfter when
 	// zero). See MaxRenderAttempts.
 	StaleAfter time.Duration
+	// Bounds are the server's other limits on a render (docs/limits.md).
+	Bounds render.Bounds
 }
 
 // RenderOutcome is what a render step did.
@@ -266,7 +268,7 @@ func packageDir(cfg *config.Config, pkg string) string {
 // "NAME=PATH" with the declared path); `exec: PATH` runs when PATH is such
 // a declared path. Nothing else runs, and for forks nothing at all.
 func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Options, string) {
-	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes}
+	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds}
 	programs := map[string]string{} // name or path in an exec line -> program to run
 	var names []string
 	if cfg != nil {

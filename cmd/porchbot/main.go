@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/porchbot/porchbot/internal/render"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -48,6 +50,10 @@ func commands() []command {
 }
 
 func main() {
+	// porchbot runs again as the sandbox of a function that runs user code
+	if code, ok := render.RunSandboxChild(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))

@@ -76,11 +76,18 @@
 //     them; anchors and aliases are refused in a Kptfile.
 //   - A render that fails before, between or after functions has exit code 1
 //     in its results.
-//   - Inputs are bounded (Options.MaxFiles, MaxBytes, MaxYAMLDepth).
+//   - Inputs are bounded (Options.MaxFiles, MaxBytes, MaxYAMLDepth, and
+//     Bounds: YAML nodes counted before parsing, alias expansion measured
+//     before anything turns a resource into values). With a Sandbox,
+//     starlark and exec functions run in a child process with limits on
+//     memory, CPU time, wall time and output (docs/limits.md).
+//   - What a function writes to stderr (a starlark program's print) is kept
+//     on its Step for every function, and in results.yaml when it fails.
 //   - Repository guardrails (Options.ExtraMutators/ExtraValidators) run as if
 //     appended to the root package's pipeline.
 //   - Functions in process cannot be interrupted; the context is checked
-//     between functions (exec functions get it as their process context).
+//     between functions (exec and sandboxed functions get it as their
+//     process context).
 //   - On disk, as with kpt, symlinked files are read through their links;
 //     render untrusted trees from an in-memory file system.
 package render

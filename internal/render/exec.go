@@ -58,6 +58,13 @@ func NewExecFunction(line string) (*ExecFunction, error) {
 
 // RunStream runs the program on a serialized ResourceList.
 func (f *ExecFunction) RunStream(ctx context.Context, in io.Reader, out io.Writer) error {
+	_, err := f.runStream(ctx, in, out)
+	return err
+}
+
+// runStream is RunStream that also returns what the program wrote to
+// stderr.
+func (f *ExecFunction) runStream(ctx context.Context, in io.Reader, out io.Writer) (string, error) {
 	limit := f.MaxStderr
 	if limit <= 0 {
 		limit = 64 << 10
@@ -68,16 +75,21 @@ func (f *ExecFunction) RunStream(ctx context.Context, in io.Reader, out io.Write
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return &ExecError{ExitCode: ee.ExitCode(), Stderr: stderr.String(), Err: err}
+			return stderr.String(), &ExecError{ExitCode: ee.ExitCode(), Stderr: stderr.String(), Err: err}
 		}
-		return &ExecError{ExitCode: 1, Stderr: err.Error(), Err: err}
+		return stderr.String(), &ExecError{ExitCode: 1, Stderr: err.Error(), Err: err}
 	}
-	return nil
+	return stderr.String(), nil
 }
 
 // Process implements framework.ResourceListProcessor by a round trip
 // through the program (the render engine calls RunStream directly).
 func (f *ExecFunction) Process(rl *framework.ResourceList) error {
+	return processByStream(f, rl)
+}
+
+// processByStream runs a ResourceList through a streamRunner.
+func processByStream(f streamRunner, rl *framework.ResourceList) error {
 	var in, out bytes.Buffer
 	if err := (kio.ByteWriter{Writer: &in, KeepReaderAnnotations: true, FunctionConfig: rl.FunctionConfig,
 		WrappingAPIVersion: kio.ResourceListAPIVersion, WrappingKind: kio.ResourceListKind}).Write(rl.Items); err != nil {
@@ -121,4 +133,10 @@ func (w *capWriter) String() string { return w.buf.String() }
 // ResourceList themselves (subprocesses).
 type streamRunner interface {
 	RunStream(ctx context.Context, in io.Reader, out io.Writer) error
+}
+
+// stderrRunner is a streamRunner that also returns the program's stderr,
+// which kpt shows for every function and records when it fails.
+type stderrRunner interface {
+	runStream(ctx context.Context, in io.Reader, out io.Writer) (stderr string, err error)
 }

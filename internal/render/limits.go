@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/porchbot/porchbot/internal/render/yamlsize"
 )
 
 // LimitError is an input beyond one of the render limits.
@@ -35,11 +37,11 @@ var errStopWalk = errors.New("stop")
 
 // checkTreeLimits bounds the package tree before anything is parsed.
 func (r *renderer) checkTreeLimits() error {
-	if r.maxFiles < 0 && r.maxBytes < 0 {
+	if r.maxFiles < 0 && r.maxBytes < 0 && r.maxNodes < 0 {
 		return nil
 	}
 	var files int
-	var size int64
+	var size, nodes int64
 	var lim error
 	err := r.fsys.Walk(r.root, func(path string, info os.FileInfo, err error) error {
 		if err != nil {
@@ -62,6 +64,19 @@ func (r *renderer) checkTreeLimits() error {
 				lim = &LimitError{What: "the size of the package's KRM files in bytes", Limit: r.maxBytes, Got: size}
 				return errStopWalk
 			}
+			if r.maxNodes >= 0 {
+				b, err := r.fsys.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				nodes += yamlsize.EstimateNodes(b)
+				if nodes > r.maxNodes {
+					rel, _ := filepath.Rel(r.root, path)
+					lim = &LimitError{What: "the YAML nodes of the package's KRM files (counted before parsing, " +
+						"see docs/limits.md)", Where: filepath.ToSlash(rel), Limit: r.maxNodes, Got: nodes}
+					return errStopWalk
+				}
+			}
 		}
 		return nil
 	})
@@ -69,6 +84,30 @@ func (r *renderer) checkTreeLimits() error {
 		return lim
 	}
 	return err
+}
+
+// checkNodeLimits bounds each resource read: its nesting depth, and what
+// its aliases expand to (before anything turns it into values).
+func (r *renderer) checkNodeLimits(pkg *pkgNode, nodes []*yaml.RNode) error {
+	for _, n := range nodes {
+		where := func() string {
+			p, _ := fileAnnotations(n)
+			return filepath.ToSlash(filepath.Join(pkg.rel, p))
+		}
+		if r.maxDepth > 0 {
+			if d := yamlDepth(n.YNode(), 0, r.maxDepth+1); d > r.maxDepth {
+				return &LimitError{What: "YAML nesting depth", Where: where(), Limit: int64(r.maxDepth), Got: int64(d)}
+			}
+		}
+		if _, err := yamlsize.Expand(n.YNode(), r.aliasBounds); err != nil {
+			var ae *yamlsize.AliasError
+			if errors.As(err, &ae) && ae.Limit > 0 {
+				return &LimitError{What: ae.What, Where: where(), Limit: ae.Limit, Got: ae.Got}
+			}
+			return fmt.Errorf("%s: %w", where(), err)
+		}
+	}
+	return nil
 }
 
 func isKRMFileName(name string) bool {

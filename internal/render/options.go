@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,8 @@ type Options struct {
 	MaxFiles     int   // files in the package tree (every kind)
 	MaxBytes     int64 // bytes of KRM files (Kptfile, *.yaml, *.yml, *.json)
 	MaxYAMLDepth int   // nesting of mappings and sequences in one resource
+	// Bounds are the server's limits on what user input may cost.
+	Bounds
 
 	// NoAttribution turns off kpt's attribution annotation
 	// (cnrm.cloud.google.com/blueprint on Config Connector resources), as the
@@ -64,11 +67,57 @@ type Options struct {
 	serialized bool
 }
 
+// Bounds are the limits on what a package and its functions may cost a
+// render beyond Options' file limits. Zero means the default; negative
+// means no limit.
+type Bounds struct {
+	// MaxYAMLNodes bounds the nodes the package's KRM files parse into,
+	// counted on their bytes before parsing (yamlsize.EstimateNodes).
+	MaxYAMLNodes int64
+	// MaxAliases bounds the alias references of one resource (nested ones
+	// counted each time) and MaxAliasBytes what a resource that has aliases
+	// may expand to: no YAML alias bomb is ever turned into values.
+	MaxAliases    int64
+	MaxAliasBytes int64
+
+	// Sandbox runs functions that run user code (starlark, exec) in a child
+	// process under its limits. Nil runs them in process (the CLI): then
+	// starlark is bounded by its step count only.
+	Sandbox *Sandbox
+	// Gate, when set, bounds how many renders run at once (they wait for a
+	// slot, or for their context).
+	Gate *Gate
+}
+
+// Gate bounds how many renders run at once in a process.
+type Gate struct{ slots chan struct{} }
+
+// NewGate lets n renders run at once (at least one).
+func NewGate(n int) *Gate { return &Gate{slots: make(chan struct{}, max(n, 1))} }
+
+// enter waits for a slot; the returned function gives it back.
+func (g *Gate) enter(ctx context.Context) (func(), error) {
+	if g == nil {
+		return func() {}, nil
+	}
+	select {
+	case g.slots <- struct{}{}:
+		return func() { <-g.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // Default limits.
 const (
 	DefaultMaxFiles     = 10000
-	DefaultMaxBytes     = 64 << 20
+	DefaultMaxBytes     = 16 << 20
 	DefaultMaxYAMLDepth = 100
+	// a file of tiny scalars costs kyaml several hundred bytes of memory
+	// per node: see docs/limits.md
+	DefaultMaxYAMLNodes  = 300_000
+	DefaultMaxAliases    = 10_000
+	DefaultMaxAliasBytes = 1 << 20
 )
 
 func (o Options) limits() (files int, bytes int64, depth int) {
@@ -83,6 +132,17 @@ func (o Options) limits() (files int, bytes int64, depth int) {
 		depth = DefaultMaxYAMLDepth
 	}
 	return files, bytes, depth
+}
+
+// orDefault is v, or def when v is zero; negative means no limit (-1).
+func orDefault(v, def int64) int64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return -1
+	}
+	return v
 }
 
 // ExecAllowed reports whether the server allowlist names the program of an

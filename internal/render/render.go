@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	kfile "github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/render/yamlsize"
 )
 
 // pkgPathAnnotation records which package a resource belongs to while the
@@ -60,8 +61,16 @@ func Render(ctx context.Context, fsys filesys.FileSystem, pkgPath string, opts O
 		res.Results.ExitCode = 1
 		return res, fmt.Errorf("package %q is not a directory", pkgPath)
 	}
+	leave, err := opts.Gate.enter(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer leave()
 	r := &renderer{ctx: ctx, fsys: fsys, opts: opts, res: res, root: root, inputFiles: map[string]bool{}}
 	r.maxFiles, r.maxBytes, r.maxDepth = opts.limits()
+	r.maxNodes = orDefault(opts.MaxYAMLNodes, DefaultMaxYAMLNodes)
+	r.aliasBounds = yamlsize.Bounds{Aliases: orDefault(opts.MaxAliases, DefaultMaxAliases),
+		Bytes: orDefault(opts.MaxAliasBytes, DefaultMaxAliasBytes)}
 	err = unwrapKyaml(r.run())
 	res.Packages = r.pkgCount
 	if err != nil && !errors.Is(err, ErrIncomplete) && res.Results.ExitCode == 0 {
@@ -115,6 +124,8 @@ type renderer struct {
 
 	maxFiles, maxDepth int
 	maxBytes           int64
+	maxNodes           int64
+	aliasBounds        yamlsize.Bounds
 
 	rootPkg    *pkgNode
 	pkgCount   int
@@ -376,14 +387,8 @@ func (r *renderer) localResources(pkg *pkgNode) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("package %s: %w", pkg.rel, err)
 	}
-	if r.maxDepth > 0 {
-		for _, n := range nodes {
-			if d := yamlDepth(n.YNode(), 0, r.maxDepth+1); d > r.maxDepth {
-				p, _ := fileAnnotations(n)
-				return nil, &LimitError{What: "YAML nesting depth", Where: filepath.ToSlash(filepath.Join(pkg.rel, p)),
-					Limit: int64(r.maxDepth), Got: int64(d), Exact: false}
-			}
-		}
+	if err := r.checkNodeLimits(pkg, nodes); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }

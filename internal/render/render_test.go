@@ -417,10 +417,13 @@ func TestExecPolicy(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 		msg := err.Error()
-		for _, want := range []string{`exec function "/opt/fns/set-ns --flag"`, "allowlist does not name it", "set-namespace", "starlark"} {
+		for _, want := range []string{`package pkg: exec function "/opt/fns/set-ns --flag"`, "allowlist does not name it"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("message %q lacks %q", msg, want)
 			}
+		}
+		if strings.Count(msg, "allowlist") != 1 || strings.Contains(msg, "package .") {
+			t.Errorf("message %q: the refusal said more than once, or the package unnamed", msg)
 		}
 		if len(res.Steps) != 1 || res.Steps[0].Status != StepFailed || res.Results.ExitCode != 1 {
 			t.Errorf("steps %+v", res.Steps)

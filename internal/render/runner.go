@@ -1,16 +1,19 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/porchbot/porchbot/internal/render/builtins"
+	"github.com/porchbot/porchbot/internal/render/yamlsize"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/fn/runtime/runtimeutil"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -62,6 +65,10 @@ type fnRun struct {
 	bare   builtins.Bare // proc's body alone, for the in-memory path
 	stream streamRunner
 	skip   string
+	// what the function wrote to stderr (print output of a starlark
+	// program run in process, or a child's stderr)
+	printed *capWriter
+	stderr  string
 }
 
 func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool) (*fnRun, error) {
@@ -80,7 +87,7 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		}
 		if !r.opts.ExecAllowed(fn.Exec) {
 			err := &UnsupportedFunctionError{Function: fn,
-				Reason: "not allowed: the server's exec allowlist does not name it", Supported: SupportedFunctions()}
+				Reason: "not allowed: the server's exec allowlist does not name it"}
 			return nil, run.fail(time.Now(), err)
 		}
 	}
@@ -99,6 +106,14 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 	}
 	if err != nil {
 		return nil, run.fail(time.Now(), err)
+	}
+	if r.opts.Sandbox != nil {
+		if p, ok := r.opts.Sandbox.wrap(fn, proc).(framework.ResourceListProcessor); ok {
+			proc = p
+		}
+	} else if spec, ok := builtins.Lookup(fn.Image); ok && fn.Exec == "" && sandboxedBuiltins[spec.Name] {
+		run.printed = &capWriter{max: 64 << 10}
+		proc = builtins.NewStarlark(run.printed)
 	}
 	run.proc = proc
 	if s, ok := proc.(streamRunner); ok {
@@ -231,11 +246,16 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 	}
 	s := f.step(StepOK, start)
 	s.Results = item.Results
+	printed := ""
+	if f.printed != nil {
+		printed = f.printed.String()
+	}
+	s.Stderr = f.stderr + printed
 	if err != nil {
 		item.ExitCode = 1
 		var ee *ExecError
 		if errors.As(err, &ee) {
-			item.ExitCode, item.Stderr = ee.ExitCode, ee.Stderr
+			item.ExitCode, item.Stderr = ee.ExitCode, printed+ee.Stderr
 		}
 		f.r.res.Results.ExitCode = 1
 		f.r.res.Results.Items = append(f.r.res.Results.Items, item)
@@ -272,6 +292,25 @@ func (f *fnRun) failNoItem(start time.Time, err error) error {
 // run executes the function on a serialized ResourceList, as its own
 // program would.
 func (f *fnRun) run(in io.Reader, out io.Writer) (err error) {
+	if s, ok := f.stream.(stderrRunner); ok {
+		f.stderr, err = s.runStream(f.r.ctx, in, out)
+		b, ok := out.(*bytes.Buffer)
+		if !ok {
+			return err
+		}
+		if err == nil && f.r.maxNodes >= 0 {
+			// what the function wrote is parsed next: bounded as the package is
+			if n := yamlsize.EstimateNodes(b.Bytes()); n > f.r.maxNodes {
+				lim := &LimitExceededError{Limit: "output YAML nodes", Value: strconv.FormatInt(f.r.maxNodes, 10),
+					Setting: "render-max-yaml-nodes"}
+				err = &ExecError{ExitCode: 1, Stderr: lim.Error(), Err: lim}
+			}
+		}
+		if errors.As(err, new(*LimitExceededError)) {
+			b.Reset() // what a stopped function wrote is no ResourceList; its limit is the error
+		}
+		return err
+	}
 	if f.stream != nil {
 		return f.stream.RunStream(f.r.ctx, in, out)
 	}
@@ -280,7 +319,13 @@ func (f *fnRun) run(in io.Reader, out io.Writer) (err error) {
 			err = &ExecError{ExitCode: 1, Stderr: fmt.Sprintf("function panicked: %v\n%s", p, debug.Stack())}
 		}
 	}()
-	if e := framework.Execute(f.proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
+	var proc framework.ResourceListProcessor = f.proc
+	if f.bare != nil {
+		// the runner's bookkeeping (ids, comments, order) is the
+		// FunctionFilter's around this call: the built-in need not repeat it
+		proc = framework.ResourceListProcessorFunc(f.bare.ProcessBare)
+	}
+	if e := framework.Execute(proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
 		return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
 	}
 	return nil

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -12,6 +13,7 @@ import (
 	"github.com/porchbot/porchbot/internal/config"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/settings"
 )
 
@@ -20,7 +22,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	limits := s.ServerLimits()
 	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
-	app := &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},
+	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
 		Memberships: &lifecycle.MembershipCache{}, Log: log}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
@@ -30,6 +32,20 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		}}
 	app.Comments = &bot.Commands{Runner: runner}
 	return app
+}
+
+// renderOptions are the render steps' settings: the server's bounds on
+// what a package and its functions may cost (docs/limits.md).
+func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus.Logger) lifecycle.RenderOptions {
+	b := render.Bounds{MaxYAMLNodes: s.RenderMaxYAMLNodes, MaxAliases: s.RenderMaxAliases,
+		MaxAliasBytes: s.RenderMaxAliasBytes, Gate: render.NewGate(s.RenderConcurrency)}
+	if exe, err := os.Executable(); err == nil && render.SandboxReady() {
+		b.Sandbox = &render.Sandbox{Program: exe, Limits: render.FunctionLimits{Memory: s.FnMemory,
+			CPU: s.FnCPUTime, Wall: s.FnWallTime, Output: s.FnMaxOutput}}
+	} else {
+		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
+	}
+	return lifecycle.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
 }
 
 // recordKey signs /porch approve records; every replica derives the same

@@ -48,6 +48,17 @@ type Settings struct {
 	AppIDFrom, PrivateKeyFrom string
 	// ForgeSeedFrom names how ForgeSeed was given.
 	ForgeSeedFrom string
+	// Render bounds (docs/limits.md).
+	RenderMaxFiles      int
+	RenderMaxBytes      int64
+	RenderMaxYAMLNodes  int64
+	RenderMaxAliases    int64
+	RenderMaxAliasBytes int64
+	RenderConcurrency   int
+	FnMemory            int64
+	FnCPUTime           time.Duration
+	FnWallTime          time.Duration
+	FnMaxOutput         int64
 }
 
 // Embedded reports whether no GitHub App credentials were given: the
@@ -86,6 +97,16 @@ var Options = []Option{
 	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
+	{"render-max-files", "PORCHBOT_RENDER_MAX_FILES", "10000", "files a package tree may hold to be rendered"},
+	{"render-max-bytes", "PORCHBOT_RENDER_MAX_BYTES", "16777216", "bytes of KRM files a package tree may hold to be rendered (16 MiB)"},
+	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", "300000", "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
+	{"render-max-aliases", "PORCHBOT_RENDER_MAX_ALIASES", "10000", "YAML alias references one resource may hold, nested ones counted each time"},
+	{"render-max-alias-bytes", "PORCHBOT_RENDER_MAX_ALIAS_BYTES", "1048576", "bytes a resource with YAML aliases may expand to (1 MiB)"},
+	{"render-concurrency", "PORCHBOT_RENDER_CONCURRENCY", "1", "renders that run at once (each may take the memory docs/limits.md gives)"},
+	{"fn-memory", "PORCHBOT_FN_MEMORY", "201326592", "writable memory of a function that runs user code (starlark, exec), in bytes (192 MiB)"},
+	{"fn-cpu-time", "PORCHBOT_FN_CPU_TIME", "20s", "CPU time of a function that runs user code"},
+	{"fn-wall-time", "PORCHBOT_FN_WALL_TIME", "60s", "wall-clock time of a function that runs user code"},
+	{"fn-max-output", "PORCHBOT_FN_MAX_OUTPUT", "16777216", "bytes a function that runs user code may write as its output (16 MiB)"},
 }
 
 // Parse reads args (after the subcommand) and the environment. Every
@@ -125,6 +146,16 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.ShutdownTimeout = r.duration("PORCHBOT_SHUTDOWN_TIMEOUT")
 	s.ResyncInterval = r.duration("PORCHBOT_RESYNC_INTERVAL")
 	r.limits(s)
+	s.RenderMaxFiles = r.int("PORCHBOT_RENDER_MAX_FILES", 1)
+	s.RenderMaxBytes = int64(r.int("PORCHBOT_RENDER_MAX_BYTES", 1))
+	s.RenderMaxYAMLNodes = int64(r.int("PORCHBOT_RENDER_MAX_YAML_NODES", 1))
+	s.RenderMaxAliases = int64(r.int("PORCHBOT_RENDER_MAX_ALIASES", 1))
+	s.RenderMaxAliasBytes = int64(r.int("PORCHBOT_RENDER_MAX_ALIAS_BYTES", 1))
+	s.RenderConcurrency = r.int("PORCHBOT_RENDER_CONCURRENCY", 1)
+	s.FnMemory = int64(r.int("PORCHBOT_FN_MEMORY", 32<<20))
+	s.FnCPUTime = r.duration("PORCHBOT_FN_CPU_TIME")
+	s.FnWallTime = r.duration("PORCHBOT_FN_WALL_TIME")
+	s.FnMaxOutput = int64(r.int("PORCHBOT_FN_MAX_OUTPUT", 1))
 	switch s.LogFormat {
 	case "auto", "json", "text":
 	default:

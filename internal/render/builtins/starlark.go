@@ -3,6 +3,7 @@ package builtins
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 
@@ -12,8 +13,11 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
+
+	"github.com/porchbot/porchbot/internal/render/yamlsize"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -53,15 +57,23 @@ var starlarkFileOptions = &syntax.FileOptions{
 // starlarkMaxSteps bounds a program's execution (a few seconds of CPU).
 const starlarkMaxSteps = 200_000_000
 
-func starlarkRun(rl *framework.ResourceList) error {
-	if err := runStarlarkFunction(rl); err != nil {
-		rl.Results = append(rl.Results, errorResult(err))
-		return errFunctionFailure
+func starlarkRun(rl *framework.ResourceList) error { return starlarkRunTo(io.Discard)(rl) }
+
+// NewStarlark is the starlark built-in with the program's print output
+// written to stderr, one line per call (the catalog function's stderr).
+func NewStarlark(stderr io.Writer) Function { return wrap(starlarkRunTo(stderr)) }
+
+func starlarkRunTo(stderr io.Writer) processFunc {
+	return func(rl *framework.ResourceList) error {
+		if err := runStarlarkFunction(rl, stderr); err != nil {
+			rl.Results = append(rl.Results, errorResult(err))
+			return errFunctionFailure
+		}
+		return nil
 	}
-	return nil
 }
 
-func runStarlarkFunction(rl *framework.ResourceList) error {
+func runStarlarkFunction(rl *framework.ResourceList, stderr io.Writer) error {
 	fc := rl.FunctionConfig
 	var name, source string
 	switch {
@@ -92,7 +104,7 @@ func runStarlarkFunction(rl *framework.ResourceList) error {
 	thread := &starlark.Thread{
 		Name:  name,
 		Load:  starlarkLoad,
-		Print: func(*starlark.Thread, string) {},
+		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stderr, msg) },
 	}
 	thread.SetMaxExecutionSteps(starlarkMaxSteps)
 	ctx := starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
@@ -133,13 +145,22 @@ func runStarlarkFunction(rl *framework.ResourceList) error {
 	return nil
 }
 
+// StarlarkAliasBounds bound what the YAML aliases of one resource may
+// expand to when it becomes Starlark values. The render engine refuses
+// packages with aliases beyond its own (configurable, smaller) bounds when
+// it reads them; these catch what reaches the function any other way.
+var StarlarkAliasBounds = yamlsize.Bounds{Aliases: 100_000, Bytes: 64 << 20}
+
 // starlarkResourceList builds the ResourceList dict the program sees.
 func starlarkResourceList(items []*yaml.RNode, fc *yaml.RNode) (starlark.Value, error) {
 	list := make([]starlark.Value, 0, len(items))
 	for _, it := range items {
-		v, err := nodeToStarlark(it.YNode())
+		v, err := boundedToStarlark(it.YNode())
 		if err != nil {
-			return nil, err
+			if p := it.GetAnnotations()[kioutil.PathAnnotation]; p != "" {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			return nil, fmt.Errorf("resource %s %q: %w", it.GetKind(), it.GetName(), err)
 		}
 		list = append(list, v)
 	}
@@ -148,13 +169,23 @@ func starlarkResourceList(items []*yaml.RNode, fc *yaml.RNode) (starlark.Value, 
 	_ = d.SetKey(starlark.String("items"), starlark.NewList(list))
 	_ = d.SetKey(starlark.String("kind"), starlark.String(kio.ResourceListKind))
 	if fc != nil && fc.YNode() != nil {
-		v, err := nodeToStarlark(fc.YNode())
+		v, err := boundedToStarlark(fc.YNode())
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("functionConfig: %w", err)
 		}
 		_ = d.SetKey(starlark.String("functionConfig"), v)
 	}
 	return d, nil
+}
+
+// boundedToStarlark is nodeToStarlark for a node whose aliases expand
+// within StarlarkAliasBounds (and never contain themselves, which would
+// make the conversion recurse forever).
+func boundedToStarlark(n *yaml.Node) (starlark.Value, error) {
+	if _, err := yamlsize.Expand(n, StarlarkAliasBounds); err != nil {
+		return nil, err
+	}
+	return nodeToStarlark(n)
 }
 
 // nodeToStarlark converts YAML to Starlark values: scalars as YAML decodes

@@ -1,0 +1,6 @@
+//go:build !race
+
+package render
+
+// raceOverhead: see race_on.go.
+const raceOverhead = 0

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package render
+
+import "errors"
+
+var errNoSandbox = errors.New("function limits need a unix system")
+
+func setLimits(memory, cpuSeconds int64) error { return errNoSandbox }
+
+func replaceWith(argv []string) error { return errNoSandbox }
