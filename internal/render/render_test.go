@@ -417,7 +417,7 @@ func TestExecPolicy(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 		msg := err.Error()
-		for _, want := range []string{`package pkg: exec function "/opt/fns/set-ns --flag"`, "allowlist does not name it"} {
+		for _, want := range []string{`pkg/Kptfile: exec function "/opt/fns/set-ns --flag"`, "allowlist does not name it"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("message %q lacks %q", msg, want)
 			}
