@@ -7,6 +7,8 @@ package lifecycle
 //     branch are published, package by package, oldest first, through the
 //     same compare-and-swap as Publish (so replicas resyncing at once, or
 //     racing an event handler, still make one tag per landing);
+//   - a landing without a pull request that waits for an approver's
+//     /porch publish gets its porchbot/publish check run if it has none;
 //   - with lifecycle.releases, the latest revision of each package gets its
 //     missing release (a crash between tag and release);
 //   - draft branches whose head has no porchbot/render check run are handed
@@ -163,6 +165,10 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 				rep.Errors = append(rep.Errors, err)
 				log.WithError(err).WithField("package", h.Package).Warn("resync: publishing failed")
 			}
+		}
+		if err := p.resyncAwaitingChecks(ctx, api.Checks, deps.AppID, out.Refused); err != nil {
+			rep.Errors = append(rep.Errors, err)
+			log.WithError(err).Warn("resync: marking direct pushes failed")
 		}
 		if s.Config.Lifecycle.Releases {
 			if err := p.repairReleases(ctx, atHead, rep); err != nil {
