@@ -12,8 +12,8 @@ import (
 )
 
 // OnPullRequest keeps proposals' labels and checks current (SPEC §5),
-// renders pull requests from forks with built-in functions only (SPEC §9)
-// and judges edits of the repository config (porchbot/config).
+// forks' included (rendered with built-in functions only, SPEC §9), and
+// judges edits of the repository config (porchbot/config).
 func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error {
 	pr := ev.GetPullRequest()
 	r := ev.GetRepo()
@@ -36,16 +36,15 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 			return err
 		}
 		if fork {
-			// Rendered with built-ins only (SPEC §9), never pushed to; no
-			// approval check, but its landing is published only if the
-			// approval verdict at its head is met (publish_approval.go).
-			_, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render)
-			return err
+			// Rendered with built-ins only (SPEC §9), never pushed to.
+			if _, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render); err != nil {
+				return err
+			}
 		}
 		api := a.proposalAPI(s.GH)
 		api.Opened = ev.GetAction() == "opened"
 		out, err := lifecycle.OnProposalEvent(ctx, s, api, pr)
-		if err != nil || out == nil || out.Workspace != "" {
+		if err != nil || out == nil || out.Workspace != "" || fork {
 			return err
 		}
 		// A proposal from a branch that is not a draft (issue #12): drafts

@@ -19,7 +19,13 @@ func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch stri
 }
 
 // EvaluateProposal is the resync's hook for an open proposal.
+// A fork's head is fetched first (refs/pull/N/head).
 func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+	if lifecycle.IsForkPullRequest(s.Repo, pr) {
+		if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+			return err
+		}
+	}
 	_, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
 	return err
 }

@@ -152,12 +152,12 @@ func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, o
 // its head adds, changes or removes a package, whatever its branch name
 // and whoever opened it (issue #12).
 //
-// Pull requests from forks are not (fork.go): they are rendered with
-// built-ins only, and their landings publish only under the approval
-// verdict like any other (publish_approval.go).
+// Pull requests from forks are proposals too, judged by the same verdict
+// (fork.go): they are rendered with built-ins only and never pushed to, and
+// their head, whatever its branch name, is no branch of the repository.
 func IntoDeployment(s *Session, pr *github.PullRequest) bool {
 	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
-		pr.GetHead().GetRef() != s.DeploymentBranch && !IsForkPullRequest(s.Repo, pr)
+		(pr.GetHead().GetRef() != s.DeploymentBranch || IsForkPullRequest(s.Repo, pr))
 }
 
 // ProposalChanges lists the packages pr's head changes against its merge
