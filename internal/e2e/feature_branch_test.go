@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-github/v60/github"
 )
 
 // TestFeatureBranchPushCostsNothing: a push to a branch that is neither a
@@ -104,5 +106,43 @@ func TestFeatureBranchRemovingAPackageIsADeletionProposal(t *testing.T) {
 	}
 	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run != nil {
 		t.Fatalf("a removed package was rendered: %s", run.GetOutput().GetTitle())
+	}
+}
+
+// featureProposal pushes feature/x with four UPF replicas and opens its
+// pull request as alice.
+func (w *world) featureProposal(repo string) (*github.PullRequest, string) {
+	w.t.Helper()
+	dir := w.clone("alice", repo)
+	w.git(dir, "switch", "-q", "-c", "feature/x")
+	w.write(dir, "network/upf/deployment.yaml", strings.Replace(readFile(w.t, dir, "network/upf/deployment.yaml"), "replicas: 1", "replicas: 4", 1))
+	w.git(dir, "commit", "-q", "-am", "Four UPF replicas")
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pushed := w.git(dir, "rev-parse", "HEAD")
+	return w.openPull("alice", repo, "feature/x", "Scale the UPF"), pushed
+}
+
+// TestRejectFeatureBranchProposal: /porch reject closes a proposal from
+// feature/x, removes its label, keeps the branch and says so.
+func TestRejectFeatureBranchProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	pr, pushed := w.featureProposal(repo)
+	w.settle()
+	c := w.comment("bob", repo, pr.GetNumber(), `/porch reject "not now"`)
+	w.settle()
+	reply := w.replyTo(repo, pr.GetNumber(), c).GetBody()
+	if !strings.Contains(reply, "closed") || !strings.Contains(reply, "`feature/x` stays") {
+		t.Fatalf("reply to /porch reject of a feature-branch proposal:\n%s", reply)
+	}
+	if got := w.pull(repo, pr.GetNumber()); got.GetState() != "closed" || got.GetMerged() {
+		t.Fatalf("rejected proposal is %s (merged %v)", got.GetState(), got.GetMerged())
+	}
+	if labels := w.labels(repo, pr.GetNumber()); contains(labels, "porch/proposed") {
+		t.Fatalf("a rejected proposal keeps porch/proposed: %v", labels)
+	}
+	if head := w.branchSHA(repo, "feature/x"); head != pushed {
+		t.Fatalf("feature/x after the reject: %q, want %s", head, pushed)
 	}
 }
