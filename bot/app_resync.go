@@ -18,6 +18,15 @@ func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch stri
 	return err
 }
 
+// ResyncAPI is the resync's API of a session: publishing judges approvals
+// with the same bot login and record key as the webhook path
+// (proposalAPI), so a record without a valid signature counts in neither.
+func (a *App) ResyncAPI(s *lifecycle.Session) lifecycle.ResyncAPI {
+	api := lifecycle.NewResyncAPI(s.GH)
+	api.Publish.Approval = a.proposalAPI(s.GH)
+	return api
+}
+
 // EvaluateProposal is the resync's hook for an open proposal.
 // A fork's head is fetched first (refs/pull/N/head).
 func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {

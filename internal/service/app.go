@@ -43,10 +43,16 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.resyncStop = cancel
 	s.resyncDone = make(chan struct{})
-	app := s.App
+	app, deps := s.App, s.ResyncDeps()
 	go func() {
 		defer close(s.resyncDone)
-		_ = lifecycle.ResyncLoop(ctx, interval, bot.InstalledRepos(s.Clients), app.Opener.Open,
-			lifecycle.ResyncDeps{Hooks: app, AppID: s.Clients.AppID(), Logger: s.log})
+		_ = lifecycle.ResyncLoop(ctx, interval, bot.InstalledRepos(s.Clients), app.Opener.Open, deps)
 	}()
+}
+
+// ResyncDeps are the periodic resync's: the App's hooks, and its API with
+// the same bot login and record key as the webhook path (so records are
+// trusted on their signature there too).
+func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
+	return lifecycle.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log}
 }
