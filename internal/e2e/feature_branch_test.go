@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // TestFeatureBranchPushCostsNothing: a push to a branch that is neither a
@@ -144,5 +147,38 @@ func TestRejectFeatureBranchProposal(t *testing.T) {
 	}
 	if head := w.branchSHA(repo, "feature/x"); head != pushed {
 		t.Fatalf("feature/x after the reject: %q, want %s", head, pushed)
+	}
+}
+
+// TestResyncRepairsALostFeatureBranchProposal: the opened webhook of a
+// feature-branch pull request that changes a package is lost; the resync
+// labels it, renders it and checks its approval.
+func TestResyncRepairsALostFeatureBranchProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	fg := w.svc.Embedded.Forge
+	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
+	pr, head := w.featureProposal(repo)
+	w.settle()
+	fg.SetFaults(forge.Faults{})
+	if labels := w.labels(repo, pr.GetNumber()); len(labels) != 0 {
+		t.Fatalf("labelled with every webhook lost: %v", labels)
+	}
+	rep, err := w.resync(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	if !slices.Contains(rep.ProposalsEvaluated, pr.GetNumber()) {
+		t.Fatalf("the resync did not evaluate #%d: %v", pr.GetNumber(), rep.ProposalsEvaluated)
+	}
+	if labels := w.labels(repo, pr.GetNumber()); !contains(labels, "porch/proposed") {
+		t.Fatalf("labels after the resync: %v", labels)
+	}
+	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run == nil || run.GetStatus() != "completed" {
+		t.Fatalf("no render check on the head after the resync: %+v", run)
+	}
+	if run := w.checkRunMaybe(repo, head, "porchbot/approval"); run == nil || run.GetConclusion() != "action_required" {
+		t.Fatalf("approval check after the resync: %+v", run)
 	}
 }
