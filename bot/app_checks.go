@@ -30,7 +30,7 @@ func (a *App) OnCheckRun(ctx context.Context, installationID int64, ev *github.C
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, a.Render)
+		_, err = lifecycle.RenderCheck(ctx, s, a.renderChecks(s), head, pkg, false, a.Render)
 		return err
 	case lifecycle.ConfigCheckName:
 		s, err := a.open(ctx, repo)

@@ -141,7 +141,7 @@ func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int
 // Render is /porch render: the draft is rendered again now.
 func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (commands.Outcome, error) {
 	branch := packages.DraftBranch(pkg, workspace)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch,
+	out, err := lifecycle.RenderDraft(ctx, s, o.App.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
 		Head: plumbing.NewHash(headSHA), Options: o.App.Render})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
@@ -164,7 +164,7 @@ func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number
 	if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
 		return commands.Outcome{}, err
 	}
-	outs, err := lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, o.App.Render)
+	outs, err := lifecycle.RenderForkPullRequest(ctx, s, o.App.renderChecks(s), pr, o.App.Render)
 	if err != nil {
 		return commands.Outcome{}, err
 	}

@@ -35,9 +35,11 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch,
-			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render})
-		return err
+		if _, err = lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
+			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render}); err != nil {
+			return err
+		}
+		return a.reevaluateRendered(ctx, s)
 	}
 	if !a.isDeploymentBranch(repo, branch) {
 		return nil // a feature branch: nothing to do, no fetch

@@ -13,9 +13,11 @@ import (
 // RenderDraft is the resync's hook for a draft head without a finished
 // render check: a retry, which counts the attempts that never finished.
 func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
-	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
-		Retry: true})
-	return err
+	if _, err := lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
+		Retry: true}); err != nil {
+		return err
+	}
+	return a.reevaluateRendered(ctx, s)
 }
 
 // ResyncAPI is the resync's API of a session: publishing judges approvals
@@ -43,10 +45,14 @@ func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *gi
 		return err
 	}
 	if fork {
-		_, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render)
+		_, err = lifecycle.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render)
+	} else {
+		err = a.renderBranchProposal(ctx, s, out.Head, out.Packages)
+	}
+	if err != nil {
 		return err
 	}
-	return a.renderBranchProposal(ctx, s, out)
+	return a.reevaluateRendered(ctx, s)
 }
 
 // AppInstallations lists installations through the App's JWT client.

@@ -280,6 +280,9 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
+	if in.Render == RenderPending || in.Render == RenderUnknown {
+		api.Renders.Wait(s.Repo.FullName(), head, n) // judged again when a render finishes here
+	}
 	run, err := postApprovalCheck(ctx, s, api, pr, head, res)
 	if err != nil {
 		return nil, err

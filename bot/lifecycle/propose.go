@@ -91,6 +91,13 @@ type ProposalAPI struct {
 	// Memberships, if set, reuses team membership answers across
 	// evaluations for a short time (one per process).
 	Memberships *MembershipCache
+	// CheckList lists a head's porchbot/render runs when Renders does not
+	// know them (nil: the render requirement is not applied).
+	CheckList RenderCheckLister
+	// Renders, if set, are the render states this process reported (no
+	// call for them), and where evaluations that found a render
+	// unfinished wait for it (one per process).
+	Renders *RenderStates
 	// Opened says the event being handled is the pull request's opening:
 	// it can have no review and no /porch approve record yet, so the
 	// evaluation lists neither (two calls saved per new proposal).
@@ -100,7 +107,7 @@ type ProposalAPI struct {
 // NewProposalAPI is the ProposalAPI of an installation client.
 func NewProposalAPI(gh *github.Client) ProposalAPI {
 	return ProposalAPI{Pulls: gh.PullRequests, Issues: gh.Issues, Checks: gh.Checks, Repos: gh.Repositories,
-		Teams: gh.Teams, BotLogin: DefaultBotLogin}
+		Teams: gh.Teams, CheckList: gh.Checks, BotLogin: DefaultBotLogin}
 }
 
 func (a ProposalAPI) botLogin() string {

@@ -114,14 +114,7 @@ func rejectChangedPackages(ctx context.Context, s *Session, pr *github.PullReque
 	if head := pr.GetHead().GetSHA(); !IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, nil
 	}
-	if IsForkPullRequest(s.Repo, pr) {
-		if _, err := EnsurePullHead(ctx, s, pr); err != nil {
-			return nil, err
-		}
-	} else if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
-		return nil, err
-	}
-	changes, err := ProposalChanges(ctx, s, pr)
+	changes, err := PullRequestChanges(ctx, s, pr)
 	if err != nil {
 		return nil, err
 	}

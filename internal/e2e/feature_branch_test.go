@@ -116,14 +116,22 @@ func TestFeatureBranchRemovingAPackageIsADeletionProposal(t *testing.T) {
 // pull request as alice.
 func (w *world) featureProposal(repo string) (*github.PullRequest, string) {
 	w.t.Helper()
+	return w.branchProposal(repo, "feature/x", "network/upf/deployment.yaml", "replicas: 1", "replicas: 4", "Scale the UPF")
+}
+
+// branchProposal pushes branch from main with old replaced by new in file
+// and opens its pull request as alice; it returns the pull request and the
+// pushed head.
+func (w *world) branchProposal(repo, branch, file, old, new, title string) (*github.PullRequest, string) {
+	w.t.Helper()
 	dir := w.clone("alice", repo)
-	w.git(dir, "switch", "-q", "-c", "feature/x")
-	w.write(dir, "network/upf/deployment.yaml", strings.Replace(readFile(w.t, dir, "network/upf/deployment.yaml"), "replicas: 1", "replicas: 4", 1))
-	w.git(dir, "commit", "-q", "-am", "Four UPF replicas")
+	w.git(dir, "switch", "-q", "-c", branch)
+	w.write(dir, file, strings.Replace(readFile(w.t, dir, file), old, new, 1))
+	w.git(dir, "commit", "-q", "-am", title)
 	w.git(dir, "push", "-q", "origin", "HEAD")
 	w.settle()
 	pushed := w.git(dir, "rev-parse", "HEAD")
-	return w.openPull("alice", repo, "feature/x", "Scale the UPF"), pushed
+	return w.openPull("alice", repo, branch, title), pushed
 }
 
 // TestRejectFeatureBranchProposal: /porch reject closes a proposal from

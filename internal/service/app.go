@@ -22,7 +22,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
 	app := &bot.App{Opener: opener, Render: lifecycle.RenderOptions{Limits: limits},
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
-		Memberships: &lifecycle.MembershipCache{}, Log: log}
+		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Log: log,
 		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
