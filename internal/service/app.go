@@ -24,7 +24,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
 		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
-		Web: clients.URLs().Web, Log: log,
+		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
 		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
 			return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
 		}}
