@@ -96,6 +96,12 @@ func (c *RenderStates) Wait(repo, head string, n int) {
 		c.runs, c.heads, c.waiting = map[string]map[int64]RenderState{}, map[int64]string{}, map[string]map[int]bool{}
 	}
 	if c.waiting[key] == nil {
+		for k := range c.waiting { // bounded: a forgotten wait is caught up by the resync
+			if len(c.waiting) < renderStatesMax {
+				break
+			}
+			delete(c.waiting, k)
+		}
 		c.waiting[key] = map[int]bool{}
 	}
 	c.waiting[key][n] = true
