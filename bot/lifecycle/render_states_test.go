@@ -34,6 +34,13 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	c := &RenderStates{}
 	api := c.Checks("acme/catalog", &fakeRenderChecks{})
 	const head = "0123456789012345678901234567890123456789"
+	completedFailure := func(name string) {
+		t.Helper()
+		if _, _, err := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: name, HeadSHA: head,
+			Status: github.String("completed"), Conclusion: github.String("failure")}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, ok := c.State("acme/catalog", head); ok {
 		t.Fatal("a state before any render")
 	}
@@ -53,10 +60,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
 		t.Fatalf("after success: %q", st)
 	}
-	if _, _, err := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: ApprovalCheckName, HeadSHA: head,
-		Status: github.String("completed"), Conclusion: github.String("failure")}); err != nil {
-		t.Fatal(err)
-	}
+	completedFailure(ApprovalCheckName)
 	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
 		t.Fatalf("another check counted: %q", st)
 	}
@@ -69,10 +73,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	if ready := c.TakeReady("acme/catalog"); len(ready) != 0 {
 		t.Fatalf("handed back twice: %v", ready)
 	}
-	if _, _, err := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: RenderCheckName, HeadSHA: head,
-		Status: github.String("completed"), Conclusion: github.String("failure")}); err != nil {
-		t.Fatal(err)
-	}
+	completedFailure(RenderCheckName)
 	if st, _ := c.State("acme/catalog", head); st != RenderFailed {
 		t.Fatalf("one package failed: %q", st)
 	}
