@@ -64,6 +64,15 @@ func (c *RenderStates) record(key string, id int64, st RenderState) {
 	c.heads[id] = key
 }
 
+// Observe notes a porchbot/render check run seen in a check_run event
+// (written by another replica, or by this one).
+func (c *RenderStates) Observe(repo string, run *github.CheckRun) {
+	if c == nil || run.GetName() != RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
+		return
+	}
+	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), renderStateOf(run))
+}
+
 // State is the render state of head in repo as this process reported it
 // (ok false: it reported no render there).
 func (c *RenderStates) State(repo, head string) (RenderState, bool) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -46,11 +48,29 @@ func TestFailedRenderBlocksApproval(t *testing.T) {
 // TestApprovalFollowsALateRender: a draft's push webhook is lost, so its
 // proposal is judged (and approved by bob) before any render; when the
 // resync renders the draft and the render fails (a resource that does
-// not parse), the approval check on
-// the head is judged again and no longer says approved.
+// not parse), the approval check on the head is judged again and no
+// longer says approved.
 func TestApprovalFollowsALateRender(t *testing.T) {
 	w := newWorld(t)
 	const repo = "acme/catalog"
+	head := w.approvedBeforeRender(repo)
+	if _, err := w.resync(repo); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	if run := w.checkRun(repo, head, "porchbot/render"); run.GetConclusion() != "failure" {
+		t.Fatalf("render by the resync: %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
+	}
+	w.wantApprovalBlockedByRender(repo, head)
+}
+
+// approvedBeforeRender pushes drafts/basens/old (a resource that does not
+// parse) with its push webhook lost, opens its pull request and has bob
+// approve it: its approval is judged before any render. It returns the
+// head.
+func (w *world) approvedBeforeRender(repo string) string {
+	w.t.Helper()
+	t := w.t
 	fg := w.svc.Embedded.Forge
 	dir := w.clone("alice", repo)
 	w.git(dir, "switch", "-q", "-c", "drafts/basens/old")
@@ -72,12 +92,32 @@ func TestApprovalFollowsALateRender(t *testing.T) {
 	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() != "success" {
 		t.Fatalf("approval before any render: %s %q", run.GetConclusion(), run.GetOutput().GetSummary())
 	}
-	if _, err := w.resync(repo); err != nil {
+	return head
+}
+
+// TestApprovalFollowsAnotherReplicasRender: the render of a head whose
+// approval this replica judged first is reported by another replica (here:
+// a check run written with the App's installation token, as a replica
+// writes it); the check_run event makes this replica judge the approval
+// again.
+func TestApprovalFollowsAnotherReplicasRender(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	head := w.approvedBeforeRender(repo)
+	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asBot, err := w.svc.Clients.Installation(w.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, name := splitRepo(repo)
+	if _, _, err := asBot.Checks.CreateCheckRun(w.ctx, owner, name, github.CreateCheckRunOptions{Name: "porchbot/render",
+		HeadSHA: head, Status: github.String("completed"), Conclusion: github.String("failure"),
+		Output: &github.CheckRunOutput{Title: github.String("Render failed"), Summary: github.String("broken.yaml does not parse")}}); err != nil {
 		t.Fatal(err)
 	}
 	w.settle()
-	if run := w.checkRun(repo, head, "porchbot/render"); run.GetConclusion() != "failure" {
-		t.Fatalf("render by the resync: %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
-	}
 	w.wantApprovalBlockedByRender(repo, head)
 }
