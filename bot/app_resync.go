@@ -30,16 +30,11 @@ func (a *App) ResyncAPI(s *lifecycle.Session) lifecycle.ResyncAPI {
 }
 
 // EvaluateProposal is the resync's hook for an open proposal.
-// A fork's head is fetched first (refs/pull/N/head). A proposal from a
+// (A fork's head is fetched as refs/pull/N/head.) A proposal from a
 // branch that is not a draft that gets its label here (its opened webhook
 // was lost) is rendered as the event would have rendered it.
 func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
 	fork := lifecycle.IsForkPullRequest(s.Repo, pr)
-	if fork {
-		if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
-			return err
-		}
-	}
 	out, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
 	if err != nil || out == nil || !out.Labelled || out.Workspace != "" {
 		return err

@@ -158,12 +158,22 @@ func ProposalDigest(byPackage map[string]string) string {
 // cache lacks it (a branch of the repository, or a fork's
 // refs/pull/N/head).
 func PullRequestChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([]PackageChange, error) {
-	if IsForkPullRequest(s.Repo, pr) {
-		if _, err := EnsurePullHead(ctx, s, pr); err != nil {
-			return nil, err
-		}
-	} else if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
-		return nil, fmt.Errorf("pull request #%d: %w", pr.GetNumber(), err)
+	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+		return nil, err
 	}
 	return ProposalChanges(ctx, s, pr)
+}
+
+// ensurePullRequestHead makes sure the cache has pr's head: a branch of
+// the repository is fetched when it lacks it, a fork's head as
+// refs/pull/N/head (EnsurePullHead).
+func ensurePullRequestHead(ctx context.Context, s *Session, pr *github.PullRequest) error {
+	if IsForkPullRequest(s.Repo, pr) {
+		_, err := EnsurePullHead(ctx, s, pr)
+		return err
+	}
+	if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+		return fmt.Errorf("pull request #%d: %w", pr.GetNumber(), err)
+	}
+	return nil
 }

@@ -547,7 +547,7 @@ func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *githu
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 	} else {
-		if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+		if err := ensurePullRequestHead(ctx, s, pr); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 		changes, err := ProposalChanges(ctx, s, pr)

@@ -420,7 +420,7 @@ func resyncIsProposal(ctx context.Context, s *Session, pr *github.PullRequest) (
 	if !IntoDeployment(s, pr) {
 		return false, nil
 	}
-	if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
 		return false, err
 	}
 	changes, err := ProposalChanges(ctx, s, pr)
