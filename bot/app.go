@@ -27,7 +27,10 @@ type App struct {
 	// Memberships reuses team membership answers across events (approvers
 	// "@org/team"); nil looks each time.
 	Memberships *lifecycle.MembershipCache
-	Log         logrus.FieldLogger
+	// Renders remembers the render checks this process wrote, for the
+	// approval verdict (nil: each evaluation lists them).
+	Renders *lifecycle.RenderStates
+	Log     logrus.FieldLogger
 }
 
 // Handlers is the event table with the App behind every handler.
@@ -63,6 +66,7 @@ func (a *App) proposalAPI(gh *github.Client) lifecycle.ProposalAPI {
 	}
 	api.RecordKey = a.RecordKey
 	api.Memberships = a.Memberships
+	api.Renders = a.Renders
 	return api
 }
 

@@ -10,8 +10,12 @@ import (
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// OnCheckRun runs a porchbot check again when someone asks ("Re-run").
+// OnCheckRun runs a porchbot check again when someone asks ("Re-run"),
+// and notes finished renders for the approval verdict (app_renders.go).
 func (a *App) OnCheckRun(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
+	if ev.GetAction() == "created" || ev.GetAction() == "completed" {
+		return a.onRenderRun(ctx, installationID, ev)
+	}
 	if ev.GetAction() != "rerequested" {
 		return nil
 	}
@@ -30,7 +34,7 @@ func (a *App) OnCheckRun(ctx context.Context, installationID int64, ev *github.C
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, a.Render)
+		_, err = lifecycle.RenderCheck(ctx, s, a.renderChecks(s), head, pkg, false, a.Render)
 		return err
 	case lifecycle.ConfigCheckName:
 		s, err := a.open(ctx, repo)

@@ -64,8 +64,8 @@ var userMistakes = []struct {
 }{
 	{lifecycle.ErrNoDraftBranch, ""},
 	{lifecycle.ErrNothingToPropose, ""},
-	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests from a " +
-		"`drafts/<package>/<workspace>` branch into the deployment branch (`/porch propose` opens one)."},
+	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests into the deployment " +
+		"branch that add, change or remove a package (`/porch propose` opens one for a draft)."},
 	{lifecycle.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
 	{lifecycle.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
 }
@@ -130,14 +130,18 @@ func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int
 	if err := lifecycle.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	return commands.Outcome{Text: "Proposal closed; its draft branch stays.", PullRequest: number,
-		Branch: pr.GetHead().GetRef()}, nil
+	out := commands.Outcome{Text: fmt.Sprintf("Proposal #%d closed. %s", number, lifecycle.RejectedBranchNote(s, pr)),
+		PullRequest: number}
+	if !lifecycle.IsForkPullRequest(s.Repo, pr) {
+		out.Branch = pr.GetHead().GetRef()
+	}
+	return out, nil
 }
 
 // Render is /porch render: the draft is rendered again now.
 func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (commands.Outcome, error) {
 	branch := packages.DraftBranch(pkg, workspace)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch,
+	out, err := lifecycle.RenderDraft(ctx, s, o.App.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
 		Head: plumbing.NewHash(headSHA), Options: o.App.Render})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
@@ -160,7 +164,7 @@ func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number
 	if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
 		return commands.Outcome{}, err
 	}
-	outs, err := lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, o.App.Render)
+	outs, err := lifecycle.RenderForkPullRequest(ctx, s, o.App.renderChecks(s), pr, o.App.Render)
 	if err != nil {
 		return commands.Outcome{}, err
 	}

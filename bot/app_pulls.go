@@ -12,8 +12,8 @@ import (
 )
 
 // OnPullRequest keeps proposals' labels and checks current (SPEC §5),
-// renders pull requests from forks with built-in functions only (SPEC §9)
-// and judges edits of the repository config (porchbot/config).
+// forks' included (rendered with built-in functions only, SPEC §9), and
+// judges edits of the repository config (porchbot/config).
 func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error {
 	pr := ev.GetPullRequest()
 	r := ev.GetRepo()
@@ -35,23 +35,20 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		if err := a.checkConfigEdit(ctx, s, pr); err != nil {
 			return err
 		}
+		// Rendered before the approval is judged, so the verdict sees the
+		// render (drafts render on push).
 		if fork {
-			// Rendered with built-ins only (SPEC §9), never pushed to; no
-			// approval check, but its landing is published only if the
-			// approval verdict at its head is met (publish_approval.go).
-			_, err = lifecycle.RenderForkPullRequest(ctx, s, s.GH.Checks, pr, a.Render)
+			// Rendered with built-ins only (SPEC §9), never pushed to.
+			if _, err = lifecycle.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render); err != nil {
+				return err
+			}
+		} else if err := a.renderBranchPullRequest(ctx, s, pr); err != nil {
 			return err
 		}
 		api := a.proposalAPI(s.GH)
 		api.Opened = ev.GetAction() == "opened"
-		out, err := lifecycle.OnProposalEvent(ctx, s, api, pr)
-		if err != nil || out == nil || out.Workspace != "" {
-			return err
-		}
-		// A proposal from a branch that is not a draft (issue #12): drafts
-		// render on push; this one is rendered here, reported without
-		// pushing to a branch porchbot does not own.
-		return a.renderBranchProposal(ctx, s, out)
+		_, err = lifecycle.OnProposalEvent(ctx, s, api, pr)
+		return err
 	case "closed":
 		if !pr.GetMerged() {
 			return nil
@@ -65,15 +62,31 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 	return nil
 }
 
-// renderBranchProposal reports porchbot/render on the head of a proposal
-// from a branch that is not a draft, for every package it adds or changes.
-func (a *App) renderBranchProposal(ctx context.Context, s *lifecycle.Session, out *lifecycle.ApprovalOutcome) error {
-	head := plumbing.NewHash(out.Head)
-	for _, p := range out.Packages {
+// renderBranchPullRequest renders an open pull request into the
+// deployment branch from a branch of the repository that is not a draft
+// (issue #12), when it changes a package: reported without pushing to a
+// branch porchbot does not own.
+func (a *App) renderBranchPullRequest(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+	if _, _, draft := lifecycle.ParseProposal(s, pr); draft || !lifecycle.IntoDeployment(s, pr) ||
+		pr.GetState() != "open" || pr.GetDraft() {
+		return nil
+	}
+	changes, err := lifecycle.PullRequestChanges(ctx, s, pr)
+	if err != nil {
+		return err
+	}
+	return a.renderBranchProposal(ctx, s, pr.GetHead().GetSHA(), changes)
+}
+
+// renderBranchProposal reports porchbot/render on head for every package
+// of changes it adds or changes.
+func (a *App) renderBranchProposal(ctx context.Context, s *lifecycle.Session, head string, changes []lifecycle.PackageChange) error {
+	h := plumbing.NewHash(head)
+	for _, p := range changes {
 		if p.Kind == lifecycle.LandingDeleted {
 			continue
 		}
-		if _, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, p.Name, false, a.Render); err != nil {
+		if _, err := lifecycle.RenderCheck(ctx, s, a.renderChecks(s), h, p.Name, false, a.Render); err != nil {
 			return err
 		}
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// OnPush renders drafts (SPEC §3) and reports a broken config pushed to
-// the deployment branch.
+// OnPush renders drafts (SPEC §3), reports a broken config pushed to the
+// deployment branch, and marks a direct push there that changes a package
+// as waiting for an approver (porchbot/publish).
 func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushEvent) error {
 	if ev.GetDeleted() {
 		return nil
@@ -34,9 +35,11 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch,
-			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render})
-		return err
+		if _, err = lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
+			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render}); err != nil {
+			return err
+		}
+		return a.reevaluateRendered(ctx, s)
 	}
 	if !a.isDeploymentBranch(repo, branch) {
 		return nil // a feature branch: nothing to do, no fetch
@@ -46,7 +49,13 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 		return err
 	}
 	if branch == s.DeploymentBranch {
-		_, err = lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks)
+		if _, err = lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); err != nil {
+			return err
+		}
+		// A direct push that changes a package waits for an approver.
+		api := lifecycle.NewPublishAPI(s.GH)
+		api.Approval = a.proposalAPI(s.GH)
+		_, err = lifecycle.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()))
 	}
 	return err
 }

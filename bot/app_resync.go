@@ -13,15 +13,41 @@ import (
 // RenderDraft is the resync's hook for a draft head without a finished
 // render check: a retry, which counts the attempts that never finished.
 func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
-	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
-		Retry: true})
-	return err
+	if _, err := lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
+		Retry: true}); err != nil {
+		return err
+	}
+	return a.reevaluateRendered(ctx, s)
+}
+
+// ResyncAPI is the resync's API of a session: publishing judges approvals
+// with the same bot login and record key as the webhook path
+// (proposalAPI), so a record without a valid signature counts in neither.
+func (a *App) ResyncAPI(s *lifecycle.Session) lifecycle.ResyncAPI {
+	api := lifecycle.NewResyncAPI(s.GH)
+	api.Publish.Approval = a.proposalAPI(s.GH)
+	return api
 }
 
 // EvaluateProposal is the resync's hook for an open proposal.
+// (A fork's head is fetched as refs/pull/N/head.) A proposal from a
+// branch that is not a draft that gets its label here (its opened webhook
+// was lost) is rendered as the event would have rendered it.
 func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
-	_, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
-	return err
+	fork := lifecycle.IsForkPullRequest(s.Repo, pr)
+	out, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
+	if err != nil || out == nil || !out.Labelled || out.Workspace != "" {
+		return err
+	}
+	if fork {
+		_, err = lifecycle.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render)
+	} else {
+		err = a.renderBranchProposal(ctx, s, out.Head, out.Packages)
+	}
+	if err != nil {
+		return err
+	}
+	return a.reevaluateRendered(ctx, s)
 }
 
 // AppInstallations lists installations through the App's JWT client.

@@ -61,6 +61,9 @@ type Runner struct {
 	// InstallationFor gives the installation of another repository (clone
 	// sources); nil means the event's installation.
 	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
+	// Permissions, if set, reuses commenters' permission answers for a
+	// short time (one per process); nil looks them up for every comment.
+	Permissions *PermissionCache
 	// BotLogin is the App's bot user, whose replies AnswerMissed reads
 	// (default lifecycle.DefaultBotLogin).
 	BotLogin string
@@ -72,7 +75,8 @@ type Runner struct {
 // without a /porch line; else one 👀 reaction, one permission lookup
 // (when a verb needs write access), each command in order, and one reply
 // listing every command's outcome or error. REST calls: reaction 1 +
-// permission ≤1 + reply 1 + pull request ≤1 (only when a verb needs the
+// permission ≤1 (none when Permissions answered it in the last minute) +
+// reply 1 + pull request ≤1 (only when a verb needs the
 // head and the event lacks it) + the verbs' own.
 //
 // The 👀 reaction is the claim on the comment, a compare-and-swap: GitHub
@@ -198,10 +202,11 @@ func (cr *commentRun) execute(ctx context.Context, c Command) result {
 	return res
 }
 
-// permission is the commenter's permission, looked up once per comment.
+// permission is the commenter's permission, looked up once per comment
+// (and reused for a minute across comments with Runner.Permissions).
 func (cr *commentRun) permission(ctx context.Context) (level, role string, err error) {
 	if !cr.permDone {
-		cr.permLevel, cr.role, cr.permErr = permission(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
+		cr.permLevel, cr.role, cr.permErr = cr.r.Permissions.lookup(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
 		cr.permDone = true
 	}
 	return cr.permLevel, cr.role, cr.permErr

@@ -259,7 +259,7 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, fmt.Errorf("approval of #%d: head sha %q is not a commit id", n, head)
 	}
-	if err := propEnsureCommit(ctx, s, head, branchOf(s, pr)); err != nil {
+	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
 	base, err := proposalBase(ctx, s, pr)
@@ -279,6 +279,9 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 	res, in, err := Verdict(ctx, s.Config.Approvals, facts)
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
+	}
+	if in.Render == RenderPending || in.Render == RenderUnknown {
+		api.Renders.Wait(s.Repo.FullName(), head, n) // judged again when a render finishes here
 	}
 	run, err := postApprovalCheck(ctx, s, api, pr, head, res)
 	if err != nil {

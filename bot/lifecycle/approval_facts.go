@@ -128,7 +128,9 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 
 // gatherProposalFacts reads the facts of pull request pr at head: reviews
 // (one call) and the bot's /porch approve records among its comments (one
-// call, none when pr has no comment; neither when api.Opened), the requester, and from the git cache the
+// call, none when pr has no comment; neither when api.Opened), the
+// porchbot/render state on head (no call when this process rendered it,
+// else one; none when the head only removes packages), the requester, and from the git cache the
 // packages head changes against its merge base with the deployment branch,
 // their content digests at head and at every voted commit, and their
 // readiness gates. A voted commit the cache lacks uses the digest its
@@ -190,6 +192,16 @@ func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *g
 	})
 	if err != nil {
 		return nil, fmt.Errorf("changes of #%d: %w", n, err)
+	}
+	for _, p := range f.Changes {
+		if p.Tree != "" {
+			// Something to render: the render requirement applies (a
+			// removal alone renders nothing).
+			if f.RenderState, err = renderStateAt(ctx, s, api, head); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	for _, p := range f.Changes {
 		if p.Tree == "" {

@@ -64,7 +64,7 @@ func wantApprovalCheck(t *testing.T, out *lifecycle.ApprovalOutcome, conclusion 
 	}
 }
 
-func TestApprovalByWriterWithListedApproversTakesTwoCalls(t *testing.T) {
+func TestApprovalByWriterWithListedApproversTakesThreeCalls(t *testing.T) {
 	f := newPropFixture(t, "approvals:\n  required: 1\n  approvers: [bob, alice]\n")
 	head := f.draft()
 	pr := f.openPR(forgetest.AliceToken)
@@ -72,7 +72,7 @@ func TestApprovalByWriterWithListedApproversTakesTwoCalls(t *testing.T) {
 	out, calls := f.evaluate(pr.GetNumber())
 	// Reviews and the check run: a pull request without comments has no
 	// /porch approve record to list.
-	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "bob" || calls != 2 {
+	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "bob" || calls != 3 { // reviews, render checks, check run
 		t.Fatalf("satisfied %v counted %v calls %d", out.Result.Satisfied, approvalCounted(out), calls)
 	}
 	wantApprovalCheck(t, out, "success", "Approved (1/1)", "@bob")
@@ -87,14 +87,14 @@ func TestApprovalNeedsWriteAccessWhenApproversEmpty(t *testing.T) {
 	if out.Result.Satisfied || len(out.Result.Approvers) != 0 || approvalIgnored(out, "carol") != lifecycle.IgnoredNotApprover {
 		t.Fatalf("carol (read) counted: %+v", out.Result)
 	}
-	if calls != 3 || out.Lookups != 1 { // reviews, check run + carol's permission (no comment to list)
+	if calls != 4 || out.Lookups != 1 { // reviews, render checks, check run + carol's permission (no comment to list)
 		t.Fatalf("%d calls, %d lookups", calls, out.Lookups)
 	}
 	wantApprovalCheck(t, out, "action_required", "Waiting for approval (0/1)", "@carol", "not an approver", "read access")
 
 	f.review(forgetest.BobToken, pr.GetNumber(), head, "APPROVE")
 	out, calls = f.evaluate(pr.GetNumber())
-	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "bob" || calls != 4 || out.Lookups != 2 {
+	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "bob" || calls != 5 || out.Lookups != 2 {
 		t.Fatalf("bob (write): %+v, %d calls", out.Result, calls)
 	}
 	wantApprovalCheck(t, out, "success", "@bob", "@carol")
@@ -111,14 +111,14 @@ func TestApprovalTeamApprover(t *testing.T) {
 	}
 	f.review(forgetest.BobToken, pr.GetNumber(), head, "APPROVE")
 	out, calls := f.evaluate(pr.GetNumber())
-	if out.Result.Satisfied || approvalIgnored(out, "bob") != lifecycle.IgnoredNotApprover || calls != 4 {
+	if out.Result.Satisfied || approvalIgnored(out, "bob") != lifecycle.IgnoredNotApprover || calls != 5 {
 		t.Fatalf("bob is not in @acme/platform: %+v, %d calls", out.Result, calls)
 	}
 	wantApprovalCheck(t, out, "action_required", "not a member of @acme/platform")
 
 	f.review(forgetest.AliceToken, pr.GetNumber(), head, "APPROVE")
 	out, calls = f.evaluate(pr.GetNumber())
-	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "alice" || calls != 5 || out.Lookups != 2 {
+	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "alice" || calls != 6 || out.Lookups != 2 {
 		t.Fatalf("alice is in @acme/platform: %+v, %d calls %d lookups", out.Result, calls, out.Lookups)
 	}
 	if out.Author != "carol" {
@@ -136,7 +136,7 @@ func TestApprovalSurvivesOnlyPushesThatKeepThePackage(t *testing.T) {
 	// A push outside the package: the approval is carried.
 	f.push(forgetest.AliceToken, "drafts/basens/w1", "Docs", map[string]string{"README.md": "# catalog, edited\n"})
 	out, calls := f.evaluate(pr.GetNumber())
-	if out.Head == head || !out.Result.Satisfied || len(out.Result.Approvers) != 1 || !out.Result.Approvers[0].Carried || calls != 2 {
+	if out.Head == head || !out.Result.Satisfied || len(out.Result.Approvers) != 1 || !out.Result.Approvers[0].Carried || calls != 3 {
 		t.Fatalf("outside push: %+v, %d calls", out.Result, calls)
 	}
 	wantApprovalCheck(t, out, "success", "same package content")

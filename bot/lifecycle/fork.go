@@ -1,9 +1,11 @@
 package lifecycle
 
 // Pull requests from forks (SPEC §9): their head is not a branch of the
-// repository, so it is never a draft and never a proposal; porchbot still
-// reports porchbot/render on it for every package it changes, rendered with
-// built-in functions only — exec functions never run on a fork's content.
+// repository, so it is never a draft; one that changes a package is a
+// proposal like any other (labelled, porchbot/approval by the same
+// verdict), and porchbot reports porchbot/render on it for every package it
+// changes, rendered with built-in functions only — exec functions never run
+// on a fork's content, and nothing is pushed to the fork.
 
 import (
 	"context"

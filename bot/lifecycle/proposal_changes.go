@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -149,4 +151,29 @@ func ProposalDigest(byPackage map[string]string) string {
 		fmt.Fprintf(sum, "%s\x00%s\n", n, byPackage[n])
 	}
 	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
+}
+
+// PullRequestChanges lists the packages pr's head changes against its
+// merge base with the deployment branch, fetching the head first when the
+// cache lacks it (a branch of the repository, or a fork's
+// refs/pull/N/head).
+func PullRequestChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([]PackageChange, error) {
+	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+		return nil, err
+	}
+	return ProposalChanges(ctx, s, pr)
+}
+
+// ensurePullRequestHead makes sure the cache has pr's head: a branch of
+// the repository is fetched when it lacks it, a fork's head as
+// refs/pull/N/head (EnsurePullHead).
+func ensurePullRequestHead(ctx context.Context, s *Session, pr *github.PullRequest) error {
+	if IsForkPullRequest(s.Repo, pr) {
+		_, err := EnsurePullHead(ctx, s, pr)
+		return err
+	}
+	if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+		return fmt.Errorf("pull request #%d: %w", pr.GetNumber(), err)
+	}
+	return nil
 }

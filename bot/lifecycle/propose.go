@@ -91,6 +91,13 @@ type ProposalAPI struct {
 	// Memberships, if set, reuses team membership answers across
 	// evaluations for a short time (one per process).
 	Memberships *MembershipCache
+	// CheckList lists a head's porchbot/render runs when Renders does not
+	// know them (nil: the render requirement is not applied).
+	CheckList RenderCheckLister
+	// Renders, if set, are the render states this process reported (no
+	// call for them), and where evaluations that found a render
+	// unfinished wait for it (one per process).
+	Renders *RenderStates
 	// Opened says the event being handled is the pull request's opening:
 	// it can have no review and no /porch approve record yet, so the
 	// evaluation lists neither (two calls saved per new proposal).
@@ -100,7 +107,7 @@ type ProposalAPI struct {
 // NewProposalAPI is the ProposalAPI of an installation client.
 func NewProposalAPI(gh *github.Client) ProposalAPI {
 	return ProposalAPI{Pulls: gh.PullRequests, Issues: gh.Issues, Checks: gh.Checks, Repos: gh.Repositories,
-		Teams: gh.Teams, BotLogin: DefaultBotLogin}
+		Teams: gh.Teams, CheckList: gh.Checks, BotLogin: DefaultBotLogin}
 }
 
 func (a ProposalAPI) botLogin() string {
@@ -152,12 +159,12 @@ func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, o
 // its head adds, changes or removes a package, whatever its branch name
 // and whoever opened it (issue #12).
 //
-// Pull requests from forks are not (fork.go): they are rendered with
-// built-ins only, and their landings publish only under the approval
-// verdict like any other (publish_approval.go).
+// Pull requests from forks are proposals too, judged by the same verdict
+// (fork.go): they are rendered with built-ins only and never pushed to, and
+// their head, whatever its branch name, is no branch of the repository.
 func IntoDeployment(s *Session, pr *github.PullRequest) bool {
 	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
-		pr.GetHead().GetRef() != s.DeploymentBranch && !IsForkPullRequest(s.Repo, pr)
+		(pr.GetHead().GetRef() != s.DeploymentBranch || IsForkPullRequest(s.Repo, pr))
 }
 
 // ProposalChanges lists the packages pr's head changes against its merge
@@ -540,7 +547,7 @@ func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *githu
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 	} else {
-		if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+		if err := ensurePullRequestHead(ctx, s, pr); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 		changes, err := ProposalChanges(ctx, s, pr)

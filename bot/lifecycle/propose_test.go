@@ -283,7 +283,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 		}
 	})
 	t.Logf("OnProposalEvent (unlabelled): %d REST calls %v", n, d)
-	if out == nil || !out.Labelled || out.Result.Satisfied || n != 3 { // label, reviews, check run (no comment)
+	if out == nil || !out.Labelled || out.Result.Satisfied || n != 4 { // label, reviews, render checks, check run (no comment)
 		t.Fatalf("outcome %+v, %d calls %v", out, n, d)
 	}
 	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != lifecycle.ApprovalCheckName {
@@ -301,7 +301,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	})
 	n-- // the f.pr read above
 	t.Logf("OnProposalEvent (labelled): %d REST calls %v", n, d)
-	if out.Labelled || n != 2 {
+	if out.Labelled || n != 3 { // reviews, render checks, check run
 		t.Fatalf("labelled again: %v, %d calls %v", out.Labelled, n, d)
 	}
 

@@ -125,6 +125,9 @@ type RefusedLanding struct {
 	Head   plumbing.Hash
 	PR     int
 	Reason string
+	// Unreviewed: it landed without a pull request (a direct push, the
+	// state porchbot found it in) and waits for an approver.
+	Unreviewed bool
 	// Differs lists the package files that differ from the approved head.
 	Differs []string
 	// DraftBranch holds the merged state for review ("" if this call did
@@ -472,9 +475,11 @@ type landingVerdict struct {
 	// refused: the package differs from the approved head, or the pull
 	// request did not meet the approval policy.
 	refused bool
-	reason  string
-	pr      *github.PullRequest
-	head    plumbing.Hash
+	// unreviewed: refused because no pull request landed it.
+	unreviewed bool
+	reason     string
+	pr         *github.PullRequest
+	head       plumbing.Hash
 	// approvers are the approvals that covered the published tree (nil:
 	// no pull request, or none required).
 	approvers []string
@@ -490,7 +495,7 @@ func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdi
 	}
 	if v.pr == nil {
 		if p.s.Config.Approvals.Required > 0 {
-			v.publish, v.refused = false, true
+			v.publish, v.refused, v.unreviewed = false, true, true
 			v.reason = fmt.Sprintf("it landed without a pull request (a direct push to %s, or the state porchbot found it in), so nobody approved it", p.s.DeploymentBranch)
 		}
 		return v, nil

@@ -25,7 +25,8 @@ func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, cur
 		return nil
 	}
 	p.refused[key] = true
-	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.pr.GetNumber(), Reason: v.reason}
+	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.pr.GetNumber(), Reason: v.reason,
+		Unreviewed: v.unreviewed}
 	if !v.head.IsZero() {
 		if approved, err := p.s.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
 			if merged, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {

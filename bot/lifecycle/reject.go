@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -21,18 +22,30 @@ type rejectMarker struct {
 }
 
 // Reject handles `/porch reject [reason]` on a proposal: it comments who
-// rejected it and why, closes the pull request and removes the label
-// porch/proposed (three REST calls). The draft branch stays: pushing to
-// it and proposing again reopens the lifecycle. A closed pull request is
-// left alone (nil: a redelivered command does nothing twice); a pull
-// request that is not a proposal gives ErrNotProposal.
+// rejected it and why, closes the pull request and removes its proposal
+// label (three REST calls). Any proposal: a draft's, a feature branch's or
+// a fork's whose head changes a package (IntoDeployment, ProposalChanges).
+// Its branch stays: pushing to it and proposing again (a draft:
+// `/porch propose`; any other branch: reopening the pull request) reopens
+// the lifecycle. A closed pull request is left alone (nil: a redelivered
+// command does nothing twice); a pull request that is not a proposal gives
+// ErrNotProposal.
 func Reject(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, user, reason string) error {
-	pkg, ws, ok := ParseProposal(s, pr)
-	if !ok {
-		return fmt.Errorf("reject #%d: %w", pr.GetNumber(), ErrNotProposal)
-	}
 	n := pr.GetNumber()
-	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "package": pkg, "workspace": ws, "user": user})
+	pkg, ws, draft := ParseProposal(s, pr)
+	var pkgs []string
+	if draft {
+		pkgs = []string{pkg}
+	} else {
+		var err error
+		if pkgs, err = rejectChangedPackages(ctx, s, pr); err != nil {
+			return fmt.Errorf("reject #%d: %w", n, err)
+		}
+		if len(pkgs) == 0 {
+			return fmt.Errorf("reject #%d: %w", n, ErrNotProposal)
+		}
+	}
+	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "packages": pkgs, "workspace": ws, "user": user})
 	if pr.GetState() == "closed" {
 		log.Info("reject: the proposal is already closed")
 		return nil
@@ -46,8 +59,7 @@ func Reject(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullReq
 	} else {
 		b.WriteString(".\n\n")
 	}
-	fmt.Fprintf(&b, "The draft branch `%s` stays: push to it and run `/porch propose %s/%s` to propose it again.\n\n",
-		packages.DraftBranch(pkg, ws), pkg, ws)
+	b.WriteString(RejectedBranchNote(s, pr) + "\n\n")
 	b.WriteString(formatBotMarker("reject", rejectMarker{User: user, Head: pr.GetHead().GetSHA(), Reason: reason}) + "\n")
 	if _, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(b.String())}); err != nil {
 		return fmt.Errorf("reject #%d: comment: %w", n, err)
@@ -63,17 +75,54 @@ func Reject(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullReq
 			labels = closed.Labels
 		}
 	}
-	// Unknown labels (nil): try, a missing label is a 404.
-	if labels == nil || propHasLabel(labels, packages.LabelProposed) {
-		resp, err := api.Issues.RemoveLabelForIssue(ctx, s.Repo.Owner, s.Repo.Name, n, packages.LabelProposed)
+	for _, label := range []string{packages.LabelProposed, packages.LabelDeletionProposed} {
+		// Unknown labels (nil): try porch/proposed, a missing label is a 404.
+		if !(labels == nil && label == packages.LabelProposed || propHasLabel(labels, label)) {
+			continue
+		}
+		resp, err := api.Issues.RemoveLabelForIssue(ctx, s.Repo.Owner, s.Repo.Name, n, label)
 		var er *github.ErrorResponse
 		if err != nil && !(errors.As(err, &er) && resp != nil && resp.StatusCode == http.StatusNotFound) {
-			return fmt.Errorf("reject #%d: remove label %s: %w", n, packages.LabelProposed, err)
+			return fmt.Errorf("reject #%d: remove label %s: %w", n, label, err)
 		}
-		pr.Labels = propWithoutLabel(labels, packages.LabelProposed)
+		labels = propWithoutLabel(labels, label)
 	}
+	pr.Labels = labels
 	log.Info("proposal rejected")
 	return nil
+}
+
+// RejectedBranchNote says which branch a rejected proposal leaves and how
+// to propose it again.
+func RejectedBranchNote(s *Session, pr *github.PullRequest) string {
+	if pkg, ws, ok := ParseProposal(s, pr); ok {
+		return fmt.Sprintf("The draft branch `%s` stays: push to it and run `/porch propose %s/%s` to propose it again.",
+			packages.DraftBranch(pkg, ws), pkg, ws)
+	}
+	if IsForkPullRequest(s.Repo, pr) {
+		return fmt.Sprintf("The fork's branch `%s` stays: push to it and reopen the pull request to propose it again.",
+			pr.GetHead().GetLabel())
+	}
+	return fmt.Sprintf("The branch `%s` stays: push to it and reopen the pull request to propose it again.",
+		pr.GetHead().GetRef())
+}
+
+// rejectChangedPackages are the packages a pull request that is not a
+// draft's changes (none: it is no proposal). A fork's head is fetched as
+// refs/pull/N/head.
+func rejectChangedPackages(ctx context.Context, s *Session, pr *github.PullRequest) ([]string, error) {
+	if head := pr.GetHead().GetSHA(); !IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
+		return nil, nil
+	}
+	changes, err := PullRequestChanges(ctx, s, pr)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(changes))
+	for i, c := range changes {
+		names[i] = c.Name
+	}
+	return names, nil
 }
 
 func propWithoutLabel(labels []*github.Label, name string) []*github.Label {

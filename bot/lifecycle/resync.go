@@ -7,11 +7,14 @@ package lifecycle
 //     branch are published, package by package, oldest first, through the
 //     same compare-and-swap as Publish (so replicas resyncing at once, or
 //     racing an event handler, still make one tag per landing);
+//   - a landing without a pull request that waits for an approver's
+//     /porch publish gets its porchbot/publish check run if it has none;
 //   - with lifecycle.releases, the latest revision of each package gets its
 //     missing release (a crash between tag and release);
 //   - draft branches whose head has no porchbot/render check run are handed
 //     to ResyncHooks.RenderDraft (one check-runs call per draft, bounded);
-//   - open proposals are handed to ResyncHooks.EvaluateProposal;
+//   - open pull requests into the deployment branch are handed to
+//     ResyncHooks.EvaluateProposal (proposals, labelled or not yet);
 //   - recent /porch comments with no reply are answered
 //     (ResyncCommandHooks, resync_commands.go).
 //
@@ -163,6 +166,10 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 				rep.Errors = append(rep.Errors, err)
 				log.WithError(err).WithField("package", h.Package).Warn("resync: publishing failed")
 			}
+		}
+		if err := p.resyncAwaitingChecks(ctx, api.Checks, deps.AppID, out.Refused); err != nil {
+			rep.Errors = append(rep.Errors, err)
+			log.WithError(err).Warn("resync: marking direct pushes failed")
 		}
 		if s.Config.Lifecycle.Releases {
 			if err := p.repairReleases(ctx, atHead, rep); err != nil {
@@ -365,7 +372,9 @@ func resyncMergedHeads(w *landingWalker, head plumbing.Hash) (map[plumbing.Hash]
 	return out, nil
 }
 
-// resyncProposals hands every open proposal to EvaluateProposal.
+// resyncProposals hands every open pull request into the deployment
+// branch to EvaluateProposal, which judges the proposals among them
+// (labelled or not yet: a lost opened webhook is repaired).
 func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
 	limit := deps.MaxProposals
 	if limit <= 0 {
@@ -381,8 +390,13 @@ func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps Resync
 		if len(rep.ProposalsEvaluated) >= limit {
 			break
 		}
-		_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
-		if !draft && !deletionHasLabel(pr, packages.LabelProposed) {
+		// A pull request whose opened webhook was lost is no labelled
+		// proposal yet: it is one if it changes a package (git cache, no
+		// call; a fork's head is fetched by the hook).
+		if ok, err := resyncIsProposal(ctx, s, pr); err != nil || !ok {
+			if err != nil {
+				errs = append(errs, fmt.Errorf("changes of #%d: %w", pr.GetNumber(), err))
+			}
 			continue
 		}
 		if err := deps.Hooks.EvaluateProposal(ctx, s, pr); err != nil {
@@ -393,6 +407,24 @@ func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps Resync
 		rep.ProposalsEvaluated = append(rep.ProposalsEvaluated, pr.GetNumber())
 	}
 	return errors.Join(errs...)
+}
+
+// resyncIsProposal: pr is a draft's, labelled as a proposal, from a fork
+// (the hook decides), or its head changes a package.
+func resyncIsProposal(ctx context.Context, s *Session, pr *github.PullRequest) (bool, error) {
+	_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
+	if draft || deletionHasLabel(pr, packages.LabelProposed) || deletionHasLabel(pr, packages.LabelDeletionProposed) ||
+		IsForkPullRequest(s.Repo, pr) {
+		return true, nil
+	}
+	if !IntoDeployment(s, pr) {
+		return false, nil
+	}
+	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+		return false, err
+	}
+	changes, err := ProposalChanges(ctx, s, pr)
+	return len(changes) > 0, err
 }
 
 // ResyncLoop resyncs every repository listRepos returns, one after the

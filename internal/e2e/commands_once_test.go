@@ -161,5 +161,6 @@ func (w *world) resync(repo string) (*lifecycle.ResyncReport, error) {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return lifecycle.Resync(w.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: w.svc.App})
+	deps := w.svc.ResyncDeps() // as the periodic loop runs it
+	return lifecycle.Resync(w.ctx, s, deps.API(s), deps)
 }

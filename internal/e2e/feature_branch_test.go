@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // TestFeatureBranchPushCostsNothing: a push to a branch that is neither a
@@ -104,5 +109,84 @@ func TestFeatureBranchRemovingAPackageIsADeletionProposal(t *testing.T) {
 	}
 	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run != nil {
 		t.Fatalf("a removed package was rendered: %s", run.GetOutput().GetTitle())
+	}
+}
+
+// featureProposal pushes feature/x with four UPF replicas and opens its
+// pull request as alice.
+func (w *world) featureProposal(repo string) (*github.PullRequest, string) {
+	w.t.Helper()
+	return w.branchProposal(repo, "feature/x", "network/upf/deployment.yaml", "replicas: 1", "replicas: 4", "Scale the UPF")
+}
+
+// branchProposal pushes branch from main with old replaced by new in file
+// and opens its pull request as alice; it returns the pull request and the
+// pushed head.
+func (w *world) branchProposal(repo, branch, file, old, new, title string) (*github.PullRequest, string) {
+	w.t.Helper()
+	dir := w.clone("alice", repo)
+	w.git(dir, "switch", "-q", "-c", branch)
+	w.write(dir, file, strings.Replace(readFile(w.t, dir, file), old, new, 1))
+	w.git(dir, "commit", "-q", "-am", title)
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pushed := w.git(dir, "rev-parse", "HEAD")
+	return w.openPull("alice", repo, branch, title), pushed
+}
+
+// TestRejectFeatureBranchProposal: /porch reject closes a proposal from
+// feature/x, removes its label, keeps the branch and says so.
+func TestRejectFeatureBranchProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	pr, pushed := w.featureProposal(repo)
+	w.settle()
+	c := w.comment("bob", repo, pr.GetNumber(), `/porch reject "not now"`)
+	w.settle()
+	reply := w.replyTo(repo, pr.GetNumber(), c).GetBody()
+	if !strings.Contains(reply, "closed") || !strings.Contains(reply, "`feature/x` stays") {
+		t.Fatalf("reply to /porch reject of a feature-branch proposal:\n%s", reply)
+	}
+	if got := w.pull(repo, pr.GetNumber()); got.GetState() != "closed" || got.GetMerged() {
+		t.Fatalf("rejected proposal is %s (merged %v)", got.GetState(), got.GetMerged())
+	}
+	if labels := w.labels(repo, pr.GetNumber()); contains(labels, "porch/proposed") {
+		t.Fatalf("a rejected proposal keeps porch/proposed: %v", labels)
+	}
+	if head := w.branchSHA(repo, "feature/x"); head != pushed {
+		t.Fatalf("feature/x after the reject: %q, want %s", head, pushed)
+	}
+}
+
+// TestResyncRepairsALostFeatureBranchProposal: the opened webhook of a
+// feature-branch pull request that changes a package is lost; the resync
+// labels it, renders it and checks its approval.
+func TestResyncRepairsALostFeatureBranchProposal(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	fg := w.svc.Embedded.Forge
+	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
+	pr, head := w.featureProposal(repo)
+	w.settle()
+	fg.SetFaults(forge.Faults{})
+	if labels := w.labels(repo, pr.GetNumber()); len(labels) != 0 {
+		t.Fatalf("labelled with every webhook lost: %v", labels)
+	}
+	rep, err := w.resync(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	if !slices.Contains(rep.ProposalsEvaluated, pr.GetNumber()) {
+		t.Fatalf("the resync did not evaluate #%d: %v", pr.GetNumber(), rep.ProposalsEvaluated)
+	}
+	if labels := w.labels(repo, pr.GetNumber()); !contains(labels, "porch/proposed") {
+		t.Fatalf("labels after the resync: %v", labels)
+	}
+	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run == nil || run.GetStatus() != "completed" {
+		t.Fatalf("no render check on the head after the resync: %+v", run)
+	}
+	if run := w.checkRunMaybe(repo, head, "porchbot/approval"); run == nil || run.GetConclusion() != "action_required" {
+		t.Fatalf("approval check after the resync: %+v", run)
 	}
 }

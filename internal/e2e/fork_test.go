@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // TestForkRendersWithBuiltinsOnly: an exec function declared by the
@@ -47,15 +49,21 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 		t.Fatal("the exec function never ran")
 	}
 
-	// The same change from a fork: a commit on main that is no branch of
-	// the repository, published as refs/pull/<N>/head.
-	const number = 4242
+	// The same change from a fork: a commit on main published as
+	// refs/pull/<N>/head. The forge's pull request #N holds its reviews,
+	// comments and labels; it is opened from a branch with every webhook
+	// lost, so porchbot hears of it only as the fork's event below.
+	fg := w.svc.Embedded.Forge
+	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
 	w.git(dir, "switch", "-q", "--detach", "origin/main")
 	w.write(dir, "network/upf/Kptfile", readFile(t, dir, "network/upf/Kptfile")+"    - exec: stamp\n")
 	w.git(dir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
 	forkHead := w.git(dir, "rev-parse", "HEAD")
+	w.git(dir, "push", "-q", "origin", "HEAD:refs/heads/mallory-stamp")
+	number := w.openPull("alice", repo, "mallory-stamp", "Stamp the UPF").GetNumber()
 	w.git(dir, "push", "-q", "origin", "HEAD:refs/pull/"+strconv.Itoa(number)+"/head")
 	w.settle()
+	fg.SetFaults(forge.Faults{})
 
 	alice := w.client("alice")
 	base, _, err := alice.Repositories.Get(w.ctx, "acme", "catalog")
@@ -77,6 +85,7 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 			Label: github.String("acme:main"), Repo: base}}
 	ev := &github.PullRequestEvent{Action: github.String("opened"), Number: github.Int(number), PullRequest: pr,
 		Repo: base, Sender: mallory, Installation: &github.Installation{ID: github.Int64(id)}}
+	branches := w.git(dir, "ls-remote", "origin", "refs/heads/*")
 	if err := w.svc.App.OnPullRequest(w.ctx, id, ev); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +106,22 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 	if !strings.Contains(out.GetText(), "stamp") || !strings.Contains(out.GetText(), "skipped") {
 		t.Fatalf("the check does not show the skipped exec step:\n%s", out.GetText())
 	}
-	if run := w.checkRunMaybe(repo, forkHead, "porchbot/approval"); run != nil {
-		t.Fatal("a fork's pull request was judged as a proposal")
+	// A proposal like any other: judged by the same verdict (mallory's
+	// change has no approval), labelled, and nothing pushed for it.
+	appr := w.checkRunMaybe(repo, forkHead, "porchbot/approval")
+	if appr == nil {
+		t.Fatal("no porchbot/approval on the fork's head")
+	}
+	if appr.GetConclusion() != "action_required" || !strings.Contains(appr.GetOutput().GetTitle(), "Waiting for approval (0/") {
+		t.Fatalf("approval check of the fork: %s %q\n%s", appr.GetConclusion(), appr.GetOutput().GetTitle(), appr.GetOutput().GetSummary())
+	}
+	if labels := w.labels(repo, number); !contains(labels, "porch/proposed") {
+		t.Fatalf("the fork's pull request is not labelled porch/proposed: %v", labels)
+	}
+	if got := w.git(dir, "ls-remote", "origin", "refs/pull/"+strconv.Itoa(number)+"/head"); !strings.HasPrefix(got, forkHead) {
+		t.Fatalf("the fork's head moved: %s, want %s", got, forkHead)
+	}
+	if got := w.git(dir, "ls-remote", "origin", "refs/heads/*"); got != branches {
+		t.Fatalf("branches changed for the fork:\n%s\nwere:\n%s", got, branches)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // Attacks on publishing (issue #8 §1): a landing is tagged only if its
@@ -205,5 +207,51 @@ func TestPublishCommandOfOwnUnapprovedMerge(t *testing.T) {
 	w.settle()
 	if tags := w.tagsOn(repo, merged); len(tags) != 1 || tags[0] != "basens/v1" {
 		t.Fatalf("bob's /porch publish: %v", tags)
+	}
+}
+
+// TestResyncTrustsOnlySignedRecords: a /porch approve record in the bot's
+// own comment but without the record key's signature (as an edit made in
+// the second of its creation would leave it) counts neither in the webhook
+// path nor in the resync: a feature-branch proposal merged while every
+// webhook was lost is not published by the resync on its strength.
+func TestResyncTrustsOnlySignedRecords(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	pr, head := w.featureProposal(repo)
+	w.settle()
+	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asBot, err := w.svc.Clients.Installation(w.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := w.commentWith(asBot, repo, pr.GetNumber(),
+		"Approved by @bob.\n\n<!-- porchbot:approve {\"user\":\"bob\",\"head\":\""+head+"\"} -->\n")
+	if !strings.HasSuffix(forged.GetUser().GetLogin(), "[bot]") {
+		t.Fatalf("the record is not the bot's: %s", forged.GetUser().GetLogin())
+	}
+	w.settle()
+	fg := w.svc.Embedded.Forge
+	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
+	merged := w.merge("alice", repo, pr.GetNumber())
+	w.settle()
+	fg.SetFaults(forge.Faults{})
+	rep, err := w.resync(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	if tags := w.tagsOn(repo, merged); len(tags) != 0 {
+		t.Fatalf("the resync published %v on an unsigned approval record", tags)
+	}
+	refused := false
+	for _, r := range rep.Refused {
+		refused = refused || r.PR == pr.GetNumber()
+	}
+	if !refused {
+		t.Fatalf("the resync did not refuse #%d: %+v", pr.GetNumber(), rep.Refused)
 	}
 }

@@ -24,9 +24,9 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
-		Memberships: &lifecycle.MembershipCache{}, Log: log}
+		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
-		Web: clients.URLs().Web, Log: log,
+		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
 		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
 			return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
 		}}
@@ -59,10 +59,16 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.resyncStop = cancel
 	s.resyncDone = make(chan struct{})
-	app := s.App
+	app, deps := s.App, s.ResyncDeps()
 	go func() {
 		defer close(s.resyncDone)
-		_ = lifecycle.ResyncLoop(ctx, interval, bot.InstalledRepos(s.Clients), app.Opener.Open,
-			lifecycle.ResyncDeps{Hooks: app, AppID: s.Clients.AppID(), Logger: s.log})
+		_ = lifecycle.ResyncLoop(ctx, interval, bot.InstalledRepos(s.Clients), app.Opener.Open, deps)
 	}()
+}
+
+// ResyncDeps are the periodic resync's: the App's hooks, and its API with
+// the same bot login and record key as the webhook path (so records are
+// trusted on their signature there too).
+func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
+	return lifecycle.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log}
 }

@@ -1,0 +1,66 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// renderChecks is the check-runs client renders write through: the
+// porchbot/render runs it writes are remembered (App.Renders), so the
+// approval verdict reads their state without a call.
+func (a *App) renderChecks(s *lifecycle.Session) lifecycle.CheckRunAPI {
+	return a.Renders.Checks(s.Repo.FullName(), s.GH.Checks)
+}
+
+// reevaluateRendered judges again the proposals whose approval was
+// evaluated while the render of their head was unfinished, now that it
+// has finished here (one pull request read, then the evaluation's calls).
+func (a *App) reevaluateRendered(ctx context.Context, s *lifecycle.Session) error {
+	return a.reevaluate(ctx, s, a.Renders.TakeReady(s.Repo.FullName()))
+}
+
+// onRenderRun notes a porchbot/render run of the App finished, as a
+// check_run event tells (another replica may have rendered), and judges
+// again the proposals this process evaluated before it finished. No call,
+// and no session, when none waits.
+func (a *App) onRenderRun(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
+	run := ev.GetCheckRun()
+	if run.GetName() != lifecycle.RenderCheckName || run.GetStatus() != "completed" ||
+		!strings.EqualFold(ev.GetSender().GetLogin(), a.botLogin()) {
+		return nil
+	}
+	r := ev.GetRepo()
+	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
+	a.Renders.Observe(repo.FullName(), run)
+	ready := a.Renders.TakeReady(repo.FullName())
+	if len(ready) == 0 {
+		return nil
+	}
+	s, err := a.open(ctx, repo)
+	if err != nil {
+		return err
+	}
+	return a.reevaluate(ctx, s, ready)
+}
+
+// reevaluate judges pull requests prs of s's repository again.
+func (a *App) reevaluate(ctx context.Context, s *lifecycle.Session, prs []int) error {
+	var errs []error
+	for _, n := range prs {
+		pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, n)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("re-evaluate #%d after its render: %w", n, err))
+			continue
+		}
+		if _, err := lifecycle.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

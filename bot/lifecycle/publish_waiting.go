@@ -1,0 +1,127 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/config"
+)
+
+// A landing without a pull request (a direct push to the deployment
+// branch) was reviewed by nobody: with approvals required it waits for an
+// allowed approver's /porch publish <package>. The pushed commit says so
+// with a porchbot/publish check run, posted on push (AwaitApproverOnPush)
+// and by the resync when the push webhook was lost (resyncAwaitingChecks).
+
+// AwaitApproverOnPush posts porchbot/publish (action_required) on commit,
+// just pushed to the deployment branch, for every package it adds or
+// changes, when approvals are required, publishOn is merge and no pull
+// request landed commit. A merge commit is left to its pull_request event
+// (a merge pushed by hand is marked by the resync), so a pull request's
+// merge costs nothing here; a single-parent commit (a direct push, or a
+// squash or rebase merge) costs one pull request lookup, then one call
+// per package; none when the push changes no package.
+func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit plumbing.Hash) ([]string, error) {
+	if s.Config.Approvals.Required <= 0 || s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
+		return nil, nil
+	}
+	p := newPublisher(s, api, &PublishOutcome{Commit: commit}, false)
+	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
+		return nil, err
+	}
+	changed, err := ChangedPackages(ctx, s.Git, s.Config.Packages.Root, commit)
+	if err != nil {
+		return nil, fmt.Errorf("direct push %s: %w", publishShort(commit), err)
+	}
+	var pkgs []string
+	for _, l := range changed {
+		if l.IsMerge() {
+			return nil, nil
+		}
+		if l.Kind != LandingDeleted {
+			pkgs = append(pkgs, l.Package)
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, nil
+	}
+	pr, err := p.lookupPR(ctx, commit)
+	if err != nil || pr != nil {
+		return nil, err
+	}
+	for _, pkg := range pkgs {
+		if err := p.awaitingStatus(ctx, pkg, commit); err != nil {
+			return nil, err
+		}
+	}
+	s.Log.WithFields(logrus.Fields{"commit": commit.String(), "packages": pkgs}).
+		Info("direct push: waiting for an approver's /porch publish")
+	return pkgs, nil
+}
+
+// awaitingStatus posts porchbot/publish (action_required) on commit for
+// pkg: it waits for an approver's /porch publish.
+func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumbing.Hash) error {
+	if p.api.Checks == nil {
+		return nil
+	}
+	owner, repo := p.owner()
+	now := github.Timestamp{Time: time.Now().UTC()}
+	summary := fmt.Sprintf("`%s` changed on `%s` without a pull request (a direct push, or the state porchbot "+
+		"found it in), so nobody approved it and it is not published.\n\nIt waits for an allowed approver's "+
+		"`/porch publish %s` (in any issue or pull request comment), which publishes it and names them as its approver.",
+		pkg, p.s.DeploymentBranch, pkg)
+	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+		Name: PublishCheckName, HeadSHA: commit.String(), ExternalID: github.String(pkg),
+		Status: github.String("completed"), Conclusion: github.String("action_required"), CompletedAt: &now,
+		Output: &github.CheckRunOutput{Title: github.String("Waiting for an approver: " + pkg),
+			Summary: github.String(summary)}})
+	if err != nil {
+		return fmt.Errorf("check run %s on %s: %w", PublishCheckName, commit, err)
+	}
+	return nil
+}
+
+// resyncAwaitingChecks gives every landing the resync left unpublished
+// for want of a pull request its porchbot/publish check run, unless the
+// commit already has one for the package (one check-runs call per such
+// landing, one more to post).
+func (p *publisher) resyncAwaitingChecks(ctx context.Context, checks ResyncChecks, appID int64, refused []RefusedLanding) error {
+	if p.s.Config.Approvals.Required <= 0 || checks == nil {
+		return nil
+	}
+	owner, repo := p.owner()
+	for _, r := range refused {
+		if !r.Unreviewed {
+			continue // it had a pull request: the pull request was told
+		}
+		opts := &github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}}
+		if appID != 0 {
+			opts.AppID = github.Int64(appID)
+		}
+		res, _, err := checks.ListCheckRunsForRef(ctx, owner, repo, r.Commit.String(), opts)
+		if err != nil {
+			return fmt.Errorf("check runs of %s: %w", publishShort(r.Commit), err)
+		}
+		posted := false
+		for _, cr := range res.CheckRuns {
+			if cr.GetExternalID() == r.Package {
+				posted = true
+			}
+		}
+		if posted {
+			continue
+		}
+		if err := p.awaitingStatus(ctx, r.Package, r.Commit); err != nil {
+			return err
+		}
+		p.log.WithFields(logrus.Fields{"package": r.Package, "commit": r.Commit.String()}).
+			Info("resync: direct push marked as waiting for an approver")
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// The approval verdict's render requirement (approval_req_render.go) needs
+// the porchbot/render state on a proposal's head. porchbot renders in
+// process, so the renders this process reports are remembered
+// (RenderStates, filled by the check-runs client RenderStates.Checks wraps)
+// and cost nothing; any other head costs one check-runs list call
+// (renderStateAt). An evaluation that found the render unfinished leaves
+// its pull request waiting on the head: when a render of that head
+// finishes here, TakeReady hands it back to be evaluated again, so the
+// approval check does not stay behind its render.
+
+// renderStatesMax bounds the heads remembered (oldest forgotten first).
+const renderStatesMax = 2048
+
+// RenderStates remembers the porchbot/render check runs this process
+// wrote, by repository and head. The zero value is ready; nil remembers
+// nothing.
+type RenderStates struct {
+	mu sync.Mutex
+	// runs: "repo@head" → check run id → its state ("" while running).
+	runs  map[string]map[int64]RenderState
+	heads map[int64]string // check run id → "repo@head"
+	order []string
+	// waiting: "repo@head" → pull requests whose evaluation found the
+	// render unfinished there.
+	waiting map[string]map[int]bool
+}
+
+func renderStateKey(repo, head string) string {
+	return strings.ToLower(repo) + "@" + strings.ToLower(head)
+}
+
+// record notes check run id on key in state st.
+func (c *RenderStates) record(key string, id int64, st RenderState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.runs == nil {
+		c.runs, c.heads, c.waiting = map[string]map[int64]RenderState{}, map[int64]string{}, map[string]map[int]bool{}
+	}
+	if _, ok := c.runs[key]; !ok {
+		c.runs[key] = map[int64]RenderState{}
+		c.order = append(c.order, key)
+		for len(c.order) > renderStatesMax {
+			old := c.order[0]
+			c.order = c.order[1:]
+			for rid := range c.runs[old] {
+				delete(c.heads, rid)
+			}
+			delete(c.runs, old)
+			delete(c.waiting, old)
+		}
+	}
+	c.runs[key][id] = st
+	c.heads[id] = key
+}
+
+// Observe notes a porchbot/render check run seen in a check_run event
+// (written by another replica, or by this one).
+func (c *RenderStates) Observe(repo string, run *github.CheckRun) {
+	if c == nil || run.GetName() != RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
+		return
+	}
+	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), renderStateOf(run))
+}
+
+// State is the render state of head in repo as this process reported it
+// (ok false: it reported no render there).
+func (c *RenderStates) State(repo, head string) (RenderState, bool) {
+	if c == nil {
+		return RenderUnknown, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	runs, ok := c.runs[renderStateKey(repo, head)]
+	if !ok || len(runs) == 0 {
+		return RenderUnknown, false
+	}
+	sts := make([]RenderState, 0, len(runs))
+	for _, st := range runs {
+		sts = append(sts, st)
+	}
+	return combineRenderStates(sts), true
+}
+
+// Wait notes that pull request n was judged with the render of head
+// unfinished or not known.
+func (c *RenderStates) Wait(repo, head string, n int) {
+	if c == nil {
+		return
+	}
+	key := renderStateKey(repo, head)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiting == nil {
+		c.runs, c.heads, c.waiting = map[string]map[int64]RenderState{}, map[int64]string{}, map[string]map[int]bool{}
+	}
+	if c.waiting[key] == nil {
+		for k := range c.waiting { // bounded: a forgotten wait is caught up by the resync
+			if len(c.waiting) < renderStatesMax {
+				break
+			}
+			delete(c.waiting, k)
+		}
+		c.waiting[key] = map[int]bool{}
+	}
+	c.waiting[key][n] = true
+}
+
+// TakeReady returns (and forgets) the pull requests of repo waiting on a
+// head whose render has now finished here.
+func (c *RenderStates) TakeReady(repo string) []int {
+	if c == nil {
+		return nil
+	}
+	prefix := strings.ToLower(repo) + "@"
+	var ready []int
+	c.mu.Lock()
+	for key, prs := range c.waiting {
+		if !strings.HasPrefix(key, prefix) {
+			continue
+		}
+		sts := make([]RenderState, 0, len(c.runs[key]))
+		for _, st := range c.runs[key] {
+			sts = append(sts, st)
+		}
+		if len(sts) == 0 || combineRenderStates(sts) == RenderPending {
+			// no render reported here yet, or still running
+			continue
+		}
+		for n := range prs {
+			ready = append(ready, n)
+		}
+		delete(c.waiting, key)
+	}
+	c.mu.Unlock()
+	return ready
+}
+
+// Checks wraps the check-runs client of repo so that the porchbot/render
+// runs written through it are remembered.
+func (c *RenderStates) Checks(repo string, api CheckRunAPI) CheckRunAPI {
+	if c == nil {
+		return api
+	}
+	return &renderRecorder{CheckRunAPI: api, states: c, repo: repo}
+}
+
+type renderRecorder struct {
+	CheckRunAPI
+	states *RenderStates
+	repo   string
+}
+
+// CreateCheckRun implements CheckRunWriter.
+func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+	run, resp, err := r.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
+	if err == nil && run != nil && opts.Name == RenderCheckName {
+		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), renderStateOf(run))
+	}
+	return run, resp, err
+}
+
+// UpdateCheckRun implements CheckRunWriter.
+func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+	run, resp, err := r.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, opts)
+	if err == nil && run != nil && run.GetName() == RenderCheckName {
+		key := renderStateKey(r.repo, run.GetHeadSHA())
+		if run.GetHeadSHA() == "" {
+			r.states.mu.Lock()
+			key = r.states.heads[id]
+			r.states.mu.Unlock()
+		}
+		if key != "" {
+			r.states.record(key, id, renderStateOf(run))
+		}
+	}
+	return run, resp, err
+}
+
+// renderStateOf is one render check run's state.
+func renderStateOf(run *github.CheckRun) RenderState {
+	if run.GetStatus() != "completed" {
+		return RenderPending
+	}
+	switch run.GetConclusion() {
+	case "success", "neutral", "skipped":
+		return RenderPassed
+	case "cancelled", "stale":
+		return RenderPending // interrupted: rendered again
+	}
+	return RenderFailed
+}
+
+// combineRenderStates: failed if any failed, else pending if any is,
+// else passed.
+func combineRenderStates(sts []RenderState) RenderState {
+	out := RenderPassed
+	for _, st := range sts {
+		switch st {
+		case RenderFailed:
+			return RenderFailed
+		case RenderPending:
+			out = RenderPending
+		}
+	}
+	return out
+}
+
+// RenderCheckLister lists a commit's check runs (github.ChecksService).
+type RenderCheckLister interface {
+	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
+}
+
+// renderStateAt is the porchbot/render state on head: what this process
+// reported, else one check-runs list call. A head with no render check run
+// (not rendered yet, or never: its webhooks were lost before a merge) is
+// RenderUnknown, as it is without a lister: the requirement applies once a
+// render reports (a failed or unfinished one blocks).
+func renderStateAt(ctx context.Context, s *Session, api ProposalAPI, head string) (RenderState, error) {
+	if st, ok := api.Renders.State(s.Repo.FullName(), head); ok {
+		return st, nil
+	}
+	if api.CheckList == nil {
+		return RenderUnknown, nil
+	}
+	res, _, err := api.CheckList.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head, &github.ListCheckRunsOptions{
+		CheckName: github.String(RenderCheckName), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return RenderUnknown, fmt.Errorf("render checks of %s: %w", propShort(head), err)
+	}
+	if len(res.CheckRuns) == 0 {
+		return RenderUnknown, nil
+	}
+	sts := make([]RenderState, len(res.CheckRuns))
+	for i, run := range res.CheckRuns {
+		sts[i] = renderStateOf(run)
+	}
+	return combineRenderStates(sts), nil
+}

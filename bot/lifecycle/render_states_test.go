@@ -1,0 +1,90 @@
+package lifecycle
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// fakeRenderChecks answers check run writes with the run as written.
+type fakeRenderChecks struct{ next int64 }
+
+func (f *fakeRenderChecks) CreateCheckRun(_ context.Context, _, _ string, o github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+	f.next++
+	return &github.CheckRun{ID: github.Int64(f.next), Name: github.String(o.Name), HeadSHA: github.String(o.HeadSHA),
+		Status: o.Status, Conclusion: o.Conclusion}, nil, nil
+}
+
+func (f *fakeRenderChecks) UpdateCheckRun(_ context.Context, _, _ string, id int64, o github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+	return &github.CheckRun{ID: github.Int64(id), Name: github.String(o.Name), Status: o.Status, Conclusion: o.Conclusion}, nil, nil
+}
+
+func (f *fakeRenderChecks) ListCheckRunsForRef(context.Context, string, string, string, *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error) {
+	return &github.ListCheckRunsResults{}, nil, nil
+}
+
+// TestRenderStatesFollowTheRunsWritten: a render run written through the
+// wrapper is pending until it completes; a failure of any package's run
+// fails the head; a proposal waiting on the head is handed back once, when
+// the render there finished; other check names and repositories are not
+// mixed in; the waits are bounded.
+func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
+	ctx := context.Background()
+	c := &RenderStates{}
+	api := c.Checks("acme/catalog", &fakeRenderChecks{})
+	const head = "0123456789012345678901234567890123456789"
+	completedFailure := func(name string) {
+		t.Helper()
+		if _, _, err := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: name, HeadSHA: head,
+			Status: github.String("completed"), Conclusion: github.String("failure")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := c.State("acme/catalog", head); ok {
+		t.Fatal("a state before any render")
+	}
+	c.Wait("acme/catalog", head, 7)
+	run, _, _ := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: RenderCheckName, HeadSHA: head,
+		Status: github.String("in_progress")})
+	if st, ok := c.State("ACME/catalog", head); !ok || st != RenderPending {
+		t.Fatalf("running: %q %v", st, ok)
+	}
+	if ready := c.TakeReady("acme/catalog"); len(ready) != 0 {
+		t.Fatalf("ready while rendering: %v", ready)
+	}
+	if _, _, err := api.UpdateCheckRun(ctx, "acme", "catalog", run.GetID(), github.UpdateCheckRunOptions{Name: RenderCheckName,
+		Status: github.String("completed"), Conclusion: github.String("success")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
+		t.Fatalf("after success: %q", st)
+	}
+	completedFailure(ApprovalCheckName)
+	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
+		t.Fatalf("another check counted: %q", st)
+	}
+	if ready := c.TakeReady("acme/other"); len(ready) != 0 {
+		t.Fatalf("another repository's waits: %v", ready)
+	}
+	if ready := c.TakeReady("acme/catalog"); len(ready) != 1 || ready[0] != 7 {
+		t.Fatalf("ready after the render: %v", ready)
+	}
+	if ready := c.TakeReady("acme/catalog"); len(ready) != 0 {
+		t.Fatalf("handed back twice: %v", ready)
+	}
+	completedFailure(RenderCheckName)
+	if st, _ := c.State("acme/catalog", head); st != RenderFailed {
+		t.Fatalf("one package failed: %q", st)
+	}
+	for n := range renderStatesMax + 10 {
+		c.Wait("acme/catalog", github.Stringify(n), n)
+	}
+	if len(c.waiting) > renderStatesMax {
+		t.Fatalf("%d waits kept", len(c.waiting))
+	}
+	var none *RenderStates
+	if none.Checks("acme/catalog", api) != api || none.TakeReady("acme/catalog") != nil {
+		t.Fatal("a nil RenderStates must remember nothing")
+	}
+}
