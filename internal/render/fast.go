@@ -23,14 +23,16 @@ import (
 // (runtimeutil.FunctionFilter). The serialization matters only for comments:
 // the YAML encoder and decoder move some of them around and kpt's comment
 // copier has quirks of its own (it also turns folded scalars into
-// double-quoted ones). For resources without any comment and without folded
-// scalars, encoding and decoding a node tree changes nothing the file on disk
-// can show, so the function can be handed copies of the nodes directly. That
-// is what this path does, with the rest of kpt's bookkeeping (id annotations,
-// internal annotation reconciliation, empty annotations cleared, field order
-// synced, paths for new resources, results) done the same way. When the input
-// or the output has comments or folded scalars the function is run again the
-// serialized way.
+// double-quoted ones). For resources without folded scalars whose comments
+// all sit where the round trip keeps them (stable.go), encoding and decoding
+// a node tree changes nothing the file on disk can show, so the function can
+// be handed copies of the nodes directly. That is what this path does, with
+// the rest of kpt's bookkeeping (id annotations, internal annotation
+// reconciliation, empty annotations cleared, comments copied back where the
+// output lost one, field order synced, paths for new resources, results)
+// done the same way. When the input has other comments or folded scalars the
+// function is run again the serialized way; when the output has, it alone is
+// serialized and read back.
 
 // errNeedsExact reports that the in-memory run cannot stand for the
 // serialized one.
@@ -66,7 +68,7 @@ func plainShallow(n *yaml.Node) bool {
 // the original), except that nodes without a tag get the one the YAML
 // decoder would give them, as when the function reads them from a
 // serialized ResourceList. It allocates at once the nodes and Content
-// entries it expects to need (nodes and slots, as plainSize counts them;
+// entries it expects to need (nodes and slots, as stableSize counts them;
 // more are allocated if that is short).
 func copySized(n *yaml.Node, nodes, slots int) *yaml.Node {
 	if n == nil {
@@ -74,26 +76,6 @@ func copySized(n *yaml.Node, nodes, slots int) *yaml.Node {
 	}
 	s := &nodeSlab{nodes: make([]yaml.Node, nodes), slots: make([]*yaml.Node, slots)}
 	return s.copy(n)
-}
-
-// plainSize reports whether n is plain (see plain) and counts its nodes and
-// the entries of their Content.
-func plainSize(n *yaml.Node) (nodes, slots int, ok bool) {
-	if !plainShallow(n) {
-		return 0, 0, false
-	}
-	nodes, slots = 1, len(n.Content)
-	for _, x := range n.Content {
-		if x == nil {
-			continue
-		}
-		xn, xs, ok := plainSize(x)
-		if !ok {
-			return 0, 0, false
-		}
-		nodes, slots = nodes+xn, slots+xs
-	}
-	return nodes, slots, true
 }
 
 // nodeSlab hands out the nodes and Content entries of one copy.
@@ -131,13 +113,14 @@ func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
 	return c
 }
 
-// runInMemory is FunctionFilter.Filter for plain input (see plain): the
-// function works on copies of the nodes instead of a serialized ResourceList.
-// When its output is plain too, the serialization would not change it and
-// kpt's comment copy would do nothing, so only field order is synced; when it
+// runInMemory is FunctionFilter.Filter for stable input (see stableResource):
+// the function works on copies of the nodes instead of a serialized
+// ResourceList. When its output is stable too, the serialization would not
+// change it, so kpt's comment copy runs only on the resources where it would
+// restore a comment (see commentsKept) and field order is synced; when it
 // is not, the output goes through the same encoding and decoding and the same
 // comment copy as in kpt. It returns errNeedsExact, having run nothing, when
-// the input is not plain, and, having run the function on copies only, when
+// the input is not stable, and, having run the function on copies only, when
 // kpt's comment copy would fail on the output (a node changed kind), so
 // that the serialized run reports that as kpt does.
 func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results fnResults, exit error, err error) {
@@ -148,10 +131,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	type size struct{ nodes, slots int }
 	sizes := make([]size, len(input))
 	for i, n := range input {
-		if d := n.Document(); d != n.YNode() && !plainShallow(d) {
-			return nil, none, nil, errNeedsExact{}
-		}
-		nodes, slots, ok := plainSize(n.YNode())
+		nodes, slots, ok := stableResource(n)
 		if !ok {
 			return nil, none, nil, errNeedsExact{}
 		}
@@ -215,7 +195,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		output = append(output, n)
 	}
-	if !roundTrip && !plainUnshared(output, &f.r.marks) {
+	if !roundTrip && !stableUnshared(output, &f.r.marks) {
 		roundTrip = true
 	}
 	if roundTrip {
@@ -255,9 +235,19 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			}
 		} else if kindsClash(in.YNode(), n.YNode()) {
 			return nil, none, nil, errNeedsExact{}
-		} else if !orderMatches(in.YNode(), n.YNode()) {
-			if err := order.SyncOrder(in, n); err != nil {
-				return nil, none, nil, err
+		} else {
+			if !commentsKept(in.YNode(), n.YNode()) {
+				// the output is as the round trip would leave it: kpt's
+				// comment copy, on this resource alone
+				f.r.res.stats.commentCopy++
+				if err := comments.CopyComments(in, n); err != nil {
+					return nil, none, nil, errNeedsExact{}
+				}
+			}
+			if !orderMatches(in.YNode(), n.YNode()) {
+				if err := order.SyncOrder(in, n); err != nil {
+					return nil, none, nil, err
+				}
 			}
 		}
 		clearAnnotation(n, kioutil.IdAnnotation)
@@ -345,11 +335,11 @@ func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
 	return exit, nil
 }
 
-// plainUnshared reports whether nodes are plain (see plain) and no node is
+// stableUnshared reports whether nodes are stable (see stableShallow) and no node is
 // reachable twice in them; a node shared between resources (or within one)
 // would be two independent nodes after a round trip. buf is scratch space,
 // kept for the next call.
-func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
+func stableUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 	// Mark each node visited by negating its Column (which nothing reads
 	// when encoding) and put the columns back afterwards.
 	marked := (*buf)[:0]
@@ -358,12 +348,12 @@ func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		*buf = marked[:0]
 	}()
 	ok := true
-	var walk func(n *yaml.Node) bool
-	walk = func(n *yaml.Node) bool {
+	var walk func(n *yaml.Node, p place) bool
+	walk = func(n *yaml.Node, p place) bool {
 		if n == nil {
 			return true
 		}
-		if n.Column < 0 || !plainShallow(n) {
+		if n.Column < 0 || !stableShallow(n, p) {
 			return false
 		}
 		n.Column = -n.Column - 1
@@ -371,15 +361,15 @@ func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		if n.Kind == yaml.AliasNode {
 			return true // aliases survive a round trip as aliases
 		}
-		for _, c := range n.Content {
-			if !walk(c) {
+		for i, c := range n.Content {
+			if !walk(c, childPlace(n, p, i)) {
 				return false
 			}
 		}
 		return true
 	}
 	for _, n := range nodes {
-		if !walk(n.YNode()) {
+		if !walk(n.YNode(), atRoot) {
 			ok = false
 			break
 		}
