@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 
@@ -130,12 +131,20 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	}
 	type size struct{ nodes, slots int }
 	sizes := make([]size, len(input))
+	total := 0
 	for i, n := range input {
 		nodes, slots, ok := stableResource(n)
 		if !ok {
 			return nil, none, nil, errNeedsExact{}
 		}
 		sizes[i] = size{nodes, slots}
+		total += nodes
+	}
+	f.r.largestCopy = max(f.r.largestCopy, total)
+	if total > bigCopy {
+		// the previous function's input is garbage by now: collected
+		// before the copy, the heap need not hold it, the input and the copy
+		runtime.GC()
 	}
 	// ids on the input, as kpt sets them before writing the ResourceList
 	ids := make(map[string]*yaml.RNode, len(input))
