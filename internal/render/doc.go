@@ -48,10 +48,13 @@
 // with the rest of kpt's bookkeeping done on the nodes (a built-in runs there
 // as builtins.Bare, without the same bookkeeping its Process does for callers
 // that do none); kpt's comment copy runs only on the resources whose output
-// lost a comment it would restore, and if the output has other comments,
-// folded scalars or nodes shared between places, the output alone is put
-// through the serialization and kpt's comment copy. Exec functions, and
-// inputs with other comments, always go through a serialized ResourceList.
+// lost a comment it would restore. A resource with a file's header comment
+// goes through a ResourceList of its own, in and out, with kpt's comment
+// copy (the round trip moves a header within its resource only). If the
+// output has other comments, folded scalars or nodes shared between places,
+// the whole output is put through the serialization and kpt's comment copy.
+// Exec functions, and inputs with other comments, always go through a
+// serialized ResourceList.
 // Tests render every corpus package and every comment placement both ways
 // and with kpt.
 //

@@ -31,9 +31,10 @@ import (
 // the rest of kpt's bookkeeping (id annotations, internal annotation
 // reconciliation, empty annotations cleared, comments copied back where the
 // output lost one, field order synced, paths for new resources, results)
-// done the same way. When the input has other comments or folded scalars the
-// function is run again the serialized way; when the output has, it alone is
-// serialized and read back.
+// done the same way. A resource with a header comment (headerResource) is
+// serialized and read back on its own, on the way in and out. When the input
+// has other comments or folded scalars the function is run again the
+// serialized way; when the output has, it alone is serialized and read back.
 
 // errNeedsExact reports that the in-memory run cannot stand for the
 // serialized one.
@@ -132,10 +133,17 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	type size struct{ nodes, slots int }
 	sizes := make([]size, len(input))
 	total := 0
+	var header map[int]bool // inputs that go through a ResourceList of their own
 	for i, n := range input {
 		nodes, slots, ok := stableResource(n)
 		if !ok {
-			return nil, none, nil, errNeedsExact{}
+			if !headerResource(n) {
+				return nil, none, nil, errNeedsExact{}
+			}
+			if header == nil {
+				header = map[int]bool{}
+			}
+			header[i] = true
 		}
 		sizes[i] = size{nodes, slots}
 		total += nodes
@@ -163,6 +171,14 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	// annotations dropped (kpt's writer does that)
 	items := make([]*yaml.RNode, len(input))
 	for i, n := range input {
+		if header[i] {
+			// what the function reads of it from kpt's ResourceList
+			var err error
+			if items[i], err = throughList(n, f.config, nil, &kio.ByteReadWriter{KeepReaderAnnotations: true}); err != nil {
+				return nil, none, nil, err
+			}
+			continue
+		}
 		items[i] = yaml.NewRNode(copySized(n.YNode(), sizes[i].nodes+4, sizes[i].slots+4))
 		if err := clearEmptyAnnotations(items[i]); err != nil {
 			return nil, none, nil, err
@@ -204,10 +220,38 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		output = append(output, n)
 	}
-	if !roundTrip && !stableUnshared(output, &f.r.marks) {
-		roundTrip = true
+	// outputs read back on their own, for kpt's comment copy: those of
+	// inputs with a header and those with one
+	exact := map[int]bool{}
+	if header != nil {
+		for i, n := range output {
+			if id, ok := annotation(annotationsOf(n), kioutil.IdAnnotation); ok {
+				if k, err := strconv.Atoi(id); err == nil && header[k-1] {
+					exact[i] = true
+				}
+			}
+		}
 	}
-	if roundTrip {
+	if !roundTrip {
+		unstable, shared := stableUnshared(output, &f.r.marks)
+		roundTrip = shared
+		for _, i := range unstable {
+			if roundTrip || !headerResource(output[i]) {
+				roundTrip = true
+				break
+			}
+			exact[i] = true
+		}
+	}
+	if !roundTrip {
+		for i := range exact {
+			f.r.res.stats.headerTrip++
+			if output[i], err = throughList(output[i], rl.FunctionConfig, results.node, &kio.ByteReader{}); err != nil {
+				return nil, none, nil, err
+			}
+		}
+	} else {
+		clear(exact)
 		f.r.res.stats.roundTrip++
 		// what kpt reads back from the function
 		var buf bytes.Buffer
@@ -221,7 +265,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 	}
 	// kpt's side: comments and field order back from the input, ids off
-	for _, n := range output {
+	for i, n := range output {
 		annos := annotationsOf(n)
 		id, ok := annotation(annos, kioutil.IdAnnotation)
 		if !ok {
@@ -235,7 +279,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		// kpt's comment copy fails where a node changed kind (say a scalar
 		// became a mapping); the serialized run fails the same way
-		if roundTrip {
+		if roundTrip || exact[i] {
 			if err := comments.CopyComments(in, n); err != nil {
 				return nil, none, nil, errNeedsExact{}
 			}
@@ -344,11 +388,13 @@ func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
 	return exit, nil
 }
 
-// stableUnshared reports whether nodes are stable (see stableShallow) and no node is
-// reachable twice in them; a node shared between resources (or within one)
-// would be two independent nodes after a round trip. buf is scratch space,
-// kept for the next call.
-func stableUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
+// stableUnshared returns the indexes of the nodes that are not stable (see
+// stableShallow) and whether a node is reachable twice in them; a node shared
+// between resources (or within one) would be two independent nodes after a
+// round trip. (A resource that is not stable is not walked to its end: it
+// will be read back on its own, which unshares its nodes.) buf is scratch
+// space, kept for the next call.
+func stableUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) (unstable []int, shared bool) {
 	// Mark each node visited by negating its Column (which nothing reads
 	// when encoding) and put the columns back afterwards.
 	marked := (*buf)[:0]
@@ -356,13 +402,16 @@ func stableUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		clear(marked)
 		*buf = marked[:0]
 	}()
-	ok := true
-	var walk func(n *yaml.Node, p place) bool
+	var walk func(n *yaml.Node, p place) (stable bool)
 	walk = func(n *yaml.Node, p place) bool {
 		if n == nil {
 			return true
 		}
-		if n.Column < 0 || !stableShallow(n, p) {
+		if n.Column < 0 {
+			shared = true
+			return false
+		}
+		if !stableShallow(n, p) {
 			return false
 		}
 		n.Column = -n.Column - 1
@@ -377,16 +426,44 @@ func stableUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		}
 		return true
 	}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		if !walk(n.YNode(), atRoot) {
-			ok = false
-			break
+			if shared {
+				break
+			}
+			unstable = append(unstable, i)
 		}
 	}
 	for _, n := range marked {
 		n.Column = -n.Column - 1
 	}
-	return ok
+	return unstable, shared
+}
+
+// throughList returns n as read back by r from a ResourceList holding it
+// alone, with config and results, as kpt writes it: what a round trip of
+// the whole list makes of n when n is a headerResource
+// (TestHeaderRoundTripAlone).
+func throughList(n, config, results *yaml.RNode, r kio.Reader) (*yaml.RNode, error) {
+	var buf bytes.Buffer
+	if err := (kio.ByteWriter{Writer: &buf, KeepReaderAnnotations: true, FunctionConfig: config, Results: results,
+		WrappingAPIVersion: kio.ResourceListAPIVersion, WrappingKind: kio.ResourceListKind}).Write([]*yaml.RNode{n}); err != nil {
+		return nil, err
+	}
+	switch r := r.(type) {
+	case *kio.ByteReadWriter:
+		r.Reader = &buf
+	case *kio.ByteReader:
+		r.Reader = &buf
+	}
+	items, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	if len(items) != 1 {
+		return nil, errNeedsExact{}
+	}
+	return items[0], nil
 }
 
 // kindsClash reports whether comments.CopyComments(from, to) may fail:

@@ -128,6 +128,8 @@ type runStats struct {
 	serialized int // through a serialized ResourceList
 	// in-memory resources whose comments kpt's comment copy had to restore
 	commentCopy int
+	// outputs with a header comment read back on their own
+	headerTrip int
 }
 
 // Skipped reports the steps that did not run (exec functions when exec is not

@@ -103,6 +103,34 @@ func stableResource(n *yaml.RNode) (nodes, slots int, ok bool) {
 	return stableSize(n.YNode(), atRoot)
 }
 
+// headerResource reports whether n is stable but for a head comment on its
+// document, its mapping or its first key: a file's header comment. The
+// round trip moves such a comment (and kpt's comment copy moves it back),
+// but within the resource alone: a ResourceList of its own gives what the
+// whole list gives, for it and for its neighbours (TestHeaderRoundTripAlone).
+func headerResource(n *yaml.RNode) bool {
+	d, m := n.Document(), n.YNode()
+	if d != m && (d.LineComment != "" || d.FootComment != "" || strings.Contains(d.HeadComment, "\n\n")) {
+		return false // (a blank line within a header: see headerForms)
+	}
+	if m.Kind != yaml.MappingNode || m.LineComment != "" || m.FootComment != "" || len(m.Content) < 2 ||
+		m.Style&yaml.FlowStyle != 0 {
+		return false
+	}
+	if strings.Contains(m.HeadComment, "\n\n") || strings.Contains(m.Content[0].HeadComment, "\n\n") {
+		return false
+	}
+	if k := m.Content[0]; k.Kind != yaml.ScalarNode || k.LineComment != "" || k.FootComment != "" {
+		return false
+	}
+	for i := 1; i < len(m.Content); i++ {
+		if _, _, ok := stableSize(m.Content[i], childPlace(m, atRoot, i)); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // commented reports whether n or anything in it has a comment.
 func commented(n *yaml.Node) bool {
 	if n == nil {

@@ -337,8 +337,9 @@ func TestMergeKeyCandidatesCoverSchema(t *testing.T) {
 
 // Every placement rendered by kpt (the built-ins as exec functions), in
 // memory and serialized: the same files. One package holds only resources
-// with stable comments (so every function runs in memory), the other every
-// placement (the same functions, apply-setters in the first only).
+// with stable comments (so every function runs in memory), one the same
+// with header comments, the other every placement (the same functions,
+// apply-setters in the first only).
 func TestCommentPlacementsAsKpt(t *testing.T) {
 	kpt, err := exec.LookPath("kpt")
 	if err != nil {
@@ -350,7 +351,7 @@ func TestCommentPlacementsAsKpt(t *testing.T) {
 	// apply-setters where no setter comment sits on a mapping (which kpt's
 	// comment copy refuses once the setter made it a scalar)
 	setters := pipeline + "    - exec: " + fnDir + "/apply-setters\n      configMap:\n        v: \"[a, b]\"\n"
-	var stableFiles, all []string
+	var stableFiles, all, headers []string
 	shape := readResource(t, fmt.Sprintf(placementBase, 0)).YNode()
 	for _, f := range placementFiles(t) {
 		in := readResource(t, f)
@@ -361,10 +362,11 @@ func TestCommentPlacementsAsKpt(t *testing.T) {
 		}
 		if _, _, ok := stableResource(in); ok {
 			stableFiles = append(stableFiles, f)
+			headers = append(headers, headerForms[len(headers)%len(headerForms)]+f)
 		}
 	}
 	disk := filesys.MakeFsOnDisk()
-	for name, files := range map[string][]string{"stable": stableFiles, "all": all} {
+	for name, files := range map[string][]string{"stable": stableFiles, "all": all, "headers": headers} {
 		t.Run(name, func(t *testing.T) {
 			write := func(dir string) {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -400,8 +402,11 @@ func TestCommentPlacementsAsKpt(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !serialized && name == "stable" && (res.stats.serialized != 0 || res.stats.roundTrip != 0) {
-					t.Errorf("stable comments did not stay in memory: %+v", res.stats)
+				if !serialized && name != "all" && (res.stats.serialized != 0 || res.stats.roundTrip != 0) {
+					t.Errorf("stable comments and headers did not stay in memory: %+v", res.stats)
+				}
+				if !serialized && name == "headers" && res.stats.headerTrip == 0 {
+					t.Errorf("no header read back alone: %+v", res.stats)
 				}
 				got := treeFiles(t, disk, dir)
 				if len(got) != len(want) {
@@ -435,4 +440,83 @@ func sameShape(a, b *yaml.Node) bool {
 		}
 	}
 	return true
+}
+
+// headerForms are the header comments a file can start with. Not here: a
+// header with a blank line within ("# one\n\n# two\n\n"), which kpt renders
+// otherwise than porchbot's serialized path too (and which is not a
+// headerResource, so it takes that path).
+var headerForms = []string{"# header\n", "# header\n\n", "# one\n# two\n", "# one\n# two\n\n", ""}
+
+// A resource with a header comment (headerResource) goes through a
+// ResourceList of its own, in and out: that must give what the whole list
+// gives, for it and for its stable neighbours, as read from files and as a
+// function returns them (the header moved by the first round trip).
+func TestHeaderRoundTripAlone(t *testing.T) {
+	cfg := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\ndata:\n  a: b\n")
+	var neighbours, hs []*yaml.RNode
+	for i, f := range placementFiles(t) {
+		x := readResource(t, f)
+		if _, _, ok := stableResource(x); !ok {
+			continue
+		}
+		neighbours = append(neighbours, x)
+		for _, h := range headerForms[:len(headerForms)-1] {
+			if i%20 == 0 {
+				hs = append(hs, readResource(t, h+f))
+			}
+		}
+	}
+	for _, h := range headerForms[:len(headerForms)-1] {
+		hs = append(hs, readResource(t, h+"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h # x\ndata:\n  a: b # c\n"))
+	}
+	var checked int
+	for _, u := range hs {
+		if _, _, ok := stableResource(u); ok || !headerResource(u) {
+			t.Fatalf("not a header resource:\n%s", u.MustString())
+		}
+		// as read, then as the function gets it back (what it returns)
+		moved, err := throughList(u, cfg, nil, &kio.ByteReadWriter{KeepReaderAnnotations: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []*yaml.RNode{u, moved} {
+			if _, _, ok := stableResource(v); !ok && !headerResource(v) {
+				continue // not read back alone
+			}
+			alone, err := throughList(v, cfg, nil, &kio.ByteReader{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, x := range neighbours {
+				if j%7 != 0 {
+					continue
+				}
+				var buf bytes.Buffer
+				if err := (kio.ByteWriter{Writer: &buf, KeepReaderAnnotations: true, FunctionConfig: cfg,
+					WrappingAPIVersion: kio.ResourceListAPIVersion, WrappingKind: kio.ResourceListKind}).Write(
+					[]*yaml.RNode{x, v, x, v}); err != nil {
+					t.Fatal(err)
+				}
+				full, err := (&kio.ByteReader{Reader: &buf}).Read()
+				if err != nil || len(full) != 4 {
+					t.Fatalf("%v (%d)", err, len(full))
+				}
+				xAlone, err := throughList(x, cfg, nil, &kio.ByteReader{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, want := range []*yaml.RNode{xAlone, alone, xAlone, alone} {
+					if d := sameComments(want.Document(), full[k].Document(), ""); d != "" {
+						t.Errorf("item %d differs in the whole list (%s):\n%s\nnext to\n%s", k, d, v.MustString(),
+							x.MustString())
+					}
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d lists checked", checked)
+	}
 }
