@@ -41,14 +41,22 @@
 //
 // The in-memory path: serializing every function's input and output, as kpt
 // must, is what makes kpt's comment quirks happen, and it is slow. A function
-// whose input has no comment and no folded scalar anywhere runs on copies of
-// the nodes instead, with the rest of kpt's bookkeeping done on the nodes (a
-// built-in runs there as builtins.Bare, without the same bookkeeping its
-// Process does for callers that do none); if its output has comments, folded
-// scalars or nodes shared between places, the output alone is put through
-// the serialization and kpt's comment copy. Exec functions, and inputs with
-// comments, always go through a serialized ResourceList. Tests render every
-// corpus package both ways and with kpt.
+// whose input has no folded scalar and only comments the round trip leaves
+// where they are (a head comment on a key other than the first of a resource
+// or of a sequence item, a line comment on a one-line scalar value or
+// element: setter comments, typically) runs on copies of the nodes instead,
+// with the rest of kpt's bookkeeping done on the nodes (a built-in runs there
+// as builtins.Bare, without the same bookkeeping its Process does for callers
+// that do none); kpt's comment copy runs only on the resources whose output
+// lost a comment it would restore. A resource with a file's header comment
+// goes through a ResourceList of its own, in and out, with kpt's comment
+// copy (the round trip moves a header within its resource only). If the
+// output has other comments, folded scalars or nodes shared between places,
+// the whole output is put through the serialization and kpt's comment copy.
+// Exec functions, and inputs with other comments, always go through a
+// serialized ResourceList.
+// Tests render every corpus package and every comment placement both ways
+// and with kpt.
 //
 // Where it differs from kpt, on purpose:
 //

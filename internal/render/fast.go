@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 
@@ -23,14 +24,17 @@ import (
 // (runtimeutil.FunctionFilter). The serialization matters only for comments:
 // the YAML encoder and decoder move some of them around and kpt's comment
 // copier has quirks of its own (it also turns folded scalars into
-// double-quoted ones). For resources without any comment and without folded
-// scalars, encoding and decoding a node tree changes nothing the file on disk
-// can show, so the function can be handed copies of the nodes directly. That
-// is what this path does, with the rest of kpt's bookkeeping (id annotations,
-// internal annotation reconciliation, empty annotations cleared, field order
-// synced, paths for new resources, results) done the same way. When the input
-// or the output has comments or folded scalars the function is run again the
-// serialized way.
+// double-quoted ones). For resources without folded scalars whose comments
+// all sit where the round trip keeps them (stable.go), encoding and decoding
+// a node tree changes nothing the file on disk can show, so the function can
+// be handed copies of the nodes directly. That is what this path does, with
+// the rest of kpt's bookkeeping (id annotations, internal annotation
+// reconciliation, empty annotations cleared, comments copied back where the
+// output lost one, field order synced, paths for new resources, results)
+// done the same way. A resource with a header comment (headerResource) is
+// serialized and read back on its own, on the way in and out. When the input
+// has other comments or folded scalars the function is run again the
+// serialized way; when the output has, it alone is serialized and read back.
 
 // errNeedsExact reports that the in-memory run cannot stand for the
 // serialized one.
@@ -66,7 +70,7 @@ func plainShallow(n *yaml.Node) bool {
 // the original), except that nodes without a tag get the one the YAML
 // decoder would give them, as when the function reads them from a
 // serialized ResourceList. It allocates at once the nodes and Content
-// entries it expects to need (nodes and slots, as plainSize counts them;
+// entries it expects to need (nodes and slots, as stableSize counts them;
 // more are allocated if that is short).
 func copySized(n *yaml.Node, nodes, slots int) *yaml.Node {
 	if n == nil {
@@ -74,26 +78,6 @@ func copySized(n *yaml.Node, nodes, slots int) *yaml.Node {
 	}
 	s := &nodeSlab{nodes: make([]yaml.Node, nodes), slots: make([]*yaml.Node, slots)}
 	return s.copy(n)
-}
-
-// plainSize reports whether n is plain (see plain) and counts its nodes and
-// the entries of their Content.
-func plainSize(n *yaml.Node) (nodes, slots int, ok bool) {
-	if !plainShallow(n) {
-		return 0, 0, false
-	}
-	nodes, slots = 1, len(n.Content)
-	for _, x := range n.Content {
-		if x == nil {
-			continue
-		}
-		xn, xs, ok := plainSize(x)
-		if !ok {
-			return 0, 0, false
-		}
-		nodes, slots = nodes+xn, slots+xs
-	}
-	return nodes, slots, true
 }
 
 // nodeSlab hands out the nodes and Content entries of one copy.
@@ -131,13 +115,14 @@ func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
 	return c
 }
 
-// runInMemory is FunctionFilter.Filter for plain input (see plain): the
-// function works on copies of the nodes instead of a serialized ResourceList.
-// When its output is plain too, the serialization would not change it and
-// kpt's comment copy would do nothing, so only field order is synced; when it
+// runInMemory is FunctionFilter.Filter for stable input (see stableResource):
+// the function works on copies of the nodes instead of a serialized
+// ResourceList. When its output is stable too, the serialization would not
+// change it, so kpt's comment copy runs only on the resources where it would
+// restore a comment (see commentsKept) and field order is synced; when it
 // is not, the output goes through the same encoding and decoding and the same
 // comment copy as in kpt. It returns errNeedsExact, having run nothing, when
-// the input is not plain, and, having run the function on copies only, when
+// the input is not stable, and, having run the function on copies only, when
 // kpt's comment copy would fail on the output (a node changed kind), so
 // that the serialized run reports that as kpt does.
 func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results fnResults, exit error, err error) {
@@ -147,15 +132,27 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	}
 	type size struct{ nodes, slots int }
 	sizes := make([]size, len(input))
+	total := 0
+	var header map[int]bool // inputs that go through a ResourceList of their own
 	for i, n := range input {
-		if d := n.Document(); d != n.YNode() && !plainShallow(d) {
-			return nil, none, nil, errNeedsExact{}
-		}
-		nodes, slots, ok := plainSize(n.YNode())
+		nodes, slots, ok := stableResource(n)
 		if !ok {
-			return nil, none, nil, errNeedsExact{}
+			if !headerResource(n) {
+				return nil, none, nil, errNeedsExact{}
+			}
+			if header == nil {
+				header = map[int]bool{}
+			}
+			header[i] = true
 		}
 		sizes[i] = size{nodes, slots}
+		total += nodes
+	}
+	f.r.largestCopy = max(f.r.largestCopy, total)
+	if total > bigCopy {
+		// the previous function's input is garbage by now: collected
+		// before the copy, the heap need not hold it, the input and the copy
+		runtime.GC()
 	}
 	// ids on the input, as kpt sets them before writing the ResourceList
 	ids := make(map[string]*yaml.RNode, len(input))
@@ -174,6 +171,14 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 	// annotations dropped (kpt's writer does that)
 	items := make([]*yaml.RNode, len(input))
 	for i, n := range input {
+		if header[i] {
+			// what the function reads of it from kpt's ResourceList
+			var err error
+			if items[i], err = throughList(n, f.config, nil, &kio.ByteReadWriter{KeepReaderAnnotations: true}); err != nil {
+				return nil, none, nil, err
+			}
+			continue
+		}
 		items[i] = yaml.NewRNode(copySized(n.YNode(), sizes[i].nodes+4, sizes[i].slots+4))
 		if err := clearEmptyAnnotations(items[i]); err != nil {
 			return nil, none, nil, err
@@ -215,10 +220,38 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		output = append(output, n)
 	}
-	if !roundTrip && !plainUnshared(output, &f.r.marks) {
-		roundTrip = true
+	// outputs read back on their own, for kpt's comment copy: those of
+	// inputs with a header and those with one
+	exact := map[int]bool{}
+	if header != nil {
+		for i, n := range output {
+			if id, ok := annotation(annotationsOf(n), kioutil.IdAnnotation); ok {
+				if k, err := strconv.Atoi(id); err == nil && header[k-1] {
+					exact[i] = true
+				}
+			}
+		}
 	}
-	if roundTrip {
+	if !roundTrip {
+		unstable, shared := stableUnshared(output, &f.r.marks)
+		roundTrip = shared
+		for _, i := range unstable {
+			if roundTrip || !headerResource(output[i]) {
+				roundTrip = true
+				break
+			}
+			exact[i] = true
+		}
+	}
+	if !roundTrip {
+		for i := range exact {
+			f.r.res.stats.headerTrip++
+			if output[i], err = throughList(output[i], rl.FunctionConfig, results.node, &kio.ByteReader{}); err != nil {
+				return nil, none, nil, err
+			}
+		}
+	} else {
+		clear(exact)
 		f.r.res.stats.roundTrip++
 		// what kpt reads back from the function
 		var buf bytes.Buffer
@@ -232,7 +265,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 	}
 	// kpt's side: comments and field order back from the input, ids off
-	for _, n := range output {
+	for i, n := range output {
 		annos := annotationsOf(n)
 		id, ok := annotation(annos, kioutil.IdAnnotation)
 		if !ok {
@@ -246,7 +279,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		// kpt's comment copy fails where a node changed kind (say a scalar
 		// became a mapping); the serialized run fails the same way
-		if roundTrip {
+		if roundTrip || exact[i] {
 			if err := comments.CopyComments(in, n); err != nil {
 				return nil, none, nil, errNeedsExact{}
 			}
@@ -255,9 +288,19 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			}
 		} else if kindsClash(in.YNode(), n.YNode()) {
 			return nil, none, nil, errNeedsExact{}
-		} else if !orderMatches(in.YNode(), n.YNode()) {
-			if err := order.SyncOrder(in, n); err != nil {
-				return nil, none, nil, err
+		} else {
+			if !commentsKept(in.YNode(), n.YNode()) {
+				// the output is as the round trip would leave it: kpt's
+				// comment copy, on this resource alone
+				f.r.res.stats.commentCopy++
+				if err := comments.CopyComments(in, n); err != nil {
+					return nil, none, nil, errNeedsExact{}
+				}
+			}
+			if !orderMatches(in.YNode(), n.YNode()) {
+				if err := order.SyncOrder(in, n); err != nil {
+					return nil, none, nil, err
+				}
 			}
 		}
 		clearAnnotation(n, kioutil.IdAnnotation)
@@ -345,11 +388,13 @@ func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
 	return exit, nil
 }
 
-// plainUnshared reports whether nodes are plain (see plain) and no node is
-// reachable twice in them; a node shared between resources (or within one)
-// would be two independent nodes after a round trip. buf is scratch space,
-// kept for the next call.
-func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
+// stableUnshared returns the indexes of the nodes that are not stable (see
+// stableShallow) and whether a node is reachable twice in them; a node shared
+// between resources (or within one) would be two independent nodes after a
+// round trip. (A resource that is not stable is not walked to its end: it
+// will be read back on its own, which unshares its nodes.) buf is scratch
+// space, kept for the next call.
+func stableUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) (unstable []int, shared bool) {
 	// Mark each node visited by negating its Column (which nothing reads
 	// when encoding) and put the columns back afterwards.
 	marked := (*buf)[:0]
@@ -357,13 +402,16 @@ func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		clear(marked)
 		*buf = marked[:0]
 	}()
-	ok := true
-	var walk func(n *yaml.Node) bool
-	walk = func(n *yaml.Node) bool {
+	var walk func(n *yaml.Node, p place) (stable bool)
+	walk = func(n *yaml.Node, p place) bool {
 		if n == nil {
 			return true
 		}
-		if n.Column < 0 || !plainShallow(n) {
+		if n.Column < 0 {
+			shared = true
+			return false
+		}
+		if !stableShallow(n, p) {
 			return false
 		}
 		n.Column = -n.Column - 1
@@ -371,23 +419,51 @@ func plainUnshared(nodes []*yaml.RNode, buf *[]*yaml.Node) bool {
 		if n.Kind == yaml.AliasNode {
 			return true // aliases survive a round trip as aliases
 		}
-		for _, c := range n.Content {
-			if !walk(c) {
+		for i, c := range n.Content {
+			if !walk(c, childPlace(n, p, i)) {
 				return false
 			}
 		}
 		return true
 	}
-	for _, n := range nodes {
-		if !walk(n.YNode()) {
-			ok = false
-			break
+	for i, n := range nodes {
+		if !walk(n.YNode(), atRoot) {
+			if shared {
+				break
+			}
+			unstable = append(unstable, i)
 		}
 	}
 	for _, n := range marked {
 		n.Column = -n.Column - 1
 	}
-	return ok
+	return unstable, shared
+}
+
+// throughList returns n as read back by r from a ResourceList holding it
+// alone, with config and results, as kpt writes it: what a round trip of
+// the whole list makes of n when n is a headerResource
+// (TestHeaderRoundTripAlone).
+func throughList(n, config, results *yaml.RNode, r kio.Reader) (*yaml.RNode, error) {
+	var buf bytes.Buffer
+	if err := (kio.ByteWriter{Writer: &buf, KeepReaderAnnotations: true, FunctionConfig: config, Results: results,
+		WrappingAPIVersion: kio.ResourceListAPIVersion, WrappingKind: kio.ResourceListKind}).Write([]*yaml.RNode{n}); err != nil {
+		return nil, err
+	}
+	switch r := r.(type) {
+	case *kio.ByteReadWriter:
+		r.Reader = &buf
+	case *kio.ByteReader:
+		r.Reader = &buf
+	}
+	items, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	if len(items) != 1 {
+		return nil, errNeedsExact{}
+	}
+	return items[0], nil
 }
 
 // kindsClash reports whether comments.CopyComments(from, to) may fail:

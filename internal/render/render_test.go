@@ -624,8 +624,10 @@ func TestInMemoryAndSerializedAgree(t *testing.T) {
 			if name == "plain" && r1.stats.inMemory != 3 {
 				t.Errorf("plain package should run in memory: %+v", r1.stats)
 			}
-			if name == "commented" && r1.stats.serialized != 3 {
-				t.Errorf("commented package should run serialized: %+v", r1.stats)
+			if name == "commented" && (r1.stats.serialized != 0 || r1.stats.headerTrip != 3) {
+				// a header comment and a line comment: in memory, the
+				// resource with the header read back on its own
+				t.Errorf("commented package should run in memory, its header read back alone: %+v", r1.stats)
 			}
 		})
 	}

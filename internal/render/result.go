@@ -126,6 +126,10 @@ type runStats struct {
 	inMemory   int // in process, no serialization
 	roundTrip  int // in process, output serialized (comments in the output)
 	serialized int // through a serialized ResourceList
+	// in-memory resources whose comments kpt's comment copy had to restore
+	commentCopy int
+	// outputs with a header comment read back on their own
+	headerTrip int
 }
 
 // Skipped reports the steps that did not run (exec functions when exec is not
