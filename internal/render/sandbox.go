@@ -153,7 +153,7 @@ func (s *sandboxed) runStream(ctx context.Context, in io.Reader, out io.Writer) 
 		lim = &LimitExceededError{Limit: "wall time", Value: l.Wall.String(), Setting: "fn-wall-time"}
 	case cmd.ProcessState != nil && cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime() >= l.CPU-l.CPU/10:
 		lim = &LimitExceededError{Limit: "CPU time", Value: l.CPU.String(), Setting: "fn-cpu-time"}
-	case outOfMemory(stderr.String()):
+	case outOfMemory(stderr.String()), crashedNearMemoryLimit(cmd.ProcessState, stderr.String(), l.Memory):
 		lim = &LimitExceededError{Limit: "memory", Value: byteSize(l.Memory), Setting: "fn-memory"}
 	}
 	if lim != nil {

@@ -2,10 +2,15 @@
 
 package render
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 var errNoSandbox = errors.New("function limits need a unix system")
 
 func setLimits(memory, cpuSeconds int64) error { return errNoSandbox }
 
 func replaceWith(argv []string) error { return errNoSandbox }
+
+func crashedNearMemoryLimit(ps *os.ProcessState, stderr string, limit int64) bool { return false }

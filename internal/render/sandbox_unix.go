@@ -4,7 +4,10 @@ package render
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
+	"strings"
 	"syscall"
 )
 
@@ -32,4 +35,29 @@ func replaceWith(argv []string) error {
 		return err
 	}
 	return syscall.Exec(path, argv, syscall.Environ())
+}
+
+// crashedNearMemoryLimit reports a child that died of a memory fault
+// (SIGSEGV or SIGBUS, or a Go runtime's "unexpected signal") after its
+// resident memory reached half its memory limit: under RLIMIT_DATA an
+// allocation that fails inside a runtime can surface as such a crash rather
+// than as an out-of-memory message, and it is the limit that ended it.
+func crashedNearMemoryLimit(ps *os.ProcessState, stderr string, limit int64) bool {
+	if ps == nil || limit <= 0 {
+		return false
+	}
+	crashed := strings.Contains(stderr, "unexpected signal during runtime execution") ||
+		strings.Contains(stderr, "signal SIGSEGV") || strings.Contains(stderr, "signal SIGBUS")
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		crashed = crashed || ws.Signal() == syscall.SIGSEGV || ws.Signal() == syscall.SIGBUS
+	}
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !crashed || !ok {
+		return false
+	}
+	rss := int64(ru.Maxrss) // bytes on macOS, kilobytes elsewhere
+	if runtime.GOOS != "darwin" {
+		rss *= 1024
+	}
+	return rss >= limit/2
 }
