@@ -45,8 +45,9 @@ const acTarget = 3
 // the installation lookup and token minting (GET
 // /repos/{owner}/{repo}/installation, POST
 // /app/installations/{id}/access_tokens; cached until the token nears
-// expiry) — and, on the seeded catalog, the publication of the state
-// porchbot found network/upf in (v1) together with the merge's (v2). The
+// expiry) — and, on the seeded catalog, a look at the state porchbot
+// found network/upf in (a landing with no pull request, which waits for an
+// approver's /porch publish). The
 // table printed at the end shows that first lifecycle next to the steady
 // state, call by call; session-calls/process is its session cost.
 func BenchmarkLifecycleAPICalls(b *testing.B) {
@@ -268,7 +269,7 @@ func acTable(first map[string]demo.Usage, usages map[string][]demo.Usage, n int)
 		}
 	}
 	fmt.Fprintf(&b, "\nsession: calls of the first lifecycle that open porchbot's session with the installation (lookup, token), paid once per process.\n")
-	fmt.Fprintf(&b, "The first publish also tags the state porchbot found network/upf in on the seeded catalog (v1) besides the merge (v2).\n")
+	fmt.Fprintf(&b, "The first publish also looks for the pull request of the state porchbot found network/upf in on the seeded catalog (there is none: it waits for an approver's /porch publish).\n")
 	return b.String()
 }
 
