@@ -34,6 +34,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesReactions(api)
 	f.routesLabels(api)
 	f.routesChecks(api)
+	f.routesStatuses(api)
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)

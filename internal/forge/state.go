@@ -103,6 +103,7 @@ type Repo struct {
 	Suites     map[int64]*CheckSuite
 	Releases   map[int64]*Release
 	Reactions  map[int64]*Reaction
+	Statuses   []*CommitStatus // oldest first
 }
 
 // FullName is "owner/name".
@@ -228,6 +229,19 @@ type Release struct {
 	Author      *Account
 	CreatedAt   time.Time
 	PublishedAt *time.Time
+}
+
+// CommitStatus is a commit status (the Statuses API) on a commit.
+type CommitStatus struct {
+	ID          int64
+	SHA         string
+	State       string // error | failure | pending | success
+	Context     string
+	TargetURL   string
+	Description string
+	Creator     *Account
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Reaction is a reaction to an issue comment (or issue: SubjectKind).
