@@ -35,6 +35,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesLabels(api)
 	f.routesChecks(api)
 	f.routesStatuses(api)
+	f.routesCommits(api)
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
