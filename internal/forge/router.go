@@ -37,6 +37,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesStatuses(api)
 	f.routesCommits(api)
 	f.routesRepoExtras(api)
+	f.routesSearch(api)
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
