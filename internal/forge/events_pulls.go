@@ -9,7 +9,7 @@ import "github.com/google/go-github/v60/github"
 // that payloads (which cost git calls) are built only then.
 func (f *Forge) wantsHooks(repo *Repo) bool {
 	app := f.appInfo()
-	return app != nil && app.WebhookURL != "" && f.installationFor(repo) != nil
+	return app != nil && app.WebhookURL != "" && f.installationFor(repo) != nil || len(f.repoHooks.list(repo.ID)) > 0
 }
 
 // pullEvent is one pull_request webhook to send.

@@ -38,6 +38,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesCommits(api)
 	f.routesRepoExtras(api)
 	f.routesSearch(api)
+	f.routesHooks(api)
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
