@@ -27,6 +27,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesRepos(api)
 	f.routesGitData(api)
 	f.routesContents(api)
+	f.routesReviewComments(api)
 	f.routesPulls(api)
 	f.routesReviews(api)
 	f.routesIssues(api)

@@ -104,6 +104,8 @@ type Repo struct {
 	Releases   map[int64]*Release
 	Reactions  map[int64]*Reaction
 	Statuses   []*CommitStatus // oldest first
+
+	ReviewComments map[int64]*ReviewComment // created when first needed
 }
 
 // FullName is "owner/name".
@@ -229,6 +231,24 @@ type Release struct {
 	Author      *Account
 	CreatedAt   time.Time
 	PublishedAt *time.Time
+}
+
+// ReviewComment is a pull request review comment on a line of a file.
+type ReviewComment struct {
+	ID        int64
+	PullNum   int
+	ReviewID  int64
+	InReplyTo int64
+	Path      string
+	CommitID  string
+	Line      int
+	Side      string // LEFT | RIGHT
+	Position  int    // the line's position in the file's diff
+	DiffHunk  string
+	Body      string
+	User      *Account
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // CommitStatus is a commit status (the Statuses API) on a commit.
