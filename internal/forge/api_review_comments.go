@@ -106,11 +106,7 @@ func (f *Forge) listPullReviewComments(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Forge) getReviewComment(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	id, ok := intVar(w, r, "id")
+	repo, id, ok := f.repoAndID(w, r)
 	if !ok {
 		return
 	}

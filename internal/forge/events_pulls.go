@@ -27,6 +27,7 @@ type pullEvent struct {
 
 // emitPull sends a pull_request webhook.
 func (f *Forge) emitPull(repo *Repo, e pullEvent) {
+	f.recordIssueEvent(repo, e)
 	if e.view.Pull == nil || !f.wantsHooks(repo) {
 		return
 	}

@@ -30,6 +30,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesReviewComments(api)
 	f.routesPulls(api)
 	f.routesReviews(api)
+	f.routesIssueEvents(api)
 	f.routesIssues(api)
 	f.routesComments(api)
 	f.routesReactions(api)
@@ -229,6 +230,16 @@ func actor(p *principal) *Account {
 		return nil
 	}
 	return p.account
+}
+
+// repoAndID resolves {owner}/{repo} for a reader and the numeric {id}.
+func (f *Forge) repoAndID(w http.ResponseWriter, r *http.Request) (*Repo, int64, bool) {
+	repo, _, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return nil, 0, false
+	}
+	id, ok := intVar(w, r, "id")
+	return repo, id, ok
 }
 
 // intVar reads a numeric path variable; false (and a 404) if malformed.

@@ -106,6 +106,7 @@ type Repo struct {
 	Statuses   []*CommitStatus // oldest first
 
 	ReviewComments map[int64]*ReviewComment // created when first needed
+	IssueEvents    []*IssueEvent            // oldest first
 }
 
 // FullName is "owner/name".
@@ -249,6 +250,21 @@ type ReviewComment struct {
 	User      *Account
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// IssueEvent is something that happened to an issue or pull request
+// (closed, labeled, merged, ...), as GitHub's issue events API lists it.
+type IssueEvent struct {
+	ID         int64
+	IssueNum   int
+	Event      string
+	Actor      *Account
+	CreatedAt  time.Time
+	CommitID   string   // merged, closed by a merge
+	Label      *Label   // labeled, unlabeled
+	Subject    *Account // assignee, or requested reviewer
+	RenameFrom string   // renamed
+	RenameTo   string
 }
 
 // CommitStatus is a commit status (the Statuses API) on a commit.
