@@ -13,8 +13,8 @@ import (
 
 // routesHooks serves repository webhooks: CRUD, their config, pings, and
 // their deliveries (listed, read and redelivered), as GitHub does. Only
-// repository admins manage hooks (an installation is refused: the App
-// has no repository_hooks permission).
+// repository admins see and manage hooks (an installation does not: the
+// App has no repository_hooks permission).
 func (f *Forge) routesHooks(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/hooks", f.listHooks).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/hooks", f.createHook).Methods(http.MethodPost)
@@ -133,9 +133,18 @@ func deliveryStatus(d Delivery) string {
 	return "Invalid HTTP Response: " + strconv.Itoa(d.Status)
 }
 
-// hookAdmin admits a repository admin.
+// hookAdmin admits a repository admin. Anyone else who may read the
+// repository is answered 404, as GitHub hides a repository's hooks.
 func (f *Forge) hookAdmin(w http.ResponseWriter, r *http.Request) (*Repo, *principal, bool) {
-	return f.repoFor(w, r, PermAdmin)
+	repo, p, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return nil, nil, false
+	}
+	if f.permission(p, repo) < PermAdmin {
+		notFound(w)
+		return nil, nil, false
+	}
+	return repo, p, true
 }
 
 // hookByVar is the hook named by {id}; 404 when it is not the repository's.

@@ -3,6 +3,7 @@ package forge
 import (
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/gorilla/mux"
@@ -108,6 +109,7 @@ func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
 	repo.Statuses = append(repo.Statuses, s)
 	out := *s
 	repo.mu.Unlock()
+	f.emitStatus(repo, out)
 	writeJSON(w, r, http.StatusCreated, f.statusObject(repo, out))
 }
 
@@ -198,4 +200,41 @@ func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request) {
 		"state": state, "sha": sha, "total_count": len(latest), "statuses": statuses,
 		"repository": f.repoObjectFor(repo, rs.p), "commit_url": api + "/commits/" + sha, "url": api + "/commits/" + sha + "/status",
 	})
+}
+
+// emitStatus sends the status webhook (to repository hooks: the App does
+// not subscribe to it), with the branches whose head is the commit.
+func (f *Forge) emitStatus(repo *Repo, s CommitStatus) {
+	if !f.wantsHooks(repo) {
+		return
+	}
+	commit, ok := f.oneCommit(repo, s.SHA)
+	if !ok {
+		return
+	}
+	api, _ := f.repoURLs(repo)
+	branches := []map[string]any{}
+	if refs, err := f.git.refs(repo.Path); err == nil {
+		var names []string
+		for ref, sha := range refs {
+			if name, isBranch := strings.CutPrefix(ref, "refs/heads/"); isBranch && sha == s.SHA {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			branches = append(branches, map[string]any{"name": name, "protected": false,
+				"commit": map[string]string{"sha": s.SHA, "url": api + "/commits/" + s.SHA}})
+		}
+	}
+	payload := map[string]any{
+		"id": s.ID, "sha": s.SHA, "name": repo.FullName(), "state": s.State, "context": s.Context,
+		"description": jsonNullStr(s.Description), "target_url": jsonNullStr(s.TargetURL), "avatar_url": nil,
+		"branches": branches, "commit": commit, "created_at": ts(s.CreatedAt), "updated_at": ts(s.UpdatedAt),
+		"repository": f.repoObject(repo), "installation": f.installationRef(repo),
+	}
+	if s.Creator != nil {
+		payload["sender"] = f.userObject(s.Creator)
+	}
+	f.emit("status", "", repo, payload)
 }

@@ -81,9 +81,9 @@ func TestRepositoryHooks(t *testing.T) {
 	}
 
 	_, resp, err := env.Client(forgetest.BobToken).Repositories.CreateHook(ctx, "acme", "catalog", newHook(rcv.url))
-	chkWantStatus(t, "writer", resp, err, http.StatusForbidden)
+	chkWantStatus(t, "writer", resp, err, http.StatusNotFound)
 	_, resp, err = env.Client(env.InstallationToken(t)).Repositories.ListHooks(ctx, "acme", "catalog", nil)
-	chkWantStatus(t, "installation", resp, err, http.StatusForbidden)
+	chkWantStatus(t, "installation", resp, err, http.StatusNotFound)
 	_, resp, err = env.Client(forgetest.MalloryToken).Repositories.ListHooks(ctx, "acme", "catalog", nil)
 	chkWantStatus(t, "stranger", resp, err, http.StatusNotFound)
 	_, resp, err = alice.Repositories.CreateHook(ctx, "acme", "catalog", &github.Hook{Config: &github.HookConfig{}})

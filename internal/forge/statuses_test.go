@@ -2,6 +2,7 @@ package forge_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,12 +28,35 @@ func TestCommitStatuses(t *testing.T) {
 	_, resp, err = bob.Repositories.CreateStatus(ctx, "acme", "catalog", strings.Repeat("ab", 20), &github.RepoStatus{State: github.String("success")})
 	chkWantStatus(t, "unknown sha", resp, err, http.StatusUnprocessableEntity)
 
+	// A user's hook subscribed to "status" hears it; the App, which does
+	// not subscribe to it, does not.
+	app := newPullsHooks(t, env)
+	rcv := newHookReceiver(t, "s3cret")
+	t.Cleanup(func() { env.WaitDeliveries(t) })
+	if _, _, err := env.Client(forgetest.AliceToken).Repositories.CreateHook(ctx, "acme", "catalog", &github.Hook{Events: []string{"status"},
+		Config: &github.HookConfig{URL: github.String(rcv.url), ContentType: github.String("json"), Secret: github.String("s3cret")}}); err != nil {
+		t.Fatal(err)
+	}
+
 	st, _, err := bob.Repositories.CreateStatus(ctx, "acme", "catalog", sha, &github.RepoStatus{State: github.String("pending"), Context: github.String("ci/lint")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.GetCreator().GetLogin() != "bob" || st.GetContext() != "ci/lint" || st.GetID() == 0 {
 		t.Fatalf("created %+v", st)
+	}
+	env.WaitDeliveries(t)
+	calls := rcv.calls()
+	if len(calls) != 2 || calls[1].event != "status" {
+		t.Fatalf("hook deliveries: %+v", calls)
+	}
+	var ev github.StatusEvent
+	if err := json.Unmarshal(calls[1].body, &ev); err != nil || ev.GetSHA() != sha || ev.GetState() != "pending" ||
+		len(ev.Branches) != 1 || ev.Branches[0].GetName() != "main" || ev.GetCommit().GetSHA() != sha {
+		t.Fatalf("status payload: %+v %v", ev, err)
+	}
+	if n := len(app.of("status", "")); n != 0 {
+		t.Fatalf("the App got %d status webhooks it does not subscribe to", n)
 	}
 	for _, s := range []struct{ state, ctx string }{{"success", "ci/lint"}, {"success", "ci/test"}} {
 		if _, _, err := inst.Repositories.CreateStatus(ctx, "acme", "catalog", sha, &github.RepoStatus{State: github.String(s.state), Context: github.String(s.ctx)}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -122,7 +123,8 @@ var appOnlyEvents = map[string]bool{"installation": true, "installation_reposito
 // event. payload is marshalled as is (a go-github event type or a map).
 func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 	app := f.appInfo()
-	toApp := app != nil && app.WebhookURL != "" && (repo == nil || f.installationFor(repo) != nil)
+	toApp := app != nil && app.WebhookURL != "" && (repo == nil || f.installationFor(repo) != nil) &&
+		(event == "installation" || slices.Contains(appEvents(), event)) // what the App subscribes to
 	var hooks []Hook
 	if repo != nil && !appOnlyEvents[event] {
 		hooks = f.repoHooks.subscribed(repo.ID, event)
