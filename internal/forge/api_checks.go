@@ -535,14 +535,8 @@ func (f *Forge) listSuiteCheckRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Forge) listRefCheckRuns(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+	repo, sha, ok := f.refCommitFor(w, r)
 	if !ok {
-		return
-	}
-	ref := mux.Vars(r)["ref"]
-	sha, ok := f.peelRefToCommit(repo, ref)
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
 		return
 	}
 	f.answerCheckRuns(w, r, repo, func(run *CheckRun) bool { return run.HeadSHA == sha })
@@ -599,14 +593,8 @@ func (f *Forge) answerCheckRuns(w http.ResponseWriter, r *http.Request, repo *Re
 }
 
 func (f *Forge) listRefCheckSuites(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+	repo, sha, ok := f.refCommitFor(w, r)
 	if !ok {
-		return
-	}
-	ref := mux.Vars(r)["ref"]
-	sha, ok := f.peelRefToCommit(repo, ref)
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
 		return
 	}
 	q := r.URL.Query()

@@ -162,6 +162,13 @@ func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, out)
 		return
 	}
+	f.ctAnswerEntry(w, r, repo, ref, p, e)
+}
+
+// ctAnswerEntry answers a non-directory entry: its contents object (with
+// the file's content in base64, or its target for a symlink) or, when
+// asked for the raw media type, the file's bytes.
+func (f *Forge) ctAnswerEntry(w http.ResponseWriter, r *http.Request, repo *Repo, ref, p string, e gdTreeEntry) {
 	o := f.ctObject(repo, ref, p, e, false)
 	if e.Type != "blob" {
 		writeJSON(w, r, http.StatusOK, o)

@@ -237,7 +237,7 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 	evs := labelEvents(v, who, added, removed, repo)
 	repo.mu.Unlock()
 
-	if pr != nil {
+	{ // pull_request webhooks for a pull request; issue events for all
 		var pre []pullEvent
 		if edited {
 			pre = append(pre, pullEvent{view: v, action: "edited", sender: who, changes: changes})
@@ -364,7 +364,7 @@ func (f *Forge) lockIssue(lock bool) http.HandlerFunc {
 		is.Locked = lock
 		v := viewIssueLocked(repo, is)
 		repo.mu.Unlock()
-		if changed && v.Pull != nil {
+		if changed { // an issue event for all; a webhook for a pull request
 			action := "locked"
 			if !lock {
 				action = "unlocked"

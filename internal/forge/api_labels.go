@@ -77,12 +77,10 @@ func setIssueLabelsLocked(is *Issue, want []*Label) (added, removed []Label) {
 	return added, removed
 }
 
-// labelEvents are the pull_request labeled/unlabeled webhooks of a label
-// change (none for plain issues: the App does not hear "issues").
+// labelEvents are the labeled/unlabeled events of a label change: issue
+// events for every issue, pull_request webhooks for pull requests (the
+// App does not hear "issues").
 func labelEvents(v issueView, sender *Account, added, removed []Label, repo *Repo) []pullEvent {
-	if v.Pull == nil {
-		return nil
-	}
 	var evs []pullEvent
 	for i := range added {
 		evs = append(evs, pullEvent{view: v, action: "labeled", sender: sender, label: &added[i]})

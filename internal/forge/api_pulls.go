@@ -38,6 +38,17 @@ func requireActor(w http.ResponseWriter, p *principal) (*Account, bool) {
 	return p.account, true
 }
 
+// pullActorFor is pullFor for a reader who must be signed in: the
+// account acting (401 when anonymous).
+func (f *Forge) pullActorFor(w http.ResponseWriter, r *http.Request) (*Repo, *Account, int, bool) {
+	repo, p, n, ok := f.pullFor(w, r, PermRead)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	who, ok := requireActor(w, p)
+	return repo, who, n, ok
+}
+
 // pullFor resolves {owner}/{repo} for the caller (need) and {number} to
 // an existing pull request (404 otherwise, also for an issue's number).
 func (f *Forge) pullFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, int, bool) {

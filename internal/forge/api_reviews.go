@@ -53,11 +53,7 @@ func checkReviewEvent(w http.ResponseWriter, state, body string, hasComments, is
 }
 
 func (f *Forge) createReview(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
+	repo, who, n, ok := f.pullActorFor(w, r)
 	if !ok {
 		return
 	}
@@ -179,11 +175,7 @@ func (f *Forge) listReviews(w http.ResponseWriter, r *http.Request) {
 
 // submitReview submits the caller's pending review with an event.
 func (f *Forge) submitReview(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
+	repo, who, n, ok := f.pullActorFor(w, r)
 	if !ok {
 		return
 	}
@@ -230,11 +222,7 @@ func (f *Forge) submitReview(w http.ResponseWriter, r *http.Request) {
 
 // updateReview changes a review's body (its author only).
 func (f *Forge) updateReview(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
+	repo, who, n, ok := f.pullActorFor(w, r)
 	if !ok {
 		return
 	}
@@ -269,11 +257,7 @@ func (f *Forge) updateReview(w http.ResponseWriter, r *http.Request) {
 
 // deleteReview deletes the caller's pending review.
 func (f *Forge) deleteReview(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
+	repo, who, n, ok := f.pullActorFor(w, r)
 	if !ok {
 		return
 	}

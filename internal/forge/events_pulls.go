@@ -9,7 +9,7 @@ import "github.com/google/go-github/v60/github"
 // that payloads (which cost git calls) are built only then.
 func (f *Forge) wantsHooks(repo *Repo) bool {
 	app := f.appInfo()
-	return app != nil && app.WebhookURL != "" && f.installationFor(repo) != nil
+	return app != nil && app.WebhookURL != "" && f.installationFor(repo) != nil || len(f.repoHooks.list(repo.ID)) > 0
 }
 
 // pullEvent is one pull_request webhook to send.
@@ -27,6 +27,7 @@ type pullEvent struct {
 
 // emitPull sends a pull_request webhook.
 func (f *Forge) emitPull(repo *Repo, e pullEvent) {
+	f.recordIssueEvent(repo, e)
 	if e.view.Pull == nil || !f.wantsHooks(repo) {
 		return
 	}

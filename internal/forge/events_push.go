@@ -103,10 +103,7 @@ func (f *Forge) gdAccountByEmail(email string) *Account {
 
 // pushWantsWebhooks reports whether webhooks about repo go anywhere (the same
 // test as emit's), so payloads are not computed for nothing.
-func (f *Forge) pushWantsWebhooks(repo *Repo) bool {
-	app := f.appInfo()
-	return app != nil && app.WebhookURL != "" && f.installationFor(repo) != nil
-}
+func (f *Forge) pushWantsWebhooks(repo *Repo) bool { return f.wantsHooks(repo) }
 
 // pushRepoMap is the repository object as a JSON map, with the empty
 // lists GitHub sends kept (and "forks", which go-github's Repository

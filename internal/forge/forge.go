@@ -59,6 +59,8 @@ type Forge struct {
 	faults *faultInjector
 	hooks  *deliverer
 
+	repoHooks hookStore
+
 	server   *http.Server
 	listener net.Listener
 }

@@ -311,9 +311,16 @@ type gitCommit struct {
 // logCommits lists the commits of a revision range, oldest first, at most
 // limit (0: no limit).
 func (g *gitCLI) logCommits(path string, limit int, revs ...string) ([]gitCommit, error) {
+	return g.logCommitsTouching(path, limit, revs, nil)
+}
+
+// logCommitsTouching is logCommits limited to the commits that change one
+// of paths (all commits when paths is empty).
+func (g *gitCLI) logCommitsTouching(path string, limit int, revs, paths []string) ([]gitCommit, error) {
 	args := []string{"log", "--reverse", "--topo-order", "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct%x00%B%x1e"}
 	args = append(args, revs...)
 	args = append(args, "--")
+	args = append(args, paths...)
 	out, err := g.run(path, nil, args...)
 	if err != nil {
 		return nil, err

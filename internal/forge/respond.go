@@ -32,7 +32,10 @@ type fieldError struct {
 	Message  string `json:"message,omitempty"`
 }
 
-var errAlreadyExists = errors.New("already exists")
+var (
+	errAlreadyExists = errors.New("already exists")
+	errTooManyHooks  = errors.New("too many hooks")
+)
 
 // writeError answers with GitHub's error body.
 func writeError(w http.ResponseWriter, status int, msg string, errs ...fieldError) {

@@ -27,13 +27,20 @@ func (f *Forge) Handler() http.Handler {
 	f.routesRepos(api)
 	f.routesGitData(api)
 	f.routesContents(api)
+	f.routesReviewComments(api)
 	f.routesPulls(api)
 	f.routesReviews(api)
+	f.routesIssueEvents(api)
 	f.routesIssues(api)
 	f.routesComments(api)
 	f.routesReactions(api)
 	f.routesLabels(api)
 	f.routesChecks(api)
+	f.routesStatuses(api)
+	f.routesCommits(api)
+	f.routesRepoExtras(api)
+	f.routesSearch(api)
+	f.routesHooks(api)
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
@@ -131,7 +138,8 @@ func (f *Forge) authMiddleware(next http.Handler) http.Handler {
 			writeError(w, http.StatusUnauthorized, "Bad credentials")
 			return
 		}
-		f.rate.setHeaders(w, p, f.opts.Now())
+		// GET /rate_limit does not count against the budget, as on GitHub.
+		f.rate.setHeaders(w, p, f.opts.Now(), r.URL.Path != apiPrefix+"/rate_limit")
 		next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
 	})
 }
@@ -144,8 +152,16 @@ type rateBudget struct {
 	reset time.Time
 }
 
-func (b *rateBudget) setHeaders(w http.ResponseWriter, p *principal, now time.Time) {
+// rateWindow is a caller's budget in the current hour.
+type rateWindow struct {
+	limit, used int
+	reset       time.Time
+}
+
+// take reads the caller's budget, spending one call when count.
+func (b *rateBudget) take(p *principal, now time.Time, count bool) rateWindow {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.used == nil || !now.Before(b.reset) {
 		b.used = map[string]int{}
 		b.reset = now.Add(time.Hour).Truncate(time.Second)
@@ -154,15 +170,19 @@ func (b *rateBudget) setHeaders(w http.ResponseWriter, p *principal, now time.Ti
 	if p != nil {
 		key, limit = principalKeyOf(p), 5000
 	}
-	b.used[key]++
-	used := b.used[key]
-	reset := b.reset
-	b.mu.Unlock()
+	if count {
+		b.used[key]++
+	}
+	return rateWindow{limit: limit, used: b.used[key], reset: b.reset}
+}
+
+func (b *rateBudget) setHeaders(w http.ResponseWriter, p *principal, now time.Time, count bool) {
+	win := b.take(p, now, count)
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(limit-used, 0)))
-	h.Set("X-RateLimit-Used", strconv.Itoa(used))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(win.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(win.limit-win.used, 0)))
+	h.Set("X-RateLimit-Used", strconv.Itoa(win.used))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(win.reset.Unix(), 10))
 	h.Set("X-RateLimit-Resource", "core")
 }
 
@@ -210,6 +230,16 @@ func actor(p *principal) *Account {
 		return nil
 	}
 	return p.account
+}
+
+// repoAndID resolves {owner}/{repo} for a reader and the numeric {id}.
+func (f *Forge) repoAndID(w http.ResponseWriter, r *http.Request) (*Repo, int64, bool) {
+	repo, _, ok := f.repoFor(w, r, PermRead)
+	if !ok {
+		return nil, 0, false
+	}
+	id, ok := intVar(w, r, "id")
+	return repo, id, ok
 }
 
 // intVar reads a numeric path variable; false (and a 404) if malformed.

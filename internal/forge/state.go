@@ -103,6 +103,10 @@ type Repo struct {
 	Suites     map[int64]*CheckSuite
 	Releases   map[int64]*Release
 	Reactions  map[int64]*Reaction
+	Statuses   []*CommitStatus // oldest first
+
+	ReviewComments map[int64]*ReviewComment // created when first needed
+	IssueEvents    []*IssueEvent            // oldest first
 }
 
 // FullName is "owner/name".
@@ -228,6 +232,52 @@ type Release struct {
 	Author      *Account
 	CreatedAt   time.Time
 	PublishedAt *time.Time
+}
+
+// ReviewComment is a pull request review comment on a line of a file.
+type ReviewComment struct {
+	ID        int64
+	PullNum   int
+	ReviewID  int64
+	InReplyTo int64
+	Path      string
+	CommitID  string
+	Line      int
+	Side      string // LEFT | RIGHT
+	Position  int    // the line's position in the file's diff
+	DiffHunk  string
+	Body      string
+	User      *Account
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// IssueEvent is something that happened to an issue or pull request
+// (closed, labeled, merged, ...), as GitHub's issue events API lists it.
+type IssueEvent struct {
+	ID         int64
+	IssueNum   int
+	Event      string
+	Actor      *Account
+	CreatedAt  time.Time
+	CommitID   string   // merged, closed by a merge
+	Label      *Label   // labeled, unlabeled
+	Subject    *Account // assignee, or requested reviewer
+	RenameFrom string   // renamed
+	RenameTo   string
+}
+
+// CommitStatus is a commit status (the Statuses API) on a commit.
+type CommitStatus struct {
+	ID          int64
+	SHA         string
+	State       string // error | failure | pending | success
+	Context     string
+	TargetURL   string
+	Description string
+	Creator     *Account
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Reaction is a reaction to an issue comment (or issue: SubjectKind).

@@ -9,7 +9,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -25,6 +28,26 @@ type Delivery struct {
 	Status  int    // the receiver's answer; 0 when dropped or failed
 	Err     string // transport error, if any
 	Dropped bool   // lost by fault injection
+
+	// For a repository hook's delivery (HookID 0 is the App's).
+	HookID      int64
+	Num         int64 // the delivery's numeric id in the hooks API
+	RepoID      int64
+	Redelivery  bool
+	DeliveredAt time.Time
+	Duration    time.Duration
+	ReqHeaders  map[string]string
+	RespHeaders map[string]string
+	RespBody    string
+	target      hookTarget
+}
+
+// hookTarget is where and how a delivery goes.
+type hookTarget struct {
+	url, contentType string
+	secret           []byte
+	targetType       string // integration | repository
+	targetID         int64
 }
 
 // deliverer sends webhooks one at a time, in the order they were emitted,
@@ -38,6 +61,7 @@ type deliverer struct {
 	cond    *sync.Cond
 	pending int
 	log     []Delivery
+	hookLog []Delivery // repository hooks' deliveries, oldest first
 	started bool
 	done    chan struct{}
 }
@@ -74,37 +98,88 @@ func (d *deliverer) run() {
 	for del := range d.queue {
 		d.send(del)
 		d.mu.Lock()
-		d.log = append(d.log, *del)
+		if del.HookID == 0 {
+			d.log = append(d.log, *del)
+		} else {
+			d.hookLog = append(d.hookLog, *del)
+			if len(d.hookLog) > maxHookLog {
+				d.hookLog = d.hookLog[len(d.hookLog)-maxHookLog:]
+			}
+		}
 		d.pending--
 		d.cond.Broadcast()
 		d.mu.Unlock()
 	}
 }
 
-// emit queues a webhook for the App, if one is registered with a URL.
-// payload is marshalled as is (a go-github event type or a map).
+// maxHookLog bounds the repository hooks' delivery history kept.
+const maxHookLog = 10000
+
+// appOnlyEvents go to the App, never to repository hooks.
+var appOnlyEvents = map[string]bool{"installation": true, "installation_repositories": true}
+
+// emit queues a webhook for the App, if one is registered with a URL and
+// installed on repo, and for each active hook of repo subscribed to the
+// event. payload is marshalled as is (a go-github event type or a map).
 func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 	app := f.appInfo()
-	if app == nil || app.WebhookURL == "" {
-		return
+	toApp := app != nil && app.WebhookURL != "" && (repo == nil || f.installationFor(repo) != nil) &&
+		(event == "installation" || slices.Contains(appEvents(), event)) // what the App subscribes to
+	var hooks []Hook
+	if repo != nil && !appOnlyEvents[event] {
+		hooks = f.repoHooks.subscribed(repo.ID, event)
 	}
-	if repo != nil && f.installationFor(repo) == nil {
-		return // the App only hears about repositories it is installed on
+	if !toApp && len(hooks) == 0 {
+		return
 	}
 	body, err := json.Marshal(payload)
 	if err != nil {
 		f.log.WithError(err).WithField("event", event).Error("marshal webhook payload")
 		return
 	}
-	del := &Delivery{ID: newDeliveryID(), Event: event, Action: action, Payload: body}
-	if repo != nil {
-		del.Repo = repo.FullName()
+	if toApp {
+		del := &Delivery{ID: newDeliveryID(), Event: event, Action: action, Payload: body}
+		if repo != nil {
+			del.Repo = repo.FullName()
+		}
+		f.hooks.queueDelivery(del)
 	}
-	d := f.hooks
+	if len(hooks) > 0 {
+		hookBody := withoutInstallation(body)
+		for _, h := range hooks {
+			f.hooks.queueDelivery(&Delivery{ID: newDeliveryID(), Event: event, Action: action, Payload: hookBody,
+				Repo: repo.FullName(), RepoID: repo.ID, HookID: h.ID, Num: f.newID(), target: h.target(repo)})
+		}
+	}
+}
+
+// withoutInstallation drops the "installation" a payload carries for the
+// App: a repository hook's payload has none, as on GitHub.
+func withoutInstallation(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || m["installation"] == nil {
+		return body
+	}
+	delete(m, "installation")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func (d *deliverer) queueDelivery(del *Delivery) {
 	d.mu.Lock()
 	d.pending++
 	d.mu.Unlock()
 	d.queue <- del
+}
+
+// appTarget is the App's webhook: its URL and secret, as it is now.
+func (d *deliverer) appTarget() hookTarget {
+	app := d.f.appInfo()
+	return hookTarget{url: app.WebhookURL, contentType: "json", secret: app.WebhookSecret,
+		targetType: "integration", targetID: app.ID}
 }
 
 func (d *deliverer) send(del *Delivery) {
@@ -112,35 +187,60 @@ func (d *deliverer) send(del *Delivery) {
 		del.Dropped = true
 		return
 	}
-	app := d.f.appInfo()
-	req, err := http.NewRequest(http.MethodPost, app.WebhookURL, bytes.NewReader(del.Payload))
+	t := del.target
+	if del.HookID == 0 {
+		t = d.appTarget()
+	}
+	body, ctype := del.Payload, "application/json"
+	if t.contentType == "form" {
+		body, ctype = []byte("payload="+url.QueryEscape(string(del.Payload))), "application/x-www-form-urlencoded"
+	}
+	req, err := http.NewRequest(http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
 		del.Err = err.Error()
 		return
 	}
-	mac := hmac.New(sha256.New, app.WebhookSecret)
-	mac.Write(del.Payload)
-	mac1 := hmac.New(sha1.New, app.WebhookSecret)
-	mac1.Write(del.Payload)
 	h := req.Header
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", ctype)
 	h.Set("User-Agent", "GitHub-Hookshot/forge")
 	h.Set("X-GitHub-Event", del.Event)
 	h.Set("X-GitHub-Delivery", del.ID)
-	h.Set("X-GitHub-Hook-ID", "1")
-	h.Set("X-GitHub-Hook-Installation-Target-Type", "integration")
-	h.Set("X-GitHub-Hook-Installation-Target-ID", strconv.FormatInt(app.ID, 10))
-	h.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
-	h.Set("X-Hub-Signature", "sha1="+hex.EncodeToString(mac1.Sum(nil)))
+	h.Set("X-GitHub-Hook-ID", strconv.FormatInt(max(del.HookID, 1), 10))
+	h.Set("X-GitHub-Hook-Installation-Target-Type", t.targetType)
+	h.Set("X-GitHub-Hook-Installation-Target-ID", strconv.FormatInt(t.targetID, 10))
+	if len(t.secret) > 0 {
+		mac := hmac.New(sha256.New, t.secret)
+		mac.Write(body)
+		mac1 := hmac.New(sha1.New, t.secret)
+		mac1.Write(body)
+		h.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+		h.Set("X-Hub-Signature", "sha1="+hex.EncodeToString(mac1.Sum(nil)))
+	}
+	del.ReqHeaders = map[string]string{}
+	for k := range h {
+		del.ReqHeaders[k] = h.Get(k)
+	}
+	start := time.Now()
+	del.DeliveredAt = d.f.now()
 	resp, err := d.client.Do(req)
+	del.Duration = time.Since(start)
 	if err != nil {
 		del.Err = err.Error()
 		d.f.log.WithError(err).WithField("event", del.Event).Warn("webhook delivery failed")
 		return
 	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxHookResponse))
 	_ = resp.Body.Close()
 	del.Status = resp.StatusCode
+	del.RespBody = string(data)
+	del.RespHeaders = map[string]string{}
+	for k := range resp.Header {
+		del.RespHeaders[k] = resp.Header.Get(k)
+	}
 }
+
+// maxHookResponse bounds the receiver's answer a delivery keeps.
+const maxHookResponse = 64 << 10
 
 // WaitDeliveries blocks until every webhook emitted so far was delivered
 // (or dropped), or ctx ends.
@@ -167,7 +267,7 @@ func (f *Forge) WaitDeliveries(ctx context.Context) error {
 	}
 }
 
-// Deliveries returns every delivery made so far, in order.
+// Deliveries returns every delivery to the App made so far, in order.
 func (f *Forge) Deliveries() []Delivery {
 	f.hooks.mu.Lock()
 	defer f.hooks.mu.Unlock()
