@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,7 +69,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, args[1:], s); err != nil {
-				fmt.Fprintf(stderr, "porchbot %s: %v\n", c.name, err)
+				if !errors.As(err, new(reportedError)) {
+					fmt.Fprintf(stderr, "porchbot %s: %v\n", c.name, err)
+				}
 				return 1
 			}
 			return 0

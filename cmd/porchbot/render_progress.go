@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/porchbot/porchbot/internal/config/strictyaml"
+	"github.com/porchbot/porchbot/internal/render"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+)
+
+// progress prints kpt fn render's progress lines.
+type progress struct {
+	w        io.Writer
+	root     string // the root package's directory name
+	truncate bool
+	// stopped is set at the first exec function skipped for want of
+	// --allow-exec: kpt stops there, so the progress does too
+	stopped bool
+}
+
+// truncateLines is how many lines of results or stderr kpt shows per
+// function unless --truncate-output=false.
+const truncateLines = 4
+
+func (p *progress) pkg(rel string) {
+	if p.stopped {
+		return
+	}
+	fmt.Fprintf(p.w, "Package %q: \n", filepath.ToSlash(filepath.Join(p.root, rel)))
+}
+
+func (p *progress) step(s render.Step) {
+	if p.stopped {
+		return
+	}
+	if s.Status == render.StepSkipped {
+		p.stopped = true
+		return
+	}
+	fmt.Fprintf(p.w, "[RUNNING] %q\n", s.Function())
+	switch s.Status {
+	case render.StepFailed:
+		fmt.Fprintf(p.w, "[FAIL] %q in %s\n", s.Function(), s.Duration.Truncate(100*time.Millisecond))
+	default:
+		fmt.Fprintf(p.w, "[PASS] %q in %s\n", s.Function(), s.Duration.Truncate(100*time.Millisecond))
+	}
+	if len(s.Results) > 0 {
+		lines := make([]string, len(s.Results))
+		for i, r := range s.Results {
+			lines[i] = resultLine(r)
+		}
+		fmt.Fprintln(p.w, "  Results:")
+		p.block(lines, false)
+	}
+	if s.Stderr != "" {
+		fmt.Fprintln(p.w, "  Stderr:")
+		p.block(strings.Split(s.Stderr, "\n"), true)
+	}
+	if s.Status == render.StepFailed {
+		fmt.Fprintf(p.w, "  Exit code: %d\n", exitCodeOf(s))
+	}
+	if s.Stderr != "" || s.Status == render.StepFailed {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// block prints lines indented under a heading, the first four only unless
+// truncation is off.
+func (p *progress) block(lines []string, quote bool) {
+	shown := lines
+	if p.truncate && len(lines) > truncateLines {
+		shown = lines[:truncateLines]
+	}
+	for _, l := range shown {
+		if quote {
+			l = fmt.Sprintf("%q", l)
+		}
+		fmt.Fprintf(p.w, "    %s\n", l)
+	}
+	if n := len(lines) - len(shown); n > 0 {
+		fmt.Fprintf(p.w, "    ...(%d line(s) truncated, use '--truncate-output=false' to disable)\n", n)
+	}
+}
+
+func resultLine(r *framework.Result) string {
+	sev := string(r.Severity)
+	if sev == "" {
+		sev = string(framework.Info)
+	}
+	return fmt.Sprintf("[%s]: %s", sev, r.Message)
+}
+
+// exitCodeOf is a failed step's exit code: the function's own when it ran
+// as a program, else 1.
+func exitCodeOf(s render.Step) int {
+	if s.ExitCode != 0 {
+		return s.ExitCode
+	}
+	return 1
+}
+
+// printRenderError prints a failed render's error as kpt does and returns it.
+// A function failure was printed with its step already.
+func printRenderError(w io.Writer, err error) error {
+	if errors.Is(err, render.ErrIncomplete) {
+		fmt.Fprintln(w, "Error: must run with `--allow-exec` option to allow running function binaries ")
+		return err
+	}
+	var fe *render.FunctionError
+	if errors.As(err, &fe) && fe.ExitCode != 0 {
+		return err
+	}
+	var ke *render.KptfileError
+	if errors.As(err, &ke) {
+		dir := filepath.Dir(ke.File)
+		if ke.Missing {
+			fmt.Fprintf(w, "Error: No Kptfile found at %q. \n", dir)
+			return err
+		}
+		fmt.Fprintf(w, "Error: Kptfile at %q can't be read.\n\nDetails:\n%s \n", dir, kptfileDetails(ke))
+		return err
+	}
+	fmt.Fprintf(w, "Error: %v \n", err)
+	return err
+}
+
+// kptfileDetails words a Kptfile problem as kpt's YAML decoder does where it
+// can: a YAML syntax error, an unknown top-level field with its line.
+func kptfileDetails(ke *render.KptfileError) string {
+	var ve *strictyaml.ValidationError
+	if !errors.As(ke.Err, &ve) || len(ve.Problems) == 0 {
+		return fmt.Sprint(ke.Err)
+	}
+	var unknown []string
+	for _, pr := range ve.Problems {
+		if msg, ok := strings.CutPrefix(pr.Message, "invalid YAML: "); ok {
+			return "yaml: " + msg
+		}
+		if f, ok := strings.CutPrefix(pr.Message, "unknown field "); ok && pr.Column == 1 {
+			if i := strings.Index(f[1:], `"`); strings.HasPrefix(f, `"`) && i >= 0 {
+				f = f[1 : i+1]
+			}
+			unknown = append(unknown, fmt.Sprintf("  line %d: field %s not found in type v1.KptFile", pr.Line, f))
+		}
+	}
+	if len(unknown) == 0 {
+		return ve.Error()
+	}
+	return "yaml: unmarshal errors:\n" + strings.Join(unknown, "\n")
+}
