@@ -51,6 +51,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pullPolicy := fs.String("image-pull-policy", "", "accepted for kpt compatibility (Always, IfNotPresent, Never): built-ins need no image")
 	truncate := fs.Bool("truncate-output", true, "truncate function results and stderr in the progress output")
 	fs.Bool("allow-network", false, "accepted for kpt compatibility: built-ins use no network")
+	fs.Bool("allow-alpha-wasm", false, "accepted for kpt compatibility: wasm functions are not supported")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -138,8 +139,9 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err != nil {
 		resultsNote() // kpt says where the results are before its error
-		return reportedError{printRenderError(stderr, err)}
+		return reportedError{p.printRenderError(err)}
 	}
+	p.endPackage()
 	if output == "" {
 		fmt.Fprintf(stderr, "Successfully executed %d function(s) in %d package(s).\n", len(res.Steps), res.Packages)
 	}

@@ -68,6 +68,8 @@ func newKptRig(t *testing.T) *kptRig {
 		"set-labels": fmt.Sprintf("echo 'hello from fn' >&2\necho 'line2' >&2\nexec %s fn set-labels\n", r.bin),
 		// a validator that fails with more stderr than kpt shows
 		"deny": "for i in 1 2 3 4 5 6; do echo \"err $i\" >&2; done\nexit 3\n",
+		// a validator that fails with structured results only
+		"report": "cat >/dev/null\ncat <<'Y'\n" + reportList + "Y\nexit 1\n",
 	}
 	for name, body := range scripts {
 		if err := os.MkdirAll(r.fns, 0o755); err != nil {
@@ -96,6 +98,28 @@ func (r *kptRig) pkg(name string, files map[string]string) {
 		}
 	}
 }
+
+// reportList is results naming resources and fields in each way kpt shows.
+const reportList = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items: []
+results:
+- message: plain
+  severity: error
+- message: namespaced
+  severity: warning
+  resourceRef: {apiVersion: v1, kind: ConfigMap, name: cm, namespace: ns}
+  field: {path: data.k, currentValue: a, proposedValue: b}
+  file: {path: cm.yaml, index: 0}
+- message: cluster-scoped
+  resourceRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+- message: field only
+  field: {path: spec.x}
+- message: file only
+  file: {path: cm.yaml}
+- message: name only
+  resourceRef: {name: x}
+`
 
 type runOut struct {
 	code           int
@@ -228,6 +252,20 @@ func TestRenderAsKptInPlace(t *testing.T) {
 	r.sameTree("app")
 	r.sameTree("res")
 
+	// three levels, a subpackage without a pipeline, results without stderr
+	nested := twoPackages()
+	nested["sub/deeper/Kptfile"] = nested["Kptfile"]
+	nested["sub/deeper/cm.yaml"] = nested["cm.yaml"]
+	nested["sub/plain/Kptfile"] = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: plain\n"
+	nested["Kptfile"] = strings.Replace(nested["Kptfile"], "    - exec: @FN@/set-labels\n      configMap:\n        tier: web\n", "", 1)
+	r.pkg("nested", nested)
+	k, p = r.run("--allow-exec", "nested")
+	r.same(k, p)
+	r.sameTree("nested")
+	if !strings.Contains(p.stderr, "Successfully executed 4 function(s) in 4 package(s).") {
+		t.Errorf("progress:\n%s", p.stderr)
+	}
+
 	// --truncate-output=false shows every line
 	r.pkg("again", twoPackages())
 	k, p = r.run("--truncate-output=false", "--allow-exec", "again")
@@ -273,6 +311,9 @@ func TestRenderAsKptFailures(t *testing.T) {
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
+	r.pkg("report", map[string]string{
+		"Kptfile": fmt.Sprintf(minimal, "report") + "pipeline:\n  validators:\n    - exec: @FN@/report\n",
+	})
 	for _, c := range []struct {
 		name string
 		args []string
@@ -280,6 +321,8 @@ func TestRenderAsKptFailures(t *testing.T) {
 	}{
 		{"failing function", []string{"--allow-exec", "deny", "--results-dir", "res"}, "  Exit code: 3\n"},
 		{"failing function untruncated", []string{"--allow-exec", "--truncate-output=false", "deny"}, "    \"err 6\"\n"},
+		{"structured results", []string{"--allow-exec", "report"}, "    [warning] v1/ConfigMap/ns/cm data.k: namespaced\n"},
+		{"structured results untruncated", []string{"--allow-exec", "--truncate-output=false", "report"}, "    [info] x: name only\n  Exit code: 1\n"},
 		{"no Kptfile", []string{"nokptfile"}, "Error: No Kptfile found at "},
 		{"unknown field", []string{"unknownfield"}, "  line 5: field foo not found in type v1.KptFile \n"},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
@@ -288,7 +331,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"unknown flag", []string{"--bogus", "empty"}, "error: unknown flag: --bogus\n"},
 		{"bad image pull policy", []string{"--image-pull-policy", "sometimes", "empty"}, "must be one of: Always, IfNotPresent, Never\n"},
 		{"first argument only", []string{"empty", "nokptfile"}, "Successfully executed 0 function(s) in 1 package(s).\n"},
-		{"accepted flags", []string{"--allow-network", "--truncate-output", "empty"}, "Package \"empty\": \n"},
+		{"accepted flags", []string{"--allow-network", "--allow-alpha-wasm", "--truncate-output", "empty"}, "Package \"empty\": \n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			k, p := r.run(c.args...)

@@ -21,6 +21,20 @@ type progress struct {
 	// stopped is set at the first exec function skipped for want of
 	// --allow-exec: kpt stops there, so the progress does too
 	stopped bool
+	// ended is set once a package has run a function: kpt closes such a
+	// package with a blank line when the next starts or the render ends
+	ended bool
+	// failed is the message of the function that failed, already shown
+	failed string
+}
+
+// endPackage prints the blank line that closes a package that ran
+// functions.
+func (p *progress) endPackage() {
+	if p.ended {
+		fmt.Fprintln(p.w)
+		p.ended = false
+	}
 }
 
 // truncateLines is how many lines of results or stderr kpt shows per
@@ -31,6 +45,7 @@ func (p *progress) pkg(rel string) {
 	if p.stopped {
 		return
 	}
+	p.endPackage()
 	fmt.Fprintf(p.w, "Package %q: \n", filepath.ToSlash(filepath.Join(p.root, rel)))
 }
 
@@ -64,7 +79,11 @@ func (p *progress) step(s render.Step) {
 	if s.Status == render.StepFailed {
 		fmt.Fprintf(p.w, "  Exit code: %d\n", exitCodeOf(s))
 	}
-	if s.Stderr != "" || s.Status == render.StepFailed {
+	p.ended = s.Status != render.StepFailed
+	if s.Status == render.StepFailed {
+		p.failed = s.Message
+	}
+	if s.Status == render.StepFailed {
 		fmt.Fprintln(p.w)
 	}
 }
@@ -87,12 +106,32 @@ func (p *progress) block(lines []string, quote bool) {
 	}
 }
 
+// resultLine is a result as kpt shows it: "[severity] apiVersion/kind/
+// namespace/name field.path: message", the parts it has.
 func resultLine(r *framework.Result) string {
 	sev := string(r.Severity)
 	if sev == "" {
 		sev = string(framework.Info)
 	}
-	return fmt.Sprintf("[%s]: %s", sev, r.Message)
+	var where []string
+	if ref := r.ResourceRef; ref != nil {
+		var parts []string
+		for _, v := range []string{ref.APIVersion, ref.Kind, ref.Namespace, ref.Name} {
+			if v != "" {
+				parts = append(parts, v)
+			}
+		}
+		if len(parts) > 0 {
+			where = append(where, strings.Join(parts, "/"))
+		}
+	}
+	if r.Field != nil && r.Field.Path != "" {
+		where = append(where, r.Field.Path)
+	}
+	if len(where) == 0 {
+		return fmt.Sprintf("[%s]: %s", sev, r.Message)
+	}
+	return fmt.Sprintf("[%s] %s: %s", sev, strings.Join(where, " "), r.Message)
 }
 
 // exitCodeOf is a failed step's exit code: the function's own when it ran
@@ -106,7 +145,11 @@ func exitCodeOf(s render.Step) int {
 
 // printRenderError prints a failed render's error as kpt does and returns it.
 // A function failure was printed with its step already.
-func printRenderError(w io.Writer, err error) error {
+func (p *progress) printRenderError(err error) error {
+	w := p.w
+	if p.failed != "" && strings.HasSuffix(err.Error(), p.failed) {
+		return err // the failed function's block said it
+	}
 	if errors.Is(err, render.ErrIncomplete) {
 		fmt.Fprintln(w, "Error: must run with `--allow-exec` option to allow running function binaries ")
 		return err

@@ -118,3 +118,20 @@ source: |
 		t.Errorf("stdout: %q", stdout.String())
 	}
 }
+
+// TestRunRenderUnknownImage: an image porchbot has no built-in for fails the
+// render with one message, shown once, under the function.
+func TestRunRenderUnknownImage(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"Kptfile": strings.Replace(renderKptfile, "gcr.io/kpt-fn/set-namespace:v0.4.1", "gcr.io/example/frobnicate:v1", 1),
+	})
+	var stdout, stderr bytes.Buffer
+	err := runRender(context.Background(), []string{dir}, &stdout, &stderr)
+	if !errors.As(err, new(reportedError)) {
+		t.Fatalf("want an error already printed, got %v", err)
+	}
+	if n := strings.Count(stderr.String(), "has no built-in named frobnicate"); n != 1 ||
+		!strings.Contains(stderr.String(), "[FAIL] \"gcr.io/example/frobnicate:v1\" in ") {
+		t.Errorf("message shown %d times:\n%s", n, stderr.String())
+	}
+}
