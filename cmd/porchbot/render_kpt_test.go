@@ -308,6 +308,9 @@ func TestRenderAsKptFailures(t *testing.T) {
 	})
 	r.pkg("nokptfile", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"})
 	r.pkg("unknownfield", map[string]string{"Kptfile": fmt.Sprintf(minimal, "u") + "foo: bar\n"})
+	r.pkg("unknownnested", map[string]string{"Kptfile": fmt.Sprintf(minimal, "n") +
+		"  foo: 1\npipeline:\n  mutators:\n    - image: a\n      bar: 1\n      selectors:\n        - baz: 1\nupstream:\n  git:\n    qux: 1\n"})
+	r.pkg("unknowngate", map[string]string{"Kptfile": fmt.Sprintf(minimal, "g") + "info:\n  readinessGates:\n    - foo: 1\n"})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
@@ -325,6 +328,8 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"structured results untruncated", []string{"--allow-exec", "--truncate-output=false", "report"}, "    [info] x: name only\n  Exit code: 1\n"},
 		{"no Kptfile", []string{"nokptfile"}, "Error: No Kptfile found at "},
 		{"unknown field", []string{"unknownfield"}, "  line 5: field foo not found in type v1.KptFile \n"},
+		{"unknown nested fields", []string{"unknownnested"}, "  line 5: field foo not found in type yaml.ObjectMeta\n  line 9: field bar not found in type v1.Function\n"},
+		{"unknown field before a missing one", []string{"unknowngate"}, "  line 7: field foo not found in type v1.ReadinessGate \n"},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -172,8 +173,9 @@ func (p *progress) printRenderError(err error) error {
 	return err
 }
 
-// kptfileDetails words a Kptfile problem as kpt's YAML decoder does where it
-// can: a YAML syntax error, an unknown top-level field with its line.
+// kptfileDetails words a Kptfile problem as kpt's YAML decoder does: a YAML
+// syntax error, or the unknown fields with their lines and the kpt type that
+// lacks them (kpt reports those before any other problem).
 func kptfileDetails(ke *render.KptfileError) string {
 	var ve *strictyaml.ValidationError
 	if !errors.As(ke.Err, &ve) || len(ve.Problems) == 0 {
@@ -184,15 +186,51 @@ func kptfileDetails(ke *render.KptfileError) string {
 		if msg, ok := strings.CutPrefix(pr.Message, "invalid YAML: "); ok {
 			return "yaml: " + msg
 		}
-		if f, ok := strings.CutPrefix(pr.Message, "unknown field "); ok && pr.Column == 1 {
-			if i := strings.Index(f[1:], `"`); strings.HasPrefix(f, `"`) && i >= 0 {
-				f = f[1 : i+1]
-			}
-			unknown = append(unknown, fmt.Sprintf("  line %d: field %s not found in type v1.KptFile", pr.Line, f))
+		if !strings.HasPrefix(pr.Message, "unknown field ") {
+			continue
 		}
+		parent, key := splitField(pr.Field)
+		typ, ok := kptfileTypes[indexRE.ReplaceAllString(parent, "[]")]
+		if !ok {
+			return ve.Error()
+		}
+		unknown = append(unknown, fmt.Sprintf("  line %d: field %s not found in type %s", pr.Line, key, typ))
 	}
 	if len(unknown) == 0 {
 		return ve.Error()
 	}
 	return "yaml: unmarshal errors:\n" + strings.Join(unknown, "\n")
+}
+
+var indexRE = regexp.MustCompile(`\[[0-9]+\]`)
+
+// splitField splits "a.b[0].c" into "a.b[0]" and "c".
+func splitField(f string) (parent, key string) {
+	if i := strings.LastIndex(f, "."); i >= 0 {
+		return f[:i], f[i+1:]
+	}
+	return "", f
+}
+
+// kptfileTypes names kpt's Go type for each struct of the Kptfile, as its
+// decoder's messages do.
+var kptfileTypes = map[string]string{
+	"":                                  "v1.KptFile",
+	"metadata":                          "yaml.ObjectMeta",
+	"upstream":                          "v1.Upstream",
+	"upstream.git":                      "v1.Git",
+	"upstreamLock":                      "v1.UpstreamLock",
+	"upstreamLock.git":                  "v1.GitLock",
+	"info":                              "v1.PackageInfo",
+	"info.readinessGates[]":             "v1.ReadinessGate",
+	"pipeline":                          "v1.Pipeline",
+	"pipeline.mutators[]":               "v1.Function",
+	"pipeline.validators[]":             "v1.Function",
+	"pipeline.mutators[].selectors[]":   "v1.Selector",
+	"pipeline.mutators[].exclude[]":     "v1.Selector",
+	"pipeline.validators[].selectors[]": "v1.Selector",
+	"pipeline.validators[].exclude[]":   "v1.Selector",
+	"inventory":                         "v1.Inventory",
+	"status":                            "v1.Status",
+	"status.conditions[]":               "v1.Condition",
 }
