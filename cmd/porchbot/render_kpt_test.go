@@ -311,6 +311,10 @@ func TestRenderAsKptFailures(t *testing.T) {
 	r.pkg("unknownnested", map[string]string{"Kptfile": fmt.Sprintf(minimal, "n") +
 		"  foo: 1\npipeline:\n  mutators:\n    - image: a\n      bar: 1\n      selectors:\n        - baz: 1\nupstream:\n  git:\n    qux: 1\n"})
 	r.pkg("unknowngate", map[string]string{"Kptfile": fmt.Sprintf(minimal, "g") + "info:\n  readinessGates:\n    - foo: 1\n"})
+	r.pkg("noconfig", map[string]string{
+		"Kptfile":     fmt.Sprintf(minimal, "noconfig"),
+		"sub/Kptfile": fmt.Sprintf(minimal, "sub") + "pipeline:\n  mutators:\n    - exec: @FN@/set-namespace\n      configPath: nothere.yaml\n",
+	})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
@@ -330,6 +334,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"unknown field", []string{"unknownfield"}, "  line 5: field foo not found in type v1.KptFile \n"},
 		{"unknown nested fields", []string{"unknownnested"}, "  line 5: field foo not found in type yaml.ObjectMeta\n  line 9: field bar not found in type v1.Function\n"},
 		{"unknown field before a missing one", []string{"unknowngate"}, "  line 7: field foo not found in type v1.ReadinessGate \n"},
+		{"configPath outside the package", []string{"--allow-exec", "noconfig"}, "Kptfile is invalid:\nField: `pipeline.mutators[0].configPath`\n"},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},

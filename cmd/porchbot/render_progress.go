@@ -169,6 +169,16 @@ func (p *progress) printRenderError(err error) error {
 		fmt.Fprintf(w, "Error: Kptfile at %q can't be read.\n\nDetails:\n%s \n", dir, kptfileDetails(ke))
 		return err
 	}
+	var ve *render.ValidateError
+	if errors.As(err, &ve) {
+		// kpt prints its Kptfile validation errors without "Error:"
+		fmt.Fprintf(w, "Kptfile is invalid:\nField: `%s`\n", ve.Field)
+		if ve.Value != "" {
+			fmt.Fprintf(w, "Value: %q\n", ve.Value)
+		}
+		fmt.Fprintf(w, "Reason: %s\n \n", ve.Reason)
+		return err
+	}
 	fmt.Fprintf(w, "Error: %v \n", err)
 	return err
 }
