@@ -315,6 +315,12 @@ func TestRenderAsKptFailures(t *testing.T) {
 		"Kptfile":     fmt.Sprintf(minimal, "noconfig"),
 		"sub/Kptfile": fmt.Sprintf(minimal, "sub") + "pipeline:\n  mutators:\n    - exec: @FN@/set-namespace\n      configPath: nothere.yaml\n",
 	})
+	for name, fn := range map[string]string{
+		"nofunction": "    - name: x\n", "emptyimage": "    - image: \"\"\n",
+		"both": "    - image: a\n      exec: b\n", "spacedimage": "    - image: \"bad image\"\n",
+	} {
+		r.pkg(name, map[string]string{"Kptfile": fmt.Sprintf(minimal, name) + "pipeline:\n  mutators:\n" + fn})
+	}
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
@@ -335,6 +341,10 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"unknown nested fields", []string{"unknownnested"}, "  line 5: field foo not found in type yaml.ObjectMeta\n  line 9: field bar not found in type v1.Function\n"},
 		{"unknown field before a missing one", []string{"unknowngate"}, "  line 7: field foo not found in type v1.ReadinessGate \n"},
 		{"configPath outside the package", []string{"--allow-exec", "noconfig"}, "Kptfile is invalid:\nField: `pipeline.mutators[0].configPath`\n"},
+		{"function without image or exec", []string{"nofunction"}, "Reason: must specify a functon (`image` or `exec`) to execute\n \n"},
+		{"empty image", []string{"emptyimage"}, "Field: `pipeline.mutators[0]`\n"},
+		{"image and exec", []string{"both"}, "Reason: must not specify both `image` and `exec` at the same time\n"},
+		{"image with a space", []string{"spacedimage"}, "Value: \"bad image\"\nReason: function name \"bad image\" is invalid\n"},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},

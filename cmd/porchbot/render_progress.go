@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,35 +167,70 @@ func (p *progress) printRenderError(err error) error {
 			fmt.Fprintf(w, "Error: No Kptfile found at %q. \n", dir)
 			return err
 		}
-		fmt.Fprintf(w, "Error: Kptfile at %q can't be read.\n\nDetails:\n%s \n", dir, kptfileDetails(ke))
+		details, unknown := kptfileDetails(ke)
+		if !unknown {
+			if ve, ok := kptValidation(ke); ok {
+				printValidation(w, ve)
+				return err
+			}
+		}
+		fmt.Fprintf(w, "Error: Kptfile at %q can't be read.\n\nDetails:\n%s \n", dir, details)
 		return err
 	}
 	var ve *render.ValidateError
 	if errors.As(err, &ve) {
-		// kpt prints its Kptfile validation errors without "Error:"
-		fmt.Fprintf(w, "Kptfile is invalid:\nField: `%s`\n", ve.Field)
-		if ve.Value != "" {
-			fmt.Fprintf(w, "Value: %q\n", ve.Value)
-		}
-		fmt.Fprintf(w, "Reason: %s\n \n", ve.Reason)
+		printValidation(w, ve)
 		return err
 	}
 	fmt.Fprintf(w, "Error: %v \n", err)
 	return err
 }
 
+// printValidation prints a Kptfile validation error as kpt does (without
+// "Error:").
+func printValidation(w io.Writer, ve *render.ValidateError) {
+	fmt.Fprintf(w, "Kptfile is invalid:\nField: `%s`\n", ve.Field)
+	if ve.Value != "" {
+		fmt.Fprintf(w, "Value: %q\n", ve.Value)
+	}
+	fmt.Fprintf(w, "Reason: %s\n \n", ve.Reason)
+}
+
+// kptValidation is the first pipeline problem the Kptfile reader found that
+// kpt reports as a validation error (decoding succeeds in kpt), in kpt's
+// words, typo included.
+func kptValidation(ke *render.KptfileError) (*render.ValidateError, bool) {
+	var ve *strictyaml.ValidationError
+	if !errors.As(ke.Err, &ve) {
+		return nil, false
+	}
+	for _, pr := range ve.Problems {
+		switch msg := pr.Message; {
+		case strings.HasSuffix(msg, `a function needs "image" or "exec"`), strings.HasSuffix(msg, `"image" or "exec" must not be empty`):
+			return &render.ValidateError{Field: pr.Field, Reason: "must specify a functon (`image` or `exec`) to execute"}, true
+		case strings.HasSuffix(msg, `a function has "image" or "exec", not both`):
+			return &render.ValidateError{Field: pr.Field, Reason: "must not specify both `image` and `exec` at the same time"}, true
+		case strings.HasSuffix(pr.Field, ".image") && imageSpaceRE.MatchString(msg):
+			if v, err := strconv.Unquote(imageSpaceRE.FindStringSubmatch(msg)[1]); err == nil {
+				return &render.ValidateError{Field: pr.Field, Value: v, Reason: fmt.Sprintf("function name %q is invalid", v)}, true
+			}
+		}
+	}
+	return nil, false
+}
+
 // kptfileDetails words a Kptfile problem as kpt's YAML decoder does: a YAML
 // syntax error, or the unknown fields with their lines and the kpt type that
 // lacks them (kpt reports those before any other problem).
-func kptfileDetails(ke *render.KptfileError) string {
+func kptfileDetails(ke *render.KptfileError) (details string, unknownFields bool) {
 	var ve *strictyaml.ValidationError
 	if !errors.As(ke.Err, &ve) || len(ve.Problems) == 0 {
-		return fmt.Sprint(ke.Err)
+		return fmt.Sprint(ke.Err), false
 	}
 	var unknown []string
 	for _, pr := range ve.Problems {
 		if msg, ok := strings.CutPrefix(pr.Message, "invalid YAML: "); ok {
-			return "yaml: " + msg
+			return "yaml: " + msg, true
 		}
 		if !strings.HasPrefix(pr.Message, "unknown field ") {
 			continue
@@ -202,15 +238,17 @@ func kptfileDetails(ke *render.KptfileError) string {
 		parent, key := splitField(pr.Field)
 		typ, ok := kptfileTypes[indexRE.ReplaceAllString(parent, "[]")]
 		if !ok {
-			return ve.Error()
+			return ve.Error(), false
 		}
 		unknown = append(unknown, fmt.Sprintf("  line %d: field %s not found in type %s", pr.Line, key, typ))
 	}
 	if len(unknown) == 0 {
-		return ve.Error()
+		return ve.Error(), false
 	}
-	return "yaml: unmarshal errors:\n" + strings.Join(unknown, "\n")
+	return "yaml: unmarshal errors:\n" + strings.Join(unknown, "\n"), true
 }
+
+var imageSpaceRE = regexp.MustCompile(`image (".*") contains whitespace$`)
 
 var indexRE = regexp.MustCompile(`\[[0-9]+\]`)
 
