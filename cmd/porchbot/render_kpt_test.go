@@ -321,6 +321,10 @@ func TestRenderAsKptFailures(t *testing.T) {
 	} {
 		r.pkg(name, map[string]string{"Kptfile": fmt.Sprintf(minimal, name) + "pipeline:\n  mutators:\n" + fn})
 	}
+	r.pkg("nonkrm", map[string]string{
+		"Kptfile": fmt.Sprintf(minimal, "nonkrm") + "pipeline:\n  validators:\n    - exec: @FN@/deny\n",
+		"x.yaml":  "a: b\n",
+	})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
@@ -345,6 +349,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"empty image", []string{"emptyimage"}, "Field: `pipeline.mutators[0]`\n"},
 		{"image and exec", []string{"both"}, "Reason: must not specify both `image` and `exec` at the same time\n"},
 		{"image with a space", []string{"spacedimage"}, "Value: \"bad image\"\nReason: function name \"bad image\" is invalid\n"},
+		{"a file that is not KRM", []string{"--allow-exec", "nonkrm"}, "Error: input resource list must contain only KRM resources: x.yaml: resource must have `apiVersion` \n"},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},

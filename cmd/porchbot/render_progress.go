@@ -60,12 +60,26 @@ func (p *progress) step(s render.Step) {
 		return
 	}
 	fmt.Fprintf(p.w, "[RUNNING] %q\n", s.Function())
-	switch s.Status {
-	case render.StepFailed:
-		fmt.Fprintf(p.w, "[FAIL] %q in %s\n", s.Function(), s.Duration.Truncate(100*time.Millisecond))
-	default:
-		fmt.Fprintf(p.w, "[PASS] %q in %s\n", s.Function(), s.Duration.Truncate(100*time.Millisecond))
+	d := s.Duration.Truncate(100 * time.Millisecond)
+	if s.Status != render.StepFailed {
+		fmt.Fprintf(p.w, "[PASS] %q in %s\n", s.Function(), d)
+		p.results(s)
+		p.ended = true
+		return
 	}
+	fmt.Fprintf(p.w, "[FAIL] %q in %s\n", s.Function(), d)
+	if s.ExitCode == 0 && len(s.Results) == 0 && s.Stderr == "" {
+		// the function never ran (its input was refused, its output
+		// was not KRM): kpt's error line says why
+		return
+	}
+	p.results(s)
+	fmt.Fprintf(p.w, "  Exit code: %d\n\n", exitCodeOf(s))
+	p.failed = s.Message
+}
+
+// results prints a function's results and its stderr.
+func (p *progress) results(s render.Step) {
 	if len(s.Results) > 0 {
 		lines := make([]string, len(s.Results))
 		for i, r := range s.Results {
@@ -77,16 +91,6 @@ func (p *progress) step(s render.Step) {
 	if s.Stderr != "" {
 		fmt.Fprintln(p.w, "  Stderr:")
 		p.block(strings.Split(s.Stderr, "\n"), true)
-	}
-	if s.Status == render.StepFailed {
-		fmt.Fprintf(p.w, "  Exit code: %d\n", exitCodeOf(s))
-	}
-	p.ended = s.Status != render.StepFailed
-	if s.Status == render.StepFailed {
-		p.failed = s.Message
-	}
-	if s.Status == render.StepFailed {
-		fmt.Fprintln(p.w)
 	}
 }
 
@@ -157,8 +161,14 @@ func (p *progress) printRenderError(err error) error {
 		return err
 	}
 	var fe *render.FunctionError
-	if errors.As(err, &fe) && fe.ExitCode != 0 {
-		return err
+	if errors.As(err, &fe) {
+		if fe.ExitCode != 0 {
+			return err // its block said it
+		}
+		if fe.Err != nil {
+			fmt.Fprintf(w, "Error: %v \n", fe.Err)
+			return err
+		}
 	}
 	var ke *render.KptfileError
 	if errors.As(err, &ke) {
