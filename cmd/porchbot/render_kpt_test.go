@@ -68,6 +68,8 @@ func newKptRig(t *testing.T) *kptRig {
 		"set-labels": fmt.Sprintf("echo 'hello from fn' >&2\necho 'line2' >&2\nexec %s fn set-labels\n", r.bin),
 		// a validator that fails with more stderr than kpt shows
 		"deny": "for i in 1 2 3 4 5 6; do echo \"err $i\" >&2; done\nexit 3\n",
+		// a mutator that puts a resource outside its package
+		"escape": "cat >/dev/null\ncat <<'Y'\n" + escapeList + "Y\n",
 		// a validator that fails with structured results only
 		"report": "cat >/dev/null\ncat <<'Y'\n" + reportList + "Y\nexit 1\n",
 	}
@@ -119,6 +121,14 @@ results:
   file: {path: cm.yaml}
 - message: name only
   resourceRef: {name: x}
+`
+
+// escapeList is a resource whose path leaves the package.
+const escapeList = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: evil, annotations: {
+    config.kubernetes.io/path: ../evil.yaml, internal.config.kubernetes.io/path: ../evil.yaml}}}
 `
 
 type runOut struct {
@@ -325,6 +335,10 @@ func TestRenderAsKptFailures(t *testing.T) {
 		"Kptfile": fmt.Sprintf(minimal, "nonkrm") + "pipeline:\n  validators:\n    - exec: @FN@/deny\n",
 		"x.yaml":  "a: b\n",
 	})
+	r.pkg("escape", map[string]string{
+		"Kptfile":     fmt.Sprintf(minimal, "escape"),
+		"sub/Kptfile": fmt.Sprintf(minimal, "sub") + "pipeline:\n  mutators:\n    - exec: @FN@/escape\n",
+	})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
@@ -350,6 +364,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"image and exec", []string{"both"}, "Reason: must not specify both `image` and `exec` at the same time\n"},
 		{"image with a space", []string{"spacedimage"}, "Value: \"bad image\"\nReason: function name \"bad image\" is invalid\n"},
 		{"a file that is not KRM", []string{"--allow-exec", "nonkrm"}, "Error: input resource list must contain only KRM resources: x.yaml: resource must have `apiVersion` \n"},
+		{"a resource outside its package", []string{"--allow-exec", "escape"}, "Error: function must not modify resources outside of package: resource has path ../evil.yaml \n"},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},
