@@ -138,8 +138,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if err != nil {
-		resultsNote() // kpt says where the results are before its error
-		return reportedError{p.printRenderError(err)}
+		return reportedError{p.printRenderError(err, resultsNote)}
 	}
 	p.endPackage()
 	if output == "" {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -26,8 +28,8 @@ type progress struct {
 	// ended is set once a package has run a function: kpt closes such a
 	// package with a blank line when the next starts or the render ends
 	ended bool
-	// failed is the message of the function that failed, already shown
-	failed string
+	// failedStep is the function that failed, its [FAIL] line printed
+	failedStep *render.Step
 }
 
 // endPackage prints the blank line that closes a package that ran
@@ -73,9 +75,15 @@ func (p *progress) step(s render.Step) {
 		// was not KRM): kpt's error line says why
 		return
 	}
+	// the rest waits for the render's error: a program that could not be
+	// started has kpt's error line instead
+	p.failedStep = &s
+}
+
+// failure prints the failed function's results, stderr and exit code.
+func (p *progress) failure(s render.Step) {
 	p.results(s)
 	fmt.Fprintf(p.w, "  Exit code: %d\n\n", exitCodeOf(s))
-	p.failed = s.Message
 }
 
 // results prints a function's results and its stderr.
@@ -149,18 +157,33 @@ func exitCodeOf(s render.Step) int {
 	return 1
 }
 
-// printRenderError prints a failed render's error as kpt does and returns it.
-// A function failure was printed with its step already.
-func (p *progress) printRenderError(err error) error {
+// printRenderError prints a failed render's error as kpt does, calling note
+// where kpt says where the results are, and returns it. A failed function's
+// [FAIL] line is out already; the rest of its block is printed here.
+func (p *progress) printRenderError(err error, note func()) error {
 	w := p.w
-	if p.failed != "" && strings.HasSuffix(err.Error(), p.failed) {
-		return err // the failed function's block said it
+	var fe *render.FunctionError
+	var ee *render.ExecError
+	if fs := p.failedStep; fs != nil {
+		if fs.Exec != "" && errors.As(err, &fe) && errors.As(fe.Err, &ee) &&
+			(errors.As(ee.Err, new(*iofs.PathError)) || errors.As(ee.Err, new(*exec.Error))) {
+			// the program could not be started
+			note()
+			fmt.Fprintf(w, "Error: unexpected function error: %v \n", ee.Err)
+			return err
+		}
+		p.failure(*fs)
+		note()
+		if strings.HasSuffix(err.Error(), fs.Message) {
+			return err // the failed function's block said it
+		}
+	} else {
+		note()
 	}
 	if errors.Is(err, render.ErrIncomplete) {
 		fmt.Fprintln(w, "Error: must run with `--allow-exec` option to allow running function binaries ")
 		return err
 	}
-	var fe *render.FunctionError
 	if errors.As(err, &fe) {
 		if fe.ExitCode != 0 {
 			return err // its block said it
