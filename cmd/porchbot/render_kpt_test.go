@@ -247,6 +247,7 @@ pipeline:
         part: db
 `,
 		"sub/cm.yaml": cm,
+		"README.md":   "# app\n",
 	}
 }
 
