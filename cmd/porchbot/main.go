@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,7 +38,7 @@ func noStdin(run func(ctx context.Context, args []string, stdout, stderr io.Writ
 func commands() []command {
 	return []command{
 		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", noStdin(runServe)},
-		{"render", "render a kpt package in place, as kpt fn render does, with porchbot's built-ins", noStdin(runRender)},
+		{"render", "render a kpt package as kpt fn render does (same flags, output and errors), with porchbot's built-ins", noStdin(runRender)},
 		{"validate-config", "check a .github/porchbot.yaml (file:line:col: message per problem)", noStdin(runValidateConfig)},
 		{"demo", "the narrated package lifecycle on the embedded local forge (--keep to explore it afterwards)", noStdin(runDemo)},
 		{"fn", "run a built-in function as a KRM exec function (ResourceList on stdin and stdout)",
@@ -68,7 +69,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, args[1:], s); err != nil {
-				fmt.Fprintf(stderr, "porchbot %s: %v\n", c.name, err)
+				if !errors.As(err, new(reportedError)) {
+					fmt.Fprintf(stderr, "porchbot %s: %v\n", c.name, err)
+				}
 				return 1
 			}
 			return 0

@@ -9,52 +9,76 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/porchbot/porchbot/internal/render"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// runRender implements `porchbot render [DIR] [--results-dir D] [--allow-exec]
-// [--exec-allowlist a,b] [--output yaml|json]`: it renders the package in
-// place the way `kpt fn render` does (built-in functions for images, exec
-// functions only with --allow-exec), prints kpt's FunctionResultList on
-// stdout, one line per function on stderr, and fails when kpt would.
+// reportedError is a failure whose message the command has already printed
+// (kpt's wording): main exits 1 without adding its own line.
+type reportedError struct{ err error }
+
+func (e reportedError) Error() string { return e.err.Error() }
+func (e reportedError) Unwrap() error { return e.err }
+
+// runRender implements `porchbot render [PKG_PATH] [flags]`, a drop-in for
+// `kpt fn render`: the same flags (-o/--output stdout|unwrap|DIR,
+// --results-dir, --allow-exec, --image-pull-policy, --truncate-output), the
+// same progress on stderr, the same error messages and exit codes, with
+// porchbot's built-ins standing in for the container images it implements.
 func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := renderCmd(ctx, args, stdout, stderr)
+	if err != nil && !errors.As(err, new(reportedError)) {
+		// kpt's command line words its own errors so
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return reportedError{err}
+	}
+	return err
+}
+
+func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("render", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	resultsDir := fs.String("results-dir", "", "also write the FunctionResultList to `DIR`/results.yaml")
-	allowExec := fs.Bool("allow-exec", false, "run `exec:` functions (as kpt's --allow-exec)")
+	fs.SetOutput(io.Discard) // errors are worded as kpt's below
+	var output string
+	fs.StringVar(&output, "output", "", "write the rendered resources to stdout, unwrap (plain YAML on stdout) or `DIR` (must not exist) instead of in place")
+	fs.StringVar(&output, "o", "", "shorthand for --output")
+	resultsDir := fs.String("results-dir", "", "write the FunctionResultList to `DIR`/results.yaml")
+	allowExec := fs.Bool("allow-exec", false, "run exec functions")
 	allowlist := fs.String("exec-allowlist", "", "with --allow-exec, only these exec programs (comma-separated paths or names)")
-	output := fs.String("output", "yaml", "format of the results on stdout: yaml or json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: porchbot render [DIR] [flags]   (DIR defaults to the current directory)")
-		fs.PrintDefaults()
-	}
-	var positional []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
+	pullPolicy := fs.String("image-pull-policy", "", "accepted for kpt compatibility (Always, IfNotPresent, Never): built-ins need no image")
+	truncate := fs.Bool("truncate-output", true, "truncate function results and stderr in the progress output")
+	fs.Bool("allow-network", false, "accepted for kpt compatibility: built-ins use no network")
+	fs.Bool("allow-alpha-wasm", false, "accepted for kpt compatibility: wasm functions are not supported")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: porchbot render [PKG_PATH] [flags]   (as kpt fn render; PKG_PATH defaults to the current directory)")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
 		}
-		if fs.NArg() == 0 {
-			break
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			return fmt.Errorf("unknown flag: --%s", strings.TrimPrefix(name, "-"))
 		}
-		positional = append(positional, fs.Arg(0))
-		rest = fs.Args()[1:]
+		return err
 	}
-	if len(positional) > 1 {
-		return fmt.Errorf("expected one package directory, got %q", positional)
-	}
-	dir := "."
-	if len(positional) == 1 {
+	dir := "." // kpt renders its first argument and ignores the others
+	if len(positional) > 0 {
 		dir = positional[0]
 	}
-	if *output != "yaml" && *output != "json" {
-		return fmt.Errorf("--output must be yaml or json, not %q", *output)
+	if p := *pullPolicy; p != "" {
+		switch strings.ToLower(p) {
+		case "always", "ifnotpresent", "never":
+			fmt.Fprintln(stderr, "porchbot: --image-pull-policy has no effect: built-in functions run in process, no image is pulled")
+		default:
+			return fmt.Errorf("invalid argument %q for \"--image-pull-policy\" flag: must be one of: Always, IfNotPresent, Never", p)
+		}
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		return err
 	}
 	opts := render.Options{AllowExec: *allowExec}
 	if *allowExec {
@@ -63,54 +87,90 @@ func runRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			opts.ExecAllowlist = strings.Split(*allowlist, ",")
 		}
 	}
-
-	start := time.Now()
-	res, err := render.Render(ctx, filesys.MakeFsOnDisk(), dir, opts)
-	for _, s := range res.Steps {
-		status := map[render.StepStatus]string{render.StepOK: "PASS", render.StepFailed: "FAIL", render.StepSkipped: "SKIP"}[s.Status]
-		fmt.Fprintf(stderr, "[%s] %q in %s (package %s)\n", status, s.Function(), s.Duration.Round(time.Millisecond), s.Package)
-		for _, r := range s.Results {
-			sev := string(r.Severity)
-			if sev == "" {
-				sev = "info"
+	switch output {
+	case "":
+	case "stdout", "unwrap":
+		wrap := output == "stdout"
+		opts.Output = func(nodes []*yaml.RNode) error {
+			w := kio.ByteWriter{Writer: stdout}
+			if !wrap {
+				w.ClearAnnotations = []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} //nolint:staticcheck // kpt clears both
 			}
-			fmt.Fprintf(stderr, "  [%s] %s\n", sev, r.Message)
+			if wrap {
+				w.KeepReaderAnnotations = true
+				w.WrappingKind = kio.ResourceListKind
+				w.WrappingAPIVersion = kio.ResourceListAPIVersion
+			}
+			return w.Write(nodes)
+		}
+	default:
+		if _, err := os.Stat(output); err == nil {
+			return fmt.Errorf("directory %q already exists, please delete the directory and retry", output)
+		}
+		dest := output
+		opts.Output = func(nodes []*yaml.RNode) error {
+			if err := os.MkdirAll(dest, 0o755); err != nil {
+				return err
+			}
+			return kio.LocalPackageWriter{PackagePath: dest}.Write(nodes)
 		}
 	}
+	if *resultsDir != "" { // kpt creates it first, whatever happens next
+		if err := os.MkdirAll(*resultsDir, 0o755); err != nil {
+			return err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	p := &progress{w: stderr, root: filepath.Base(abs), truncate: *truncate}
+	opts.Progress = render.Progress{Package: p.pkg, Step: p.step}
 
-	var out []byte
-	var encErr error
-	if *output == "json" {
-		out, encErr = res.Results.JSON()
-		out = append(out, '\n')
-	} else {
-		out, encErr = res.Results.YAML()
-	}
-	if encErr != nil {
-		return encErr
-	}
-	if _, werr := stdout.Write(out); werr != nil {
-		return werr
-	}
-	if *resultsDir != "" {
-		y, yerr := res.Results.YAML()
-		if yerr != nil {
-			return yerr
+	res, err := render.Render(ctx, filesys.MakeFsOnDisk(), dir, opts)
+	resultsNote := func() {}
+	if *resultsDir != "" && res != nil && res.Packages > 0 { // kpt writes none when no package was read
+		if werr := writeResults(*resultsDir, res.Results); werr != nil {
+			return werr
 		}
-		if mkErr := os.MkdirAll(*resultsDir, 0o755); mkErr != nil {
-			return mkErr
-		}
-		if wErr := os.WriteFile(filepath.Join(*resultsDir, "results.yaml"), y, 0o644); wErr != nil {
-			return wErr
+		resultsNote = func() {
+			fmt.Fprintf(stderr, "For complete results, see %s\n", filepath.Join(*resultsDir, "results.yaml"))
 		}
 	}
 	if err != nil {
-		if errors.Is(err, render.ErrIncomplete) {
-			return fmt.Errorf("%w (run with --allow-exec to run exec functions)", err)
+		return reportedError{p.printRenderError(err, resultsNote)}
+	}
+	p.endPackage()
+	if output == "" {
+		fmt.Fprintf(stderr, "Successfully executed %d function(s) in %d package(s).\n", len(res.Steps), res.Packages)
+	}
+	resultsNote()
+	return nil
+}
+
+// parseInterspersed parses flags before and after positional arguments, as
+// kpt's command line does.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
 		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func writeResults(dir string, l render.FunctionResultList) error {
+	y, err := l.YAML()
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "Successfully executed %d function(s) in %d package(s) in %s; %d file(s) changed, %d deleted.\n",
-		len(res.Steps), res.Packages, time.Since(start).Round(time.Millisecond), len(res.Changed), len(res.Deleted))
-	return nil
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.yaml"), y, 0o644)
 }

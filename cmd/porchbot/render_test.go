@@ -3,7 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,8 @@ pipeline:
         namespace: shop
 `
 
+// TestRunRender renders with a built-in (an image kpt could only run in a
+// container): nothing on stdout, kpt's progress on stderr, results.yaml.
 func TestRunRender(t *testing.T) {
 	dir := writePkg(t, map[string]string{
 		"Kptfile": renderKptfile,
@@ -48,22 +51,25 @@ func TestRunRender(t *testing.T) {
 	if err := runRender(context.Background(), []string{dir, "--results-dir", results}, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if !strings.HasPrefix(stdout.String(), "apiVersion: kpt.dev/v1\nkind: FunctionResultList\n") ||
-		!strings.Contains(stdout.String(), "  - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n    exitCode: 0\n") {
-		t.Errorf("stdout:\n%s", stdout.String())
+	if stdout.Len() != 0 {
+		t.Errorf("stdout of an in-place render: %q", stdout.String())
 	}
-	if b, err := os.ReadFile(filepath.Join(results, "results.yaml")); err != nil || string(b) != stdout.String() {
+	b, err := os.ReadFile(filepath.Join(results, "results.yaml"))
+	if err != nil || !strings.HasPrefix(string(b), "apiVersion: kpt.dev/v1\nkind: FunctionResultList\n") ||
+		!strings.Contains(string(b), "  - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n    exitCode: 0\n") {
 		t.Errorf("results.yaml: %v\n%s", err, b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "cm.yaml")); !strings.Contains(string(b), "namespace: shop") {
 		t.Errorf("not rendered:\n%s", b)
 	}
-	if !strings.Contains(stderr.String(), "[PASS]") || !strings.Contains(stderr.String(), "Successfully executed 1 function(s) in 1 package(s)") {
+	want := fmt.Sprintf("Package %q: \n[RUNNING] \"gcr.io/kpt-fn/set-namespace:v0.4.1\"\n[PASS] \"gcr.io/kpt-fn/set-namespace:v0.4.1\" in ", filepath.Base(dir))
+	if !strings.HasPrefix(stderr.String(), want) ||
+		!strings.HasSuffix(stderr.String(), "Successfully executed 1 function(s) in 1 package(s).\nFor complete results, see "+results+"/results.yaml\n") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
 
-func TestRunRenderJSONAndFailures(t *testing.T) {
+func TestRunRenderFailures(t *testing.T) {
 	dir := writePkg(t, map[string]string{
 		"Kptfile": renderKptfile + "  validators:\n    - image: starlark\n      configPath: policy.yaml\n",
 		"policy.yaml": `apiVersion: fn.kpt.dev/v1alpha1
@@ -78,18 +84,17 @@ source: |
 		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
 	})
 	var stdout, stderr bytes.Buffer
-	err := runRender(context.Background(), []string{"--output", "json", dir}, &stdout, &stderr)
-	if err == nil {
-		t.Fatal("want an error")
+	results := t.TempDir()
+	err := runRender(context.Background(), []string{dir, "--results-dir", results}, &stdout, &stderr)
+	if !errors.As(err, new(reportedError)) {
+		t.Fatalf("want an error already printed, got %v", err)
 	}
-	var l struct {
-		ExitCode int `json:"exitCode"`
-		Items    []struct {
-			ExitCode int `json:"exitCode"`
-		} `json:"items"`
+	if !strings.Contains(stderr.String(), "[FAIL] \"gcr.io/kpt-fn/starlark\" in ") || !strings.Contains(stderr.String(), "  Exit code: 1\n") ||
+		strings.Contains(stderr.String(), "Successfully") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
-	if jerr := json.Unmarshal(stdout.Bytes(), &l); jerr != nil || l.ExitCode != 1 || len(l.Items) != 2 || l.Items[1].ExitCode != 1 {
-		t.Errorf("json %v %+v\n%s", jerr, l, stdout.String())
+	if b, _ := os.ReadFile(filepath.Join(results, "results.yaml")); !strings.Contains(string(b), "exitCode: 1\n") {
+		t.Errorf("results.yaml:\n%s", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "cm.yaml")); strings.Contains(string(b), "namespace") {
 		t.Errorf("written although a validator failed:\n%s", b)
@@ -99,15 +104,34 @@ source: |
 		"Kptfile": strings.Replace(renderKptfile, "image: gcr.io/kpt-fn/set-namespace:v0.4.1", "exec: /usr/local/bin/set-namespace", 1),
 		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
 	})
-	stdout.Reset()
-	if err := runRender(context.Background(), []string{execDir}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--allow-exec") {
-		t.Errorf("exec without --allow-exec: %v", err)
+	stderr.Reset()
+	if err := runRender(context.Background(), []string{execDir}, &stdout, &stderr); err == nil ||
+		!strings.HasSuffix(stderr.String(), "Error: must run with `--allow-exec` option to allow running function binaries \n") {
+		t.Errorf("exec without --allow-exec: %v\n%s", err, stderr.String())
 	}
+	stderr.Reset()
 	if err := runRender(context.Background(), []string{execDir, "--allow-exec", "--exec-allowlist", "/opt/x"}, &stdout, &stderr); err == nil ||
-		!strings.Contains(err.Error(), "allowlist") {
-		t.Errorf("exec not in the allowlist: %v", err)
+		!strings.Contains(stderr.String(), "allowlist") {
+		t.Errorf("exec not in the allowlist: %v\n%s", err, stderr.String())
 	}
-	if err := runRender(context.Background(), []string{"--output", "xml", dir}, &stdout, &stderr); err == nil {
-		t.Error("bad --output accepted")
+	if stdout.Len() != 0 {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+}
+
+// TestRunRenderUnknownImage: an image porchbot has no built-in for fails the
+// render with one message, shown once, under the function.
+func TestRunRenderUnknownImage(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"Kptfile": strings.Replace(renderKptfile, "gcr.io/kpt-fn/set-namespace:v0.4.1", "gcr.io/example/frobnicate:v1", 1),
+	})
+	var stdout, stderr bytes.Buffer
+	err := runRender(context.Background(), []string{dir}, &stdout, &stderr)
+	if !errors.As(err, new(reportedError)) {
+		t.Fatalf("want an error already printed, got %v", err)
+	}
+	if n := strings.Count(stderr.String(), "has no built-in named frobnicate"); n != 1 ||
+		!strings.Contains(stderr.String(), "[FAIL] \"gcr.io/example/frobnicate:v1\" in ") {
+		t.Errorf("message shown %d times:\n%s", n, stderr.String())
 	}
 }

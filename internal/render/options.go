@@ -62,6 +62,12 @@ type Options struct {
 	// path in the file system rendered.
 	DisplayDir string
 
+	// Progress hears of each package and function as the render goes.
+	Progress Progress
+	// Output, when set, takes the rendered resources instead of the package
+	// (nothing is written to it; Result.Changed and Deleted stay empty).
+	Output Output
+
 	// serialized forces every function through a serialized ResourceList
 	// (tests compare both paths).
 	serialized bool

@@ -110,6 +110,9 @@ func (r *renderer) run() error {
 		// the heap up to it. Collected now, the goal is twice what is left.
 		runtime.GC()
 	}
+	if r.opts.Output != nil {
+		return r.opts.Output(out)
+	}
 	return treeWriter{r}.Write(out)
 }
 
@@ -386,6 +389,7 @@ func (r *renderer) hydrate(pkg *pkgNode, byPkg map[string][]*yaml.RNode) ([]*yam
 		}
 		input = append(input, out...)
 	}
+	r.enterPackage(pkg)
 	local := byPkg[pkg.abs]
 	input = append(input, local...)
 	return r.runPipeline(pkg, input, local)

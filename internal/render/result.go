@@ -90,9 +90,11 @@ type Step struct {
 	Status    StepStatus    `json:"status"`
 	Duration  time.Duration `json:"duration"`
 	// Message explains a failure or a skip in one line.
-	Message string              `json:"message,omitempty"`
-	Stderr  string              `json:"stderr,omitempty"`
-	Results []*framework.Result `json:"results,omitempty"`
+	Message string `json:"message,omitempty"`
+	Stderr  string `json:"stderr,omitempty"`
+	// ExitCode is a failed function's exit code (as in results.yaml).
+	ExitCode int                 `json:"exitCode,omitempty"`
+	Results  []*framework.Result `json:"results,omitempty"`
 }
 
 // Function returns the step's image or exec line.

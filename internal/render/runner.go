@@ -178,7 +178,7 @@ func (f *fnRun) fail(start time.Time, err error) error {
 	s := f.step(StepFailed, start)
 	s.Message = err.Error()
 	s.Results = []*framework.Result{{Message: err.Error(), Severity: framework.Error}}
-	f.r.res.Steps = append(f.r.res.Steps, s)
+	f.r.addStep(s)
 	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
 		Image: f.image, ExecPath: f.fn.Exec, ExitCode: 1, Stderr: err.Error(), Results: s.Results})
 	f.r.res.Results.ExitCode = 1
@@ -190,7 +190,7 @@ func (f *fnRun) recordSkip() {
 	s.Duration = 0
 	s.Message = f.skip
 	s.Results = []*framework.Result{{Message: f.skip, Severity: framework.Warning}}
-	f.r.res.Steps = append(f.r.res.Steps, s)
+	f.r.addStep(s)
 	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
 		Image: f.image, ExecPath: f.fn.Exec, Results: s.Results})
 }
@@ -251,6 +251,7 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 		printed = f.printed.String()
 	}
 	s.Stderr = f.stderr + printed
+	item.Stderr = s.Stderr // kpt records a passing function's stderr too
 	if err != nil {
 		item.ExitCode = 1
 		var ee *ExecError
@@ -259,14 +260,14 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 		}
 		f.r.res.Results.ExitCode = 1
 		f.r.res.Results.Items = append(f.r.res.Results.Items, item)
-		s.Status, s.Stderr = StepFailed, item.Stderr
+		s.Status, s.Stderr, s.ExitCode = StepFailed, item.Stderr, item.ExitCode
 		s.Message = firstErrorMessage(item)
-		f.r.res.Steps = append(f.r.res.Steps, s)
+		f.r.addStep(s)
 		return output, &FunctionError{Package: f.pkg.rel, Function: f.fn.DisplayName(),
 			ExitCode: item.ExitCode, Stderr: item.Stderr, Err: err}
 	}
 	f.r.res.Results.Items = append(f.r.res.Results.Items, item)
-	f.r.res.Steps = append(f.r.res.Steps, s)
+	f.r.addStep(s)
 	return output, nil
 }
 
@@ -285,7 +286,7 @@ func firstErrorMessage(item FunctionResult) string {
 func (f *fnRun) failNoItem(start time.Time, err error) error {
 	s := f.step(StepFailed, start)
 	s.Message = err.Error()
-	f.r.res.Steps = append(f.r.res.Steps, s)
+	f.r.addStep(s)
 	return &FunctionError{Package: f.pkg.rel, Function: f.fn.DisplayName(), Err: err}
 }
 

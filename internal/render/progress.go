@@ -1,0 +1,32 @@
+package render
+
+import "sigs.k8s.io/kustomize/kyaml/yaml"
+
+// Progress hears of a render as it goes: the CLI prints kpt fn render's
+// progress lines from it. Every field is optional.
+type Progress struct {
+	// Package is called as a package's pipeline is about to run (after its
+	// subpackages'), with its path relative to the rendered root ("." for
+	// the root).
+	Package func(rel string)
+	// Step is called once a function has run, failed or been skipped.
+	Step func(Step)
+}
+
+// Output, when set in Options, receives the rendered resources instead of
+// the render writing them back to the package (kpt fn render -o): they carry
+// kpt's path and index annotations, in the order kpt's pipeline leaves them.
+type Output func(nodes []*yaml.RNode) error
+
+func (r *renderer) addStep(s Step) {
+	r.res.Steps = append(r.res.Steps, s)
+	if r.opts.Progress.Step != nil {
+		r.opts.Progress.Step(s)
+	}
+}
+
+func (r *renderer) enterPackage(pkg *pkgNode) {
+	if r.opts.Progress.Package != nil {
+		r.opts.Progress.Package(pkg.rel)
+	}
+}
