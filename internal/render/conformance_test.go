@@ -2,8 +2,6 @@ package render
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,19 +14,16 @@ import (
 )
 
 // conformanceDir holds kpt catalog cases: pkg/, expected/, expected-results.yaml, exit-code.
-// The corpus is kept outside the repository (shared/ beside the checkout;
-// PORCHBOT_CONFORMANCE_DIR names another place) and is optional: without it
-// the test skips, saying so.
-var conformanceDir = optionalCorpus("../../../shared/conformance/render")
+// The cases are kept in testdata/conformance/render (see its README);
+// PORCHBOT_CONFORMANCE_DIR runs another copy of them instead (CI runs the
+// project's shared corpus, which the copy follows).
+var conformanceDir = conformanceCorpus("../../testdata/conformance/render")
 
 // TestConformanceCatalog renders every catalog case with the real built-ins
 // and requires kpt's files byte for byte, kpt's exit code and the catalog
 // functions' result messages and severities.
 func TestConformanceCatalog(t *testing.T) {
 	cases, err := os.ReadDir(conformanceDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("kpt conformance corpus not found at %s: skipped (put shared/ beside the checkout or set PORCHBOT_CONFORMANCE_DIR)", conformanceDir)
-	}
 	if err != nil {
 		t.Fatalf("conformance cases: %v", err)
 	}
@@ -250,8 +245,8 @@ func equalMsgs(a, b []resultMsg) bool {
 	return true
 }
 
-// optionalCorpus is PORCHBOT_CONFORMANCE_DIR when set, else def.
-func optionalCorpus(def string) string {
+// conformanceCorpus is PORCHBOT_CONFORMANCE_DIR when set, else def.
+func conformanceCorpus(def string) string {
 	if d := os.Getenv("PORCHBOT_CONFORMANCE_DIR"); d != "" {
 		return d
 	}

@@ -140,7 +140,7 @@ func TestConcurrentRuns(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-%d", dir, i), func(t *testing.T) {
 			t.Parallel()
 			work := filepath.Join(t.TempDir(), "pkg")
-			copyDir(t, filepath.Join("testdata", "concurrent", dir), work)
+			copyDir(t, filepath.Join(conformanceDir, dir, "pkg"), work)
 			runPackage(t, work)
 		})
 	}
