@@ -1,0 +1,162 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+)
+
+// The decision on one landing: publish it, refuse it (the package differs
+// from what was approved), or leave it waiting for an approver.
+
+// landingVerdict is the decision on one landing.
+type landingVerdict struct {
+	publish bool
+	// refused: the package differs from the approved head, or the pull
+	// request did not meet the approval policy.
+	refused bool
+	// unreviewed: refused because no pull request landed it.
+	unreviewed bool
+	reason     string
+	pr         *github.PullRequest
+	head       plumbing.Hash
+	// approvers are the approvals that covered the published tree (nil:
+	// no pull request, or none required).
+	approvers []string
+}
+
+// checkApproval refuses v unless its pull request met the approval policy
+// at its head (publish_approval.go); with approvals required, a landing
+// without a pull request (a direct push, the state porchbot found the
+// package in) was reviewed by nobody and is refused too.
+func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdict) (landingVerdict, error) {
+	if !v.publish {
+		return v, nil
+	}
+	if v.pr == nil {
+		if p.s.Config.Approvals.Required > 0 {
+			v.publish, v.refused, v.unreviewed = false, true, true
+			v.reason = fmt.Sprintf("it landed without a pull request (a direct push to %s, or the state porchbot found it in), so nobody approved it", p.s.DeploymentBranch)
+		}
+		return v, nil
+	}
+	res, ok, err := p.landingApproval(ctx, l, v.pr)
+	if err != nil {
+		return v, err
+	}
+	if res.Required > 0 {
+		v.approvers = countedLogins(res)
+	}
+	if !ok {
+		v.publish, v.refused = false, true
+		v.head = plumbing.NewHash(v.pr.GetHead().GetSHA())
+		v.reason = approvalRefusalReason(v.pr, res)
+	}
+	return v, nil
+}
+
+// verdict decides whether landing l may be published; last is the package
+// tree the previous published landing left.
+func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
+	if p.approvedBy != "" && l.Commit == p.approveCommit {
+		return p.approvedVerdict(ctx, l, pr)
+	}
+	if l.Kind == LandingReviewed {
+		if l.Tree == last {
+			return landingVerdict{reason: "unchanged since the last published revision"}, nil
+		}
+		if pr != nil {
+			st, err := p.stateAt(ctx, plumbing.NewHash(pr.GetHead().GetSHA()), l.Dir)
+			if err != nil || st.Tree != l.Tree {
+				return landingVerdict{reason: "the pull request did not approve this package state"}, nil
+			}
+			return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
+		}
+		var err error
+		if p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0 {
+			if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+				return landingVerdict{}, err
+			}
+		}
+		return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
+	}
+
+	var err error
+	if pr == nil && !l.IsMerge() {
+		// A single-parent landing is a direct push, or a squash or rebase
+		// merge: only the pull request knows what was approved.
+		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+			return landingVerdict{}, err
+		}
+	}
+	v := landingVerdict{pr: pr}
+	switch {
+	case pr != nil:
+		v.head = plumbing.NewHash(pr.GetHead().GetSHA())
+		st, err := p.stateAt(ctx, v.head, l.Dir)
+		switch {
+		case errors.Is(err, errLandingCommitMissing):
+			v.refused, v.reason = true, fmt.Sprintf("the approved head %s is not available to compare with", publishShort(v.head))
+		case err != nil:
+			return v, err
+		case st.Tree != l.Tree:
+			v.refused, v.reason = true, "the merged package differs from the approved head"
+		default:
+			v.publish = true
+		}
+	case l.IsMerge():
+		v.head = l.Merged[0]
+		v.refused, v.reason = true, "the merged package differs from the merged branch"
+		for _, t := range l.MergedTrees {
+			if t == l.Tree {
+				v.publish, v.refused, v.reason = true, false, ""
+			}
+		}
+	default:
+		v.publish = true // a direct push: nothing was reviewed, it is what landed
+	}
+	if v.pr == nil && (v.publish && (p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0) || v.refused && p.event) {
+		if v.pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+			return v, err
+		}
+	}
+	return p.checkApproval(ctx, l, v)
+}
+
+// stateAt reads the package state at commit.
+func (p *publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir string) (landingState, error) {
+	var st landingState
+	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+		var err error
+		st, err = newLandingWalker(ctx, repo, p.s.Config.Packages.Root).state(commit, dir)
+		return err
+	})
+	return st, err
+}
+
+// lookupPR finds the merged pull request whose merge landed commit on the
+// deployment branch (nil: a direct push). One call per commit.
+func (p *publisher) lookupPR(ctx context.Context, commit plumbing.Hash) (*github.PullRequest, error) {
+	if pr, ok := p.prs[commit]; ok {
+		return pr, nil
+	}
+	owner, repo := p.owner()
+	prs, _, err := p.api.Pulls.ListPullRequestsWithCommit(ctx, owner, repo, commit.String(), &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, fmt.Errorf("find the pull request of %s: %w", commit, err)
+	}
+	var found *github.PullRequest
+	for _, pr := range prs {
+		if pr.MergedAt != nil && pr.GetMergeCommitSHA() == commit.String() &&
+			(pr.GetBase().GetRef() == "" || pr.GetBase().GetRef() == p.s.DeploymentBranch) {
+			found = pr
+			break
+		}
+	}
+	p.prs[commit] = found
+	return found, nil
+}
