@@ -302,6 +302,23 @@ func TestFunctionLimits(t *testing.T) {
 	}
 }
 
+// A function stopped by a limit takes the processes it started with it.
+func TestFunctionLimitsKillWhatTheFunctionStarted(t *testing.T) {
+	const marker = "sleep 31.37"
+	pipeline := "pipeline:\n  mutators:\n    - exec: sh -c '" + marker + " & " + marker + "'\n"
+	_, err := sandboxedRender(t, map[string]string{"Kptfile": kptfile("lim", pipeline), "cm.yaml": cm("a")},
+		FunctionLimits{Wall: 300 * time.Millisecond})
+	var le *LimitExceededError
+	if !errors.As(err, &le) || le.Limit != "wall time" {
+		t.Fatalf("err = %v, want the wall time limit", err)
+	}
+	out, _ := exec.Command("pgrep", "-f", marker).Output()
+	if len(bytes.TrimSpace(out)) > 0 {
+		_ = exec.Command("pkill", "-f", marker).Run()
+		t.Fatalf("processes the function started outlived it: %s", out)
+	}
+}
+
 func TestStarlarkPrintReachesStderr(t *testing.T) {
 	src := "print(\"hello from starlark\")\n"
 	files := map[string]string{"Kptfile": kptfile("p", starlarkPipeline(src)), "cm.yaml": cm("a")}

@@ -134,9 +134,13 @@ func (s *sandboxed) runStream(ctx context.Context, in io.Reader, out io.Writer) 
 	cmd := exec.CommandContext(wctx, s.sb.Program, s.args()...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, stdout, stderr
 	cmd.Env = sandboxEnv(l)
-	// a program's own children may hold stdout open after it is killed
+	// the child leads a process group of its own, killed whole when a limit
+	// stops it and whenever it ends, so no process it started outlives the
+	// render; its children may hold stdout open after it is killed
+	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
 	runErr := cmd.Run()
+	killGroup(cmd)
 	if runErr == nil {
 		return stderr.String(), nil
 	}
@@ -153,7 +157,8 @@ func (s *sandboxed) runStream(ctx context.Context, in io.Reader, out io.Writer) 
 		lim = &LimitExceededError{Limit: "wall time", Value: l.Wall.String(), Setting: "fn-wall-time"}
 	case cmd.ProcessState != nil && cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime() >= l.CPU-l.CPU/10:
 		lim = &LimitExceededError{Limit: "CPU time", Value: l.CPU.String(), Setting: "fn-cpu-time"}
-	case outOfMemory(stderr.String()), crashedNearMemoryLimit(cmd.ProcessState, stderr.String(), l.Memory):
+	case outOfMemory(stderr.String()), s.builtin != "" && goRuntimeCrash(stderr.String()),
+		crashedNearMemoryLimit(cmd.ProcessState, stderr.String(), l.Memory):
 		lim = &LimitExceededError{Limit: "memory", Value: byteSize(l.Memory), Setting: "fn-memory"}
 	}
 	if lim != nil {
@@ -170,6 +175,18 @@ func (s *sandboxed) runStream(ctx context.Context, in io.Reader, out io.Writer) 
 
 // outOfMemory recognises what a program says when an allocation fails
 // (Go's runtime, C's malloc users, Python, the JVM, C++).
+// goRuntimeCrash reports a Go program that died of a fault in its runtime.
+// A built-in (porchbot's own code) dies so only when an allocation failed
+// under its memory limit: the runtime can fault instead of saying so.
+func goRuntimeCrash(stderr string) bool {
+	for _, m := range []string{"SIGSEGV", "SIGBUS", "unexpected signal during runtime execution", "fatal error: runtime"} {
+		if strings.Contains(stderr, m) {
+			return true
+		}
+	}
+	return false
+}
+
 func outOfMemory(stderr string) bool {
 	s := strings.ToLower(stderr)
 	for _, m := range []string{"out of memory", "cannot allocate memory", "failed to allocate", "pthread_create failed", "memoryerror", "bad_alloc", "outofmemoryerror"} {

@@ -5,6 +5,7 @@ package render
 import (
 	"errors"
 	"os"
+	"os/exec"
 )
 
 var errNoSandbox = errors.New("function limits need a unix system")
@@ -14,3 +15,7 @@ func setLimits(memory, cpuSeconds int64) error { return errNoSandbox }
 func replaceWith(argv []string) error { return errNoSandbox }
 
 func crashedNearMemoryLimit(ps *os.ProcessState, stderr string, limit int64) bool { return false }
+
+func ownGroup(cmd *exec.Cmd) {}
+
+func killGroup(cmd *exec.Cmd) {}

@@ -61,3 +61,18 @@ func crashedNearMemoryLimit(ps *os.ProcessState, stderr string, limit int64) boo
 	}
 	return rss >= limit/2
 }
+
+// ownGroup makes cmd's process lead a process group of its own, which a
+// cancelled context kills whole.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
+
+// killGroup kills what is left of cmd's process group once cmd ended: the
+// processes a function started and did not wait for.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil && cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
