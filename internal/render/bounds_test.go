@@ -363,3 +363,25 @@ func TestFunctionOutputNodesLimit(t *testing.T) {
 		t.Fatalf("within the limit: %v", err)
 	}
 }
+
+// A function whose in-memory run is discarded for the serialized one (a
+// commented value changes kind; kyaml's comment copy then fails the render,
+// as under kpt) prints once, not once per run.
+func TestStarlarkPrintOnceWhenRunAgainSerialized(t *testing.T) {
+	src := "print(\"once\")\nfor r in ctx.resource_list[\"items\"]:\n    if \"spec\" in r:\n        r[\"spec\"][\"a\"] = {\"b\": \"c\"}\n"
+	files := map[string]string{"Kptfile": kptfile("p", starlarkPipeline(src)),
+		"thing.yaml": "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  a: x # a note\n"}
+	fs, root := memPkg(t, files)
+	res, _ := Render(context.Background(), fs, root, Options{})
+	if res.stats.serialized == 0 {
+		t.Fatalf("the case no longer falls back to the serialized run: %+v", res.stats)
+	}
+	if len(res.Steps) != 1 || strings.Count(res.Steps[0].Stderr, "once") != 1 {
+		t.Fatalf("steps = %+v", res.Steps)
+	}
+	for _, it := range res.Results.Items {
+		if strings.Count(it.Stderr, "once") > 1 {
+			t.Fatalf("results stderr %q", it.Stderr)
+		}
+	}
+}

@@ -215,6 +215,11 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 			done = true
 			f.r.res.stats.inMemory++
 		case errors.As(ferr, new(errNeedsExact)):
+			// the serialized run below runs the function again: what the
+			// discarded in-memory run printed is not said twice
+			if f.printed != nil {
+				f.printed.buf.Reset()
+			}
 		default:
 			return nil, f.failNoItem(start, ferr)
 		}
