@@ -16,10 +16,10 @@ import (
 	"github.com/porchbot/porchbot/internal/shellwords"
 )
 
-// splitCommand splits an exec line into program and arguments as a shell
-// does (# starts a comment at the start of a word).
+// splitCommand splits an exec line into program and arguments as kpt does
+// (google/shlex's rules; # starts a comment at the start of a word).
 func splitCommand(s string) ([]string, error) {
-	return shellwords.Split(s, shellwords.Options{Comments: true})
+	return shellwords.Split(s, shellwords.Options{Comments: true, Shlex: true})
 }
 
 // ExecError is a function program that exited non-zero.

@@ -18,6 +18,10 @@ type Options struct {
 	// TypographicQuotes: “ and ”, which editors put in for ", count as "
 	// (comment lines).
 	TypographicQuotes bool
+	// Shlex: split as kpt splits a Kptfile's exec lines (google/shlex):
+	// inside double quotes a backslash escapes any character (it is
+	// dropped), and only space, tab, CR and LF separate words.
+	Shlex bool
 }
 
 // SyntaxError is a line that cannot be split, with where: Offset is the
@@ -62,7 +66,7 @@ func Split(s string, opt Options) ([]string, error) {
 		}
 		switch {
 		case escaped:
-			if quote == '"' && r != '"' && r != '\\' {
+			if quote == '"' && r != '"' && r != '\\' && !opt.Shlex {
 				cur.WriteRune('\\')
 			}
 			cur.WriteRune(r)
@@ -86,7 +90,7 @@ func Split(s string, opt Options) ([]string, error) {
 			escaped, inWord, escAt = true, true, at
 		case r == '"' || r == '\'':
 			quote, inWord, quoteAt = r, true, at
-		case unicode.IsSpace(r):
+		case opt.Shlex && (r == ' ' || r == '\t' || r == '\r' || r == '\n'), !opt.Shlex && unicode.IsSpace(r):
 			flush()
 		case opt.Comments && r == '#' && !inWord:
 			if nl := strings.IndexByte(s[i:], '\n'); nl >= 0 {

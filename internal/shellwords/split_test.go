@@ -21,6 +21,11 @@ func TestSplit(t *testing.T) {
 		{`fn # not a comment`, Options{}, []string{"fn", "#", "not", "a", "comment"}},
 		{` a  "b c"'d e'f\ g "" `, Options{}, []string{"a", "b cd ef g", ""}},
 		{`"a\nb"`, Options{}, []string{`a\nb`}},
+		// kpt's exec lines (google/shlex): the backslash escapes any
+		// character in double quotes, and only ASCII blanks separate
+		{`fn --sep "a\nb"`, Options{Shlex: true}, []string{"fn", "--sep", "anb"}},
+		{"fn a\u00a0b", Options{Shlex: true}, []string{"fn", "a\u00a0b"}},
+		{"fn a\u00a0b", Options{}, []string{"fn", "a", "b"}},
 		{`“typed quotes”`, Options{TypographicQuotes: true}, []string{"typed quotes"}},
 		{`“typed`, Options{}, []string{"“typed"}},
 		{``, Options{}, nil},
