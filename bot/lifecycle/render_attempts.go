@@ -78,6 +78,7 @@ func externalAttempt(id string) (n int, started time.Time, ok bool) {
 		return 0, time.Time{}, false
 	}
 	nStr, startStr, _ := strings.Cut(rest, " started=")
+	startStr, _, _ = strings.Cut(startStr, " ")
 	n, err := strconv.Atoi(nStr)
 	if err != nil || n < 1 {
 		return 0, time.Time{}, false
@@ -89,8 +90,31 @@ func externalAttempt(id string) (n int, started time.Time, ok bool) {
 	return n, time.Unix(sec, 0), true
 }
 
-func attemptExternalID(n int, started time.Time) string {
-	return fmt.Sprintf("%s%d started=%d", attemptPrefix, n, started.Unix())
+func attemptExternalID(n int, started time.Time, pkg string) string {
+	return fmt.Sprintf("%s%d started=%d%s%s", attemptPrefix, n, started.Unix(), attemptPackage, pkg)
+}
+
+// attemptPackage precedes, in a render attempt's external id, the package
+// rendered: a commit that changes several packages carries a render check
+// run for each.
+const attemptPackage = " pkg="
+
+// renderRunPackage is the package a porchbot/render check run renders (""
+// for a run recorded without it).
+func renderRunPackage(run *github.CheckRun) string {
+	_, pkg, _ := strings.Cut(run.GetExternalID(), attemptPackage)
+	return pkg
+}
+
+// ofPackage keeps the runs of pkg (and those recorded without a package).
+func ofPackage(runs []*github.CheckRun, pkg string) []*github.CheckRun {
+	var out []*github.CheckRun
+	for _, r := range runs {
+		if p := renderRunPackage(r); p == "" || p == pkg {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // judgeAttempts reads the newest porchbot/render check run of a commit:
@@ -160,7 +184,7 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 		if stale <= 0 {
 			stale = DefaultRenderStaleAfter
 		}
-		v, newest, prior = judgeAttempts(res.CheckRuns, now, stale)
+		v, newest, prior = judgeAttempts(ofPackage(res.CheckRuns, pkg), now, stale)
 	}
 	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": head.String(), "attempts": prior})
 	switch v {
@@ -177,7 +201,7 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	}
 	a := &renderAttempt{api: api, repo: s.Repo, head: head, n: prior + 1}
 	var err error
-	ext := github.String(attemptExternalID(a.n, now))
+	ext := github.String(attemptExternalID(a.n, now, pkg))
 	title := github.String(fmt.Sprintf("Rendering %s", pkg))
 	summary := github.String(fmt.Sprintf("porchbot is rendering `%s` at %s (attempt %d).", pkg, head, a.n))
 	if newest != nil {

@@ -27,8 +27,8 @@ const renderStatesMax = 2048
 // nothing.
 type RenderStates struct {
 	mu sync.Mutex
-	// runs: "repo@head" → check run id → its state ("" while running).
-	runs  map[string]map[int64]RenderState
+	// runs: "repo@head" → check run id → its package and state.
+	runs  map[string]map[int64]renderCheckState
 	heads map[int64]string // check run id → "repo@head"
 	order []string
 	// waiting: "repo@head" → pull requests whose evaluation found the
@@ -40,15 +40,27 @@ func renderStateKey(repo, head string) string {
 	return strings.ToLower(repo) + "@" + strings.ToLower(head)
 }
 
-// record notes check run id on key in state st.
-func (c *RenderStates) record(key string, id int64, st RenderState) {
+// renderCheckState is one porchbot/render check run: the package it renders and
+// its state.
+type renderCheckState struct {
+	pkg string
+	st  RenderState
+}
+
+// runOf is a check run as a renderCheckState.
+func runOf(run *github.CheckRun) renderCheckState {
+	return renderCheckState{pkg: renderRunPackage(run), st: renderStateOf(run)}
+}
+
+// record notes check run id on key.
+func (c *RenderStates) record(key string, id int64, run renderCheckState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.runs == nil {
-		c.runs, c.heads, c.waiting = map[string]map[int64]RenderState{}, map[int64]string{}, map[string]map[int]bool{}
+		c.runs, c.heads, c.waiting = map[string]map[int64]renderCheckState{}, map[int64]string{}, map[string]map[int]bool{}
 	}
 	if _, ok := c.runs[key]; !ok {
-		c.runs[key] = map[int64]RenderState{}
+		c.runs[key] = map[int64]renderCheckState{}
 		c.order = append(c.order, key)
 		for len(c.order) > renderStatesMax {
 			old := c.order[0]
@@ -60,7 +72,7 @@ func (c *RenderStates) record(key string, id int64, st RenderState) {
 			delete(c.waiting, old)
 		}
 	}
-	c.runs[key][id] = st
+	c.runs[key][id] = run
 	c.heads[id] = key
 }
 
@@ -70,7 +82,7 @@ func (c *RenderStates) Observe(repo string, run *github.CheckRun) {
 	if c == nil || run.GetName() != RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
 		return
 	}
-	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), renderStateOf(run))
+	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), runOf(run))
 }
 
 // State is the render state of head in repo as this process reported it
@@ -85,11 +97,7 @@ func (c *RenderStates) State(repo, head string) (RenderState, bool) {
 	if !ok || len(runs) == 0 {
 		return RenderUnknown, false
 	}
-	sts := make([]RenderState, 0, len(runs))
-	for _, st := range runs {
-		sts = append(sts, st)
-	}
-	return combineRenderStates(sts), true
+	return newestPerPackage(runs), true
 }
 
 // Wait notes that pull request n was judged with the render of head
@@ -102,7 +110,7 @@ func (c *RenderStates) Wait(repo, head string, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.waiting == nil {
-		c.runs, c.heads, c.waiting = map[string]map[int64]RenderState{}, map[int64]string{}, map[string]map[int]bool{}
+		c.runs, c.heads, c.waiting = map[string]map[int64]renderCheckState{}, map[int64]string{}, map[string]map[int]bool{}
 	}
 	if c.waiting[key] == nil {
 		for k := range c.waiting { // bounded: a forgotten wait is caught up by the resync
@@ -129,11 +137,7 @@ func (c *RenderStates) TakeReady(repo string) []int {
 		if !strings.HasPrefix(key, prefix) {
 			continue
 		}
-		sts := make([]RenderState, 0, len(c.runs[key]))
-		for _, st := range c.runs[key] {
-			sts = append(sts, st)
-		}
-		if len(sts) == 0 || combineRenderStates(sts) == RenderPending {
+		if len(c.runs[key]) == 0 || newestPerPackage(c.runs[key]) == RenderPending {
 			// no render reported here yet, or still running
 			continue
 		}
@@ -165,7 +169,7 @@ type renderRecorder struct {
 func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
 	run, resp, err := r.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
 	if err == nil && run != nil && opts.Name == RenderCheckName {
-		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), renderStateOf(run))
+		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), runOf(run))
 	}
 	return run, resp, err
 }
@@ -181,7 +185,7 @@ func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string,
 			r.states.mu.Unlock()
 		}
 		if key != "" {
-			r.states.record(key, id, renderStateOf(run))
+			r.states.record(key, id, runOf(run))
 		}
 	}
 	return run, resp, err
@@ -199,6 +203,27 @@ func renderStateOf(run *github.CheckRun) RenderState {
 		return RenderPending // interrupted: rendered again
 	}
 	return RenderFailed
+}
+
+// newestPerPackage is the state of a head from its render check runs: per
+// package, its newest run counts (an interrupted or failed attempt that a
+// later render of the same package replaced does not); then failed if any
+// package failed, else pending if any is, else passed. Runs recorded
+// without a package each count.
+func newestPerPackage(runs map[int64]renderCheckState) RenderState {
+	newest := map[string]int64{}
+	var sts []RenderState
+	for id, r := range runs {
+		if r.pkg == "" {
+			sts = append(sts, r.st)
+		} else if id > newest[r.pkg] {
+			newest[r.pkg] = id
+		}
+	}
+	for _, id := range newest {
+		sts = append(sts, runs[id].st)
+	}
+	return combineRenderStates(sts)
 }
 
 // combineRenderStates: failed if any failed, else pending if any is,
@@ -241,9 +266,9 @@ func renderStateAt(ctx context.Context, s *Session, api ProposalAPI, head string
 	if len(res.CheckRuns) == 0 {
 		return RenderUnknown, nil
 	}
-	sts := make([]RenderState, len(res.CheckRuns))
-	for i, run := range res.CheckRuns {
-		sts[i] = renderStateOf(run)
+	runs := make(map[int64]renderCheckState, len(res.CheckRuns))
+	for _, run := range res.CheckRuns {
+		runs[run.GetID()] = runOf(run)
 	}
-	return combineRenderStates(sts), nil
+	return newestPerPackage(runs), nil
 }

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -86,5 +87,43 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	var none *RenderStates
 	if none.Checks("acme/catalog", api) != api || none.TakeReady("acme/catalog") != nil {
 		t.Fatal("a nil RenderStates must remember nothing")
+	}
+}
+
+// Per package the newest render run counts: an attempt interrupted (or
+// failed) and then rendered again does not hold the head back, while one
+// package's failure is not hidden by another package's later pass.
+func TestRenderStatesNewestRunPerPackage(t *testing.T) {
+	run := func(id int64, pkg, status, conclusion string) *github.CheckRun {
+		return &github.CheckRun{ID: github.Int64(id), Name: github.String(RenderCheckName), HeadSHA: github.String("abc"),
+			ExternalID: github.String(attemptExternalID(1, time.Unix(1, 0), pkg)),
+			Status:     github.String(status), Conclusion: github.String(conclusion)}
+	}
+	for _, tc := range []struct {
+		name string
+		runs []*github.CheckRun
+		want RenderState
+	}{
+		{"interrupted then passed", []*github.CheckRun{run(1, "a", "completed", "cancelled"), run(2, "a", "completed", "success")}, RenderPassed},
+		{"failed then passed", []*github.CheckRun{run(1, "a", "completed", "failure"), run(2, "a", "completed", "success")}, RenderPassed},
+		{"one package failed, another passed later", []*github.CheckRun{run(1, "a", "completed", "failure"), run(2, "b", "completed", "success")}, RenderFailed},
+		{"one package still rendering", []*github.CheckRun{run(1, "a", "completed", "success"), run(2, "b", "in_progress", "")}, RenderPending},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c RenderStates
+			for _, r := range tc.runs {
+				c.Observe("acme/catalog", r)
+			}
+			if got, ok := c.State("acme/catalog", "abc"); !ok || got != tc.want {
+				t.Errorf("State = %v, %v; want %v", got, ok, tc.want)
+			}
+			runs := map[int64]renderCheckState{}
+			for _, r := range tc.runs {
+				runs[r.GetID()] = runOf(r)
+			}
+			if got := newestPerPackage(runs); got != tc.want {
+				t.Errorf("newestPerPackage = %v; want %v", got, tc.want)
+			}
+		})
 	}
 }
