@@ -55,7 +55,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 		// A direct push that changes a package waits for an approver.
 		api := lifecycle.NewPublishAPI(s.GH)
 		api.Approval = a.proposalAPI(s.GH)
-		_, err = lifecycle.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()))
+		_, err = lifecycle.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()), ev.GetSender().GetLogin())
 	}
 	return err
 }

@@ -99,6 +99,17 @@ func (p *publisher) approvedVerdict(ctx context.Context, l Landing, pr *github.P
 		}
 	}
 	v := landingVerdict{pr: pr, approvers: []string{p.approvedBy}}
+	if pr == nil && p.s.Config.Approvals.Required > 0 {
+		// a direct push: who pushed it asked for it
+		pusher, err := p.landingPusher(ctx, l)
+		if err != nil {
+			return v, err
+		}
+		if self, detail := selfExcluded(p.s.Config.Approvals, pusher, p.approvedBy); pusher != "" && self {
+			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: they pushed it (%s)", p.approvedBy, detail)
+			return v, nil
+		}
+	}
 	if pr != nil && p.s.Config.Approvals.Required > 0 {
 		requester := pr.GetUser().GetLogin()
 		if p.api.Approval.isBot(pr.GetUser()) {

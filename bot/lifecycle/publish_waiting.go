@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -26,7 +27,11 @@ import (
 // merge costs nothing here; a single-parent commit (a direct push, or a
 // squash or rebase merge) costs one pull request lookup, then one call
 // per package; none when the push changes no package.
-func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit plumbing.Hash) ([]string, error) {
+//
+// pusher is who pushed (the push event's sender, which the signed webhook
+// vouches for): the check run records it, so that their own /porch publish
+// of what they pushed counts only where allowSelfApproval says so.
+func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit plumbing.Hash, pusher string) ([]string, error) {
 	if s.Config.Approvals.Required <= 0 || s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		return nil, nil
 	}
@@ -55,7 +60,7 @@ func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit
 		return nil, err
 	}
 	for _, pkg := range pkgs {
-		if err := p.awaitingStatus(ctx, pkg, commit); err != nil {
+		if err := p.awaitingStatus(ctx, pkg, commit, pusher); err != nil {
 			return nil, err
 		}
 	}
@@ -64,9 +69,20 @@ func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit
 	return pkgs, nil
 }
 
+// waitingPusher precedes, in the external id of a waiting porchbot/publish
+// check run ("<package> pusher=<login>"), who pushed the landing.
+const waitingPusher = " pusher="
+
+// waitingRecord reads a waiting porchbot/publish check run's external id:
+// the package and who pushed ("" when not known, e.g. marked by a resync).
+func waitingRecord(externalID string) (pkg, pusher string) {
+	pkg, pusher, _ = strings.Cut(externalID, waitingPusher)
+	return pkg, pusher
+}
+
 // awaitingStatus posts porchbot/publish (action_required) on commit for
-// pkg: it waits for an approver's /porch publish.
-func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumbing.Hash) error {
+// pkg: it waits for an approver's /porch publish; the run records pusher.
+func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumbing.Hash, pusher string) error {
 	if p.api.Checks == nil {
 		return nil
 	}
@@ -77,7 +93,7 @@ func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumb
 		"`/porch publish %s` (in any issue or pull request comment), which publishes it and names them as its approver.",
 		pkg, p.s.DeploymentBranch, pkg)
 	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: PublishCheckName, HeadSHA: commit.String(), ExternalID: github.String(pkg),
+		Name: PublishCheckName, HeadSHA: commit.String(), ExternalID: github.String(waitingExternalID(pkg, pusher)),
 		Status: github.String("completed"), Conclusion: github.String("action_required"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Waiting for an approver: " + pkg),
 			Summary: github.String(summary)}})
@@ -110,18 +126,54 @@ func (p *publisher) resyncAwaitingChecks(ctx context.Context, checks ResyncCheck
 		}
 		posted := false
 		for _, cr := range res.CheckRuns {
-			if cr.GetExternalID() == r.Package {
+			if pkg, _ := waitingRecord(cr.GetExternalID()); pkg == r.Package {
 				posted = true
 			}
 		}
 		if posted {
 			continue
 		}
-		if err := p.awaitingStatus(ctx, r.Package, r.Commit); err != nil {
+		if err := p.awaitingStatus(ctx, r.Package, r.Commit, ""); err != nil {
 			return err
 		}
 		p.log.WithFields(logrus.Fields{"package": r.Package, "commit": r.Commit.String()}).
 			Info("resync: direct push marked as waiting for an approver")
 	}
 	return nil
+}
+
+func waitingExternalID(pkg, pusher string) string {
+	if pusher == "" {
+		return pkg
+	}
+	return pkg + waitingPusher + pusher
+}
+
+// landingPusher is who pushed landing l straight to the deployment branch,
+// as the App's own porchbot/publish check run on it recorded ("" when no
+// such record: a push whose webhook was lost, the state found at install).
+// One check-runs call.
+func (p *publisher) landingPusher(ctx context.Context, l Landing) (string, error) {
+	lister := p.api.Approval.CheckList
+	if lister == nil {
+		return "", nil
+	}
+	owner, repo := p.owner()
+	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, l.Commit.String(),
+		&github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return "", fmt.Errorf("check runs of %s: %w", publishShort(l.Commit), err)
+	}
+	pusher, first := "", int64(0)
+	for _, cr := range res.CheckRuns {
+		// only the App's own runs: anyone with checks:write (a workflow)
+		// can post a run of that name
+		if !p.api.Approval.isBot(&github.User{Login: github.String(cr.GetApp().GetSlug() + "[bot]")}) {
+			continue
+		}
+		if pkg, who := waitingRecord(cr.GetExternalID()); pkg == l.Package && who != "" && (first == 0 || cr.GetID() < first) {
+			pusher, first = who, cr.GetID()
+		}
+	}
+	return pusher, nil
 }

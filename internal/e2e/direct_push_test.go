@@ -83,3 +83,28 @@ func TestResyncMarksALostDirectPush(t *testing.T) {
 		w.wantWaitingForApprover(repo, pushed)
 	}
 }
+
+// TestApproverCannotPublishTheirOwnDirectPush: alice, an approver, pushes
+// straight to main; her own /porch publish does not count (self-approval is
+// off), bob's does and names him.
+func TestApproverCannotPublishTheirOwnDirectPush(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	pushed := w.pushStraightToMain(repo)
+	w.settle()
+	w.wantWaitingForApprover(repo, pushed)
+	issue := w.createIssue("alice", repo, "Publish basens")
+	c := w.comment("alice", repo, issue, "/porch publish basens")
+	w.settle()
+	if tags := w.tags(repo, "basens/"); len(tags) != 0 {
+		t.Fatalf("alice published her own direct push: %v", tags)
+	}
+	if reply := w.replyTo(repo, issue, c).GetBody(); !strings.Contains(reply, "they pushed it") {
+		t.Fatalf("reply to alice's /porch publish:\n%s", reply)
+	}
+	w.comment("bob", repo, issue, "/porch publish basens")
+	w.settle()
+	if tags := w.tags(repo, "basens/"); len(tags) != 1 || tags["basens/v1"] != pushed {
+		t.Fatalf("bob's /porch publish: %v, want basens/v1 on %s", tags, pushed)
+	}
+}
