@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/porchbot/porchbot/internal/render"
 )
 
 // Settings of `porchbot serve`.
@@ -97,16 +99,16 @@ var Options = []Option{
 	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
-	{"render-max-files", "PORCHBOT_RENDER_MAX_FILES", "10000", "files a package tree may hold to be rendered"},
-	{"render-max-bytes", "PORCHBOT_RENDER_MAX_BYTES", "16777216", "bytes of KRM files a package tree may hold to be rendered (16 MiB)"},
-	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", "300000", "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
-	{"render-max-aliases", "PORCHBOT_RENDER_MAX_ALIASES", "10000", "YAML alias references one resource may hold, nested ones counted each time"},
-	{"render-max-alias-bytes", "PORCHBOT_RENDER_MAX_ALIAS_BYTES", "1048576", "bytes a resource with YAML aliases may expand to (1 MiB)"},
+	{"render-max-files", "PORCHBOT_RENDER_MAX_FILES", strconv.Itoa(render.DefaultMaxFiles), "files a package tree may hold to be rendered"},
+	{"render-max-bytes", "PORCHBOT_RENDER_MAX_BYTES", strconv.Itoa(render.DefaultMaxBytes), "bytes of KRM files a package tree may hold to be rendered (16 MiB)"},
+	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", strconv.Itoa(render.DefaultMaxYAMLNodes), "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
+	{"render-max-aliases", "PORCHBOT_RENDER_MAX_ALIASES", strconv.Itoa(render.DefaultMaxAliases), "YAML alias references one resource may hold, nested ones counted each time"},
+	{"render-max-alias-bytes", "PORCHBOT_RENDER_MAX_ALIAS_BYTES", strconv.Itoa(render.DefaultMaxAliasBytes), "bytes a resource with YAML aliases may expand to (1 MiB)"},
 	{"render-concurrency", "PORCHBOT_RENDER_CONCURRENCY", "1", "renders that run at once (each may take the memory docs/limits.md gives)"},
-	{"fn-memory", "PORCHBOT_FN_MEMORY", "201326592", "writable memory of a function that runs user code (starlark, exec), in bytes (192 MiB)"},
-	{"fn-cpu-time", "PORCHBOT_FN_CPU_TIME", "20s", "CPU time of a function that runs user code"},
-	{"fn-wall-time", "PORCHBOT_FN_WALL_TIME", "60s", "wall-clock time of a function that runs user code"},
-	{"fn-max-output", "PORCHBOT_FN_MAX_OUTPUT", "16777216", "bytes a function that runs user code may write as its output (16 MiB)"},
+	{"fn-memory", "PORCHBOT_FN_MEMORY", strconv.Itoa(render.DefaultFnMemory), "writable memory of a function that runs user code (starlark, exec), in bytes (192 MiB)"},
+	{"fn-cpu-time", "PORCHBOT_FN_CPU_TIME", render.DefaultFnCPU.String(), "CPU time of a function that runs user code"},
+	{"fn-wall-time", "PORCHBOT_FN_WALL_TIME", render.DefaultFnWall.String(), "wall-clock time of a function that runs user code"},
+	{"fn-max-output", "PORCHBOT_FN_MAX_OUTPUT", strconv.Itoa(render.DefaultFnOutput), "bytes a function that runs user code may write as its output (16 MiB)"},
 }
 
 // Parse reads args (after the subcommand) and the environment. Every
