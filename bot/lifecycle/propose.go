@@ -127,6 +127,13 @@ func (a ProposalAPI) isBot(u *github.User) bool {
 	return u.Type == nil || u.GetType() == "Bot"
 }
 
+// isOwnRun reports whether check run cr was written by the App: anyone
+// with checks:write (a workflow, another app) can post a run of any name.
+func (a ProposalAPI) isOwnRun(cr *github.CheckRun) bool {
+	slug := cr.GetApp().GetSlug()
+	return slug != "" && strings.EqualFold(slug+"[bot]", a.botLogin())
+}
+
 // Errors of the proposal steps.
 var (
 	// ErrNotProposal: the pull request is not a proposal (its head is not a

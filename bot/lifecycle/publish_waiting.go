@@ -166,9 +166,7 @@ func (p *publisher) landingPusher(ctx context.Context, l Landing) (string, error
 	}
 	pusher, first := "", int64(0)
 	for _, cr := range res.CheckRuns {
-		// only the App's own runs: anyone with checks:write (a workflow)
-		// can post a run of that name
-		if !p.api.Approval.isBot(&github.User{Login: github.String(cr.GetApp().GetSlug() + "[bot]")}) {
+		if !p.api.Approval.isOwnRun(cr) {
 			continue
 		}
 		if pkg, who := waitingRecord(cr.GetExternalID()); pkg == l.Package && who != "" && (first == 0 || cr.GetID() < first) {

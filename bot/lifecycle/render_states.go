@@ -263,12 +263,14 @@ func renderStateAt(ctx context.Context, s *Session, api ProposalAPI, head string
 	if err != nil {
 		return RenderUnknown, fmt.Errorf("render checks of %s: %w", propShort(head), err)
 	}
-	if len(res.CheckRuns) == 0 {
-		return RenderUnknown, nil
-	}
 	runs := make(map[int64]renderCheckState, len(res.CheckRuns))
 	for _, run := range res.CheckRuns {
-		runs[run.GetID()] = runOf(run)
+		if api.isOwnRun(run) {
+			runs[run.GetID()] = runOf(run)
+		}
+	}
+	if len(runs) == 0 {
+		return RenderUnknown, nil
 	}
 	return newestPerPackage(runs), nil
 }
