@@ -13,7 +13,10 @@ import (
 // go-github's services.
 type (
 	reactionsAPI interface {
-		CreateIssueCommentReaction(ctx context.Context, owner, repo string, id int64, content string) (*github.Reaction, *github.Response, error)
+		// ClaimComment puts porchbot's reaction content on a comment and
+		// says whether this call made it (201) or porchbot had already
+		// reacted so (200), and when that reaction was made.
+		ClaimComment(ctx context.Context, owner, repo string, id int64, content string) (claim, error)
 	}
 	reposAPI interface {
 		GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
@@ -36,7 +39,7 @@ type githubAPI struct {
 }
 
 func apiOf(c *github.Client) githubAPI {
-	return githubAPI{reactions: c.Reactions, repos: c.Repositories, issues: c.Issues, pulls: c.PullRequests}
+	return githubAPI{reactions: restReactions{c}, repos: c.Repositories, issues: c.Issues, pulls: c.PullRequests}
 }
 
 // Permission levels as the permission endpoint names them.

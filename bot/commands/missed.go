@@ -37,15 +37,17 @@ type commentLister interface {
 // now-horizon (DefaultMissedHorizon when horizon is 0) that porchbot has
 // not replied to: a comment refused with 503 (GitHub does not redeliver)
 // or lost on the way. Each goes through Handle, whose 👀 claim makes it run
-// at most once across replicas and webhook handlers. Comments edited after
+// at most once across replicas and webhook handlers; a claim older than the
+// command deadline (plus a margin) that still has no reply was abandoned by
+// a replica that stopped mid-command, and is taken over once (🚀). Comments edited after
 // the second they were written are left alone (an edit never runs
 // commands; GitHub's timestamps are whole seconds), and so are bots'. It returns the comment ids it ran.
 //
 // REST calls: one comment list per 100 comments in the horizon (at most
 // 3, newest first: a reply is always newer than its command, so a command
 // read has its reply read too), plus, per comment without a reply, the
-// claim (which is all a comment claimed but not replied to costs: 200) and
-// Handle's own calls.
+// claim (which is all a comment claimed but not replied to costs: 200; an
+// abandoned claim costs one more, the 🚀 takeover) and Handle's own calls.
 func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon time.Duration) ([]int64, error) {
 	if horizon <= 0 {
 		horizon = DefaultMissedHorizon
@@ -68,7 +70,7 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon 
 			break
 		}
 		ev := CommentEvent{Repo: repo, Number: issueNumberOf(c), IsPullRequest: strings.Contains(c.GetHTMLURL(), "/pull/"),
-			CommentID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(), Body: c.GetBody()}
+			CommentID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(), Body: c.GetBody(), takeOver: true}
 		claimed, err := r.handle(ctx, ev)
 		if err != nil {
 			errs = append(errs, err)

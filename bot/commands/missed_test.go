@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 )
 
@@ -64,5 +66,75 @@ func TestAnswerMissed(t *testing.T) {
 	}
 	if ran, err := h.runner.AnswerMissed(ctx, h.repo("catalog"), 0); err != nil || len(ran) != 0 {
 		t.Fatalf("second pass answered %v (%v)", ran, err)
+	}
+}
+
+// TestAnswerMissedTakesOverAbandonedClaim: a replica that put 👀 on a
+// comment and stopped before replying leaves a claim nobody answers. A
+// resync leaves a recent claim alone (its owner may still be running the
+// command); once the claim is older than the command deadline plus a
+// margin, one resync takes the comment over with 🚀, runs it and says so in
+// the reply; a later resync, or a second replica, does not run it again.
+func TestAnswerMissedTakesOverAbandonedClaim(t *testing.T) {
+	h := newHarness(t)
+	h.seed(t, "catalog", map[string][]byte{"README.md": []byte("x\n")})
+	n := h.issue(t, "catalog")
+	ctx := context.Background()
+	ev := h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch init network/upf")
+	// The replica that died: its claim, and nothing else.
+	gh, err := h.clients.Installation(ctx, h.env.Installation.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, "acme", "catalog", ev.CommentID, "eyes"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Now: the claim is fresh; nothing runs.
+	if ran, err := h.runner.AnswerMissed(ctx, h.repo("catalog"), 0); err != nil || len(ran) != 0 {
+		t.Fatalf("a fresh claim was taken over: ran %v (%v)", ran, err)
+	}
+	if h.branchExists(t, "catalog", "drafts/network/upf/v1") {
+		t.Fatal("the command ran under a fresh claim")
+	}
+
+	// Past the deadline: two replicas' resyncs, one takeover.
+	later := time.Now().Add(commands.DefaultCommandTimeout + 6*time.Minute)
+	h.runner.Now = func() time.Time { return later }
+	other := *h.runner
+	ran1, err1 := h.runner.AnswerMissed(ctx, h.repo("catalog"), 0)
+	ran2, err2 := other.AnswerMissed(ctx, h.repo("catalog"), 0)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if len(ran1)+len(ran2) != 1 {
+		t.Fatalf("takeovers: %v and %v, want exactly one", ran1, ran2)
+	}
+	if !h.branchExists(t, "catalog", "drafts/network/upf/v1") {
+		t.Fatal("the taken-over command did not run")
+	}
+	var replies []string
+	for _, c := range h.comments(t, "catalog", n) {
+		if c.GetUser().GetType() == "Bot" {
+			replies = append(replies, c.GetBody())
+		}
+	}
+	if len(replies) != 1 || !strings.Contains(replies[0], "A first attempt at these commands started at") {
+		t.Fatalf("replies %q", replies)
+	}
+	rs, _, err := gh.Reactions.ListIssueCommentReactions(ctx, "acme", "catalog", ev.CommentID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contents []string
+	for _, r := range rs {
+		contents = append(contents, r.GetContent())
+	}
+	slices.Sort(contents)
+	if !slices.Equal(contents, []string{"eyes", "rocket"}) {
+		t.Fatalf("reactions %v, want the claim and the takeover", contents)
+	}
+	if ran, err := h.runner.AnswerMissed(ctx, h.repo("catalog"), 0); err != nil || len(ran) != 0 {
+		t.Fatalf("answered again: %v (%v)", ran, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MaxReplyLength bounds the reply (GitHub refuses comments over 65 536
@@ -129,4 +130,15 @@ func internalErrorText(ev CommentEvent) string {
 	}
 	return "internal error: this is porchbot's fault, not yours. It was logged with " + ref +
 		"; try again, or give that id to the bot's operators."
+}
+
+// takeoverNote tells the commenter that a first attempt, claimed at
+// claimed, got no answer and this reply comes from a second one: what the
+// first attempt did before it stopped may already be there.
+func takeoverNote(claimed time.Time) string {
+	if claimed.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("\n_A first attempt at these commands started at %s UTC and never answered (the porchbot process running it stopped); porchbot ran them again. Anything the first attempt had already done is kept._\n",
+		claimed.UTC().Format("2006-01-02 15:04"))
 }

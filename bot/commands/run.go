@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
@@ -32,6 +32,10 @@ type CommentEvent struct {
 	// the comment ("" when the resync found it): the log lines of the run
 	// carry it, and an internal error names it.
 	DeliveryID string
+
+	// takeOver lets a claim older than the command deadline with no reply
+	// be taken over (set by AnswerMissed only).
+	takeOver bool
 }
 
 // FromBot reports a comment written by a bot (type Bot, or a login ending
@@ -67,6 +71,12 @@ type Runner struct {
 	// BotLogin is the App's bot user, whose replies AnswerMissed reads
 	// (default lifecycle.DefaultBotLogin).
 	BotLogin string
+	// CommandTimeout bounds the commands of one comment
+	// (DefaultCommandTimeout when 0); a claim older than it (plus a
+	// margin) with no reply is taken over by the resync.
+	CommandTimeout time.Duration
+	// Now is the clock the takeover compares claims with; nil: time.Now.
+	Now func() time.Time
 	// Log defaults to logrus.StandardLogger().
 	Log logrus.FieldLogger
 }
@@ -121,12 +131,14 @@ func (r *Runner) handle(ctx context.Context, ev CommentEvent) (bool, error) {
 		return false, nil
 	}
 	results := make([]result, 0, len(cmds))
+	execCtx, cancel := context.WithTimeout(ctx, r.commandTimeout())
+	defer cancel()
 	for _, c := range cmds {
-		res := cr.execute(ctx, c)
+		res := cr.execute(execCtx, c)
 		log.WithFields(logrus.Fields{"verb": c.Verb, "line": c.Line, "outcome": res.status.String()}).Info("porch command")
 		results = append(results, res)
 	}
-	body := renderReply(ev.Author, results) + replyMarker(ev.CommentID)
+	body := renderReply(ev.Author, results) + takeoverNote(cr.tookOver) + replyMarker(ev.CommentID)
 	if _, _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, &github.IssueComment{Body: &body}); err != nil {
 		return true, fmt.Errorf("commands in %s#%d: reply: %w", ev.Repo.FullName(), ev.Number, err)
 	}
@@ -153,24 +165,14 @@ type commentRun struct {
 	headDone bool
 	head     pullHead
 	headErr  error
+
+	// tookOver is when the abandoned first claim was made, if this run
+	// took the comment over.
+	tookOver time.Time
 }
 
 // pullHead is a pull request's head.
 type pullHead struct{ ref, sha, repo string }
-
-// claim puts 👀 on the comment: true when this run made the reaction
-// (201), false when porchbot had already reacted (200). A comment without
-// an id (not from GitHub) is claimed without a call.
-func (cr *commentRun) claim(ctx context.Context) (bool, error) {
-	if cr.ev.CommentID == 0 {
-		return true, nil
-	}
-	_, resp, err := cr.api.reactions.CreateIssueCommentReaction(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, "eyes")
-	if err != nil {
-		return false, fmt.Errorf("claim comment %d (👀): %w", cr.ev.CommentID, err)
-	}
-	return resp == nil || resp.StatusCode != http.StatusOK, nil
-}
 
 // execute runs one command: parse errors, place and permission first.
 func (cr *commentRun) execute(ctx context.Context, c Command) result {
