@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
 )
 
 // Who asked for a proposal (the requester), for the self-approval rule.
@@ -102,4 +103,25 @@ func ProposalRequester(api ProposalAPI, repo string, pr *github.PullRequest, com
 // with write access can edit the bot's comments).
 func botCommentEdited(c *github.IssueComment) bool {
 	return c.UpdatedAt != nil && c.CreatedAt != nil && c.GetUpdatedAt().After(c.GetCreatedAt().Time)
+}
+
+// ensureRequester repairs a bot-opened pull request that has no valid
+// requester record (its writing failed after the pull request was made,
+// or someone deleted it): the user asking again is recorded. One comment
+// list, plus the record when it is missing. Recording the asker is safe in
+// the direction that matters: the record only ever keeps the named user's
+// own approval from counting.
+func ensureRequester(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
+	if !api.isBot(pr.GetUser()) {
+		return nil
+	}
+	comments, err := propListComments(ctx, s, api, pr.GetNumber())
+	if err != nil {
+		return err
+	}
+	if ProposalRequester(api, s.Repo.FullName(), pr, comments) != "" {
+		return nil
+	}
+	s.Log.WithFields(logrus.Fields{"pull_request": pr.GetNumber(), "requester": user}).Warn("bot-opened pull request without a requester record: recording who asked again")
+	return recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), user, how)
 }

@@ -511,6 +511,9 @@ func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspa
 		}
 	} else {
 		log.Info("proposal already open")
+		if err := ensureRequester(ctx, s, api, pr, requester, "/porch propose"); err != nil {
+			return pr, fmt.Errorf("propose: %w", err)
+		}
 	}
 	if _, err := ensureProposedLabel(ctx, s, api, pr); err != nil {
 		return pr, fmt.Errorf("propose: %w", err)

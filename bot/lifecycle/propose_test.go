@@ -227,8 +227,9 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 		t.Fatalf("requester from the body: %q", r)
 	}
 
-	// Again: the same pull request, two calls (the refused creation, the
-	// lookup), nothing created.
+	// Again: the same pull request, three calls (the refused creation, the
+	// lookup, the look for its requester record), nothing created: the
+	// record still names alice.
 	var again *github.PullRequest
 	n, d = f.calls(func() {
 		var err error
@@ -237,13 +238,58 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 		}
 	})
 	t.Logf("OpenProposal (already open): %d REST calls %v", n, d)
-	if again.GetNumber() != pr.GetNumber() || n != 2 {
+	if again.GetNumber() != pr.GetNumber() || n != 3 {
 		t.Fatalf("second propose: #%d (first #%d), %d calls %v", again.GetNumber(), pr.GetNumber(), n, d)
 	}
 	open, _, err := f.h.user(forgetest.AliceToken).PullRequests.List(f.ctx, "acme", "catalog", &github.PullRequestListOptions{State: "all"})
 	if err != nil || len(open) != 1 {
 		t.Fatalf("pull requests %d (%v)", len(open), err)
 	}
+	if r := f.requester(api, pr.GetNumber()); r != "alice" {
+		t.Fatalf("requester after a second propose: %q", r)
+	}
+}
+
+// TestOpenProposalRepairsAMissingRequesterRecord: a bot-opened proposal
+// whose requester record is gone (its writing failed after the pull
+// request was made, or someone deleted it) has no known requester, and no
+// approval counts; proposing it again records who asked this time.
+func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
+	f := newPropFixture(t, "")
+	f.draft()
+	s, api := f.session()
+	pr, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := f.h.user(forgetest.AliceToken)
+	comments, _, err := alice.Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	if err != nil || len(comments) != 1 {
+		t.Fatalf("comments %d (%v)", len(comments), err)
+	}
+	if _, err := alice.Issues.DeleteComment(f.ctx, "acme", "catalog", comments[0].GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.requester(api, pr.GetNumber()); r != "" {
+		t.Fatalf("requester with the record deleted: %q", r)
+	}
+	if _, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.requester(api, pr.GetNumber()); r != "bob" {
+		t.Fatalf("requester after proposing again: %q, want bob", r)
+	}
+}
+
+// requester is the requester of pull request n as the verdict reads it.
+func (f *propFixture) requester(api lifecycle.ProposalAPI, n int) string {
+	f.t.Helper()
+	pr := f.pr(n)
+	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return lifecycle.ProposalRequester(api, "acme/catalog", pr, comments)
 }
 
 func TestOpenProposalErrors(t *testing.T) {
