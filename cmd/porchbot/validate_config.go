@@ -30,24 +30,13 @@ func runValidateConfig(_ context.Context, args []string, stdout, stderr io.Write
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after FILE.
-	var files []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		files = append(files, rest[0])
-		rest = rest[1:]
-	}
-	if len(files) != 1 {
-		fs.Usage()
+	files, err := parseInterleaved(fs, args, 1)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if errors.Is(err, errArgCount) {
 		return errors.New("give exactly one FILE")
+	} else if err != nil {
+		return err
 	}
 	file := files[0]
 

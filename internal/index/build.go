@@ -1,0 +1,168 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Options of Build.
+type Options struct {
+	// Repository is what the index names as its repository (owner/name).
+	Repository string
+	// Previous is the index as it stands, if any: a revision whose tag
+	// still points at the same commit keeps its digest without reading
+	// its tree again, and its approvers (which git does not hold).
+	Previous *Index
+	// Approvers adds approvers by tag (the bot knows them at publish).
+	Approvers map[string][]string
+	// Downstreams are the packages known to track each package, by name.
+	Downstreams map[string][]Downstream
+}
+
+// treeIDer is a Source that can name a directory's tree cheaply (git's
+// tree hash): equal ids give equal digests, so a tree shared by many
+// revisions is read once.
+type treeIDer interface {
+	TreeID(ctx context.Context, commit, dir string) (string, error)
+}
+
+// Build reads every tag <package>/v<N> of src and returns the index.
+func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
+	tags, err := src.Tags(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("index: list tags: %w", err)
+	}
+	prev := previousRevisions(opts.Previous)
+	byPkg := map[string][]Tag{}
+	for _, t := range tags {
+		byPkg[t.Package] = append(byPkg[t.Package], t)
+	}
+	names := make([]string, 0, len(byPkg))
+	for n := range byPkg {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	b := &builder{src: src, digests: map[string]string{}}
+	idx := &Index{APIVersion: APIVersion, Kind: Kind, Repository: opts.Repository, Packages: make([]Package, 0, len(names))}
+	for _, name := range names {
+		pkgTags := byPkg[name]
+		slices.SortFunc(pkgTags, func(a, b Tag) int { return b.Revision - a.Revision })
+		p := Package{Name: name, Downstreams: sortedDownstreams(opts.Downstreams[name])}
+		for _, t := range pkgTags {
+			tag := tagName(t)
+			r := Revision{Revision: t.Revision, Tag: tag, Commit: t.Commit, Published: t.Time.UTC()}
+			if old, ok := prev[tag]; ok && old.Commit == t.Commit && strings.HasPrefix(old.Digest, DigestPrefix) {
+				r.Digest, r.Approvers = old.Digest, old.Approvers
+			} else if r.Digest, err = b.digest(ctx, t.Commit, name); err != nil {
+				return nil, fmt.Errorf("index: %s: %w", tag, err)
+			}
+			r.Approvers = mergeApprovers(r.Approvers, opts.Approvers[tag])
+			p.Revisions = append(p.Revisions, r)
+		}
+		if err := b.describe(ctx, &p, pkgTags[0].Commit); err != nil {
+			return nil, fmt.Errorf("index: %s: %w", name, err)
+		}
+		idx.Packages = append(idx.Packages, p)
+	}
+	return idx, nil
+}
+
+type builder struct {
+	src     Source
+	digests map[string]string // tree id → digest
+}
+
+func (b *builder) digest(ctx context.Context, commit, dir string) (string, error) {
+	var id string
+	if ider, ok := b.src.(treeIDer); ok {
+		var err error
+		if id, err = ider.TreeID(ctx, commit, dir); err != nil {
+			return "", err
+		}
+		if d, ok := b.digests[id]; ok && id != "" {
+			return d, nil
+		}
+	}
+	files, err := b.src.Tree(ctx, commit, dir)
+	if err != nil {
+		return "", err
+	}
+	d := TreeDigest(files)
+	if id != "" {
+		b.digests[id] = d
+	}
+	return d, nil
+}
+
+// describe fills the package's description, keywords, site and upstream
+// from its latest revision's Kptfile. A Kptfile that does not parse leaves
+// them empty: the revisions are listed all the same.
+func (b *builder) describe(ctx context.Context, p *Package, commit string) error {
+	files, err := b.src.Tree(ctx, commit, p.Name)
+	if err != nil {
+		return err
+	}
+	data, ok := files[kptfile.FileName]
+	if !ok {
+		return nil
+	}
+	f, err := kptfile.Parse(data)
+	if err != nil {
+		return nil
+	}
+	k := f.Kptfile()
+	if k.Info != nil {
+		p.Description, p.Keywords, p.Site = k.Info.Description, k.Info.Keywords, k.Info.Site
+	}
+	if k.Upstream != nil && k.Upstream.Git != nil {
+		u := &Upstream{Repo: k.Upstream.Git.Repo, Directory: k.Upstream.Git.Directory, Ref: k.Upstream.Git.Ref}
+		if k.UpstreamLock != nil && k.UpstreamLock.Git != nil {
+			u.Commit = k.UpstreamLock.Git.Commit
+		}
+		p.Upstream = u
+	}
+	return nil
+}
+
+func previousRevisions(idx *Index) map[string]Revision {
+	out := map[string]Revision{}
+	if idx == nil {
+		return out
+	}
+	for _, p := range idx.Packages {
+		for _, r := range p.Revisions {
+			out[r.Tag] = r
+		}
+	}
+	return out
+}
+
+func mergeApprovers(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	out := append(append([]string(nil), a...), b...)
+	slices.SortFunc(out, func(x, y string) int { return strings.Compare(strings.ToLower(x), strings.ToLower(y)) })
+	return slices.CompactFunc(out, strings.EqualFold)
+}
+
+func sortedDownstreams(ds []Downstream) []Downstream {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := append([]Downstream(nil), ds...)
+	slices.SortFunc(out, func(a, b Downstream) int {
+		if c := strings.Compare(strings.ToLower(a.Repository), strings.ToLower(b.Repository)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Package, b.Package)
+	})
+	return out
+}
+
+func tagName(t Tag) string { return packages.TagName(t.Package, t.Revision) }
