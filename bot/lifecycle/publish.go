@@ -113,6 +113,8 @@ type PublishedRevision struct {
 	// lifecycle.releases is off or another replica made it).
 	Release    *github.RepositoryRelease
 	ReleaseErr error
+	// Approvers are the approvals the verdict counted.
+	Approvers []string
 }
 
 // RefusedLanding is a landing not published because the merged package is
@@ -219,6 +221,7 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 	}
 	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused),
 		"deleted": out.Deleted, "races": out.Races}).Info("publish on merge")
+	p.updateIndex(ctx)
 	return out, nil
 }
 
@@ -266,6 +269,7 @@ func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg strin
 		return out, err
 	}
 	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
+	p.updateIndex(ctx)
 	return out, nil
 }
 
@@ -455,7 +459,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		tags.add(l.Package, n, l.Commit)
 		last, lastCommit = l.Tree, l.Commit
 		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
-			Commit: l.Commit, PR: v.pr.GetNumber()}
+			Commit: l.Commit, PR: v.pr.GetNumber(), Approvers: v.approvers}
 		log.WithFields(logrus.Fields{"tag": rev.Tag, "commit": l.Commit.String(), "kind": string(l.Kind)}).Info("published revision")
 		if p.s.Config.Lifecycle.Releases {
 			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v)

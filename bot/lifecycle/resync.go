@@ -126,6 +126,8 @@ type ResyncReport struct {
 	ProposalsEvaluated []int
 	// CommandsAnswered are the /porch comments answered (ResyncCommandHooks).
 	CommandsAnswered []int64
+	// IndexUpdated: the package index was missing or stale and was pushed.
+	IndexUpdated bool
 	// Errors are the failures the run went past (a package, a hook).
 	Errors []error
 }
@@ -179,6 +181,14 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 		}
 	}
 	rep.Published, rep.Refused, rep.Superseded, rep.Races = out.Published, out.Refused, out.Superseded, out.Races
+	// The package index: rebuilt when missing or stale (a lost push, a
+	// moved tag), with what this run published.
+	if _, pushed, err := UpdateIndex(ctx, s, p.indexUpdate()); err != nil {
+		rep.Errors = append(rep.Errors, err)
+		log.WithError(err).Warn("resync: package index not updated")
+	} else {
+		rep.IndexUpdated = pushed
+	}
 
 	if deps.Hooks != nil {
 		if err := resyncDrafts(ctx, s, api, deps, rep); err != nil {

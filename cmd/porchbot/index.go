@@ -21,6 +21,7 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write the index to `FILE` (default: standard output)")
 	repo := fs.String("repository", "", "the repository name the index records (default: owner/name from the URL, or from the checkout's origin remote)")
+	root := fs.String("root", ".", "the repository's packages.root: package P lives in ROOT/P")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: porchbot index <dir|git-url> [-o FILE] [--repository owner/name]")
 		fmt.Fprintln(stderr, "       porchbot index verify <index.yaml> <dir|git-url>")
@@ -48,7 +49,7 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("the index on %s: %w", index.DefaultBranch, err)
 	}
-	idx, err := index.Build(ctx, src, index.Options{Repository: name, Previous: prev})
+	idx, err := index.Build(ctx, src, index.Options{Repository: name, Root: *root, Previous: prev})
 	if err != nil {
 		return err
 	}
@@ -66,8 +67,10 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runIndexVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("index verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	root := fs.String("root", ".", "the repository's packages.root: package P lives in ROOT/P")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: porchbot index verify <index.yaml> <dir|git-url>")
+		fmt.Fprintln(stderr, "Usage: porchbot index verify <index.yaml> <dir|git-url> [--root ROOT]")
+		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args, 2)
 	if errors.Is(err, flag.ErrHelp) {
@@ -87,7 +90,7 @@ func runIndexVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	problems, err := index.Verify(ctx, idx, src)
+	problems, err := index.Verify(ctx, idx, src, *root)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/index"
 )
 
 // TestLifecycleDraftProposeApproveMergePublish is the golden path: alice
@@ -112,5 +115,27 @@ func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
 	}
 	if _, _, err := alice.Git.GetRef(w.ctx, "acme", "catalog", "tags/network/upf/v3"); err == nil {
 		t.Fatal("a third tag for two landings")
+	}
+
+	// 5. The package index on porch/index lists both revisions, v2 with
+	// its approver, and `porchbot index verify` would find it true.
+	fc, _, _, err := alice.Repositories.GetContents(w.ctx, "acme", "catalog", index.FileName, &github.RepositoryContentGetOptions{Ref: index.DefaultBranch})
+	if err != nil {
+		t.Fatalf("no package index: %v", err)
+	}
+	text, _ := fc.GetContent()
+	idx, err := index.Decode([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var upf *index.Package
+	for i := range idx.Packages {
+		if idx.Packages[i].Name == "network/upf" {
+			upf = &idx.Packages[i]
+		}
+	}
+	if upf == nil || len(upf.Revisions) != 2 || upf.Revisions[0].Commit != res.GetSHA() || upf.Revisions[1].Commit != seed ||
+		!slices.Contains(upf.Revisions[0].Approvers, "bob") {
+		t.Fatalf("index of network/upf: %+v", upf)
 	}
 }

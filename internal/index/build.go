@@ -14,6 +14,9 @@ import (
 type Options struct {
 	// Repository is what the index names as its repository (owner/name).
 	Repository string
+	// Root is the repository's packages.root: package P lives in Root/P
+	// ("" or "." for the repository's top).
+	Root string
 	// Previous is the index as it stands, if any: a revision whose tag
 	// still points at the same commit keeps its digest without reading
 	// its tree again, and its approvers (which git does not hold).
@@ -47,7 +50,7 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	b := &builder{src: src, digests: map[string]string{}}
+	b := &builder{src: src, root: opts.Root, digests: map[string]string{}}
 	idx := &Index{APIVersion: APIVersion, Kind: Kind, Repository: opts.Repository, Packages: make([]Package, 0, len(names))}
 	for _, name := range names {
 		pkgTags := byPkg[name]
@@ -58,7 +61,7 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 			r := Revision{Revision: t.Revision, Tag: tag, Commit: t.Commit, Published: t.Time.UTC()}
 			if old, ok := prev[tag]; ok && old.Commit == t.Commit && strings.HasPrefix(old.Digest, DigestPrefix) {
 				r.Digest, r.Approvers = old.Digest, old.Approvers
-			} else if r.Digest, err = b.digest(ctx, t.Commit, name); err != nil {
+			} else if r.Digest, err = b.digest(ctx, t.Commit, b.dir(name)); err != nil {
 				return nil, fmt.Errorf("index: %s: %w", tag, err)
 			}
 			r.Approvers = mergeApprovers(r.Approvers, opts.Approvers[tag])
@@ -74,7 +77,16 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 
 type builder struct {
 	src     Source
+	root    string
 	digests map[string]string // tree id → digest
+}
+
+// dir is package pkg's directory.
+func (b *builder) dir(pkg string) string {
+	if r := strings.Trim(b.root, "/"); r != "" && r != "." {
+		return r + "/" + pkg
+	}
+	return pkg
 }
 
 func (b *builder) digest(ctx context.Context, commit, dir string) (string, error) {
@@ -103,7 +115,7 @@ func (b *builder) digest(ctx context.Context, commit, dir string) (string, error
 // from its latest revision's Kptfile. A Kptfile that does not parse leaves
 // them empty: the revisions are listed all the same.
 func (b *builder) describe(ctx context.Context, p *Package, commit string) error {
-	files, err := b.src.Tree(ctx, commit, p.Name)
+	files, err := b.src.Tree(ctx, commit, b.dir(p.Name))
 	if err != nil {
 		return err
 	}

@@ -167,7 +167,7 @@ func TestBuildVerify(t *testing.T) {
 	}
 
 	// Verify: the fake v1 digest is a content problem; the rest holds.
-	problems, err := index.Verify(ctx, dec, src)
+	problems, err := index.Verify(ctx, dec, src, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestBuildVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if problems, err := index.Verify(ctx, fresh, src); err != nil || len(problems) != 0 {
+	if problems, err := index.Verify(ctx, fresh, src, "."); err != nil || len(problems) != 0 {
 		t.Fatalf("fresh index: %v (%v)", problems, err)
 	}
 	r.git("tag", "-f", "basens/v1", "HEAD")
@@ -191,7 +191,7 @@ func TestBuildVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, err = index.Verify(ctx, fresh, src)
+	problems, err = index.Verify(ctx, fresh, src, ".")
 	if err != nil {
 		t.Fatal(err)
 	}

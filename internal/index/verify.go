@@ -25,8 +25,8 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s: %s", p.Tag, p.Kin
 
 // Verify recomputes every revision of idx from src: a tag moved to another
 // commit, a tree whose digest differs, a tag gone, or a tag the index does
-// not list is a problem. No problems: the index is true to the repository.
-func Verify(ctx context.Context, idx *Index, src Source) ([]Problem, error) {
+// not list is a problem. root is the repository's packages.root. No problems: the index is true to the repository.
+func Verify(ctx context.Context, idx *Index, src Source, root string) ([]Problem, error) {
 	tags, err := src.Tags(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("verify: list tags: %w", err)
@@ -36,7 +36,7 @@ func Verify(ctx context.Context, idx *Index, src Source) ([]Problem, error) {
 		actual[tagName(t)] = t
 	}
 	listed := map[string]bool{}
-	b := &builder{src: src, digests: map[string]string{}}
+	b := &builder{src: src, root: root, digests: map[string]string{}}
 	var out []Problem
 	for _, p := range idx.Packages {
 		for _, r := range p.Revisions {
@@ -49,7 +49,7 @@ func Verify(ctx context.Context, idx *Index, src Source) ([]Problem, error) {
 			case t.Commit != r.Commit:
 				out = append(out, Problem{Tag: r.Tag, Kind: ProblemMoved, Detail: fmt.Sprintf("index says %s, the tag points at %s", r.Commit, t.Commit)})
 			}
-			d, err := b.digest(ctx, r.Commit, p.Name)
+			d, err := b.digest(ctx, r.Commit, b.dir(p.Name))
 			if err != nil {
 				out = append(out, Problem{Tag: r.Tag, Kind: ProblemContent, Detail: fmt.Sprintf("cannot read the package at %s: %v", r.Commit, err)})
 				continue

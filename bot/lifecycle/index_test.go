@@ -1,0 +1,130 @@
+package lifecycle_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/forge/forgetest"
+	"github.com/porchbot/porchbot/internal/index"
+)
+
+// indexOnForge reads index.yaml from the porch/index branch on the forge.
+func (h *harness) indexOnForge(t *testing.T) *index.Index {
+	t.Helper()
+	fc, _, _, err := h.user(forgetest.AliceToken).Repositories.GetContents(context.Background(), "acme", "catalog", index.FileName,
+		&github.RepositoryContentGetOptions{Ref: index.DefaultBranch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := fc.GetContent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := index.Decode([]byte(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return idx
+}
+
+// TestUpdateIndex: the index branch is made on the first publish, from the
+// cache plus a tag made through the API a moment ago; the same state
+// pushes nothing; approvers known at publish are recorded; a change pushed
+// to the branch by someone else meanwhile is built upon, not overwritten.
+func TestUpdateIndex(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: basens\n")})
+	s := h.open(t)
+	// basens/v1 "just tagged" through the API: not in the cache yet.
+	if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(ctx, "acme", "catalog",
+		&github.Reference{Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+		t.Fatal(err)
+	}
+	published := []index.Tag{{Package: "basens", Revision: 1, Commit: sha}}
+	head, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{Published: published,
+		Approvers: map[string][]string{"basens/v1": {"bob"}}})
+	if err != nil || !pushed || head.IsZero() {
+		t.Fatalf("first update: pushed %v head %s (%v)", pushed, head, err)
+	}
+	idx := h.indexOnForge(t)
+	if idx.Repository != "acme/catalog" || len(idx.Packages) != 1 || idx.Packages[0].Description != "base namespace" {
+		t.Fatalf("index %+v", idx)
+	}
+	v1 := idx.Packages[0].Revisions[0]
+	files, err := s.Git.ReadTree(ctx, s.DeploymentHead, "basens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1.Tag != "basens/v1" || v1.Commit != sha || v1.Digest != index.TreeDigest(files) || strings.Join(v1.Approvers, ",") != "bob" {
+		t.Fatalf("v1 %+v", v1)
+	}
+
+	// Nothing new: no push, and the approvers stay (git does not hold them).
+	s = h.open(t)
+	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || pushed {
+		t.Fatalf("second update: pushed %v (%v)", pushed, err)
+	}
+	if got := h.indexOnForge(t).Packages[0].Revisions[0].Approvers; strings.Join(got, ",") != "bob" {
+		t.Fatalf("approvers after a rebuild: %v", got)
+	}
+
+	// Someone pushes a stale index to the branch after this session
+	// fetched: the bot's push is refused by the lease, it builds again on
+	// the new head, and the result is the repository's truth again.
+	stale := s
+	alice, _ := h.env.Forge.Account("alice")
+	if _, err := h.env.Forge.CommitFiles("acme/catalog", index.DefaultBranch, map[string][]byte{index.FileName: []byte("garbage: [\n")}, "break it", alice); err != nil {
+		t.Fatal(err)
+	}
+	if _, pushed, err := lifecycle.UpdateIndex(ctx, stale, lifecycle.IndexUpdate{Approvers: map[string][]string{"basens/v1": {"carol"}}}); err != nil || !pushed {
+		t.Fatalf("update over a moved branch: pushed %v (%v)", pushed, err)
+	}
+	idx = h.indexOnForge(t)
+	if r := idx.Packages[0].Revisions[0]; r.Commit != sha || strings.Join(r.Approvers, ",") != "carol" {
+		t.Fatalf("after the race: %+v", r)
+	}
+}
+
+// TestResyncRebuildsTheIndex: a published revision whose index push was
+// lost (or an index branch someone deleted) is back after a resync, and a
+// resync with nothing new pushes nothing.
+func TestResyncRebuildsTheIndex(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
+	alice := h.user(forgetest.AliceToken)
+	if _, _, err := alice.Git.CreateRef(ctx, "acme", "catalog",
+		&github.Reference{Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+		t.Fatal(err)
+	}
+	resync := func() *lifecycle.ResyncReport {
+		t.Helper()
+		s := h.open(t)
+		rep, err := lifecycle.Resync(ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := resync(); !rep.IndexUpdated {
+		t.Fatal("the missing index was not built")
+	}
+	if idx := h.indexOnForge(t); len(idx.Packages) != 1 || idx.Packages[0].Revisions[0].Commit != sha {
+		t.Fatalf("index %+v", idx)
+	}
+	if rep := resync(); rep.IndexUpdated {
+		t.Fatal("an index in step was pushed again")
+	}
+	if _, err := alice.Git.DeleteRef(ctx, "acme", "catalog", "heads/"+index.DefaultBranch); err != nil {
+		t.Fatal(err)
+	}
+	if rep := resync(); !rep.IndexUpdated {
+		t.Fatal("the deleted index was not rebuilt")
+	}
+	h.indexOnForge(t)
+}
