@@ -12,8 +12,10 @@ export GOTOOLCHAIN ?= local
 help: ## this list
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/porchbot
-	$(GO) build -o $(BIN) ./cmd/porchbot
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
+build: ## build bin/porchbot, stamped with `git describe` (porchbot version)
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/porchbot
 
 run: build ## run the bot; with no GitHub App credentials it runs against the embedded local forge
 	./$(BIN) serve $(ARGS)

@@ -73,3 +73,16 @@ func TestIndexCLI(t *testing.T) {
 		t.Fatalf("a missing repository: %d %s", code, stderr)
 	}
 }
+
+// TestCommandLineStyle: --version works, and an unknown subcommand gets
+// the nearest one.
+func TestCommandLineStyle(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"--version"}, stdio{out: &out, err: &errb}); code != 0 || !strings.HasPrefix(out.String(), "porchbot ") {
+		t.Fatalf("--version: %d %q %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"srve"}, stdio{out: &out, err: &errb}); code != 2 || !strings.Contains(errb.String(), `did you mean "serve"?`) {
+		t.Fatalf("srve: %d %q", code, errb.String())
+	}
+}

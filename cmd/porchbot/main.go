@@ -13,10 +13,8 @@ import (
 	"syscall"
 
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/suggest"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // command is one subcommand; the table is the help.
 type command struct {
@@ -44,10 +42,7 @@ func commands() []command {
 		{"demo", "the narrated package lifecycle on the embedded local forge (--keep to explore it afterwards)", noStdin(runDemo)},
 		{"fn", "run a built-in function as a KRM exec function (ResourceList on stdin and stdout)",
 			func(ctx context.Context, args []string, s stdio) error { return runFn(ctx, args, s.in, s.out, s.err) }},
-		{"version", "print the version", noStdin(func(_ context.Context, _ []string, stdout, _ io.Writer) error {
-			_, err := fmt.Fprintln(stdout, "porchbot", version)
-			return err
-		})},
+		{"version", "print the release, the VCS revision and the Go version (also --version)", noStdin(runVersion)},
 	}
 }
 
@@ -67,6 +62,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 		usage(stdout)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, args[1:], s); err != nil {
@@ -78,7 +76,15 @@ func run(ctx context.Context, args []string, s stdio) int {
 			return 0
 		}
 	}
-	fmt.Fprintf(stderr, "porchbot: unknown command %q\n\n", args[0])
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if near := suggest.Best(args[0], names); near != "" {
+		fmt.Fprintf(stderr, "porchbot: unknown command %q; did you mean %q?\n\n", args[0], near)
+	} else {
+		fmt.Fprintf(stderr, "porchbot: unknown command %q\n\n", args[0])
+	}
 	usage(stderr)
 	return 2
 }

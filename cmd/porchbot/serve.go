@@ -24,7 +24,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv, err := service.Start(ctx, s, log, stdout, version)
+	srv, err := service.Start(ctx, s, log, stdout, versionString())
 	if err != nil {
 		return err
 	}
