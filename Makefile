@@ -7,7 +7,9 @@ export GOTOOLCHAIN ?= local
 
 .DEFAULT_GOAL := help
 
-.PHONY: help build run test bench lint demo clean
+IMAGE    ?= ghcr.io/porchbot/porchbot:$(VERSION)
+
+.PHONY: help build run test bench lint demo clean image
 
 help: ## this list
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -16,6 +18,9 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 
 build: ## build bin/porchbot, stamped with `git describe` (porchbot version)
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/porchbot
+
+image: ## build the container image ghcr.io/porchbot/porchbot:<git describe> (IMAGE=…; Dockerfile: static binary, CA certificates, non-root)
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
 
 run: build ## run the bot; with no GitHub App credentials it runs against the embedded local forge
 	./$(BIN) serve $(ARGS)
