@@ -141,10 +141,8 @@ func (f *Forge) repoObject(r *Repo) *github.Repository {
 		HasIssues: github.Bool(true), HasProjects: github.Bool(false), HasDownloads: github.Bool(true),
 		HasWiki: github.Bool(false), HasPages: github.Bool(false), HasDiscussions: github.Bool(false),
 		ForksCount: github.Int(0),
-		MirrorURL:  github.String(""),
 		Archived:   github.Bool(false), Disabled: github.Bool(false),
 		OpenIssuesCount: github.Int(openIssues), OpenIssues: github.Int(openIssues),
-		License:                  &github.License{Key: github.String("other"), Name: github.String("Other"), SPDXID: github.String("NOASSERTION")},
 		IsTemplate:               github.Bool(false),
 		Topics:                   topics,
 		Visibility:               github.String(visibility),
@@ -199,9 +197,10 @@ func appPermissions() *github.InstallationPermissions {
 	}
 }
 
-// appEvents are the events the App subscribes to (app.yaml).
+// appEvents are the events the App subscribes to (app.yaml). The
+// installation events are not among them: GitHub sends them to every App.
 func appEvents() []string {
-	return []string{"check_run", "check_suite", "create", "delete", "installation_repositories",
+	return []string{"check_run", "check_suite", "create", "delete",
 		"issue_comment", "pull_request", "pull_request_review", "push", "release"}
 }
 
