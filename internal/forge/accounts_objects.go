@@ -79,7 +79,7 @@ func (f *Forge) orgFullObject(a *Account) map[string]any {
 		"name": a.Login, "html_url": f.webBase() + "/" + a.Login, "type": "Organization",
 		"has_organization_projects": false, "has_repository_projects": false, "public_repos": public,
 		"public_gists": 0, "followers": 0, "following": 0, "created_at": ts(accountsEpoch),
-		"updated_at": ts(accountsEpoch), "archived_at": nil, "blog": "", "is_verified": false,
+		"updated_at": ts(accountsEpoch), "archived_at": nil, "is_verified": false,
 	} {
 		m[k] = v
 	}

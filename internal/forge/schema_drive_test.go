@@ -176,6 +176,9 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	// Conversation.
 	c := field(d.do(alice, "POST", I+"/comments", map[string]any{"body": "/porch approve"}, created), "id")
 	gone := field(d.do(alice, "POST", I+"/comments", map[string]any{"body": "typo"}, created), "id")
+	// The App comments too: its user is porchbot[bot], whose login must
+	// be escaped in its URLs.
+	d.do(inst, "POST", I+"/comments", map[string]any{"body": "Rendered: 1 function passed"}, created)
 	d.do(alice, "GET", I+"/comments", nil, ok)
 	d.do(alice, "GET", R+"/issues/comments", nil, ok)
 	d.do(alice, "GET", R+"/issues/comments/"+c, nil, ok)

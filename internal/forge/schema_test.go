@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,6 +61,8 @@ func loadDescription(t *testing.T, name string) *description {
 	t.Helper()
 	d := &description{name: name, c: jsonschema.NewCompiler(), cache: map[string]*jsonschema.Schema{}}
 	d.c.DefaultDraft(jsonschema.Draft2020)
+	d.c.AssertFormat() // uri, date-time, email... are checked too
+	d.c.RegisterFormat(&jsonschema.Format{Name: "uri-template", Validate: validURITemplate})
 	d.rest = readDescription(t, filepath.Join(schemaDir, "rest", name+".json"))
 	d.hooks = readDescription(t, filepath.Join(schemaDir, "webhooks", name+".json"))
 	if err := d.c.AddResource(restURL, d.rest); err != nil {
@@ -123,6 +126,29 @@ func nullableToNull(v any, names bool) any {
 		return out
 	}
 	return v
+}
+
+// validURITemplate checks an RFC 6570 template's expressions are closed
+// and not nested. (The library's own check splits the template at "/"
+// first, so it refuses GitHub's own ".../following{/other_user}".)
+func validURITemplate(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	open := false
+	for _, ch := range s {
+		switch {
+		case ch == '{' && open, ch == '}' && !open:
+			return fmt.Errorf("unbalanced braces in %q", s)
+		case ch == '{', ch == '}':
+			open = !open
+		}
+	}
+	if open {
+		return fmt.Errorf("unclosed expression in %q", s)
+	}
+	return nil
 }
 
 func (d *description) schema(loc string) (*jsonschema.Schema, error) {
@@ -436,6 +462,9 @@ func TestForgeMatchesGitHubDescriptions(t *testing.T) {
 					err = desc.validate(loc, a.ex.body)
 				}
 			}
+			if err == nil {
+				err = unescapedURLs(a.ex.body)
+			}
 			if err != nil {
 				key := fmt.Sprintf("%s %d", a.route, a.ex.status)
 				if dir := os.Getenv("SCHEMA_DUMP"); dir != "" {
@@ -449,6 +478,9 @@ func TestForgeMatchesGitHubDescriptions(t *testing.T) {
 		for _, dl := range deliveries {
 			key := openapi.WebhookKey(dl.event, dl.action)
 			err := desc.validate(hooksURL+"#/webhooks/"+pointerEscape(key)+"/post/requestBody/content/application~1json/schema", dl.body)
+			if err == nil {
+				err = unescapedURLs(dl.body)
+			}
 			if err != nil {
 				failures["webhook "+key] = append(failures["webhook "+key], err.Error())
 				continue
@@ -475,6 +507,52 @@ var schemaErrata = map[string]struct{ schema, why string }{
 	"GET /app/installations 200": {errataURL + "#/$defs/installations",
 		"the operation inlines the installation with account allOf [simple-user, enterprise] (both at once), " +
 			"where the installation component (GET /app/installations/{id}) says anyOf"},
+}
+
+// unescapedURLs finds links ("url", "*_url", "href" members) whose path
+// holds a character a URI must escape, such as the brackets of
+// "porchbot[bot]" (GitHub sends /users/porchbot%5Bbot%5D). The format
+// check leaves these to the parser, which accepts them.
+func unescapedURLs(body []byte) error {
+	var doc any
+	if len(bytes.TrimSpace(body)) == 0 || json.Unmarshal(body, &doc) != nil {
+		return nil
+	}
+	var bad []string
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				walk(k, x)
+			}
+		case []any:
+			for _, x := range t {
+				walk(key, x)
+			}
+		case string:
+			if key != "url" && key != "href" && !strings.HasSuffix(key, "_url") {
+				return
+			}
+			u, err := url.Parse(t)
+			if err != nil || u.Host == "" {
+				return // not an absolute link; the schema judges it
+			}
+			path := u.EscapedPath()
+			if i := strings.IndexByte(path, '{'); i >= 0 {
+				path = path[:i] // a template's expressions are not part of the path
+			}
+			if strings.ContainsAny(path, "[] ") {
+				bad = append(bad, key+": "+t)
+			}
+		}
+	}
+	walk("", doc)
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("unescaped characters in links: %s", strings.Join(bad, ", "))
 }
 
 var schemaRouteVar = regexp.MustCompile(`\{([^}:]+):[^}]*\}`)
