@@ -338,33 +338,9 @@ func trim(b []byte) string {
 	return string(b)
 }
 
-// field reads a dotted path ("commit.tree.sha", "0.id") from a decoded
-// answer, as a string ("" when absent).
-func field(v any, path string) string {
-	for _, k := range strings.Split(path, ".") {
-		switch t := v.(type) {
-		case map[string]any:
-			v = t[k]
-		case []any:
-			i, err := strconv.Atoi(k)
-			if err != nil || i >= len(t) {
-				return ""
-			}
-			v = t[i]
-		default:
-			return ""
-		}
-	}
-	switch t := v.(type) {
-	case string:
-		return t
-	case float64:
-		return strconv.FormatInt(int64(t), 10)
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
-}
+// field reads a dotted path ("commit.tree.sha", "0.id") of a decoded
+// answer as a string ("" when absent).
+var field = forge.WebField
 
 // ---------------------------------------------------------------------
 // The test.
@@ -377,19 +353,7 @@ func TestForgeMatchesGitHubDescriptions(t *testing.T) {
 	for _, n := range openapi.Descriptions {
 		descs = append(descs, loadDescription(t, n))
 	}
-	env := forgetest.New(t)
-	hooks := newFidHookRecorder(t, env)
-	repoHookSrv := httptest.NewServer(http.HandlerFunc(hooks.serve))
-	t.Cleanup(repoHookSrv.Close)
-
-	log := &exchangeLog{}
-	d := &schemaDriver{t: t, api: strings.TrimSuffix(env.Forge.APIURL(), "/"),
-		client: &http.Client{Transport: recordingTransport{log: log, next: http.DefaultTransport}}}
-	driveEveryRoute(t, env, d, repoHookSrv.URL)
-	env.WaitDeliveries(t)
-	for _, e := range d.errs {
-		t.Errorf("scenario: %s", e)
-	}
+	env, log, hooks := driveRound(t)
 
 	// Every route has been called.
 	router, ok := env.Forge.Handler().(*mux.Router)
@@ -553,6 +517,25 @@ func unescapedURLs(body []byte) error {
 	}
 	sort.Strings(bad)
 	return fmt.Errorf("unescaped characters in links: %s", strings.Join(bad, ", "))
+}
+
+// driveRound runs driveEveryRoute on a new forge, recording every REST
+// exchange and every webhook (the App's and a repository hook's).
+func driveRound(t *testing.T) (*forgetest.Env, *exchangeLog, *fidHookRecorder) {
+	t.Helper()
+	env := forgetest.New(t)
+	hooks := newFidHookRecorder(t, env)
+	repoHookSrv := httptest.NewServer(http.HandlerFunc(hooks.serve))
+	t.Cleanup(repoHookSrv.Close)
+	log := &exchangeLog{}
+	d := &schemaDriver{t: t, api: strings.TrimSuffix(env.Forge.APIURL(), "/"),
+		client: &http.Client{Transport: recordingTransport{log: log, next: http.DefaultTransport}}}
+	driveEveryRoute(t, env, d, repoHookSrv.URL)
+	env.WaitDeliveries(t)
+	for _, e := range d.errs {
+		t.Errorf("scenario: %s", e)
+	}
+	return env, log, hooks
 }
 
 var schemaRouteVar = regexp.MustCompile(`\{([^}:]+):[^}]*\}`)
