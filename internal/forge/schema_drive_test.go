@@ -260,6 +260,19 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "GET", R+"/tags", nil, ok)
 	d.do(alice, "DELETE", R+"/labels/kind-network", nil, noContent)
 
+	// GitHub's errors, as the description documents them for these
+	// operations.
+	// The reads porchbot repeats, revalidated: 304.
+	d.revalidate(alice, P)
+	d.revalidate(inst, R+"/commits/"+head+"/check-runs")
+	d.revalidate(alice, I+"/comments")
+	d.do(alice, "GET", R+"/pulls/9999", nil, notFound)
+	d.do(alice, "GET", "/repos/acme/nothing", nil, notFound)
+	d.do(alice, "GET", R+"/git/ref/heads/nothing", nil, notFound)
+	d.do(alice, "POST", R+"/pulls", map[string]any{"title": "x", "head": "nothing", "base": "main"}, http.StatusUnprocessableEntity)
+	d.do(alice, "POST", R+"/labels", map[string]any{"name": "porch/proposed", "color": "0e8a16"}, http.StatusUnprocessableEntity)
+	d.do("bad-token", "GET", "/user", nil, http.StatusUnauthorized)
+
 	// The repository hook's deliveries, one redelivered, then the hook
 	// removed.
 	env.WaitDeliveries(t)
