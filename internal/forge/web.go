@@ -313,7 +313,7 @@ func joinPaths(v any, path string) string {
 
 func (f *Forge) webCompare(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	basehead := mux.Vars(r)["basehead"]
-	c, ok := v.must(w, repoPath(r)+"/compare/"+basehead)
+	c, ok := v.must(w, repoPath(r)+"/compare/"+escapePath(basehead))
 	if !ok {
 		return
 	}
@@ -328,7 +328,7 @@ func (f *Forge) webCompare(w http.ResponseWriter, r *http.Request, v *webViewer)
 
 func (f *Forge) webRelease(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	tag := mux.Vars(r)["tag"]
-	rel, ok := v.must(w, repoPath(r)+"/releases/tags/"+tag)
+	rel, ok := v.must(w, repoPath(r)+"/releases/tags/"+escapePath(tag))
 	if !ok {
 		return
 	}
@@ -342,7 +342,7 @@ func (f *Forge) webRelease(w http.ResponseWriter, r *http.Request, v *webViewer)
 // (drafts/network/upf/w1): the longest prefix that names a commit wins.
 func (v *webViewer) splitRef(base, rest string) (ref, path string, commit any, ok bool) {
 	for i := len(rest); i > 0; i = strings.LastIndexByte(rest[:i], '/') {
-		code, c := v.get(base + "/commits/" + rest[:i])
+		code, c := v.get(base + "/commits/" + escapePath(rest[:i]))
 		if code == http.StatusOK {
 			return rest[:i], strings.Trim(rest[i:], "/"), c, true
 		}
@@ -375,7 +375,15 @@ func (f *Forge) webTree(w http.ResponseWriter, r *http.Request, v *webViewer) {
 		}})
 }
 
-func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
+// escapePath escapes a path read from the page's URL (a ref, a tag, a
+// file) for the API request, so that "?" or "#" in it stay in the path.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
 
 func (f *Forge) webBlob(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	base := repoPath(r)
