@@ -347,7 +347,7 @@ func (f *Forge) pingTo(repo *Repo, h Hook, sender *Account) {
 	if sender != nil {
 		payload["sender"] = f.userObject(sender)
 	}
-	body, err := json.Marshal(payload)
+	body, err := marshalGitHub(payload, forWebhook)
 	if err != nil {
 		f.log.WithError(err).Error("marshal ping payload")
 		return

@@ -106,7 +106,7 @@ func (f *Forge) listReactions(w http.ResponseWriter, r *http.Request, s reaction
 	repo.mu.Unlock()
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
 	page := paginate(w, r, f.BaseURL(), list)
-	out := make([]reactionJSON, 0, len(page))
+	out := make([]*reactionJSON, 0, len(page))
 	for _, re := range page {
 		out = append(out, f.reactionObject(re))
 	}

@@ -127,7 +127,7 @@ func (f *Forge) getAuthenticatedUser(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.userObject(p.account))
+	writeJSON(w, r, http.StatusOK, f.privateUserObject(p.account))
 }
 
 func (f *Forge) getUser(w http.ResponseWriter, r *http.Request) {
@@ -136,5 +136,5 @@ func (f *Forge) getUser(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.userObject(a))
+	writeJSON(w, r, http.StatusOK, f.publicUserObject(a))
 }

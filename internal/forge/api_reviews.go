@@ -245,12 +245,13 @@ func (f *Forge) updateReview(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Only the review's author may edit it.")
 		return
 	}
+	old := rv.Body
 	rv.Body = *req.Body
 	saved := *rv
 	v := viewIssueLocked(repo, repo.Pulls[n].Issue)
 	repo.mu.Unlock()
 	if saved.State != "PENDING" {
-		f.emitReview(repo, "edited", saved, v, who)
+		f.emitReviewEdited(repo, saved, v, who, old)
 	}
 	writeJSON(w, r, http.StatusOK, f.reviewObject(repo, saved, false))
 }

@@ -78,7 +78,8 @@ func (f *Forge) searchIssues(w http.ResponseWriter, r *http.Request) {
 		obj["score"] = 1.0
 		items = append(items, obj)
 	}
-	writeJSON(w, r, http.StatusOK, map[string]any{"total_count": total, "incomplete_results": false, "items": items})
+	writeJSON(w, r, http.StatusOK, map[string]any{"total_count": total, "incomplete_results": false, "items": items,
+		"search_type": "lexical"})
 }
 
 // sortSearchHits orders hits by created (also for best match), updated or

@@ -135,12 +135,7 @@ func (f *Forge) getOrg(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	obj := f.orgObject(o.Account)
-	obj.HTMLURL = github.String(f.webBase() + "/" + o.Account.Login)
-	obj.Type = github.String("Organization")
-	obj.Name = github.String(o.Account.Login)
-	obj.CreatedAt = ts(f.now())
-	writeJSON(w, r, http.StatusOK, obj)
+	writeJSON(w, r, http.StatusOK, f.orgFullObject(o.Account))
 }
 
 func (f *Forge) listOrgMembers(w http.ResponseWriter, r *http.Request) {
@@ -237,9 +232,11 @@ func (f *Forge) getTeam(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	obj := f.teamObject(v.account, t)
-	obj.MembersCount = github.Int(len(t.members))
-	obj.Organization = f.orgObject(v.account)
+	obj := objectMap(f.teamObject(v.account, t))
+	obj["members_count"] = len(t.members)
+	obj["repos_count"] = 0 // the forge grants teams no repositories
+	obj["created_at"], obj["updated_at"] = ts(accountsEpoch), ts(accountsEpoch)
+	obj["organization"] = f.orgFullObject(v.account)
 	writeJSON(w, r, http.StatusOK, obj)
 }
 

@@ -66,12 +66,22 @@ func (f *Forge) emitPulls(repo *Repo, evs []pullEvent) {
 // its "_links" as GitHub's does.
 type reviewEventJSON struct {
 	*github.PullRequestReviewEvent
-	Review *reviewJSON `json:"review,omitempty"`
+	Review  *reviewJSON    `json:"review,omitempty"`
+	Changes map[string]any `json:"changes,omitempty"`
 }
 
 // emitReview sends a pull_request_review webhook (submitted, edited,
 // dismissed). Its pull_request is the "simple" object, as GitHub's.
 func (f *Forge) emitReview(repo *Repo, action string, rv Review, view issueView, sender *Account) {
+	f.emitReviewChanges(repo, action, rv, view, sender, nil)
+}
+
+// emitReviewEdited sends pull_request_review edited with the body it had.
+func (f *Forge) emitReviewEdited(repo *Repo, rv Review, view issueView, sender *Account, oldBody string) {
+	f.emitReviewChanges(repo, "edited", rv, view, sender, map[string]any{"body": map[string]any{"from": oldBody}})
+}
+
+func (f *Forge) emitReviewChanges(repo *Repo, action string, rv Review, view issueView, sender *Account, changes map[string]any) {
 	if view.Pull == nil || !f.wantsHooks(repo) {
 		return
 	}
@@ -84,7 +94,8 @@ func (f *Forge) emitReview(repo *Repo, action string, rv Review, view issueView,
 			Installation: f.installationRef(repo),
 			Organization: f.orgObject(repo.Owner),
 		},
-		Review: f.reviewObject(repo, rv, true),
+		Review:  f.reviewObject(repo, rv, true),
+		Changes: changes,
 	}
 	f.emit("pull_request_review", action, repo, ev)
 }

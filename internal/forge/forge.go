@@ -61,6 +61,9 @@ type Forge struct {
 
 	repoHooks hookStore
 
+	webAPIOnce   sync.Once
+	webAPIRouter http.Handler // the REST API the web pages read (web.go)
+
 	server   *http.Server
 	listener net.Listener
 }

@@ -275,18 +275,18 @@ func (f *Forge) commentObject(repo *Repo, v commentView) *github.IssueComment {
 	}
 }
 
-// reactionObject is one reaction, with the created_at GitHub sends (which
-// go-github's Reaction does not carry).
-type reactionJSON struct {
-	*github.Reaction
-	CreatedAt github.Timestamp `json:"created_at"`
-}
-
-func (f *Forge) reactionObject(re Reaction) reactionJSON {
-	return reactionJSON{Reaction: &github.Reaction{
+// reactionObject is one reaction.
+func (f *Forge) reactionObject(re Reaction) *reactionJSON {
+	return &reactionJSON{Reaction: &github.Reaction{
 		ID: github.Int64(re.ID), NodeID: github.String(nodeID("Reaction", re.ID)),
 		User: f.userObject(re.User), Content: github.String(re.Content),
-	}, CreatedAt: github.Timestamp{Time: re.CreatedAt}}
+	}, CreatedAt: ts(re.CreatedAt)}
+}
+
+// reactionJSON is a reaction with the created_at go-github's type lacks.
+type reactionJSON struct {
+	*github.Reaction
+	CreatedAt *github.Timestamp `json:"created_at"`
 }
 
 // unprocessable is GitHub's 422 whose errors are plain strings, as it

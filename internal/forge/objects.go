@@ -3,6 +3,7 @@ package forge
 import (
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -30,13 +31,19 @@ func (f *Forge) userObject(a *Account) *github.User {
 	if a == nil {
 		return nil
 	}
-	api := f.apiBase() + "/users/" + a.Login
+	// A login goes into URLs escaped, as GitHub's "porchbot%5Bbot%5D"; a
+	// bot's page is its App's.
+	api := f.apiBase() + "/users/" + url.PathEscape(a.Login)
+	html := f.webBase() + "/" + url.PathEscape(a.Login)
+	if a.Type == "Bot" {
+		html = f.webBase() + "/apps/" + url.PathEscape(strings.TrimSuffix(a.Login, "[bot]"))
+	}
 	return &github.User{
 		Login: github.String(a.Login), ID: github.Int64(a.ID), NodeID: github.String(nodeID(a.Type, a.ID)),
 		AvatarURL:         github.String(fmt.Sprintf("%s/avatars/u/%d?v=4", f.webBase(), a.ID)),
 		GravatarID:        github.String(""),
 		URL:               github.String(api),
-		HTMLURL:           github.String(f.webBase() + "/" + a.Login),
+		HTMLURL:           github.String(html),
 		FollowersURL:      github.String(api + "/followers"),
 		FollowingURL:      github.String(api + "/following{/other_user}"),
 		GistsURL:          github.String(api + "/gists{/gist_id}"),
@@ -134,17 +141,14 @@ func (f *Forge) repoObject(r *Repo) *github.Repository {
 		SSHURL:          github.String("git@" + host + ":" + full + ".git"),
 		CloneURL:        github.String(web + ".git"),
 		SVNURL:          github.String(web),
-		Homepage:        github.String(""),
 		Size:            github.Int(0),
 		StargazersCount: github.Int(0), WatchersCount: github.Int(0), Watchers: github.Int(0),
 		Language:  github.String(""),
 		HasIssues: github.Bool(true), HasProjects: github.Bool(false), HasDownloads: github.Bool(true),
 		HasWiki: github.Bool(false), HasPages: github.Bool(false), HasDiscussions: github.Bool(false),
 		ForksCount: github.Int(0),
-		MirrorURL:  github.String(""),
 		Archived:   github.Bool(false), Disabled: github.Bool(false),
 		OpenIssuesCount: github.Int(openIssues), OpenIssues: github.Int(openIssues),
-		License:                  &github.License{Key: github.String("other"), Name: github.String("Other"), SPDXID: github.String("NOASSERTION")},
 		IsTemplate:               github.Bool(false),
 		Topics:                   topics,
 		Visibility:               github.String(visibility),
@@ -199,9 +203,10 @@ func appPermissions() *github.InstallationPermissions {
 	}
 }
 
-// appEvents are the events the App subscribes to (app.yaml).
+// appEvents are the events the App subscribes to (app.yaml). The
+// installation events are not among them: GitHub sends them to every App.
 func appEvents() []string {
-	return []string{"check_run", "check_suite", "create", "delete", "installation_repositories",
+	return []string{"check_run", "check_suite", "create", "delete",
 		"issue_comment", "pull_request", "pull_request_review", "push", "release"}
 }
 

@@ -36,3 +36,7 @@ func (f *Forge) PullsSetRef(fullName, ref, sha string) (string, error) {
 
 // PullsZeroSHA is git's "no object", for tests.
 const PullsZeroSHA = zeroSHA
+
+// WebField reads a dotted path ("commit.tree.sha", "0.id") of a decoded
+// JSON answer as a string, as the web pages do.
+func WebField(v any, path string) string { return str(v, path) }

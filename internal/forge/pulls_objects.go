@@ -159,7 +159,7 @@ func (f *Forge) accountByEmail(email string) *Account {
 // commitObject is a commit as the commits endpoints list it.
 func (f *Forge) commitObject(repo *Repo, c gitCommit) *github.RepositoryCommit {
 	api, web := f.repoURLs(repo)
-	var parents []*github.Commit
+	parents := []*github.Commit{} // a root commit's is [], not absent
 	for _, p := range c.parents {
 		parents = append(parents, &github.Commit{SHA: github.String(p),
 			URL: github.String(api + "/commits/" + p), HTMLURL: github.String(web + "/commit/" + p)})

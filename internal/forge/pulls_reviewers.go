@@ -21,7 +21,8 @@ func (f *Forge) listRequestedReviewers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := viewPull(repo, n)
-	writeJSON(w, r, http.StatusOK, &github.Reviewers{Users: f.usersObjects(v.Pull.RequestedReviewers), Teams: []*github.Team{}})
+	// A map, not go-github's Reviewers: GitHub sends both lists, empty too.
+	writeJSON(w, r, http.StatusOK, map[string]any{"users": f.usersObjects(v.Pull.RequestedReviewers), "teams": []*github.Team{}})
 }
 
 // requestReviewers asks users for a review; they must be able to read the

@@ -59,7 +59,7 @@ func writeRaw(w http.ResponseWriter, status int, v any) {
 // writeJSON answers 200/201 with v. GETs carry an ETag and are answered
 // 304 with no body when If-None-Match names it, as GitHub does.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := marshalGitHub(v, forREST)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "encode: "+err.Error())
 		return

@@ -22,6 +22,19 @@ func (f *Forge) Handler() http.Handler {
 
 	api := root.PathPrefix(apiPrefix).Subrouter()
 	api.Use(f.countCalls, f.injectFaults, f.authMiddleware)
+	f.routesAPI(api)
+	api.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.stats.add(r.Method + " (unrouted)")
+		notFound(w)
+	})
+
+	f.routesGitHTTP(root)
+	f.routesWeb(root)
+	return root
+}
+
+// routesAPI registers the REST API on api (a router under apiPrefix).
+func (f *Forge) routesAPI(api *mux.Router) {
 	// One registration per file, each named for the resources it serves.
 	f.routesApp(api)
 	f.routesRepos(api)
@@ -44,13 +57,6 @@ func (f *Forge) Handler() http.Handler {
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
-	api.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.stats.add(r.Method + " (unrouted)")
-		notFound(w)
-	})
-
-	f.routesGitHTTP(root)
-	return root
 }
 
 // countCalls counts each REST call under its route template.

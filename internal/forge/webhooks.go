@@ -124,7 +124,7 @@ var appOnlyEvents = map[string]bool{"installation": true, "installation_reposito
 func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 	app := f.appInfo()
 	toApp := app != nil && app.WebhookURL != "" && (repo == nil || f.installationFor(repo) != nil) &&
-		(event == "installation" || slices.Contains(appEvents(), event)) // what the App subscribes to
+		(appOnlyEvents[event] || slices.Contains(appEvents(), event)) // what the App subscribes to
 	var hooks []Hook
 	if repo != nil && !appOnlyEvents[event] {
 		hooks = f.repoHooks.subscribed(repo.ID, event)
@@ -132,7 +132,7 @@ func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 	if !toApp && len(hooks) == 0 {
 		return
 	}
-	body, err := json.Marshal(payload)
+	body, err := marshalGitHub(payload, forWebhook)
 	if err != nil {
 		f.log.WithError(err).WithField("event", event).Error("marshal webhook payload")
 		return
