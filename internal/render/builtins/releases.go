@@ -61,13 +61,14 @@ func setImageReleases() []release {
 }
 
 func setLabelsReleases() []release {
-	return append(notReproduced("v0.1.3", "v0.1.4", "v0.1.5"),
+	return append(append(releases(setLabelsResmap{unstructured: true}.process, "v0.1.3", "v0.1.4"),
+		releases(setLabelsResmap{}.process, "v0.1.5")...),
 		releases(setLabels, "v0.2.0", "v0.2.1")...)
 }
 
 func setNamespaceReleases() []release {
 	var out []release
-	out = append(out, releases(setNamespaceResmap{requireNames: true}.process, "v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3")...)
+	out = append(out, releases(setNamespaceResmap{unstructured: true}.process, "v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3")...)
 	out = append(out, releases(setNamespaceResmap{}.process, "v0.1.4")...)
 	out = append(out, releases(setNamespaceResmap{serviceAccounts: true}.process, "v0.2.0")...)
 	out = append(out, notReproduced("v0.3.0", "v0.3.1", "v0.3.2", "v0.3.3", "v0.3.4", "v0.4.0")...)

@@ -24,49 +24,32 @@ import (
 //   - depends-on annotations are left alone;
 //   - every item comes back through JSON (jsonRoundTrip);
 //   - no results on success; a bad config or a failure is one error result
-//     and a non-zero exit. Before v0.1.4 (kustomize api v0.7) an item
-//     without metadata.name fails the function.
+//     and a non-zero exit. Before v0.1.4 (kustomize api v0.7) the map held
+//     unstructured objects (kunstructItems).
 type setNamespaceResmap struct {
-	requireNames    bool // v0.1.0–v0.1.3
+	unstructured    bool // v0.1.0–v0.1.3: kunstructItems
 	serviceAccounts bool // v0.2.0: ServiceAccount subjects found among the items
 }
 
 func (v setNamespaceResmap) process(rl *framework.ResourceList) error {
-	err := v.run(rl)
-	if err != nil {
-		rl.Results = append(rl.Results, result(err.Error(), framework.Error))
+	var ns string
+	configure := func(fc *yaml.RNode) (err error) {
+		ns, err = setNamespaceResmapConfig(fc)
+		return err
 	}
-	return err
-}
-
-func (v setNamespaceResmap) run(rl *framework.ResourceList) error {
-	ns, err := setNamespaceResmapConfig(rl.FunctionConfig)
-	if err != nil {
-		return fmt.Errorf("failed to configure function: %w", err)
-	}
-	if v.requireNames {
-		if err := requireNames(rl.Items); err != nil {
-			return fmt.Errorf("failed to run function: %w", err)
+	return runResmap(rl, v.unstructured, configure, func(items []*yaml.RNode) {
+		serviceAccounts := map[string]bool{}
+		for _, it := range items {
+			if getString(it, yaml.KindField) == "ServiceAccount" {
+				serviceAccounts[getString(it, yaml.MetadataField, yaml.NameField)] = true
+			}
 		}
-	}
-	serviceAccounts := map[string]bool{}
-	for _, it := range rl.Items {
-		if getString(it, yaml.KindField) == "ServiceAccount" {
-			serviceAccounts[getString(it, yaml.MetadataField, yaml.NameField)] = true
+		for _, it := range items {
+			if it.YNode().Kind == yaml.MappingNode {
+				v.setOn(it, ns, serviceAccounts)
+			}
 		}
-	}
-	for _, it := range rl.Items {
-		if it.YNode().Kind != yaml.MappingNode {
-			continue
-		}
-		v.setOn(it, ns, serviceAccounts)
-	}
-	items, err := roundTripItems(rl.Items)
-	if err != nil {
-		return fmt.Errorf("failed to run function: %w", err)
-	}
-	rl.Items = items
-	return nil
+	})
 }
 
 func (v setNamespaceResmap) setOn(it *yaml.RNode, ns string, serviceAccounts map[string]bool) {
