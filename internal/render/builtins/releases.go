@@ -51,7 +51,7 @@ func searchReplaceReleases() []release {
 }
 
 func setAnnotationsReleases() []release {
-	return append(notReproduced("v0.1.3"),
+	return append(releases(setAnnotationsUnstructured, "v0.1.3"),
 		releases(setAnnotations, "v0.1.4")...)
 }
 

@@ -91,26 +91,32 @@ func (v setLabelsResmap) process(rl *framework.ResourceList) error {
 		return err
 	}
 	return runResmap(rl, v.unstructured, configure, func(items []*yaml.RNode) {
-		keys := make([]string, 0, len(labels))
-		for k := range labels {
-			keys = append(keys, k)
+		setEntriesAt(items, labelPaths(), labels)
+	})
+}
+
+// setEntriesAt sets each entry, in key order, in the map at every path
+// that applies to each item's kind, as kustomize's commonLabels and
+// commonAnnotations transformers do.
+func setEntriesAt(items []*yaml.RNode, paths []labelPath, entries map[string]string) {
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, it := range items {
+		if it.YNode().Kind != yaml.MappingNode {
+			continue
 		}
-		sort.Strings(keys)
-		paths := labelPaths()
-		for _, it := range items {
-			if it.YNode().Kind != yaml.MappingNode {
-				continue
-			}
-			gvk := resid.GvkFromNode(it)
-			for _, k := range keys {
-				for _, p := range paths {
-					if (p.group == "" || p.group == gvk.Group) && (p.kind == "" || p.kind == gvk.Kind) {
-						setLabelAt(it.YNode(), strings.Split(p.path, "/"), p.create, k, labels[k])
-					}
+		gvk := resid.GvkFromNode(it)
+		for _, k := range keys {
+			for _, p := range paths {
+				if (p.group == "" || p.group == gvk.Group) && (p.kind == "" || p.kind == gvk.Kind) {
+					setLabelAt(it.YNode(), strings.Split(p.path, "/"), p.create, k, entries[k])
 				}
 			}
 		}
-	})
+	}
 }
 
 // setLabelAt sets key to value in the labels map at path below n, walking
