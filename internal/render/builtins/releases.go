@@ -56,7 +56,7 @@ func setAnnotationsReleases() []release {
 }
 
 func setImageReleases() []release {
-	return append(notReproduced("v0.1.0"),
+	return append(releases(setImageThroughJSON, "v0.1.0"),
 		releases(setImage, "v0.1.1")...)
 }
 
