@@ -71,7 +71,11 @@ func setNamespaceReleases() []release {
 	out = append(out, releases(setNamespaceResmap{unstructured: true}.process, "v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3")...)
 	out = append(out, releases(setNamespaceResmap{}.process, "v0.1.4")...)
 	out = append(out, releases(setNamespaceResmap{serviceAccounts: true}.process, "v0.2.0")...)
-	out = append(out, notReproduced("v0.3.0", "v0.3.1", "v0.3.2", "v0.3.3", "v0.3.4", "v0.4.0")...)
+	out = append(out, releases(setNamespaceSDK{}.process, "v0.3.0", "v0.3.1")...)
+	out = append(out, releases(setNamespaceSDK{allBindings: true}.process, "v0.3.2")...)
+	out = append(out, releases(setNamespaceSDK{allBindings: true, results: 3}.process, "v0.3.3")...)
+	out = append(out, releases(setNamespaceSDK{allBindings: true, results: 4}.process, "v0.3.4")...)
+	out = append(out, releases(setNamespaceSDK{v4: true}.process, "v0.4.0")...)
 	return append(out, releases(setNamespace, "v0.4.1")...)
 }
 
