@@ -42,7 +42,7 @@ func applySettersReleases() []release {
 
 func ensureNameSubstringReleases() []release {
 	return append(notReproduced("v0.1.0", "v0.1.1"),
-		releases(ensureNameSubstring, "v0.2.0")...)
+		releases(ensureNameSubstringKyaml010, "v0.2.0")...)
 }
 
 func searchReplaceReleases() []release {
