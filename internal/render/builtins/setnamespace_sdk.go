@@ -280,4 +280,3 @@ func (v setNamespaceSDK) config(fc *yaml.RNode) (newNs, matcher string, err erro
 	}
 	return newNs, matcher, nil
 }
-
