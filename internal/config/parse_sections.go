@@ -9,8 +9,8 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config/strictyaml"
 	"github.com/porchbot/porchbot/internal/kptfile"
-	"github.com/porchbot/porchbot/internal/render/builtins"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/render/builtins"
 	"github.com/porchbot/porchbot/internal/suggest"
 )
 
