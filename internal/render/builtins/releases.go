@@ -46,7 +46,7 @@ func ensureNameSubstringReleases() []release {
 }
 
 func searchReplaceReleases() []release {
-	return append(append(releases(searchReplace, "v0.1.0"), notReproduced("v0.1.1")...),
+	return append(append(releases(searchReplaceV01{}.process, "v0.1.0"), releases(searchReplaceV01{strict: true}.process, "v0.1.1")...),
 		releases(searchReplace, "v0.2.0")...)
 }
 
