@@ -9,9 +9,13 @@ import (
 
 // ensure-name-substring v0.2.0: the same renaming; the annotations it writes
 // back come out as the go-yaml of early 2021 (kyaml v0.10) wrote them, where
-// today's encoder double-quotes (oldAnnotationStyles).
+// today's encoder double-quotes (oldAnnotationStyle).
 func ensureNameSubstringKyaml010(rl *framework.ResourceList) error {
-	err := ensureNameSubstring(rl)
+	return ensureNameSubstringOldStyles(rl, ensureNameSubstringConfig{})
+}
+
+func ensureNameSubstringOldStyles(rl *framework.ResourceList, c ensureNameSubstringConfig) error {
+	err := c.run(rl)
 	for _, it := range rl.Items {
 		if m := nestedMap(it.YNode(), yaml.MetadataField, yaml.AnnotationsField); m != nil {
 			for i := 1; i < len(m.Content); i += 2 {
@@ -51,4 +55,35 @@ func oldAnnotationStyle(n *yaml.Node) {
 func resolvesToNonString(v string) bool {
 	n := yaml.Node{Kind: yaml.ScalarNode, Value: v}
 	return n.ShortTag() != yaml.NodeTagString
+}
+
+// ensure-name-substring v0.1.x: the Kptfile is renamed like any other
+// resource and depends-on annotations are left alone; v0.1.1 writes
+// annotations back as v0.2.0 does; v0.1.0 (kustomize api v0.8.4) leaves
+// local-config items out of its output (kpt deletes their files) and writes
+// every other item back through JSON (jsonRoundTrip).
+type ensureNameSubstringV01 struct {
+	withoutLocalConfig bool // v0.1.0
+}
+
+func (v ensureNameSubstringV01) process(rl *framework.ResourceList) error {
+	if !v.withoutLocalConfig {
+		return ensureNameSubstringOldStyles(rl, ensureNameSubstringConfig{v01: true})
+	}
+	var kept []*yaml.RNode
+	for _, it := range rl.Items {
+		if !isLocalConfig(it) {
+			kept = append(kept, it)
+		}
+	}
+	rl.Items = kept
+	if err := (ensureNameSubstringConfig{v01: true}).run(rl); err != nil {
+		return err
+	}
+	items, err := roundTripItems(rl.Items, false)
+	if err != nil {
+		return err
+	}
+	rl.Items = items
+	return nil
 }

@@ -41,7 +41,8 @@ func applySettersReleases() []release {
 }
 
 func ensureNameSubstringReleases() []release {
-	return append(notReproduced("v0.1.0", "v0.1.1"),
+	return append(append(releases(ensureNameSubstringV01{withoutLocalConfig: true}.process, "v0.1.0"),
+		releases(ensureNameSubstringV01{}.process, "v0.1.1")...),
 		releases(ensureNameSubstringKyaml010, "v0.2.0")...)
 }
 

@@ -82,11 +82,7 @@ func roundTripItems(items []*yaml.RNode, unstructured bool) ([]*yaml.RNode, erro
 		roundTrip := jsonRoundTrip
 		if unstructured {
 			roundTrip = func(rn *yaml.RNode) (*yaml.RNode, error) {
-				m, err := rn.Map()
-				if err != nil {
-					return nil, err
-				}
-				return jsonToYAML(m)
+				return jsonToYAML(yaml11Value(rn.YNode()))
 			}
 		}
 		rt, err := roundTrip(it)
