@@ -1,12 +1,16 @@
 package builtins
 
 // The catalog's releases of each built-in (kptdev/krm-functions-catalog tags
-// functions/go/<name>/vX.Y.Z, and before the move to functions/go/ <name>/vX.Y.Z),
-// oldest first, each with the behaviour that reproduces it; nil marks a
-// release porchbot does not reproduce, so that a Kptfile naming it fails
-// instead of running another release's behaviour. The golden cases in
-// testdata/builtin-versions, recorded from each release built at its tag,
-// are the evidence for every entry.
+// functions/go/<name>/vX.Y.Z, earlier <name>/vX.Y.Z), oldest first, each with
+// the behaviour that reproduces it; notReproduced marks a release porchbot
+// does not reproduce, so that a Kptfile naming it fails instead of running
+// another release's behaviour. The golden cases in testdata/builtin-versions,
+// recorded from the releases built at their tags, are the evidence; the
+// corpus-bound releases below are the exception.
+//
+// render's runner and sandbox build starlark by name (builtins.NewStarlark):
+// every starlark release porchbot runs must keep one behaviour, or they need
+// the resolved release passed to them.
 
 func releases(fn processFunc, versions ...string) []release {
 	out := make([]release, 0, len(versions))
