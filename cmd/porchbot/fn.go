@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,34 +20,62 @@ import (
 //
 //	kpt fn eval --exec "porchbot fn set-namespace" -- namespace=prod
 //
-// or from a Kptfile pipeline with `exec: porchbot fn set-namespace`. The name
-// may also be a catalog image ("gcr.io/kpt-fn/set-namespace:v0.4.1").
-// Without a name it lists the built-ins.
+// or from a Kptfile pipeline with `exec: porchbot fn set-namespace`. A bare
+// name runs the newest release porchbot reproduces; a catalog image or
+// name:tag ("gcr.io/kpt-fn/set-namespace:v0.1.4", "set-labels:v0.1") runs the
+// release it names, resolved as a render resolves it (and refused the same way
+// when porchbot does not reproduce it). Without a name it lists the built-ins
+// and the releases each runs.
 func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" || args[0] == "list" {
 		return listFns(stdout)
 	}
-	spec, ok := builtins.Lookup(args[0])
-	if !ok {
-		return fmt.Errorf("unknown function %q; built-in functions: %s", args[0], strings.Join(builtins.Names(), ", "))
+	spec, newFn, err := fnByName(args[0])
+	if err != nil {
+		return err
 	}
 	if len(args) > 1 {
 		return fmt.Errorf("%s takes its configuration from the ResourceList functionConfig, not from arguments %q",
 			spec.Name, args[1:])
 	}
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
-	if err := framework.Execute(spec.New(), rw); err != nil {
+	if err := framework.Execute(newFn(), rw); err != nil {
 		return fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	return nil
 }
 
-func listFns(w io.Writer) error {
-	fmt.Fprintln(w, "Usage: porchbot fn <name>   (reads a KRM ResourceList on stdin, writes it to stdout)")
-	fmt.Fprintln(w, "\nBuilt-in functions (matched by image name, e.g. gcr.io/kpt-fn/<name>:<tag>):")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// fnByName finds the built-in `porchbot fn` runs: a bare built-in name is its
+// newest release, anything else an image resolved as a render resolves it.
+func fnByName(arg string) (builtins.Spec, func() builtins.Function, error) {
 	for _, s := range builtins.All() {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Kind, s.Summary)
+		if arg == s.Name {
+			return s, s.New, nil
+		}
+	}
+	r, err := builtins.Resolve(arg, "")
+	var notBuiltin *builtins.ErrNotBuiltin
+	if errors.As(err, &notBuiltin) {
+		return builtins.Spec{}, nil, fmt.Errorf("unknown function %q; built-in functions: %s", arg, strings.Join(builtins.Names(), ", "))
+	}
+	if err != nil {
+		return builtins.Spec{}, nil, fmt.Errorf("function %q: %w", arg, err)
+	}
+	return r.Spec, r.New, nil
+}
+
+func listFns(w io.Writer) error {
+	fmt.Fprintln(w, "Usage: porchbot fn <name>[:<tag>] | <image>   (reads a KRM ResourceList on stdin, writes it to stdout)")
+	fmt.Fprintln(w, "\nBuilt-in functions: the kpt catalog's images gcr.io/kpt-fn/<name>:<tag> and")
+	fmt.Fprintln(w, "ghcr.io/kptdev/krm-functions-catalog/<name>:<tag> (<name>:<tag> alone is under gcr.io/kpt-fn/, as")
+	fmt.Fprintln(w, "kpt expands it). Each runs as the catalog release its tag names; a floating tag (v0.4) is the")
+	fmt.Fprintln(w, "newest patch of its line, and a bare <name> here the newest release listed. Any other tag, latest,")
+	fmt.Fprintln(w, "no tag in a Kptfile, or a digest fails the render rather than run another release.")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tKIND\tRELEASES\tWHAT IT DOES")
+	for _, s := range builtins.All() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, s.Kind, s.VersionRanges(), s.Summary)
 	}
 	return tw.Flush()
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/render/builtins"
 )
 
 func TestRunFnRoundTrip(t *testing.T) {
@@ -120,5 +122,47 @@ func TestRunFnList(t *testing.T) {
 	if err := runFn(context.Background(), []string{"kubeval"}, strings.NewReader(""), &out, &out); err == nil ||
 		!strings.Contains(err.Error(), "set-namespace") {
 		t.Errorf("unknown function error = %v", err)
+	}
+}
+
+// `porchbot fn --help` lists, per built-in, the catalog releases it runs.
+func TestFnHelpListsReleases(t *testing.T) {
+	var out bytes.Buffer
+	if err := runFn(context.Background(), []string{"--help"}, strings.NewReader(""), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range builtins.All() {
+		line := ""
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), s.Name+" ") {
+				line = l
+			}
+		}
+		if line == "" || !strings.Contains(line, s.VersionRanges()) || s.VersionRanges() == "" {
+			t.Errorf("%s: no line listing its releases %q:\n%s", s.Name, s.VersionRanges(), out.String())
+		}
+	}
+}
+
+// An image argument runs the release it names, and is refused as a render
+// refuses it when porchbot cannot tie it to a release it reproduces.
+func TestRunFnVersions(t *testing.T) {
+	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data:\n    namespace: x\n"
+	for arg, want := range map[string]string{
+		"set-namespace":                      "",
+		"set-namespace:v0.4":                 "",
+		"gcr.io/kpt-fn/set-namespace:latest": `function "gcr.io/kpt-fn/set-namespace:latest": the tag "latest"`,
+		"gcr.io/kpt-fn/set-namespace:v9.9.9": `the tag "v9.9.9" is not a release of set-namespace`,
+		"gcr.io/kpt-fn/set-namespace":        "an image without a tag",
+		"frobnicate":                         `unknown function "frobnicate"`,
+	} {
+		var out, errOut bytes.Buffer
+		err := runFn(context.Background(), []string{arg}, strings.NewReader(in), &out, &errOut)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", arg, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: got %v, want %q", arg, err, want)
+		}
 	}
 }

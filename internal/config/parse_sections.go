@@ -10,6 +10,7 @@ import (
 	"github.com/porchbot/porchbot/internal/config/strictyaml"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/render/builtins"
 	"github.com/porchbot/porchbot/internal/suggest"
 )
 
@@ -180,10 +181,36 @@ func (d *decoder) render(n *yaml.Node) {
 	if v := f["mutators"]; v != nil {
 		d.cfg.Render.Mutators = kptfile.DecodeFunctions(d.r, v, "render.mutators")
 		d.checkExecRefs(v, "render.mutators")
+		d.checkImageRefs(v, d.cfg.Render.Mutators, "render.mutators")
 	}
 	if v := f["validators"]; v != nil {
 		d.cfg.Render.Validators = kptfile.DecodeFunctions(d.r, v, "render.validators")
 		d.checkExecRefs(v, "render.validators")
+		d.checkImageRefs(v, d.cfg.Render.Validators, "render.validators")
+	}
+}
+
+// checkImageRefs reports image functions every render would refuse: not a
+// built-in, or a tag porchbot cannot tie to a catalog release it reproduces
+// (builtins.Resolve, as the render resolves them).
+func (d *decoder) checkImageRefs(list *yaml.Node, fns []kptfile.Function, field string) {
+	if list.Kind != yaml.SequenceNode || len(fns) != len(list.Content) {
+		return
+	}
+	for i, fn := range fns {
+		if fn.Image == "" {
+			continue
+		}
+		if _, err := builtins.Resolve(fn.Image, fn.Tag); err != nil {
+			at := list.Content[i]
+			for j := 0; j+1 < len(at.Content); j += 2 {
+				if at.Content[j].Value == "image" {
+					at = at.Content[j+1]
+					break
+				}
+			}
+			d.r.Errorf(at, strictyaml.Join(strictyaml.Index(field, i), "image"), "function %q: %s", fn.Image, err)
+		}
 	}
 }
 

@@ -60,9 +60,10 @@
 //
 // Where it differs from kpt, on purpose:
 //
-//   - Image functions run as porchbot's built-ins (matched by image name,
-//     any registry and tag); any other image fails the render with an error
-//     naming it and listing the built-ins. An image without a registry is
+//   - Image functions run as porchbot's built-ins, each as the catalog
+//     release its tag names (builtins.Resolve); any other image, or a tag
+//     porchbot cannot tie to a release it reproduces, fails the render with
+//     an error naming it and saying what porchbot can run. An image without a registry is
 //     reported as gcr.io/kpt-fn/<name>, as kpt resolves it.
 //   - Exec functions run only when Options.AllowExec is set and the server
 //     allowlist (Options.ExecAllowlist) names the program; otherwise the

@@ -52,7 +52,7 @@ func headerFiles(kptfilePipeline string) map[string]string {
 // runner's re-parse moved the comment kpt had put on the resource to its
 // first key, and kpt's comment copy then put it back on the resource).
 func TestHeaderCommentNotDuplicated(t *testing.T) {
-	pl := strings.ReplaceAll(headerPipeline, "%s/", "image: gcr.io/kpt-fn/")
+	pl := strings.ReplaceAll(strings.ReplaceAll(headerPipeline, "%s/", "image: gcr.io/kpt-fn/"), "set-labels\n", "set-labels:v0.2.1\n")
 	for _, serialized := range []bool{false, true} {
 		fs, root := memPkg(t, headerFiles(pl))
 		if _, err := Render(context.Background(), fs, root, Options{serialized: serialized}); err != nil {

@@ -14,10 +14,10 @@ import (
 // namesPkg has the names kyaml's in-memory file system refuses: a
 // non-ASCII package directory and a file name with "+" and a space.
 var namesPkg = map[string]string{
-	"Kptfile":               kptfile("root", "pipeline:\n  mutators:\n    - image: set-labels\n      configMap:\n        tier: web\n"),
+	"Kptfile":               kptfile("root", "pipeline:\n  mutators:\n    - image: set-labels:v0.2.1\n      configMap:\n        tier: web\n"),
 	"extra+dev.yaml":        cm("extra"),
 	"a file.yaml":           cm("spaced"),
-	"café/Kptfile":          kptfile("café", "pipeline:\n  mutators:\n    - image: set-namespace\n      configMap:\n        namespace: prod\n"),
+	"café/Kptfile":          kptfile("café", "pipeline:\n  mutators:\n    - image: set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n"),
 	"café/données (1).yaml": cm("donnees"),
 }
 

@@ -18,7 +18,7 @@ type Resolver func(fn Function) (framework.ResourceListProcessor, error)
 // applies the default limits.
 type Options struct {
 	// Resolve maps a function to its implementation. Nil means DefaultResolver:
-	// built-ins matched by image name (any registry, any tag), and for exec
+	// built-ins at the catalog release the image names, and for exec
 	// functions that passed the policy, the named program run as a subprocess.
 	Resolve Resolver
 
@@ -200,7 +200,7 @@ func (e *UnsupportedFunctionError) Error() string {
 		fmt.Fprintf(&sb, "exec function %q: %s", e.Function.Exec, e.Reason)
 	}
 	if len(e.Supported) > 0 {
-		fmt.Fprintf(&sb, "; supported built-in functions (matched by image name, any registry and tag): %s",
+		fmt.Fprintf(&sb, "; supported built-in functions (kpt catalog images at the releases `porchbot fn --help` lists): %s",
 			strings.Join(e.Supported, ", "))
 	}
 	return sb.String()

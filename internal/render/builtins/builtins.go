@@ -4,8 +4,11 @@
 // ensure-name-substring, starlark).
 //
 // Each built-in reproduces what the catalog function of the same name does
-// when kpt runs it in a pipeline (kptdev/krm-functions-catalog, the sources of
-// June 2025): the same resources touched, the same field order, comments and
+// when kpt runs it in a pipeline, release by release: Resolve ties an image's
+// tag to a catalog release (releases.go lists them, and which ones porchbot
+// reproduces), and a tag porchbot cannot tie to a release it reproduces is
+// refused rather than run with another release's behaviour. For a release it
+// reproduces, a built-in gives the same resources touched, the same field order, comments and
 // quoting once kpt writes the package back, and the same results (messages and
 // severities).
 //
@@ -46,76 +49,88 @@ type Spec struct {
 	Kind string
 	// Summary is a one-line description.
 	Summary string
-	// New returns a fresh instance of the function.
+	// New returns a fresh instance reproducing the newest release porchbot
+	// runs (the one `porchbot fn <name>` runs).
 	New func() Function
+	// releases are the catalog's releases of the function, oldest first,
+	// with the behaviour reproducing each (see Resolve).
+	releases []release
 }
 
 // All returns the built-ins, sorted by name.
 func All() []Spec {
 	specs := []Spec{
 		{
-			Name:    "apply-replacements",
-			Kind:    "mutator",
-			Summary: "copy field values between resources (kustomize replacements, ApplyReplacements config)",
-			New:     func() Function { return wrap(applyReplacements) },
+			Name:     "apply-replacements",
+			Kind:     "mutator",
+			Summary:  "copy field values between resources (kustomize replacements, ApplyReplacements config)",
+			releases: applyReplacementsReleases(),
 		},
 		{
-			Name:    "apply-setters",
-			Kind:    "mutator",
-			Summary: "set field values tagged with `# kpt-set: ${name}` comments (scalars, arrays, partial patterns)",
-			New:     func() Function { return wrap(applySetters) },
+			Name:     "apply-setters",
+			Kind:     "mutator",
+			Summary:  "set field values tagged with `# kpt-set: ${name}` comments (scalars, arrays, partial patterns)",
+			releases: applySettersReleases(),
 		},
 		{
-			Name:    "ensure-name-substring",
-			Kind:    "mutator",
-			Summary: "prepend or append a substring to resource names and fix name references",
-			New:     func() Function { return wrap(ensureNameSubstring) },
+			Name:     "ensure-name-substring",
+			Kind:     "mutator",
+			Summary:  "prepend or append a substring to resource names and fix name references",
+			releases: ensureNameSubstringReleases(),
 		},
 		{
-			Name:    "search-replace",
-			Kind:    "both",
-			Summary: "search fields by path, value, regex or file, and put values or comments",
-			New:     func() Function { return wrap(searchReplace) },
+			Name:     "search-replace",
+			Kind:     "both",
+			Summary:  "search fields by path, value, regex or file, and put values or comments",
+			releases: searchReplaceReleases(),
 		},
 		{
-			Name:    "set-annotations",
-			Kind:    "mutator",
-			Summary: "add annotations to resources and pod templates",
-			New:     func() Function { return wrap(setAnnotations) },
+			Name:     "set-annotations",
+			Kind:     "mutator",
+			Summary:  "add annotations to resources and pod templates",
+			releases: setAnnotationsReleases(),
 		},
 		{
-			Name:    "set-image",
-			Kind:    "mutator",
-			Summary: "update container image names, tags and digests",
-			New:     func() Function { return wrap(setImage) },
+			Name:     "set-image",
+			Kind:     "mutator",
+			Summary:  "update container image names, tags and digests",
+			releases: setImageReleases(),
 		},
 		{
-			Name:    "set-labels",
-			Kind:    "mutator",
-			Summary: "add labels to resources, selectors and templates",
-			New:     func() Function { return wrap(setLabels) },
+			Name:     "set-labels",
+			Kind:     "mutator",
+			Summary:  "add labels to resources, selectors and templates",
+			releases: setLabelsReleases(),
 		},
 		{
-			Name:    "set-namespace",
-			Kind:    "mutator",
-			Summary: "set the namespace of namespace-scoped resources and update depends-on annotations",
-			New:     func() Function { return wrap(setNamespace) },
+			Name:     "set-namespace",
+			Kind:     "mutator",
+			Summary:  "set the namespace of namespace-scoped resources and update depends-on annotations",
+			releases: setNamespaceReleases(),
 		},
 		{
-			Name:    "starlark",
-			Kind:    "both",
-			Summary: "run a Starlark program (StarlarkRun) over the resources",
-			New:     func() Function { return wrap(starlarkRun) },
+			Name:     "starlark",
+			Kind:     "both",
+			Summary:  "run a Starlark program (StarlarkRun) over the resources",
+			releases: starlarkReleases(),
 		},
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	for i := range specs {
+		for _, r := range specs[i].releases {
+			if r.new != nil {
+				specs[i].New = r.new
+			}
+		}
+	}
 	return specs
 }
 
-// Lookup finds the built-in for a function image, matching by image name
+// Lookup finds which built-in an image would be, by image name alone
 // whatever the registry prefix, tag or digest: "gcr.io/kpt-fn/set-namespace:v0.4.1",
-// "ghcr.io/kptdev/krm-functions-catalog/set-namespace:latest", "set-namespace"
-// and "docker.io/foo/set-namespace@sha256:..." all find set-namespace.
+// "set-namespace" and "docker.io/foo/set-namespace@sha256:..." all find
+// set-namespace. It does not decide whether the image runs, nor as which
+// release: Resolve does, and a render resolves every image first.
 func Lookup(image string) (Spec, bool) {
 	name := ImageName(image)
 	for _, s := range All() {

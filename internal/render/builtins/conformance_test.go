@@ -138,9 +138,9 @@ func runPackage(t *testing.T, dir string) ([]fnRun, bool) {
 	}
 	var runs []fnRun
 	run := func(f pipelineFunction, validator bool) bool {
-		spec, ok := Lookup(f.Image)
-		if !ok {
-			t.Fatalf("no built-in for %s", f.Image)
+		spec, err := Resolve(f.Image, "")
+		if err != nil {
+			t.Fatalf("no built-in for %s: %v", f.Image, err)
 		}
 		var fc *yaml.RNode
 		switch {

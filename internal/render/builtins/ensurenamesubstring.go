@@ -68,10 +68,17 @@ type ensureNameSubstringConfig struct {
 	AdditionalNameFields []types.FieldSpec `yaml:"additionalNameFields,omitempty"`
 
 	inputs map[[3]string]bool // group, kind, name
+
+	// v0.1.x: the Kptfile is renamed like any resource, and depends-on
+	// annotations are left alone
+	v01 bool
 }
 
 func ensureNameSubstring(rl *framework.ResourceList) error {
-	var c ensureNameSubstringConfig
+	return ensureNameSubstringConfig{}.run(rl)
+}
+
+func (c ensureNameSubstringConfig) run(rl *framework.ResourceList) error {
 	if err := c.load(rl.FunctionConfig); err != nil {
 		return fmt.Errorf("failed to load the `functionConfig`: %w", err)
 	}
@@ -171,6 +178,9 @@ func (c *ensureNameSubstringConfig) transform(m resmap.ResMap) error {
 		id := r.OrgId()
 		skip := false
 		for i := range nameSubstringSkips {
+			if c.v01 && nameSubstringSkips[i].Kind == "Kptfile" {
+				continue
+			}
 			if id.IsSelected(&nameSubstringSkips[i]) {
 				skip = true
 			}
@@ -203,6 +213,9 @@ func (c *ensureNameSubstringConfig) transform(m resmap.ResMap) error {
 			}
 			if err := r.ApplyFilter(f); err != nil {
 				return err
+			}
+			if c.v01 {
+				continue
 			}
 			if err := c.updateDependsOn(r); err != nil {
 				return err

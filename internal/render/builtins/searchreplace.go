@@ -47,6 +47,11 @@ func searchReplace(rl *framework.ResourceList) error {
 	if err == nil {
 		err = sr.filter(rl.Items)
 	}
+	return sr.report(rl, err)
+}
+
+// report appends the results of a search (or its failure) to rl.
+func (sr *searchReplacer) report(rl *framework.ResourceList, err error) error {
 	if err != nil {
 		rl.Results = append(rl.Results, result(fmt.Sprintf("failed to perform search-replace operation: %q", err.Error()), framework.Error))
 		return err

@@ -1,0 +1,90 @@
+package builtins
+
+// The catalog's releases of each built-in (kptdev/krm-functions-catalog tags
+// functions/go/<name>/vX.Y.Z, earlier <name>/vX.Y.Z), oldest first, each with
+// the behaviour that reproduces it; notReproduced marks a release porchbot
+// does not reproduce, so that a Kptfile naming it fails instead of running
+// another release's behaviour. The golden cases in testdata/builtin-versions,
+// recorded from the releases built at their tags, are the evidence; the
+// corpus-bound releases below are the exception.
+//
+// render's runner and sandbox build starlark by name (builtins.NewStarlark):
+// every starlark release porchbot runs must keep one behaviour, or they need
+// the resolved release passed to them.
+
+func releases(fn processFunc, versions ...string) []release {
+	out := make([]release, 0, len(versions))
+	for _, v := range versions {
+		out = append(out, release{version: v, new: func() Function { return wrap(fn) }})
+	}
+	return out
+}
+
+func notReproduced(versions ...string) []release {
+	out := make([]release, 0, len(versions))
+	for _, v := range versions {
+		out = append(out, release{version: v})
+	}
+	return out
+}
+
+// The render conformance corpus (testdata/conformance/render) names
+// set-namespace:v0.4.1, set-labels:v0.2.0, set-annotations:v0.1.4,
+// set-image:v0.1.1, apply-setters:v0.2.0, apply-replacements:v0.1.1 and
+// starlark:v0.4.3, and records what the catalog's June 2025 source does with
+// its packages; those releases keep that behaviour (see docs/functions.md for
+// where the release images themselves differ from it).
+
+func applyReplacementsReleases() []release {
+	return append(notReproduced("v0.1.0"),
+		releases(applyReplacements, "v0.1.1", "v0.1.2")...)
+}
+
+func applySettersReleases() []release {
+	return releases(applySetters, "v0.1.0", "v0.1.1", "v0.2.0", "v0.2.1")
+}
+
+func ensureNameSubstringReleases() []release {
+	return append(append(releases(ensureNameSubstringV01{withoutLocalConfig: true}.process, "v0.1.0"),
+		releases(ensureNameSubstringV01{}.process, "v0.1.1")...),
+		releases(ensureNameSubstringKyaml010, "v0.2.0")...)
+}
+
+func searchReplaceReleases() []release {
+	return append(append(releases(searchReplaceV01{}.process, "v0.1.0"), releases(searchReplaceV01{strict: true}.process, "v0.1.1")...),
+		releases(searchReplace, "v0.2.0")...)
+}
+
+func setAnnotationsReleases() []release {
+	return append(releases(setAnnotationsUnstructured, "v0.1.3"),
+		releases(setAnnotations, "v0.1.4")...)
+}
+
+func setImageReleases() []release {
+	return append(releases(setImageThroughJSON, "v0.1.0"),
+		releases(setImage, "v0.1.1")...)
+}
+
+func setLabelsReleases() []release {
+	return append(append(releases(setLabelsResmap{unstructured: true}.process, "v0.1.3", "v0.1.4"),
+		releases(setLabelsResmap{}.process, "v0.1.5")...),
+		releases(setLabels, "v0.2.0", "v0.2.1")...)
+}
+
+func setNamespaceReleases() []release {
+	var out []release
+	out = append(out, releases(setNamespaceResmap{unstructured: true}.process, "v0.1.0", "v0.1.1", "v0.1.2", "v0.1.3")...)
+	out = append(out, releases(setNamespaceResmap{}.process, "v0.1.4")...)
+	out = append(out, releases(setNamespaceResmap{serviceAccounts: true}.process, "v0.2.0")...)
+	out = append(out, releases(setNamespaceSDK{}.process, "v0.3.0", "v0.3.1")...)
+	out = append(out, releases(setNamespaceSDK{allBindings: true}.process, "v0.3.2")...)
+	out = append(out, releases(setNamespaceSDK{allBindings: true, results: 3}.process, "v0.3.3")...)
+	out = append(out, releases(setNamespaceSDK{allBindings: true, results: 4}.process, "v0.3.4")...)
+	out = append(out, releases(setNamespaceSDK{v4: true}.process, "v0.4.0")...)
+	return append(out, releases(setNamespace, "v0.4.1")...)
+}
+
+func starlarkReleases() []release {
+	return append(notReproduced("v0.1.0", "v0.1.1", "v0.1.2", "v0.2.0", "v0.2.1", "v0.2.2"),
+		releases(starlarkRun, "v0.3.0", "v0.4.0", "v0.4.1", "v0.4.2", "v0.4.3", "v0.5.0", "v0.5.1")...)
+}

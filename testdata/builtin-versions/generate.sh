@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Records the expected output of the cases in this directory from the real
+# catalog functions: each case's catalog release is built from the catalog's
+# source at its release tag, outside this repository, and run by kpt as an
+# exec function. See README.md.
+#
+#   CATALOG=<clone of github.com/kptdev/krm-functions-catalog> \
+#   SDK=<clone of github.com/kptdev/krm-functions-sdk> \
+#   testdata/builtin-versions/generate.sh [<function>/<case> ...]
+#
+# Needs go (any recent release; GOTOOLCHAIN=local is enough) with a module
+# proxy, git and kpt on PATH. Binaries are cached in $WORK (default
+# /tmp/builtin-versions).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${CATALOG:?clone of github.com/kptdev/krm-functions-catalog}"
+: "${SDK:?clone of github.com/kptdev/krm-functions-sdk}"
+WORK=${WORK:-/tmp/builtin-versions}
+mkdir -p "$WORK/bin"
+
+# build <fn> <version>: prints the path of the catalog release's binary
+build() {
+  local fn=$1 ver=$2 bin=$WORK/bin/$1@$2
+  [ -x "$bin" ] && { echo "$bin"; return; }
+  local src=$WORK/src/$fn@$ver tag
+  tag=$(git -C "$CATALOG" tag -l "functions/go/$fn/$ver" "$fn/$ver" | head -1)
+  [ -n "$tag" ] || { echo "no catalog tag for $fn $ver" >&2; return 1; }
+  rm -rf "$src"; mkdir -p "$src"
+  git -C "$CATALOG" archive "$tag" "functions/go/$fn" | tar -x -C "$src"
+  (
+    cd "$src/functions/go/$fn"
+    export GOFLAGS=-mod=mod
+    # The SDK moved from GoogleContainerTools/kpt-functions-sdk to
+    # kptdev/krm-functions-sdk and the proxy no longer serves the old path's
+    # pseudo-versions: build them from the SDK's history at the same commit.
+    for m in $(grep -oE 'github.com/GoogleContainerTools/kpt-functions-sdk/go/[a-z]+ v[^ ]+' go.mod | tr ' ' '@'); do
+      local mod=${m%@*} v=${m#*@}; local c=${v##*-}; local sub=${mod#github.com/GoogleContainerTools/kpt-functions-sdk/}
+      local d=$WORK/sdk/$c
+      [ -d "$d" ] || { mkdir -p "$d"; git -C "$SDK" archive "$c" go | tar -x -C "$d"; }
+      go mod edit -replace "$mod=$d/$sub"
+    done
+    # generated/ (help texts made from the README at release time) is missing
+    # from some tags; the help texts do not change what the function does.
+    if grep -q "/$fn/generated\"" ./*.go && [ ! -d generated ]; then
+      mkdir generated
+      { echo "package generated"
+        for v in $(grep -ohE 'generated\.[A-Za-z]+' ./*.go | sort -u | sed 's/generated\.//'); do echo "var $v = \"\""; done
+      } > generated/docs.go
+    fi
+    go build -o "$bin" . >&2
+  )
+  echo "$bin"
+}
+
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  for d in "$here"/*/*/case.yaml; do d=${d%/case.yaml}; cases+=("${d#$here/}"); done
+fi
+for c in "${cases[@]}"; do
+  dir=$here/$c
+  # case.yaml: "release: <fn> <version>", the release the expected output comes from
+  read -r fn ver < <(sed -n 's/^release: *//p' "$dir/case.yaml")
+  bin=$(build "$fn" "$ver")
+  tmp=$(mktemp -d); cp -r "$dir/pkg" "$tmp/pkg"
+  # run the release as kpt runs a pipeline function: the same Kptfile with the
+  # image entry pointing at the built binary
+  find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?$fn:[^ ]*#exec: $bin#" {} +
+  set +e; kpt fn render --allow-exec "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"; code=$?; set -e
+  find "$tmp/pkg" -name Kptfile -exec sed -i "s#exec: $bin#image: IMAGE#" {} +
+  # put each Kptfile's image line back as the case wrote it
+  for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
+    img=$(grep -oE "image: *[^ ]*$fn:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//')
+    sed -i "s#image: IMAGE#image: $img#" "$tmp/pkg/$k"
+  done
+  rm -rf "$dir/expected"; mv "$tmp/pkg" "$dir/expected"
+  echo "$code" > "$dir/exit-code"
+  echo "$c: $fn $ver exit $code" >&2
+  [ "$code" = 0 ] || cat "$tmp/stderr" >&2
+  rm -rf "$tmp"
+done
