@@ -80,7 +80,9 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Lstat(dir); err != nil {
 		return err
 	}
-	opts := render.Options{AllowExec: *allowExec}
+	// kpt has no package limits: those are the server's (docs/limits.md)
+	opts := render.Options{AllowExec: *allowExec, MaxFiles: -1, MaxBytes: -1,
+		Bounds: render.Bounds{MaxYAMLNodes: -1}}
 	if *allowExec {
 		opts.ExecAllowlist = []string{"*"}
 		if strings.TrimSpace(*allowlist) != "" {
@@ -125,7 +127,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	p := &progress{w: stderr, root: filepath.Base(abs), truncate: *truncate}
-	opts.Progress = render.Progress{Package: p.pkg, Step: p.step}
+	opts.Progress = render.Progress{Package: p.pkg, Start: p.start, Step: p.step}
 
 	res, err := render.Render(ctx, filesys.MakeFsOnDisk(), dir, opts)
 	resultsNote := func() {}

@@ -340,6 +340,10 @@ func TestRenderAsKptFailures(t *testing.T) {
 		"Kptfile":     fmt.Sprintf(minimal, "escape"),
 		"sub/Kptfile": fmt.Sprintf(minimal, "sub") + "pipeline:\n  mutators:\n    - exec: @FN@/escape\n",
 	})
+	r.pkg("badconfig", map[string]string{
+		"Kptfile": fmt.Sprintf(minimal, "badconfig") + "pipeline:\n  mutators:\n    - exec: @FN@/set-namespace\n      configPath: fn.yaml\n",
+		"fn.yaml": "apiVersion: example.com/v1\nkind: Frobnicator\nmetadata:\n  name: fn\n",
+	})
 	r.pkg("noprogram", map[string]string{"Kptfile": fmt.Sprintf(minimal, "noprogram") + "pipeline:\n  mutators:\n    - exec: @FN@/nothere\n"})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
@@ -367,6 +371,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"image with a space", []string{"spacedimage"}, "Value: \"bad image\"\nReason: function name \"bad image\" is invalid\n"},
 		{"a file that is not KRM", []string{"--allow-exec", "nonkrm"}, "Error: input resource list must contain only KRM resources: x.yaml: resource must have `apiVersion` \n"},
 		{"a resource outside its package", []string{"--allow-exec", "escape"}, "Error: function must not modify resources outside of package: resource has path ../evil.yaml \n"},
+		{"a function config of an unknown kind", []string{"--allow-exec", "badconfig"}, "[error] example.com/v1/Frobnicator/fn: unknown functionConfig Kind=Frobnicator"},
 		{"an exec program that is not there", []string{"--allow-exec", "noprogram"}, "Error: unexpected function error: fork/exec "},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},

@@ -53,6 +53,16 @@ func (p *progress) pkg(rel string) {
 	fmt.Fprintf(p.w, "Package %q: \n", filepath.ToSlash(filepath.Join(p.root, rel)))
 }
 
+// start prints a function's [RUNNING] line as it starts, as kpt does.
+func (p *progress) start(s render.Step) {
+	if p.stopped {
+		return
+	}
+	fmt.Fprintf(p.w, "[RUNNING] %q\n", s.Function())
+}
+
+// step prints how a function ended: [PASS] or [FAIL], its results and
+// stderr.
 func (p *progress) step(s render.Step) {
 	if p.stopped {
 		return
@@ -61,7 +71,6 @@ func (p *progress) step(s render.Step) {
 		p.stopped = true
 		return
 	}
-	fmt.Fprintf(p.w, "[RUNNING] %q\n", s.Function())
 	d := s.Duration.Truncate(100 * time.Millisecond)
 	if s.Status != render.StepFailed {
 		fmt.Fprintf(p.w, "[PASS] %q in %s\n", s.Function(), d)

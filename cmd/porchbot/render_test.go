@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/render"
 )
 
 func writePkg(t *testing.T, files map[string]string) string {
@@ -133,5 +137,67 @@ func TestRunRenderUnknownImage(t *testing.T) {
 	if n := strings.Count(stderr.String(), "has no built-in named frobnicate"); n != 1 ||
 		!strings.Contains(stderr.String(), "[FAIL] \"gcr.io/example/frobnicate:v1\" in ") {
 		t.Errorf("message shown %d times:\n%s", n, stderr.String())
+	}
+}
+
+// TestRunRenderProgressIsLive: kpt prints a function's [RUNNING] line as
+// the function starts, so a slow function shows what is running. The
+// function here waits until the test has read that line (and gives up,
+// failing the render, if it never comes).
+func TestRunRenderProgressIsLive(t *testing.T) {
+	release := filepath.Join(t.TempDir(), "release")
+	fn := filepath.Join(t.TempDir(), "wait")
+	script := fmt.Sprintf("#!/bin/sh\ni=0\nwhile [ ! -e %q ]; do\n  i=$((i+1))\n"+
+		"  if [ $i -gt 2000 ]; then echo 'never released: no [RUNNING] line while the function ran' >&2; exit 1; fi\n"+
+		"  sleep 0.01\ndone\nexec cat\n", release)
+	if err := os.WriteFile(fn, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := writePkg(t, map[string]string{
+		"Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - exec: " + fn + "\n",
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+	})
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := runRender(context.Background(), []string{"--allow-exec", dir}, io.Discard, pw)
+		pw.Close()
+		done <- err
+	}()
+	var lines []string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.HasPrefix(sc.Text(), "[RUNNING] ") {
+			if err := os.WriteFile(release, nil, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(lines, "\n"))
+	}
+	want := []string{fmt.Sprintf("Package %q: ", filepath.Base(dir)), fmt.Sprintf("[RUNNING] %q", fn)}
+	if len(lines) < 3 || lines[0] != want[0] || lines[1] != want[1] || !strings.HasPrefix(lines[2], fmt.Sprintf("[PASS] %q in ", fn)) {
+		t.Errorf("progress:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestRunRenderHasNoServerLimits: kpt renders a package of any size, and
+// so does porchbot render; the package limits are the server's
+// (docs/limits.md), which would refuse this one.
+func TestRunRenderHasNoServerLimits(t *testing.T) {
+	big := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  x: [" + strings.Repeat("a,", 160_000) + "a]\n"
+	files := map[string]string{"Kptfile": renderKptfile, "big.yaml": big}
+	if _, err := render.Render(context.Background(), nil, writePkg(t, files), render.Options{}); !errors.As(err, new(*render.LimitError)) {
+		t.Fatalf("the server's limits do not refuse the package: %v", err)
+	}
+	dir := writePkg(t, files)
+	var stdout, stderr bytes.Buffer
+	if err := runRender(context.Background(), []string{dir}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "big.yaml")); !strings.Contains(string(b), "namespace: shop") {
+		t.Errorf("not rendered (%d bytes)", len(b))
 	}
 }

@@ -116,7 +116,10 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // and the render (Render1000) and reports the fastest of each, wall-clock
 // and CPU time (GC included), and their ratios (x-floor, x-floor-cpu);
 // alternating and taking the fastest keeps the ratios meaningful on a busy
-// machine. Run with -benchtime 5x or more.
+// machine. Where kpt is installed it also runs `kpt fn render --allow-exec`
+// once on the same package (its functions `porchbot fn` exec functions)
+// and reports how many times faster Render is (x-faster-than-kpt). Run with
+// -benchtime 5x or more.
 func BenchmarkRenderVsFloor(b *testing.B) {
 	opts := benchOptions()
 	var floor, render timing
@@ -133,6 +136,19 @@ func BenchmarkRenderVsFloor(b *testing.B) {
 	b.Logf("floor %.0f ms (CPU %.0f ms), render %.0f ms (CPU %.0f ms): %.2f× the floor (CPU %.2f×)",
 		ms(floor.wall), ms(floor.cpu), ms(render.wall), ms(render.cpu),
 		ratio(render.wall, floor.wall), ratio(render.cpu, floor.cpu))
+	kpt, err := exec.LookPath("kpt")
+	if err != nil {
+		b.Logf("kpt not installed, no kpt figure: %v", err)
+		return
+	}
+	tmp := b.TempDir()
+	src := filepath.Join(tmp, "src")
+	genPackageAt(b, filesys.MakeFsOnDisk(), src, 1000, 50, benchPipeline)
+	_, fnDir := benchBinary(b)
+	kr, _ := kptExec(b, kpt, fnDir, src, "inprocess-1k")
+	b.ReportMetric(ratio(kr.wall, render.wall), "x-faster-than-kpt")
+	b.Logf("kpt fn render --allow-exec (porchbot fn, a process) %.0f ms: Render %.1f× faster", ms(kr.wall),
+		ratio(kr.wall, render.wall))
 }
 
 var imageLine = regexp.MustCompile(`image: gcr.io/kpt-fn/([a-z-]+):\S+`)
@@ -149,7 +165,7 @@ func BenchmarkKptExecVsRender(b *testing.B) {
 		b.Skip("kpt not installed, no kpt figure: ", err)
 	}
 	tmp := b.TempDir()
-	fnDir := buildFnScripts(b, tmp)
+	_, fnDir := benchBinary(b)
 	pipeline := imageLine.ReplaceAllString(benchPipeline, "exec: "+fnDir+"/$1")
 	opts := corpusOptions(fnDir)
 	disk := filesys.MakeFsOnDisk()

@@ -36,7 +36,11 @@ func TestMain(m *testing.M) {
 		printPeak()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchDir.dir != "" {
+		_ = os.RemoveAll(benchDir.dir)
+	}
+	os.Exit(code)
 }
 
 // billionLaughs is a ConfigMap whose aliases expand to 9^9 strings, in

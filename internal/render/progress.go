@@ -9,6 +9,11 @@ type Progress struct {
 	// subpackages'), with its path relative to the rendered root ("." for
 	// the root).
 	Package func(rel string)
+	// Start is called as a function starts to run, with what is known of
+	// its step then (Package, Name, Image, Exec, Guardrail, Kind; no
+	// Status). A function that fails before it can start is announced just
+	// before its Step; a skipped one never is.
+	Start func(Step)
 	// Step is called once a function has run, failed or been skipped.
 	Step func(Step)
 }

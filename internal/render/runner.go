@@ -65,6 +65,8 @@ type fnRun struct {
 	bare   builtins.Bare // proc's body alone, for the in-memory path
 	stream streamRunner
 	skip   string
+	// announced is set once Progress.Start heard of the function
+	announced bool
 	// what the function wrote to stderr (print output of a starlark
 	// program run in process, or a child's stderr)
 	printed *capWriter
@@ -172,13 +174,35 @@ func (f *fnRun) step(status StepStatus, start time.Time) Step {
 		Kind: f.kind, Status: status, Duration: time.Since(start)}
 }
 
+// starts announces the function as it starts to run (Progress.Start), once.
+func (f *fnRun) starts() {
+	if f.announced {
+		return
+	}
+	f.announced = true
+	if start := f.r.opts.Progress.Start; start != nil {
+		s := f.step("", time.Now())
+		s.Duration = 0
+		start(s)
+	}
+}
+
+// report records the function's step; one that never started (it failed
+// before it could) is announced first, one skipped never is.
+func (f *fnRun) report(s Step) {
+	if s.Status != StepSkipped {
+		f.starts()
+	}
+	f.r.addStep(s)
+}
+
 // fail records a function that could not be prepared or run and returns the
 // error kpt would stop with.
 func (f *fnRun) fail(start time.Time, err error) error {
 	s := f.step(StepFailed, start)
 	s.Message = err.Error()
 	s.Results = []*framework.Result{{Message: err.Error(), Severity: framework.Error}}
-	f.r.addStep(s)
+	f.report(s)
 	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
 		Image: f.image, ExecPath: f.fn.Exec, ExitCode: 1, Stderr: err.Error(), Results: s.Results})
 	f.r.res.Results.ExitCode = 1
@@ -190,13 +214,14 @@ func (f *fnRun) recordSkip() {
 	s.Duration = 0
 	s.Message = f.skip
 	s.Results = []*framework.Result{{Message: f.skip, Severity: framework.Warning}}
-	f.r.addStep(s)
+	f.report(s)
 	f.r.res.Results.Items = append(f.r.res.Results.Items, FunctionResult{
 		Image: f.image, ExecPath: f.fn.Exec, Results: s.Results})
 }
 
 // Filter implements kio.Filter.
 func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
+	f.starts()
 	start := time.Now()
 	if err := areKRM(input); err != nil {
 		return nil, f.failNoItem(start, fmt.Errorf("input resource list must contain only KRM resources: %s", err))
@@ -267,12 +292,12 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 		f.r.res.Results.Items = append(f.r.res.Results.Items, item)
 		s.Status, s.Stderr, s.ExitCode = StepFailed, item.Stderr, item.ExitCode
 		s.Message = firstErrorMessage(item)
-		f.r.addStep(s)
+		f.report(s)
 		return output, &FunctionError{Package: f.pkg.rel, Function: f.fn.DisplayName(),
 			ExitCode: item.ExitCode, Stderr: item.Stderr, Err: err}
 	}
 	f.r.res.Results.Items = append(f.r.res.Results.Items, item)
-	f.r.addStep(s)
+	f.report(s)
 	return output, nil
 }
 
@@ -291,7 +316,7 @@ func firstErrorMessage(item FunctionResult) string {
 func (f *fnRun) failNoItem(start time.Time, err error) error {
 	s := f.step(StepFailed, start)
 	s.Message = err.Error()
-	f.r.addStep(s)
+	f.report(s)
 	return &FunctionError{Package: f.pkg.rel, Function: f.fn.DisplayName(), Err: err}
 }
 

@@ -184,34 +184,55 @@ func encodeFile(nodes []*yaml.RNode) ([]byte, error) {
 			}
 		}
 	}
-	seq := make([]string, len(nodes))
+	docs, wide, err := fileDocuments(nodes)
+	if err != nil {
+		return nil, err
+	}
+	// One encoder per document: an encoder keeps every event it emitted
+	// until it is closed, so one per file grows a queue the size of the
+	// file's whole event stream (most of what writing allocated). What a
+	// stream encoder writes between two documents is "---" on a line of its
+	// own, and closing one writes nothing more, so the bytes are the same
+	// (TestEncodeFilePerDocument).
+	for i, doc := range docs {
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		enc := yaml.NewEncoder(&buf)
+		if wide[i] {
+			enc.DefaultSeqIndent()
+		} else {
+			enc.CompactSeqIndent()
+		}
+		if err := enc.Encode(doc); err != nil {
+			return nil, errors.Wrap(err)
+		}
+		if err := enc.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// fileDocuments strips the reader annotations from nodes and returns the
+// documents to write (a wrapped bare sequence unwrapped) and whether each
+// was read with wide sequence indentation.
+func fileDocuments(nodes []*yaml.RNode) (docs []*yaml.Node, wide []bool, err error) {
+	docs, wide = make([]*yaml.Node, len(nodes)), make([]bool, len(nodes))
 	for i, n := range nodes {
-		seq[i], _ = annotation(annotationsOf(n), kioutil.SeqIndentAnnotation)
+		seq, _ := annotation(annotationsOf(n), kioutil.SeqIndentAnnotation)
+		wide[i] = seq == string(yaml.WideSequenceStyle)
 		for _, k := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.SeqIndentAnnotation, //nolint:staticcheck
 			kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} { //nolint:staticcheck
 			clearAnnotation(n, k)
 		}
 		if err := clearEmptyAnnotations(n); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-	}
-	enc := yaml.NewEncoder(&buf)
-	for i, n := range nodes {
-		if seq[i] == string(yaml.WideSequenceStyle) {
-			enc.DefaultSeqIndent()
-		} else {
-			enc.CompactSeqIndent()
-		}
-		doc := n.Document()
+		docs[i] = n.Document()
 		if m := firstField(n.YNode(), yaml.BareSeqNodeWrappingKey); !yaml.IsYNodeNilOrEmpty(m) {
-			doc = m
-		}
-		if err := enc.Encode(doc); err != nil {
-			return nil, errors.Wrap(err)
+			docs[i] = m
 		}
 	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return docs, wide, nil
 }
