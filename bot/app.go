@@ -30,7 +30,15 @@ type App struct {
 	// Renders remembers the render checks this process wrote, for the
 	// approval verdict (nil: each evaluation lists them).
 	Renders *lifecycle.RenderStates
-	Log     logrus.FieldLogger
+	// Updates opens downstream update pull requests after a publish and
+	// runs /porch upgrade (nil: neither).
+	Updates *lifecycle.UpdateFanout
+	// Web is the GitHub web base URL, for links in update pull requests.
+	Web string
+	// InstallationFor finds the App's installation on a repository (the
+	// update fan-out opens downstream repositories with it).
+	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
+	Log             logrus.FieldLogger
 }
 
 // Handlers is the event table with the App behind every handler.

@@ -139,6 +139,9 @@ func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *githu
 	}
 	api := lifecycle.NewPublishAPI(s.GH)
 	api.Approval = a.proposalAPI(s.GH)
-	_, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
-	return err
+	out, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	if err != nil {
+		return err
+	}
+	return a.updatesAfterPublish(ctx, s, out)
 }

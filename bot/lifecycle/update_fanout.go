@@ -1,0 +1,282 @@
+package lifecycle
+
+// The fan-out of a publish: every downstream package of the published
+// upstream package, in every repository where the App is installed, gets
+// its update pull request (update.go plans it, update_pr.go makes it).
+// Downstreams come from a registry kept current from pushes and resync
+// (internal/downstreams), never from a scan per publish. Repositories are
+// handled one after the other; the API transport spaces porchbot's
+// content-creating calls across the whole process (internal/github:
+// mutation spacing, Retry-After and rate limits), so one publish to many
+// repositories stays within GitHub's secondary limits.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// DownstreamFinder finds the downstream packages of the package at
+// directory dir of the repository at repoURL (downstreams.Registry).
+type DownstreamFinder interface {
+	Find(repoURL, dir string) []downstreams.Downstream
+}
+
+// UpdateMetrics observes the fan-out (internal/metrics: update_prs{state},
+// update_queue_depth).
+type UpdateMetrics interface {
+	Outcome(state string)
+	Queued(delta int)
+}
+
+// UpstreamReleases lists the upstream repository's releases (satisfied by
+// github.Client.Repositories).
+type UpstreamReleases interface {
+	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
+}
+
+// UpdateFanout opens the update pull requests of upstream publishes.
+type UpdateFanout struct {
+	Finder DownstreamFinder
+	// Open opens a downstream repository ("owner/name") as the App.
+	Open func(ctx context.Context, fullName string) (*Session, error)
+	// API is the update calls in a downstream session.
+	API func(s *Session) UpdateAPI
+	// Releases lists the upstream's releases (nil: no release notes).
+	Releases func(s *Session) UpstreamReleases
+	Render   RenderOptions
+	Metrics  UpdateMetrics
+}
+
+// UpdateResult is the outcome of one downstream package.
+type UpdateResult struct {
+	Repo, Package string
+	Outcome       *UpdateOutcome
+	Err           error
+}
+
+// Published fans the published revisions of s out to their downstream
+// packages. Each package's failure is logged and returned (joined); the
+// others go on.
+func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []PublishedRevision) ([]UpdateResult, error) {
+	if f == nil || f.Finder == nil || f.Open == nil {
+		return nil, nil
+	}
+	var results []UpdateResult
+	var errs []error
+	for _, r := range revs {
+		up := UpstreamRevision{Session: s, Package: r.Package, Dir: PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision, Commit: r.Commit}
+		res, err := f.fanOut(ctx, up)
+		results = append(results, res...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// Downstreams are the downstream packages of up, by repository, repository
+// order fixed (replicas work through them in the same order).
+func (f *UpdateFanout) downstreams(up UpstreamRevision) (repos []string, pkgs map[string][]string) {
+	pkgs = map[string][]string{}
+	seen := map[string]bool{}
+	for _, d := range f.Finder.Find(up.RepoURL(), up.Directory()) {
+		if strings.EqualFold(d.Repo, up.Session.Repo.FullName()) && d.Package == up.Package {
+			continue // a package that names itself as its upstream
+		}
+		key := d.Repo + "\x00" + d.Package
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if len(pkgs[d.Repo]) == 0 {
+			repos = append(repos, d.Repo)
+		}
+		pkgs[d.Repo] = append(pkgs[d.Repo], d.Package)
+	}
+	sort.Strings(repos)
+	return repos, pkgs
+}
+
+func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]UpdateResult, error) {
+	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag()})
+	repos, pkgs := f.downstreams(up)
+	total := 0
+	for _, r := range repos {
+		total += len(pkgs[r])
+	}
+	if total == 0 {
+		log.Debug("no downstream package tracks this package")
+		return nil, nil
+	}
+	f.queued(total)
+	notes := f.notesSource(ctx, up)
+	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
+	var results []UpdateResult
+	var errs []error
+	for _, repo := range repos {
+		ds, err := f.Open(ctx, repo)
+		for _, pkg := range pkgs[repo] {
+			res := UpdateResult{Repo: repo, Package: pkg, Err: err}
+			if err == nil {
+				res.Outcome, res.Err = f.updateOne(ctx, ds, pkg, up, UpdateOptions{Render: f.Render}, notes)
+			}
+			f.queued(-1)
+			state := "failed"
+			if res.Err != nil {
+				errs = append(errs, fmt.Errorf("update %s in %s: %w", pkg, repo, res.Err))
+				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Warn("update failed")
+			} else {
+				state = res.Outcome.State
+			}
+			if f.Metrics != nil {
+				f.Metrics.Outcome(state)
+			}
+			results = append(results, res)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// Upgrade is /porch upgrade: the update of pkg in ds to revision to of its
+// upstream (0: the latest), on the same path as a publish's.
+func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to int, opts UpdateOptions) (*UpdateOutcome, *UpdatePlan, error) {
+	if f == nil || f.Open == nil {
+		return nil, nil, requestErrorf("upstream updates are not configured on this server")
+	}
+	if err := packages.ValidateName(pkg); err != nil {
+		return nil, nil, requestErrorf("%v", err)
+	}
+	up, err := f.upstreamOf(ctx, ds, pkg, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Render = f.Render
+	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := f.propose(ctx, ds, plan, f.notesSource(ctx, up))
+	if f.Metrics != nil && err == nil {
+		f.Metrics.Outcome(out.State)
+	}
+	return out, plan, err
+}
+
+func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.propose(ctx, ds, plan, notes)
+}
+
+func (f *UpdateFanout) propose(ctx context.Context, ds *Session, plan *UpdatePlan, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+	api := f.API(ds)
+	if plan.UpToDate {
+		return &UpdateOutcome{State: UpdateUpToDate, Branch: plan.Branch}, nil
+	}
+	return ProposeUpdate(ctx, ds, api, plan, notes(plan.From, plan.Upstream.Revision))
+}
+
+// upstreamOf resolves the upstream of package pkg of ds at revision to
+// (0: the latest published).
+func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, to int) (UpstreamRevision, error) {
+	dir := packageDir(ds.Config, pkg)
+	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
+	if err != nil {
+		return UpstreamRevision{}, err
+	}
+	if !ok {
+		return UpstreamRevision{}, requestErrorf("`%s` is not a package on `%s`", pkg, ds.DeploymentBranch)
+	}
+	git, err := kptfileUpstream(data)
+	if err != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: %v", pkg, err)
+	}
+	owner, repo, upDir, err := f.locate(git.Repo, git.Directory)
+	if err != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: %v", pkg, err)
+	}
+	us, err := f.Open(ctx, owner+"/"+repo)
+	if err != nil {
+		return UpstreamRevision{}, err
+	}
+	upPkg := upDir
+	if root := strings.Trim(us.Config.Packages.Root, "/"); root != "" && root != "." {
+		upPkg = strings.TrimPrefix(strings.TrimPrefix(upDir, root), "/")
+	}
+	if to == 0 {
+		revs, err := us.publishedRevisions(ctx, upPkg)
+		if err != nil {
+			return UpstreamRevision{}, err
+		}
+		if len(revs) == 0 {
+			return UpstreamRevision{}, requestErrorf("the upstream `%s` of `%s` has no published revision", upPkg, pkg)
+		}
+		to = packages.Latest(revs)
+	}
+	return NewUpstreamRevision(ctx, us, upPkg, to)
+}
+
+// locate reads "https://host/owner/repo" and "/dir" of a Kptfile upstream
+// in this GitHub (the URL's last two path segments).
+func (f *UpdateFanout) locate(repoURL, dir string) (owner, repo, upDir string, err error) {
+	u := strings.TrimSuffix(strings.TrimSuffix(repoURL, "/"), ".git")
+	parts := strings.Split(u, "/")
+	if len(parts) < 2 || !strings.Contains(u, "://") {
+		return "", "", "", fmt.Errorf("upstream repository %q is not a repository URL", repoURL)
+	}
+	owner, repo = parts[len(parts)-2], parts[len(parts)-1]
+	if err := checkRepoName(owner, repo); err != nil {
+		return "", "", "", err
+	}
+	return owner, repo, strings.Trim(dir, "/"), nil
+}
+
+// notesSource lists the upstream's releases once per fan-out and returns
+// the notes of the revisions after from up to to.
+func (f *UpdateFanout) notesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
+	byTag := map[string]*github.RepositoryRelease{}
+	if f.Releases != nil && up.Session.GH != nil {
+		rels, _, err := f.Releases(up.Session).ListReleases(ctx, up.Session.Repo.Owner, up.Session.Repo.Name, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			up.Session.Log.WithError(err).Warn("could not list the upstream releases; update pull requests go without release notes")
+		}
+		for _, r := range rels {
+			byTag[r.GetTagName()] = r
+		}
+	}
+	return func(from, to int) []UpstreamNote {
+		if from <= 0 || from >= to {
+			from = to - 1
+		}
+		if to-from > 50 {
+			from = to - 50
+		}
+		var out []UpstreamNote
+		for n := from + 1; n <= to; n++ {
+			tag := packages.TagName(up.Package, n)
+			r, ok := byTag[tag]
+			if !ok {
+				continue
+			}
+			out = append(out, UpstreamNote{Revision: n, Tag: tag, URL: r.GetHTMLURL(), Body: r.GetBody()})
+		}
+		return out
+	}
+}
+
+func (f *UpdateFanout) queued(delta int) {
+	if f.Metrics != nil {
+		f.Metrics.Queued(delta)
+	}
+}
