@@ -35,11 +35,19 @@ type UpdateReviewers interface {
 	RequestReviewers(ctx context.Context, owner, repo string, number int, reviewers github.ReviewersRequest) (*github.PullRequest, *github.Response, error)
 }
 
+// UpdateClaims creates refs (satisfied by github.Client.Git): a comment
+// porchbot must post once per revision is claimed first by creating a ref
+// named for it, the compare-and-swap that keeps replicas to one comment.
+type UpdateClaims interface {
+	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
+}
+
 // UpdateAPI is the GitHub surface of update pull requests in a downstream
 // repository.
 type UpdateAPI struct {
 	Proposal  ProposalAPI
 	Reviewers UpdateReviewers
+	Claims    UpdateClaims
 	// Web is the GitHub web base URL for links in bodies ("" none).
 	Web string
 	// Identity is who porchbot's commits are by.
@@ -48,7 +56,7 @@ type UpdateAPI struct {
 
 // NewUpdateAPI takes the services of a go-github client.
 func NewUpdateAPI(gh *github.Client, proposal ProposalAPI) UpdateAPI {
-	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests}
+	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git}
 }
 
 // Update outcomes.
@@ -154,7 +162,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 		out.State = UpdateHeld
 		out.PR = open
 		if open != nil {
-			if out.Commented, err = commentOnce(ctx, ds, api.Proposal, open.GetNumber(), heldMarker(plan), heldComment(plan)); err != nil {
+			if out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), res.Head, heldMarker(plan), heldComment(plan)); err != nil {
 				return out, err
 			}
 		}
@@ -241,7 +249,7 @@ func refusedUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 		return out, nil
 	}
 	var err error
-	out.Commented, err = commentOnce(ctx, ds, api.Proposal, open.GetNumber(), refusedMarker(plan), body)
+	out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), plumbing.NewHash(open.GetHead().GetSHA()), refusedMarker(plan), body)
 	return out, err
 }
 
@@ -327,12 +335,23 @@ func updateTrailer(plan *UpdatePlan) packages.Trailer {
 	return packages.Trailer{Package: plan.Package, Revision: "0", Task: &packages.Task{Type: packages.TaskUpgrade, Spec: spec}}
 }
 
-func heldMarker(plan *UpdatePlan) string {
-	return fmt.Sprintf("<!-- porchbot:update-held %s -->", plan.Upstream.Tag())
+// updateCommentMarker is the hidden line of a once-per-revision comment of
+// kind on an update pull request.
+type updateCommentMarker struct{ kind, tag string }
+
+func (m updateCommentMarker) String() string { return fmt.Sprintf("<!-- porchbot:update-%s %s -->", m.kind, m.tag) }
+
+// ref is the claim of the comment in pull request n.
+func (m updateCommentMarker) ref(n int) string {
+	return fmt.Sprintf("refs/porchbot/comments/%d/update-%s/%s", n, m.kind, m.tag)
 }
 
-func refusedMarker(plan *UpdatePlan) string {
-	return fmt.Sprintf("<!-- porchbot:update-refused %s -->", plan.Upstream.Tag())
+func heldMarker(plan *UpdatePlan) updateCommentMarker {
+	return updateCommentMarker{"held", plan.Upstream.Tag()}
+}
+
+func refusedMarker(plan *UpdatePlan) updateCommentMarker {
+	return updateCommentMarker{"refused", plan.Upstream.Tag()}
 }
 
 // heldComment says what the update to a new revision would have changed on
@@ -354,22 +373,37 @@ func heldComment(plan *UpdatePlan) string {
 	return b.String()
 }
 
-// commentOnce posts body on pull request n unless one of porchbot's
-// comments there carries marker already.
-func commentOnce(ctx context.Context, s *Session, api ProposalAPI, n int, marker, body string) (bool, error) {
-	cs, _, err := api.Issues.ListComments(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
-	if err != nil {
-		return false, fmt.Errorf("comments of #%d: %w", n, err)
-	}
-	for _, c := range cs {
-		if api.isBot(c.GetUser()) && strings.Contains(c.GetBody(), marker) {
+// commentOnce posts body on pull request n once: the comment is claimed
+// by creating the marker's ref (on at, any commit of the repository);
+// whoever finds it created already (another replica, an earlier run)
+// does not comment. Without Claims, porchbot's comments are searched for
+// the marker instead.
+func commentOnce(ctx context.Context, s *Session, api UpdateAPI, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
+	owner, repo := s.Repo.Owner, s.Repo.Name
+	if api.Claims != nil {
+		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
+			Object: &github.GitObject{SHA: github.String(at.String())}})
+		if publishAlreadyExists(err) {
 			return false, nil
 		}
+		if err != nil {
+			return false, fmt.Errorf("claim the comment %s on #%d: %w", marker.ref(n), n, err)
+		}
+	} else {
+		cs, _, err := api.Proposal.Issues.ListComments(ctx, owner, repo, n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
+		if err != nil {
+			return false, fmt.Errorf("comments of #%d: %w", n, err)
+		}
+		for _, c := range cs {
+			if api.Proposal.isBot(c.GetUser()) && strings.Contains(c.GetBody(), marker.String()) {
+				return false, nil
+			}
+		}
 	}
-	if !strings.Contains(body, marker) {
-		body = marker + "\n" + body
+	if !strings.Contains(body, marker.String()) {
+		body = marker.String() + "\n" + body
 	}
-	if _, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(body)}); err != nil {
+	if _, _, err := api.Proposal.Issues.CreateComment(ctx, owner, repo, n, &github.IssueComment{Body: github.String(body)}); err != nil {
 		return false, fmt.Errorf("comment on #%d: %w", n, err)
 	}
 	return true, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/service"
 )
 
 // Helpers of the upstream-update scenarios: an upstream package
@@ -50,12 +51,18 @@ func (w *world) seedReadme(full string) {
 // approve it and alice merge it; it returns the pull request.
 func (w *world) landDraft(repo, branch, title string) *github.PullRequest {
 	w.t.Helper()
+	return w.landDraftSettled(repo, branch, title, w.settle)
+}
+
+// landDraftSettled is landDraft with another settle (a fleet's).
+func (w *world) landDraftSettled(repo, branch, title string, settle func()) *github.PullRequest {
+	w.t.Helper()
 	pr := w.openPull("alice", repo, branch, title)
-	w.settle()
+	settle()
 	w.approve("bob", repo, pr.GetNumber())
-	w.settle()
+	settle()
 	w.merge("alice", repo, pr.GetNumber())
-	w.settle()
+	settle()
 	return pr
 }
 
@@ -79,6 +86,12 @@ func (w *world) cloneDownstream(repo string, rev int) {
 // acme/catalog: a draft edited by edit, rendered, approved by bob, merged.
 func (w *world) publishUpstream(ws string, edit func(dir string)) string {
 	w.t.Helper()
+	return w.publishUpstreamSettled(ws, edit, w.settle)
+}
+
+// publishUpstreamSettled is publishUpstream with another settle (a fleet's).
+func (w *world) publishUpstreamSettled(ws string, edit func(dir string), settle func()) string {
+	w.t.Helper()
 	dir := w.clone("alice", upstreamRepo)
 	branch := packages.DraftBranch(upstreamPkg, ws)
 	w.git(dir, "switch", "-q", "-c", branch)
@@ -86,26 +99,27 @@ func (w *world) publishUpstream(ws string, edit func(dir string)) string {
 	w.git(dir, "add", "-A")
 	w.git(dir, "commit", "-q", "-m", "Upstream change "+ws)
 	w.git(dir, "push", "-q", "origin", "HEAD")
-	w.settle()
-	w.landDraft(upstreamRepo, branch, "Upstream "+ws)
+	settle()
+	w.landDraftSettled(upstreamRepo, branch, "Upstream "+ws, settle)
 	revs := w.revisions(upstreamRepo, upstreamPkg)
 	tag := packages.TagName(upstreamPkg, revs[len(revs)-1])
 	return tag
 }
 
-// registry is the running bot's downstream registry.
-func (w *world) registry() *downstreams.Registry {
+// registry is a running bot's downstream registry.
+func (w *world) registry(svc *service.Service) *downstreams.Registry {
 	w.t.Helper()
-	r, ok := w.svc.App.Updates.Finder.(*downstreams.Registry)
+	r, ok := svc.App.Updates.Finder.(*downstreams.Registry)
 	if !ok {
-		w.t.Fatalf("the App's downstream finder is a %T", w.svc.App.Updates.Finder)
+		w.t.Fatalf("the App's downstream finder is a %T", svc.App.Updates.Finder)
 	}
 	return r
 }
 
-// registerDownstream records repo's package pkg in the registry from its
-// Kptfile on main, as the bot's push handling does.
-func (w *world) registerDownstream(repo, pkg string) {
+// registerDownstream records repo's package pkg in the registry of each
+// bot (the world's when none is given) from its Kptfile on main, as the
+// bot's push handling does.
+func (w *world) registerDownstream(repo, pkg string, bots ...*service.Service) {
 	w.t.Helper()
 	k := w.kptfileAt(repo, "main", pkg)
 	if k.Upstream == nil || k.Upstream.Git == nil {
@@ -115,7 +129,12 @@ func (w *world) registerDownstream(repo, pkg string) {
 	if k.UpstreamLock != nil {
 		d.Lock = k.UpstreamLock.Git
 	}
-	w.registry().Replace(repo, []downstreams.Downstream{d})
+	if len(bots) == 0 {
+		bots = []*service.Service{w.svc}
+	}
+	for _, b := range bots {
+		w.registry(b).Replace(repo, []downstreams.Downstream{d})
+	}
 }
 
 // replaceIn edits a file of a work tree: old must be there.
