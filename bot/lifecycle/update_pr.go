@@ -339,7 +339,9 @@ func updateTrailer(plan *UpdatePlan) packages.Trailer {
 // kind on an update pull request.
 type updateCommentMarker struct{ kind, tag string }
 
-func (m updateCommentMarker) String() string { return fmt.Sprintf("<!-- porchbot:update-%s %s -->", m.kind, m.tag) }
+func (m updateCommentMarker) String() string {
+	return fmt.Sprintf("<!-- porchbot:update-%s %s -->", m.kind, m.tag)
+}
 
 // ref is the claim of the comment in pull request n.
 func (m updateCommentMarker) ref(n int) string {
