@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/packages"
 )
 
 // Upstream updates (SPEC §6): a publish fans out to the downstream
@@ -102,3 +105,33 @@ func (m UpdateMetrics) Outcome(state string) { m.PRs.WithLabelValues(state).Inc(
 
 // Queued moves the queue depth.
 func (m UpdateMetrics) Queued(delta int) { m.Queue.Add(float64(delta)) }
+
+// automergeUpdate merges an update pull request whose porchbot/approval
+// (render included) the App just passed, with updates.automerge.
+func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
+	run := ev.GetCheckRun()
+	if a.Updates == nil || run.GetName() != lifecycle.ApprovalCheckName || run.GetStatus() != "completed" ||
+		run.GetConclusion() != "success" || !strings.EqualFold(ev.GetSender().GetLogin(), a.botLogin()) {
+		return nil
+	}
+	var prs []int
+	for _, pr := range run.PullRequests {
+		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok {
+			prs = append(prs, pr.GetNumber())
+		}
+	}
+	if len(prs) == 0 {
+		return nil
+	}
+	r := ev.GetRepo()
+	s, err := a.open(ctx, repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch()))
+	if err != nil {
+		return err
+	}
+	for _, n := range prs {
+		if _, err := lifecycle.AutomergeUpdate(ctx, s, s.GH.PullRequests, n, plumbing.NewHash(run.GetHeadSHA()), a.Render.Identity); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -185,9 +185,9 @@ func commitOnPush(cfg *config.Config) bool {
 
 // lockRevision is the revision a lock ref names for upstream package pkg:
 // "<pkg>/vN" as porchbot and kpt record it, or the short "vN" of kpt pkg
-// get app@vN; 0 for a branch or a commit.
+// get app@vN; 0 for a branch or a commit. pkg "" takes any package's tag.
 func lockRevision(pkg, ref string) int {
-	if p, n, ok := packages.ParseTagName(ref); ok && p == pkg {
+	if p, n, ok := packages.ParseTagName(ref); ok && (p == pkg || pkg == "") {
 		return n
 	}
 	if n, ok := packages.ParseRevision(ref); ok {

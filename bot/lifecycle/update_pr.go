@@ -42,12 +42,19 @@ type UpdateClaims interface {
 	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
 }
 
+// UpdateIssues opens the issue that lists the conflicts of an update
+// refused without an open pull request (github.Client.Issues).
+type UpdateIssues interface {
+	Create(ctx context.Context, owner, repo string, issue *github.IssueRequest) (*github.Issue, *github.Response, error)
+}
+
 // UpdateAPI is the GitHub surface of update pull requests in a downstream
 // repository.
 type UpdateAPI struct {
 	Proposal  ProposalAPI
 	Reviewers UpdateReviewers
 	Claims    UpdateClaims
+	Issues    UpdateIssues
 	// Web is the GitHub web base URL for links in bodies ("" none).
 	Web string
 	// Identity is who porchbot's commits are by.
@@ -56,7 +63,7 @@ type UpdateAPI struct {
 
 // NewUpdateAPI takes the services of a go-github client.
 func NewUpdateAPI(gh *github.Client, proposal ProposalAPI) UpdateAPI {
-	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git}
+	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
 }
 
 // Update outcomes.
@@ -77,8 +84,10 @@ type UpdateOutcome struct {
 	PR     *github.PullRequest
 	Head   plumbing.Hash
 	Branch string
-	// Commented: this call posted a comment.
+	// Commented: this call posted a comment (or opened Issue).
 	Commented bool
+	// Issue lists the conflicts of a refused update without a pull request.
+	Issue int
 }
 
 // ProposeUpdate makes plan's update branch and pull request in ds.
@@ -238,19 +247,40 @@ func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, 
 }
 
 // refusedUpdate lists the conflicts of an update that was not merged
-// (onConflict fail, fast-forward over local changes) as one comment per
-// revision on the open update pull request; without one, nothing is pushed
-// and the refusal is logged (and counted by the fan-out).
+// (onConflict fail, fast-forward over local changes), once per revision:
+// as a comment on the open update pull request, or else in an issue
+// (nothing is pushed: there is no update to propose).
 func refusedUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *UpdatePlan, open *github.PullRequest, body string, out *UpdateOutcome) (*UpdateOutcome, error) {
 	out.State, out.PR = UpdateRefused, open
 	ds.Log.WithFields(logrus.Fields{"package": plan.Package, "upstream": plan.Upstream.Tag(), "conflicts": len(plan.Conflicts)}).
 		Warn("update not merged: " + plan.Refused)
-	if open == nil {
+	var err error
+	if open != nil {
+		out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), plumbing.NewHash(open.GetHead().GetSHA()), refusedMarker(plan), body)
+		return out, err
+	}
+	m := refusedMarker(plan)
+	if api.Claims != nil {
+		_, _, err := api.Claims.CreateRef(ctx, ds.Repo.Owner, ds.Repo.Name, &github.Reference{Ref: github.String(m.ref(0)),
+			Object: &github.GitObject{SHA: github.String(plan.Base.String())}})
+		if publishAlreadyExists(err) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("claim the issue %s: %w", m.ref(0), err)
+		}
+	}
+	if api.Issues == nil {
 		return out, nil
 	}
-	var err error
-	out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), plumbing.NewHash(open.GetHead().GetSHA()), refusedMarker(plan), body)
-	return out, err
+	is, _, err := api.Issues.Create(ctx, ds.Repo.Owner, ds.Repo.Name, &github.IssueRequest{
+		Title: github.String(fmt.Sprintf("%s: not updated (conflicts)", updateTitle(plan))), Body: github.String(m.String() + "\n" + body),
+		Labels: &ds.Config.Updates.Labels})
+	if err != nil {
+		return out, fmt.Errorf("update %s: open the conflicts issue: %w", plan.Package, err)
+	}
+	out.Issue, out.Commented = is.GetNumber(), true
+	return out, nil
 }
 
 // updateBranch is what porchbot knows of an update branch's head.

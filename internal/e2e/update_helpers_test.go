@@ -70,14 +70,29 @@ func (w *world) landDraftSettled(repo, branch, title string, settle func()) *git
 // /porch clone and lands the draft (published there as upf/v1).
 func (w *world) cloneDownstream(repo string, rev int) {
 	w.t.Helper()
+	w.clonePackage(repo, rev, "upf", true)
+}
+
+// clonePackage clones network/upf@vN into repo as package pkg with
+// /porch clone and lands the draft (approved by bob when approve).
+func (w *world) clonePackage(repo string, rev int, pkg string, approve bool) {
+	w.t.Helper()
 	issue := w.createIssue("alice", repo, "Bring the UPF here")
-	c := w.comment("alice", repo, issue, "/porch clone acme/catalog/network/upf@v"+strconv.Itoa(rev)+" upf")
+	c := w.comment("alice", repo, issue, "/porch clone acme/catalog/network/upf@v"+strconv.Itoa(rev)+" "+pkg)
 	w.settle()
-	if w.branchSHA(repo, "drafts/upf/v1") == "" {
+	draft := packages.DraftBranch(pkg, "v1")
+	if w.branchSHA(repo, draft) == "" {
 		w.t.Fatalf("no clone draft in %s; reply:\n%s", repo, w.replyTo(repo, issue, c).GetBody())
 	}
-	w.landDraft(repo, "drafts/upf/v1", "Clone the UPF")
-	if revs := w.revisions(repo, "upf"); len(revs) != 1 {
+	if approve {
+		w.landDraft(repo, draft, "Clone the UPF")
+	} else {
+		pr := w.openPull("alice", repo, draft, "Clone the UPF")
+		w.settle()
+		w.merge("alice", repo, pr.GetNumber())
+		w.settle()
+	}
+	if revs := w.revisions(repo, pkg); len(revs) != 1 {
 		w.t.Fatalf("%s: the clone landed as revisions %v", repo, revs)
 	}
 }
@@ -162,6 +177,12 @@ func (w *world) botCommentsWith(repo string, n int, marker string) []*github.Iss
 // updatePulls are the pull requests (any state) from the update branch.
 func (w *world) updatePulls(repo string) []*github.PullRequest {
 	w.t.Helper()
+	return w.updatePullsOf(repo, updateBranch)
+}
+
+// updatePullsOf are the pull requests (any state) from branch.
+func (w *world) updatePullsOf(repo, branch string) []*github.PullRequest {
+	w.t.Helper()
 	owner, name := splitRepo(repo)
 	prs, _, err := w.client("alice").PullRequests.List(w.ctx, owner, name, &github.PullRequestListOptions{State: "all",
 		ListOptions: github.ListOptions{PerPage: 100}})
@@ -170,7 +191,7 @@ func (w *world) updatePulls(repo string) []*github.PullRequest {
 	}
 	var out []*github.PullRequest
 	for _, pr := range prs {
-		if pr.GetHead().GetRef() == updateBranch {
+		if pr.GetHead().GetRef() == branch {
 			out = append(out, pr)
 		}
 	}
