@@ -32,25 +32,7 @@ spec:
 
 // downstreamKptfile is the Kptfile kpt pkg get writes for app@v1.
 func downstreamKptfile(repo, commit string) string {
-	return `apiVersion: kpt.dev/v1
-kind: Kptfile
-metadata:
-  name: app
-upstream:
-  type: git
-  git:
-    repo: ` + repo + `
-    directory: /app
-    ref: v1
-  updateStrategy: resource-merge
-upstreamLock:
-  type: git
-  git:
-    repo: ` + repo + `
-    directory: /app
-    ref: app/v1
-    commit: ` + commit + `
-`
+	return upstreamtest.Kptfile("app", repo, "/app", "v1", "app/v1", commit)
 }
 
 // snapshot is every file under dir.

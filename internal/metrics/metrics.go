@@ -33,6 +33,12 @@ type Metrics struct {
 	RateLimitRemaining *prometheus.GaugeVec
 	// GitOperations counts git transport operations (fetch, push) by outcome.
 	GitOperations *prometheus.CounterVec
+	// UpstreamsSkipped counts downstream packages left out of update
+	// discovery, by reason: not_remote (a local path), other_host (not on
+	// this GitHub host), not_installed (the App is not installed on the
+	// upstream repository), unreadable (the downstream's installation
+	// cannot read the upstream).
+	UpstreamsSkipped *prometheus.CounterVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -66,9 +72,13 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "git_operations_total",
 			Help: "git transport operations, by operation and outcome.",
 		}, []string{"operation", "outcome"}),
+		UpstreamsSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "upstreams_skipped_total",
+			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
+		}, []string{"reason"}),
 	}
 	reg.MustRegister(m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
-		m.RateLimitRemaining, m.GitOperations,
+		m.RateLimitRemaining, m.GitOperations, m.UpstreamsSkipped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

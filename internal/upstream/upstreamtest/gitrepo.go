@@ -80,3 +80,27 @@ func (r *Repo) Release(dir, version string, files map[string]string) string {
 	r.Git("tag", dir+"/"+version)
 	return h
 }
+
+// Kptfile is the Kptfile kpt pkg get writes for package name fetched from
+// repo at directory dir, ref ref, resolved as lockRef at commit.
+func Kptfile(name, repo, dir, ref, lockRef, commit string) string {
+	return `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: ` + name + `
+upstream:
+  type: git
+  git:
+    repo: ` + repo + `
+    directory: ` + dir + `
+    ref: ` + ref + `
+  updateStrategy: resource-merge
+upstreamLock:
+  type: git
+  git:
+    repo: ` + repo + `
+    directory: ` + dir + `
+    ref: ` + lockRef + `
+    commit: ` + commit + `
+`
+}
