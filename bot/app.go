@@ -3,11 +3,14 @@ package bot
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/metrics"
 )
 
 // App is porchbot's package lifecycle behind the event handlers: for each
@@ -39,6 +42,19 @@ type App struct {
 	// update fan-out opens downstream repositories with it).
 	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
 	Log             logrus.FieldLogger
+	// Metrics, if set, counts upstreams skipped by downstream discovery.
+	Metrics *metrics.Metrics
+
+	// downstreams knows which packages of installed repositories track
+	// which upstream (app_downstreams.go); built on first use.
+	downstreams     *downstreams.Registry
+	downstreamsOnce sync.Once
+}
+
+// registry is the App's downstream registry, constructed on first use.
+func (a *App) registry() *downstreams.Registry {
+	a.downstreamsOnce.Do(func() { a.downstreams = downstreams.NewRegistry() })
+	return a.downstreams
 }
 
 // Handlers is the event table with the App behind every handler.

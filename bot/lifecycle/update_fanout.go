@@ -24,10 +24,11 @@ import (
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// DownstreamFinder finds the downstream packages of the package at
-// directory dir of the repository at repoURL (downstreams.Registry).
+// DownstreamFinder finds the downstream packages, in installed
+// repositories that can read it, of the package at directory dir of the
+// upstream repository (the App's registry, bot.App.DownstreamsOf).
 type DownstreamFinder interface {
-	Find(repoURL, dir string) []downstreams.Downstream
+	DownstreamsOf(ctx context.Context, upstream Repo, dir string) []downstreams.Downstream
 }
 
 // UpdateMetrics observes the fan-out (internal/metrics: update_prs{state},
@@ -85,10 +86,10 @@ func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []Publish
 
 // Downstreams are the downstream packages of up, by repository, repository
 // order fixed (replicas work through them in the same order).
-func (f *UpdateFanout) downstreams(up UpstreamRevision) (repos []string, pkgs map[string][]string) {
+func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string) {
 	pkgs = map[string][]string{}
 	seen := map[string]bool{}
-	for _, d := range f.Finder.Find(up.RepoURL(), up.Directory()) {
+	for _, d := range f.Finder.DownstreamsOf(ctx, up.Session.Repo, up.Directory()) {
 		if strings.EqualFold(d.Repo, up.Session.Repo.FullName()) && d.Package == up.Package {
 			continue // a package that names itself as its upstream
 		}
@@ -108,7 +109,7 @@ func (f *UpdateFanout) downstreams(up UpstreamRevision) (repos []string, pkgs ma
 
 func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]UpdateResult, error) {
 	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag()})
-	repos, pkgs := f.downstreams(up)
+	repos, pkgs := f.downstreams(ctx, up)
 	total := 0
 	for _, r := range repos {
 		total += len(pkgs[r])

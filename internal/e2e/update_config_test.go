@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/internal/downstreams"
 )
 
 // TestUpdateConfig: the updates: keys. acme/edge-1 takes updates with its
@@ -39,13 +37,6 @@ func TestUpdateConfig(t *testing.T) {
 	w.git(dir, "commit", "-q", "-am", "Pin 1.4.3")
 	w.git(dir, "push", "-q", "origin", "HEAD:main")
 	w.settle()
-	var ds []downstreams.Downstream
-	for _, pkg := range []string{"upf-a", "upf-b"} {
-		k := w.kptfileAt("acme/edge-1", "main", pkg)
-		ds = append(ds, downstreams.Downstream{Repo: "acme/edge-1", Package: pkg, Upstream: *k.Upstream.Git, Lock: k.UpstreamLock.Git})
-	}
-	w.registry(w.svc).Replace("acme/edge-1", ds)
-	w.registerDownstream("acme/edge-2", "upf")
 	edge2Main := w.branchSHA("acme/edge-2", "main")
 
 	v2 := w.publishUpstream("v2", upstreamV2(w))

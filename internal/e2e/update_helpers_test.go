@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/service"
@@ -121,34 +120,18 @@ func (w *world) publishUpstreamSettled(ws string, edit func(dir string), settle 
 	return tag
 }
 
-// registry is a running bot's downstream registry.
-func (w *world) registry(svc *service.Service) *downstreams.Registry {
+// indexDownstreams has each bot index repo's downstream packages, as its
+// resync does (replicas that did not hear the pushes that made them).
+func (w *world) indexDownstreams(repo string, bots ...*service.Service) {
 	w.t.Helper()
-	r, ok := svc.App.Updates.Finder.(*downstreams.Registry)
-	if !ok {
-		w.t.Fatalf("the App's downstream finder is a %T", svc.App.Updates.Finder)
-	}
-	return r
-}
-
-// registerDownstream records repo's package pkg in the registry of each
-// bot (the world's when none is given) from its Kptfile on main, as the
-// bot's push handling does.
-func (w *world) registerDownstream(repo, pkg string, bots ...*service.Service) {
-	w.t.Helper()
-	k := w.kptfileAt(repo, "main", pkg)
-	if k.Upstream == nil || k.Upstream.Git == nil {
-		w.t.Fatalf("%s/%s has no upstream", repo, pkg)
-	}
-	d := downstreams.Downstream{Repo: repo, Package: pkg, Upstream: *k.Upstream.Git, Strategy: k.Upstream.UpdateStrategy}
-	if k.UpstreamLock != nil {
-		d.Lock = k.UpstreamLock.Git
-	}
-	if len(bots) == 0 {
-		bots = []*service.Service{w.svc}
-	}
 	for _, b := range bots {
-		w.registry(b).Replace(repo, []downstreams.Downstream{d})
+		s, err := b.App.OpenRepo(w.ctx, repo)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if err := b.App.IndexDownstreams(w.ctx, s); err != nil {
+			w.t.Fatal(err)
+		}
 	}
 }
 

@@ -79,9 +79,6 @@ pipeline:
 	w.git(dir, "push", "-q", "origin", "HEAD:main")
 	w.settle()
 
-	for _, r := range downstreamRepos {
-		w.registerDownstream(r, "upf")
-	}
 	return w, map[string]string{"v1": v1}
 }
 

@@ -15,7 +15,7 @@ func TestUpdateReplicasOpenOnce(t *testing.T) {
 	w, _ := updateWorld(t)
 	fl := newFleet(t, w, 2)
 	for _, r := range downstreamRepos {
-		w.registerDownstream(r, "upf", fl.replicas...)
+		w.indexDownstreams(r, fl.replicas[1:]...)
 	}
 
 	v2 := w.publishUpstreamSettled("v2", upstreamV2(w), fl.settle)

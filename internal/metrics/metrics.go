@@ -40,6 +40,12 @@ type Metrics struct {
 	// UpdateQueueDepth is the number of downstream packages whose update
 	// is still to be made in the fan-outs under way.
 	UpdateQueueDepth prometheus.Gauge
+	// UpstreamsSkipped counts downstream packages left out of update
+	// discovery, by reason: not_remote (a local path), other_host (not on
+	// this GitHub host), not_installed (the App is not installed on the
+	// upstream repository), unreadable (the downstream's installation
+	// cannot read the upstream).
+	UpstreamsSkipped *prometheus.CounterVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -81,9 +87,13 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "update_queue_depth",
 			Help: "Downstream package updates waiting in the fan-outs under way.",
 		}),
+		UpstreamsSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "upstreams_skipped_total",
+			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
+		}, []string{"reason"}),
 	}
 	reg.MustRegister(m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
-		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth,
+		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

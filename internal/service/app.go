@@ -11,7 +11,6 @@ import (
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
-	"github.com/porchbot/porchbot/internal/downstreams"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/metrics"
@@ -31,7 +30,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
 	}
 	app.Web, app.InstallationFor = clients.URLs().Web, installationFor
-	app.Updates = newUpdateFanout(app, downstreams.NewRegistry(), m)
+	app.Updates = newUpdateFanout(app, app, m)
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
 		InstallationFor: installationFor}
@@ -40,7 +39,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 }
 
 // newUpdateFanout is the fan-out of publishes to downstream update pull
-// requests, finding downstreams in registry.
+// requests, finding downstreams with registry (the App's).
 func newUpdateFanout(app *bot.App, registry lifecycle.DownstreamFinder, m *metrics.Metrics) *lifecycle.UpdateFanout {
 	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render,
 		Releases: func(s *lifecycle.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
