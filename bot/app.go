@@ -49,6 +49,8 @@ type App struct {
 	// which upstream (app_downstreams.go); built on first use.
 	downstreams     *downstreams.Registry
 	downstreamsOnce sync.Once
+	// knownRepos are the repositories events named (app_updates.go).
+	knownRepos knownRepos
 }
 
 // registry is the App's downstream registry, constructed on first use.
@@ -79,6 +81,7 @@ func (a *App) open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session
 	if repo.InstallationID == 0 {
 		return nil, fmt.Errorf("event for %s carries no installation", repo.FullName())
 	}
+	a.knownRepos.remember(repo)
 	return a.Opener.Open(ctx, repo)
 }
 

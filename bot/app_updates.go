@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -71,9 +72,32 @@ func conflictsNote(plan *lifecycle.UpdatePlan) string {
 	return fmt.Sprintf(" (%d conflicting fields, listed in the pull request)", len(plan.Conflicts))
 }
 
+// knownRepos remembers, per repository, its installation and default
+// branch as the last event naming it gave them: the fan-out opens a
+// downstream repository without asking GitHub for them again (every
+// downstream was indexed from an event or the resync, which open it).
+type knownRepos struct{ m sync.Map }
+
+func (k *knownRepos) remember(r lifecycle.Repo) {
+	if r.InstallationID != 0 && r.DefaultBranch != "" {
+		k.m.Store(strings.ToLower(r.FullName()), r)
+	}
+}
+
+func (k *knownRepos) get(fullName string) (lifecycle.Repo, bool) {
+	v, ok := k.m.Load(strings.ToLower(fullName))
+	if !ok {
+		return lifecycle.Repo{}, false
+	}
+	return v.(lifecycle.Repo), true
+}
+
 // OpenRepo opens a session on a repository where the App is installed, as
 // the App (the update fan-out's downstream and upstream repositories).
 func (a *App) OpenRepo(ctx context.Context, fullName string) (*lifecycle.Session, error) {
+	if r, ok := a.knownRepos.get(fullName); ok {
+		return a.open(ctx, r)
+	}
 	owner, name, ok := strings.Cut(fullName, "/")
 	if !ok || a.InstallationFor == nil {
 		return nil, fmt.Errorf("open %s: no installation lookup", fullName)
@@ -134,4 +158,10 @@ func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *git
 		}
 	}
 	return nil
+}
+
+// ResyncUpdates is the resync's hook: the lagging downstream packages of
+// s's repository get their update pull requests.
+func (a *App) ResyncUpdates(ctx context.Context, s *lifecycle.Session) error {
+	return a.Updates.Lagging(ctx, s)
 }

@@ -36,7 +36,7 @@ func TestUpdateSecondaryRateLimit(t *testing.T) {
 }
 
 // refusals is the number of GitHub calls the bot saw answered 403.
-func refusals(t *testing.T, w *world) float64 {
+func refusals(t testing.TB, w *world) float64 {
 	t.Helper()
 	mfs, err := w.svc.Metrics.Registry.Gather()
 	if err != nil {
