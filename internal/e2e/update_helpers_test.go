@@ -106,6 +106,18 @@ func (w *world) publishUpstream(ws string, edit func(dir string)) string {
 // publishUpstreamSettled is publishUpstream with another settle (a fleet's).
 func (w *world) publishUpstreamSettled(ws string, edit func(dir string), settle func()) string {
 	w.t.Helper()
+	branch := w.pushUpstreamDraft(ws, edit)
+	settle()
+	w.landDraftSettled(upstreamRepo, branch, "Upstream "+ws, settle)
+	revs := w.revisions(upstreamRepo, upstreamPkg)
+	tag := packages.TagName(upstreamPkg, revs[len(revs)-1])
+	return tag
+}
+
+// pushUpstreamDraft pushes the draft ws of network/upf, edited by edit,
+// and returns its branch.
+func (w *world) pushUpstreamDraft(ws string, edit func(dir string)) string {
+	w.t.Helper()
 	dir := w.clone("alice", upstreamRepo)
 	branch := packages.DraftBranch(upstreamPkg, ws)
 	w.git(dir, "switch", "-q", "-c", branch)
@@ -113,11 +125,7 @@ func (w *world) publishUpstreamSettled(ws string, edit func(dir string), settle 
 	w.git(dir, "add", "-A")
 	w.git(dir, "commit", "-q", "-m", "Upstream change "+ws)
 	w.git(dir, "push", "-q", "origin", "HEAD")
-	settle()
-	w.landDraftSettled(upstreamRepo, branch, "Upstream "+ws, settle)
-	revs := w.revisions(upstreamRepo, upstreamPkg)
-	tag := packages.TagName(upstreamPkg, revs[len(revs)-1])
-	return tag
+	return branch
 }
 
 // indexDownstreams has each bot index repo's downstream packages, as its

@@ -12,14 +12,9 @@ import (
 // request. A second resync changes nothing.
 func TestUpdateResync(t *testing.T) {
 	w, _ := updateWorld(t)
-	dir := w.clone("alice", upstreamRepo)
-	w.git(dir, "switch", "-q", "-c", "drafts/network/upf/v2")
-	upstreamV2(w)(dir)
-	w.git(dir, "add", "-A")
-	w.git(dir, "commit", "-q", "-m", "v2")
-	w.git(dir, "push", "-q", "origin", "HEAD")
+	branch := w.pushUpstreamDraft("v2", upstreamV2(w))
 	w.settle()
-	pr := w.openPull("alice", upstreamRepo, "drafts/network/upf/v2", "v2")
+	pr := w.openPull("alice", upstreamRepo, branch, "v2")
 	w.settle()
 	w.approve("bob", upstreamRepo, pr.GetNumber())
 	w.settle()
