@@ -55,6 +55,9 @@ type UpdateFanout struct {
 	Releases func(s *Session) UpstreamReleases
 	Render   RenderOptions
 	Metrics  UpdateMetrics
+	// Pacer keeps the updates within GitHub's hourly limit of
+	// content-creating calls (nil: unpaced, as on the local forge).
+	Pacer UpdatePacer
 }
 
 // UpdateResult is the outcome of one downstream package.
@@ -184,6 +187,11 @@ func (f *UpdateFanout) propose(ctx context.Context, ds *Session, plan *UpdatePla
 	api := f.API(ds)
 	if plan.UpToDate {
 		return &UpdateOutcome{State: UpdateUpToDate, Branch: plan.Branch}, nil
+	}
+	if f.Pacer != nil {
+		if err := f.Pacer.Wait(ctx, UpdateContentCalls); err != nil {
+			return nil, fmt.Errorf("update %s: waiting for GitHub's hourly budget: %w", plan.Package, err)
+		}
 	}
 	return ProposeUpdate(ctx, ds, api, plan, notes(plan.From, plan.Upstream.Revision))
 }

@@ -40,7 +40,7 @@ const fanoutLatency = 50 * time.Millisecond
 // for GitHub's secondary limit. The fan-out is the App's own
 // (App.Updates.Published, what a publish runs).
 func BenchmarkUpdateFanout(b *testing.B) {
-	w := newWorld(b)
+	w := newWorld(b, "--queue-size", "20000")
 	seed := w.firstCommit(upstreamRepo)
 	w.publishFound(upstreamRepo, seed, upstreamPkg)
 	v1 := w.tags(upstreamRepo, upstreamPkg+"/v")[upstreamPkg+"/v1"]

@@ -31,6 +31,11 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	}
 	app.Web, app.InstallationFor = clients.URLs().Web, installationFor
 	app.Updates = newUpdateFanout(app, app, m)
+	if s.MutationSpacing > 0 {
+		// GitHub's hourly limit of content-creating calls (the local
+		// forge, with no spacing, has none).
+		app.Updates.Pacer = &lifecycle.UpdateBudget{Limit: lifecycle.DefaultUpdateBudget}
+	}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
 		InstallationFor: installationFor}
