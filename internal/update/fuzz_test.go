@@ -45,7 +45,7 @@ func FuzzMerge(f *testing.F) {
 	f.Fuzz(func(t *testing.T, o, u, l []byte) {
 		origin, updated, local := fuzzPackage(o), fuzzPackage(u), fuzzPackage(l)
 		for _, p := range []Files{origin, updated, local} {
-			if checkFiles("fuzz", p) != nil {
+			if CheckFiles("fuzz", p) != nil {
 				return
 			}
 		}
