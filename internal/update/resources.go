@@ -1,0 +1,252 @@
+package update
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/kustomize/kyaml/yaml/walk"
+
+	"github.com/porchbot/porchbot/internal/kptfile"
+)
+
+// The annotation the three readers tag resources with, so the merge knows
+// which tree a resource came from (kyaml clears it when it writes).
+const (
+	sourceAnnotation = "config.kubernetes.io/merge-source"
+	sourceOrigin     = "original"
+	sourceUpdated    = "updated"
+	sourceLocal      = "dest"
+)
+
+// blueprintAnnotation is Config Connector's attribution annotation, which
+// kpt ignores when it asks whether a local resource is unchanged.
+const blueprintAnnotation = "cnrm.cloud.google.com/blueprint"
+
+func filesysOf(t tree) filesys.FileSystemOrOnDisk {
+	return filesys.FileSystemOrOnDisk{FileSystem: t.fs}
+}
+
+// mergeResources is kpt's 3-way merge of the KRM resources of one package
+// (its subpackages left out): local ← origin → updated, written back into
+// local. rel is the package's path in the root package, for conflicts.
+func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
+	all, err := local.walk()
+	if err != nil {
+		return err
+	}
+	excluded := local.packageDirs(all)
+	reader := func(t tree, source string) kio.Reader {
+		return &prunedReader{
+			r: kio.LocalPackageReader{
+				PackagePath:       t.root,
+				SetAnnotations:    map[string]string{sourceAnnotation: source},
+				PackageFileName:   kptfile.FileName,
+				PreserveSeqIndent: true,
+				WrapBareSeqNode:   true,
+				FileSystem:        filesysOf(t),
+			},
+			excluded: excluded,
+		}
+	}
+	dest := &kio.LocalPackageReadWriter{
+		PackagePath:       local.root,
+		SetAnnotations:    map[string]string{sourceAnnotation: sourceLocal},
+		PackageFileName:   kptfile.FileName,
+		PreserveSeqIndent: true,
+		WrapBareSeqNode:   true,
+		FileSystem:        filesysOf(local),
+	}
+	return kio.Pipeline{
+		Inputs:  []kio.Reader{dest, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
+		Filters: []kio.Filter{kio.FilterFunc(func(nodes []*yaml.RNode) ([]*yaml.RNode, error) { return m.merge3(rel, nodes) })},
+		Outputs: []kio.Writer{dest},
+	}.Execute()
+}
+
+// prunedReader reads a package without the resources under the local
+// package's subpackage directories (matched by path prefix, as kpt does).
+type prunedReader struct {
+	r        kio.LocalPackageReader
+	excluded []string
+}
+
+func (p *prunedReader) Read() ([]*yaml.RNode, error) {
+	nodes, err := p.r.Read()
+	if err != nil {
+		return nil, err
+	}
+	out := nodes[:0]
+	for _, n := range nodes {
+		if err := kioutil.CopyLegacyAnnotations(n); err != nil {
+			return nil, err
+		}
+		pth := n.GetAnnotations()[kioutil.PathAnnotation]
+		skip := false
+		for _, e := range p.excluded {
+			if strings.HasPrefix(pth, e) {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// triple is one resource as it is in the three trees (nil where absent).
+type triple struct{ origin, updated, local *yaml.RNode }
+
+// merge3 groups the resources of the three trees by kpt's identity and
+// merges each group, in the order the groups were first seen (local's
+// resources, then origin's, then updated's), as kpt does.
+func (m *merger) merge3(rel string, nodes []*yaml.RNode) ([]*yaml.RNode, error) {
+	var order []*triple
+	index := map[string]*triple{}
+	for _, n := range nodes {
+		key, ok := matchKey(n)
+		t := index[key]
+		if !ok || t == nil {
+			t = &triple{}
+			order = append(order, t)
+			if ok {
+				index[key] = t
+			}
+		}
+		src := n.GetAnnotations()[sourceAnnotation]
+		slot := map[string]**yaml.RNode{sourceLocal: &t.local, sourceOrigin: &t.origin, sourceUpdated: &t.updated}[src]
+		if slot == nil {
+			return nil, fmt.Errorf("resource without a merge source")
+		}
+		if *slot != nil {
+			return nil, fmt.Errorf("found duplicate %q resources in file %q", map[string]string{
+				sourceLocal: "local", sourceOrigin: "original upstream", sourceUpdated: "updated upstream"}[src],
+				n.GetAnnotations()[kioutil.PathAnnotation])
+		}
+		*slot = n
+	}
+	var out []*yaml.RNode
+	for _, t := range order {
+		n, err := m.mergeTriple(rel, t)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// mergeTriple decides a resource's fate as kpt does: added on one side,
+// kept; deleted upstream, deleted locally only if local did not change it;
+// deleted locally, not brought back; else merged field by field.
+func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
+	switch {
+	case t.origin == nil && t.updated == nil && t.local != nil:
+		return t.local, nil
+	case t.origin == nil && t.updated != nil && t.local == nil:
+		return t.updated, nil
+	case t.updated == nil && t.local == nil:
+		return nil, nil
+	case t.origin != nil && t.updated == nil:
+		same, err := sameResource(t.origin, t.local)
+		if err != nil || same {
+			return nil, err
+		}
+		return t.local, nil
+	case t.origin != nil && t.local == nil:
+		return nil, nil
+	}
+	// A resource neither side changed must come out as it went in: kyaml's
+	// walk drops list elements that lack their merge key (an env entry
+	// without a name), so its result is checked against the local copy.
+	var unchanged *yaml.RNode
+	if same, err := sameResource(t.origin, t.updated); err == nil && same {
+		if same, err := sameResource(t.origin, t.local); err == nil && same {
+			unchanged = t.local.Copy()
+		}
+	}
+	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
+	file := path.Join(rel, t.local.GetAnnotations()[kioutil.PathAnnotation])
+	resource := resourceName(t.local)
+	merged, err := walk.Walker{
+		Visitor:            v,
+		VisitKeysAsScalars: true,
+		Sources:            []*yaml.RNode{t.local, t.origin, t.updated},
+	}.Walk()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", file, resource, err)
+	}
+	m.conflicts = append(m.conflicts, v.resolve(file, resource, t.updated, t.origin, nil)...)
+	if unchanged != nil && !sameData(merged, unchanged) {
+		return unchanged, nil
+	}
+	return merged, nil
+}
+
+// sameData compares two resources as data (styles, quotes and comments
+// aside).
+func sameData(a, b *yaml.RNode) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	var x, y any
+	if a.YNode().Decode(&x) != nil || b.YNode().Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// sameResource compares two resources without kyaml's bookkeeping
+// annotations.
+func sameResource(a, b *yaml.RNode) (bool, error) {
+	var s [2]string
+	for i, n := range []*yaml.RNode{a, b} {
+		c, err := yaml.Parse(n.MustString())
+		if err != nil {
+			return false, err
+		}
+		for _, k := range []string{sourceAnnotation, kioutil.PathAnnotation, kioutil.IndexAnnotation,
+			kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation, //nolint:staticcheck // kpt clears them too
+			kioutil.InternalAnnotationsMigrationResourceIDAnnotation, blueprintAnnotation} {
+			if err := c.PipeE(yaml.ClearAnnotation(k)); err != nil {
+				return false, err
+			}
+		}
+		s[i] = c.MustString()
+	}
+	return s[0] == s[1], nil
+}
+
+// bookkeepingNodes are the value nodes of the annotations kyaml's readers
+// add (path, index, …) in the given resources: a difference there is no
+// conflict.
+func bookkeepingNodes(ns ...*yaml.RNode) map[*yaml.Node]bool {
+	out := map[*yaml.Node]bool{}
+	for _, n := range ns {
+		if n == nil {
+			continue
+		}
+		ann, err := n.Pipe(yaml.Lookup(yaml.MetadataField, yaml.AnnotationsField))
+		if err != nil || ann == nil || ann.YNode().Kind != yaml.MappingNode {
+			continue
+		}
+		c := ann.YNode().Content
+		for i := 0; i+1 < len(c); i += 2 {
+			k := c[i].Value
+			if strings.HasPrefix(k, "internal.config.kubernetes.io/") || k == kioutil.LegacyPathAnnotation ||
+				k == kioutil.LegacyIndexAnnotation || k == sourceAnnotation || k == upstreamIdentifier { //nolint:staticcheck // kyaml still writes them
+				out[c[i+1]] = true
+			}
+		}
+	}
+	return out
+}
