@@ -18,8 +18,8 @@ import (
 	"github.com/porchbot/porchbot/internal/update"
 )
 
-// updateBounds bound the package trees `porchbot update` reads (local and
-// upstream): the render limits' defaults.
+// updateBounds bound the upstream trees `porchbot update` reads, as
+// readPackageDir bounds the local one: the render limits' defaults.
 const (
 	updateMaxFiles       = render.DefaultMaxFiles
 	updateMaxBytes int64 = render.DefaultMaxBytes

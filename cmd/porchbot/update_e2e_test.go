@@ -104,7 +104,7 @@ func TestUpdateConflicts(t *testing.T) {
 		if !strings.Contains(after["deploy.yaml"], "image: "+tc.image) {
 			t.Errorf("--on-conflict %q: deploy.yaml:\n%s", tc.side, after["deploy.yaml"])
 		}
-		if tc.side == "fail" && !equalTrees(before, after) {
+		if tc.side == "fail" && !equalMaps(before, after) {
 			t.Errorf("--on-conflict fail changed the package")
 		}
 	}
@@ -150,39 +150,69 @@ func TestUpdateMatchesKpt(t *testing.T) {
 	if err != nil {
 		t.Skip("kpt is not on PATH, so there is nothing to compare porchbot update with: ", err)
 	}
-	up, _, _ := catalog(t)
-	ws := upstreamtest.New(t) // a git work tree for the two downstream copies (kpt requires one)
-	for _, name := range []string{"bykpt", "byporchbot"} {
-		cmd := exec.Command(kpt, "pkg", "get", up.Dir+".git/app@v1", name)
-		cmd.Dir = ws.Dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("kpt pkg get: %v\n%s", err, out)
-		}
-		p := filepath.Join(ws.Dir, name, "deploy.yaml")
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(strings.Replace(string(b), "replicas: 1", "replicas: 3", 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws.Commit(nil)
-	cmd := exec.Command(kpt, "pkg", "update", "bykpt@v2")
-	cmd.Dir = ws.Dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kpt pkg update: %v\n%s", err, out)
-	}
-	if stdout, stderr, code := runUpdateCmd(filepath.Join(ws.Dir, "byporchbot") + "@v2"); code != 0 {
-		t.Fatalf("porchbot update: exit %d\n%s%s", code, stdout, stderr)
-	}
-	want, got := snapshot(t, filepath.Join(ws.Dir, "bykpt")), snapshot(t, filepath.Join(ws.Dir, "byporchbot"))
-	// the two copies differ by name only (kpt pkg get names the Kptfile after the directory)
-	want["Kptfile"] = strings.Replace(want["Kptfile"], "name: bykpt", "name: byporchbot", 1)
-	for p := range union(want, got) {
-		if want[p] != got[p] {
-			t.Errorf("%s differs from kpt's:\n--- kpt\n%s\n--- porchbot\n%s", p, want[p], got[p])
-		}
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"
+	for _, tc := range []struct {
+		name  string
+		v2    map[string]string // upstream's change from v1 (under app/; "" removes)
+		local func(files map[string]string)
+	}{
+		{"upstream bumps, adds and removes; local scales", map[string]string{"deploy.yaml": deployment("1", "web:2"), "old.yaml": "", "svc.yaml": svc},
+			func(f map[string]string) {
+				f["deploy.yaml"] = strings.Replace(f["deploy.yaml"], "replicas: 1", "replicas: 3", 1)
+			}},
+		{"both change the image", map[string]string{"deploy.yaml": deployment("1", "web:2")},
+			func(f map[string]string) {
+				f["deploy.yaml"] = strings.Replace(f["deploy.yaml"], "image: web:1", "image: web:mine", 1)
+			}},
+		{"local adds a resource, upstream edits the README", map[string]string{"README.md": "# app\n\nNow with docs.\n"},
+			func(f map[string]string) {
+				f["extra.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"
+			}},
+		{"upstream adds a pipeline", map[string]string{"Kptfile": upKptfile + "pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: web\n"},
+			func(f map[string]string) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := upstreamtest.New(t)
+			up.Release("app", "v1", map[string]string{"Kptfile": upKptfile, "deploy.yaml": deployment("1", "web:1"),
+				"old.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n", "README.md": "# app\n"})
+			up.Release("app", "v2", tc.v2)
+			ws := upstreamtest.New(t) // a git work tree for the two downstream copies (kpt requires one)
+			for _, name := range []string{"bykpt", "byporchbot"} {
+				cmd := exec.Command(kpt, "pkg", "get", up.Dir+".git/app@v1", name)
+				cmd.Dir = ws.Dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("kpt pkg get: %v\n%s", err, out)
+				}
+				dir := filepath.Join(ws.Dir, name)
+				files := snapshot(t, dir)
+				tc.local(files)
+				for p, c := range files {
+					if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			ws.Commit(nil)
+			cmd := exec.Command(kpt, "pkg", "update", "bykpt@v2")
+			cmd.Dir = ws.Dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("kpt pkg update: %v\n%s", err, out)
+			}
+			if stdout, stderr, code := runUpdateCmd(filepath.Join(ws.Dir, "byporchbot") + "@v2"); code != 0 {
+				t.Fatalf("porchbot update: exit %d\n%s%s", code, stdout, stderr)
+			}
+			want, got := snapshot(t, filepath.Join(ws.Dir, "bykpt")), snapshot(t, filepath.Join(ws.Dir, "byporchbot"))
+			if !strings.Contains(want["Kptfile"], "ref: app/v2") {
+				t.Fatalf("kpt did not update:\n%s", want["Kptfile"])
+			}
+			// the two copies differ by name only (kpt pkg get names the Kptfile after the directory)
+			want["Kptfile"] = strings.Replace(want["Kptfile"], "name: bykpt", "name: byporchbot", 1)
+			for p := range union(want, got) {
+				if want[p] != got[p] {
+					t.Errorf("%s differs from kpt's:\n--- kpt\n%s\n--- porchbot\n%s", p, want[p], got[p])
+				}
+			}
+		})
 	}
 }
 

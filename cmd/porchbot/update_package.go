@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -62,7 +61,7 @@ func updatePackage(ctx context.Context, store upstream.Store, req updateRequest)
 	if res.requested == "" {
 		return res, fmt.Errorf("%s: upstream.git.ref is empty: name the ref as %s@REF", kfPath, req.Dir)
 	}
-	local, err := readLocalPackage(req.Dir)
+	local, err := readPackageDir(req.Dir)
 	if err != nil {
 		return res, err
 	}
@@ -89,15 +88,15 @@ func updatePackage(ctx context.Context, store upstream.Store, req updateRequest)
 			return res, err
 		}
 	}
-	where := fmt.Sprintf("upstream %s%s@%s", up.Repo, up.Directory, rev.Ref)
-	localWhere := filepath.Clean(req.Dir) + string(filepath.Separator)
-	for _, t := range []struct {
-		where string
-		files update.Files
-	}{{localWhere, local}, {where + ": ", updated}, {where + " (origin " + shortSHA(k) + "): ", origin}} {
-		if err := checkYAML(t.where, t.files); err != nil {
-			return res, err
-		}
+	pkgDir := strings.Trim(path.Clean("/"+up.Directory), "/")
+	if err := update.CheckFiles(filepath.ToSlash(filepath.Clean(req.Dir)), local); err != nil {
+		return res, err
+	}
+	if err := update.CheckFiles(pkgDir, updated); err != nil {
+		return res, fmt.Errorf("upstream %s@%s: %w", up.Repo, rev.Ref, err)
+	}
+	if err := update.CheckFiles(pkgDir, origin); err != nil {
+		return res, fmt.Errorf("upstream %s at upstreamLock.commit %s: %w", up.Repo, shortSHA(k), err)
 	}
 
 	res.lock = kptfile.GitLock{Repo: up.Repo, Directory: up.Directory, Ref: rev.Ref, Commit: rev.Commit.String()}
@@ -113,7 +112,7 @@ func updatePackage(ctx context.Context, store upstream.Store, req updateRequest)
 	if err := recordRequestedRef(merged.Files, res.requested, res.lock); err != nil {
 		return res, err
 	}
-	res.written, res.removed, err = writePackage(req.Dir, local, merged.Files)
+	res.written, res.removed, err = writePackageDir(req.Dir, local, merged.Files)
 	return res, err
 }
 
@@ -159,121 +158,4 @@ func shortSHA(k *kptfile.Kptfile) string {
 		c = c[:12]
 	}
 	return c
-}
-
-// readLocalPackage reads every regular file under dir (subpackages
-// included; .git directories and symbolic links skipped, as kpt skips
-// them), bounded by updateMaxFiles and updateMaxBytes.
-func readLocalPackage(dir string) (update.Files, error) {
-	files := update.Files{}
-	var total int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" && p != dir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if len(files) >= updateMaxFiles {
-			return fmt.Errorf("%s: more than %d files", dir, updateMaxFiles)
-		}
-		if total += info.Size(); total > updateMaxBytes {
-			return fmt.Errorf("%s: more than %d bytes (at %s)", dir, updateMaxBytes, p)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = b
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", dir, err)
-	}
-	return files, nil
-}
-
-// writePackage makes dir hold result: files that differ from local are
-// written, files of local absent from result removed (with directories
-// left empty). Paths are checked first: nothing is written if one would
-// leave dir.
-func writePackage(dir string, local, result update.Files) (written, removed int, err error) {
-	paths := make([]string, 0, len(result))
-	for p := range result {
-		if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") ||
-			strings.Contains("/"+p+"/", "/.git/") {
-			return 0, 0, fmt.Errorf("the merge returned an invalid path %q", p)
-		}
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		old, had := local[p]
-		if had && string(old) == string(result[p]) {
-			continue
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		mode := os.FileMode(0o644)
-		if info, err := os.Stat(dst); err == nil {
-			mode = info.Mode().Perm()
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return written, removed, err
-		}
-		if err := writeFileAtomic(dst, result[p], mode); err != nil {
-			return written, removed, err
-		}
-		written++
-	}
-	for p := range local {
-		if _, keep := result[p]; keep {
-			continue
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.Remove(dst); err != nil {
-			return written, removed, err
-		}
-		removed++
-		for d := filepath.Dir(dst); d != filepath.Clean(dir); d = filepath.Dir(d) {
-			if os.Remove(d) != nil {
-				break // not empty
-			}
-		}
-	}
-	return written, removed, nil
-}
-
-// writeFileAtomic replaces dst by a complete file or not at all.
-func writeFileAtomic(dst string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".porchbot-update-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,28 +31,6 @@ spec:
 // downstreamKptfile is the Kptfile kpt pkg get writes for app@v1.
 func downstreamKptfile(repo, commit string) string {
 	return upstreamtest.Kptfile("app", repo, "/app", "v1", "app/v1", commit)
-}
-
-// snapshot is every file under dir.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			if d != nil && d.IsDir() && d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func runUpdateCmd(args ...string) (stdout, stderr string, code int) {
@@ -95,14 +71,14 @@ func TestUpdateRefusesBadInput(t *testing.T) {
 		{"not a package", with(good, "Kptfile", ""), "", []string{"is not a kpt package", "Kptfile does not exist"}},
 		{"no upstream", with(good, "Kptfile", upKptfile), "", []string{"Kptfile: no upstream.git.repo"}},
 		{"Kptfile does not parse", with(good, "Kptfile", "apiVersion: kpt.dev/v1\nkind: [\n"), "", []string{"Kptfile", "2"}},
-		{"local YAML does not parse", with(good, "deploy.yaml", "a: 1\nb: [\n"), "", []string{"/deploy.yaml: yaml: line 2"}},
+		{"local YAML does not parse", with(good, "deploy.yaml", "a: 1\nb: [\n"), "", []string{"/deploy.yaml", "line 2"}},
 		{"upstream cannot be fetched", with(good, "Kptfile", downstreamKptfile(filepath.Join(t.TempDir(), "gone"), v1)), "",
 			[]string{"Kptfile", "cannot be fetched"}},
 		{"ref does not exist", good, "v9", []string{`ref "v9"`, "app/v9", "not found"}},
 		{"lock commit does not exist", with(good, "Kptfile", downstreamKptfile(up.Dir, strings.Repeat("1", 40))), "v2",
 			[]string{"upstreamLock", strings.Repeat("1", 40)}},
 		{"upstream YAML does not parse", with(good, "Kptfile", downstreamKptfile(broken.Dir, bv1)), "v2",
-			[]string{"upstream " + broken.Dir + "/app@app/v2: deploy.yaml: yaml: line 2"}},
+			[]string{"upstream " + broken.Dir + "@app/v2: app/deploy.yaml", "line 2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writePkg(t, tc.files)
@@ -120,7 +96,7 @@ func TestUpdateRefusesBadInput(t *testing.T) {
 					t.Errorf("stderr does not say %q:\n%s", w, stderr)
 				}
 			}
-			if after := snapshot(t, dir); !equalTrees(before, after) {
+			if after := snapshot(t, dir); !equalMaps(before, after) {
 				t.Errorf("the package changed:\nbefore %v\nafter  %v", before, after)
 			}
 		})
@@ -133,18 +109,6 @@ func TestUpdateFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
-}
-
-func equalTrees(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // requireEngine skips when internal/update.Merge is still the stub of the

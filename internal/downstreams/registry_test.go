@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/upstream/upstreamtest"
 )
 
 func ds(repo, pkg, upRepo, upDir string) Downstream {
@@ -60,25 +61,8 @@ func TestRegistryFindAcrossForms(t *testing.T) {
 
 func TestFromTree(t *testing.T) {
 	files := map[string][]byte{
-		"pkgs/app/Kptfile": []byte(`apiVersion: kpt.dev/v1
-kind: Kptfile
-metadata:
-  name: app
-upstream:
-  type: git
-  git:
-    repo: https://github.com/org/catalog
-    directory: /app
-    ref: v1
-  updateStrategy: resource-merge
-upstreamLock:
-  type: git
-  git:
-    repo: https://github.com/org/catalog
-    directory: /app
-    ref: app/v1
-    commit: 0123456789012345678901234567890123456789
-`),
+		"pkgs/app/Kptfile": []byte(upstreamtest.Kptfile("app", "https://github.com/org/catalog", "/app", "v1", "app/v1",
+			"0123456789012345678901234567890123456789")),
 		"pkgs/app/cm.yaml": []byte("kind: ConfigMap\n"),
 		"pkgs/app/sub/Kptfile": []byte(`apiVersion: kpt.dev/v1
 kind: Kptfile

@@ -57,7 +57,7 @@ func Merge(origin, updated, local Files, opts Options) (Result, error) {
 		name  string
 		files Files
 	}{{"origin", origin}, {"updated", updated}, {"local", local}} {
-		if err := checkFiles(in.name, in.files); err != nil {
+		if err := CheckFiles(in.name, in.files); err != nil {
 			return Result{}, err
 		}
 	}
@@ -196,9 +196,11 @@ func (m *merger) updatePackage(rel string, isRoot bool) error {
 	return s(m, rel, isRoot)
 }
 
-// checkFiles refuses paths that would escape the package and YAML that does
-// not parse, naming the file and line.
-func checkFiles(side string, files Files) error {
+// CheckFiles refuses paths that would escape the package, Kptfiles kpt
+// would refuse and YAML that does not parse, naming the file (as dir/path)
+// and the line. Merge runs it on its inputs (dir "origin", "updated",
+// "local"); a CLI runs it first with the directories' own names.
+func CheckFiles(dir string, files Files) error {
 	names := make([]string, 0, len(files))
 	for p := range files {
 		names = append(names, p)
@@ -206,17 +208,17 @@ func checkFiles(side string, files Files) error {
 	sort.Strings(names)
 	for _, p := range names {
 		if p == "" || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\") {
-			return fmt.Errorf("%s: bad file path %q", side, p)
+			return fmt.Errorf("%s: bad file path %q", dir, p)
 		}
 		b := files[p]
 		switch {
 		case path.Base(p) == kptfile.FileName:
-			if _, err := kptfile.ParseFile(path.Join(side, p), b); err != nil {
+			if _, err := kptfile.ParseFile(path.Join(dir, p), b); err != nil {
 				return err
 			}
 		case isKRMFile(p):
 			if _, err := (&kio.ByteReader{Reader: strings.NewReader(string(b)), PreserveSeqIndent: true, WrapBareSeqNode: true}).Read(); err != nil {
-				return &FileError{Path: path.Join(side, p), Err: err}
+				return &FileError{Path: path.Join(dir, p), Err: err}
 			}
 		}
 	}

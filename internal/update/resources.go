@@ -3,6 +3,7 @@ package update
 import (
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -164,6 +165,15 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 	case t.origin != nil && t.local == nil:
 		return nil, nil
 	}
+	// A resource neither side changed must come out as it went in: kyaml's
+	// walk drops list elements that lack their merge key (an env entry
+	// without a name), so its result is checked against the local copy.
+	var unchanged *yaml.RNode
+	if same, err := sameResource(t.origin, t.updated); err == nil && same {
+		if same, err := sameResource(t.origin, t.local); err == nil && same {
+			unchanged = t.local.Copy()
+		}
+	}
 	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
 	file := path.Join(rel, t.local.GetAnnotations()[kioutil.PathAnnotation])
 	resource := resourceName(t.local)
@@ -176,7 +186,23 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 		return nil, fmt.Errorf("%s: %s: %w", file, resource, err)
 	}
 	m.conflicts = append(m.conflicts, v.resolve(file, resource, t.updated, t.origin, nil)...)
+	if unchanged != nil && !sameData(merged, unchanged) {
+		return unchanged, nil
+	}
 	return merged, nil
+}
+
+// sameData compares two resources as data (styles, quotes and comments
+// aside).
+func sameData(a, b *yaml.RNode) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	var x, y any
+	if a.YNode().Decode(&x) != nil || b.YNode().Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // sameResource compares two resources without kyaml's bookkeeping

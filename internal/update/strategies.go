@@ -128,10 +128,12 @@ func (m *merger) replace(rel string, isRoot bool) error {
 
 // copyMerge is kpt's copy-merge: the Kptfile merged, every file of updated
 // copied over local (subpackages included), and the files origin had but
-// updated no longer has removed; local's other files are kept.
+// updated no longer has removed; local's other files are kept. Unlike
+// kpt, the root package keeps its own upstream (kpt copies the upstream
+// package's, which names the upstream's own upstream when it has one).
 func (m *merger) copyMerge(rel string, isRoot bool) error {
 	local, updated, origin := m.local.sub(rel), m.updated.sub(rel), m.origin.sub(rel)
-	if err := m.mergeKptfile(rel, local, updated, origin, true); err != nil {
+	if err := m.mergeKptfile(rel, local, updated, origin, !isRoot); err != nil {
 		return err
 	}
 	if err := copyPackage(updated, local, isRoot, true); err != nil {

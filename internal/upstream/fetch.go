@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/update"
@@ -109,13 +113,57 @@ func (r *Repo) Commit(ctx context.Context, sha string) (plumbing.Hash, error) {
 }
 
 // Files reads the package at dir at commit. Its bounds are the Store's
-// (gitstore Options.MaxTreeFiles, MaxTreeBytes).
+// (gitstore Options.MaxTreeFiles, MaxTreeBytes). Symbolic links are left
+// out, as kpt leaves them out of a fetched package.
 func (r *Repo) Files(ctx context.Context, commit plumbing.Hash, dir string) (update.Files, error) {
-	files, err := r.cache.ReadTree(ctx, commit, strings.Trim(path.Clean("/"+dir), "/"))
+	dir = strings.Trim(path.Clean("/"+dir), "/")
+	files, err := r.cache.ReadTree(ctx, commit, dir)
 	if err != nil {
-		return nil, fmt.Errorf("upstream %s: package %s at %s: %w", r.URL, dir, commit, err)
+		return nil, fmt.Errorf("upstream %s: package /%s at %s: %w", r.URL, dir, commit, err)
+	}
+	links, err := r.symlinks(ctx, commit, dir)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: package /%s at %s: %w", r.URL, dir, commit, err)
+	}
+	for _, l := range links {
+		delete(files, l)
 	}
 	return update.Files(files), nil
+}
+
+// symlinks lists the symbolic links under dir at commit, relative to dir.
+func (r *Repo) symlinks(ctx context.Context, commit plumbing.Hash, dir string) ([]string, error) {
+	var links []string
+	err := r.cache.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(commit)
+		if err != nil {
+			return err
+		}
+		t, err := c.Tree()
+		if err != nil {
+			return err
+		}
+		if dir != "" {
+			if t, err = t.Tree(dir); err != nil {
+				return err
+			}
+		}
+		w := object.NewTreeWalker(t, true, nil)
+		defer w.Close()
+		for {
+			name, e, err := w.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if e.Mode == filemode.Symlink {
+				links = append(links, name)
+			}
+		}
+	})
+	return links, err
 }
 
 func parentDir(p string) string {

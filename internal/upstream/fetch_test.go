@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,6 +104,35 @@ func TestFilesAtCommit(t *testing.T) {
 	}
 	if _, err := repo.Commit(ctx, "abc"); err == nil {
 		t.Error("a short commit id was accepted as a lock")
+	}
+}
+
+func TestFilesLeaveOutSymlinks(t *testing.T) {
+	r := upstreamtest.New(t)
+	r.Commit(map[string]string{"app/cm.yaml": "a: 1\n"})
+	if err := os.Symlink("/etc/passwd", filepath.Join(r.Dir, "app", "passwd.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("cm.yaml", filepath.Join(r.Dir, "app", "again.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit(nil)
+	r.Git("tag", "app/v1")
+	ctx := context.Background()
+	repo, err := Open(ctx, newStore(t), r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := repo.Resolve(ctx, "/app", "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := repo.Files(ctx, rev.Commit, "/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files["cm.yaml"] == nil {
+		t.Errorf("files = %v, want cm.yaml alone", files)
 	}
 }
 
