@@ -211,13 +211,35 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 	if err != nil {
 		return UpstreamRevision{}, requestErrorf("`%s`: %v", pkg, err)
 	}
-	owner, repo, upDir, err := f.locate(git.Repo, git.Directory)
+	id, err := downstreams.ParseRepoURL(git.Repo)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("`%s`: %v", pkg, err)
+		return UpstreamRevision{}, requestErrorf("`%s`: the upstream repository %q: %v", pkg, git.Repo, err)
+	}
+	owner, repo := id.OwnerName()
+	upDir := strings.Trim(git.Directory, "/")
+	// The repository on this GitHub (the downstream's host), not one of
+	// the same name elsewhere.
+	if here, err := downstreams.ParseRepoURL(ds.Git.URL()); err != nil || here.Host != id.Host {
+		return UpstreamRevision{}, requestErrorf("`%s`: its upstream %s is not on this GitHub", pkg, git.Repo)
+	}
+	if checkRepoName(owner, repo) != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: the upstream repository %q is not a GitHub repository", pkg, git.Repo)
 	}
 	us, err := f.Open(ctx, owner+"/"+repo)
 	if err != nil {
-		return UpstreamRevision{}, err
+		return UpstreamRevision{}, requestErrorf("`%s`: porchbot cannot read its upstream %s: %v", pkg, git.Repo, err)
+	}
+	// Only what the downstream's own installation may read is brought
+	// into it: a Kptfile naming a private repository of another
+	// installation reads nothing from there (the fan-out's lookup applies
+	// the same rule, App.DownstreamsOf).
+	if us.Repo.InstallationID != ds.Repo.InstallationID {
+		if ds.GH == nil {
+			return UpstreamRevision{}, requestErrorf("`%s`: its upstream %s belongs to another installation", pkg, git.Repo)
+		}
+		if _, _, err := ds.GH.Repositories.Get(ctx, us.Repo.Owner, us.Repo.Name); err != nil {
+			return UpstreamRevision{}, requestErrorf("`%s`: the App's installation on %s cannot read its upstream %s", pkg, ds.Repo.FullName(), git.Repo)
+		}
 	}
 	upPkg := upDir
 	if root := strings.Trim(us.Config.Packages.Root, "/"); root != "" && root != "." {
@@ -234,21 +256,6 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 		to = packages.Latest(revs)
 	}
 	return NewUpstreamRevision(ctx, us, upPkg, to)
-}
-
-// locate reads "https://host/owner/repo" and "/dir" of a Kptfile upstream
-// in this GitHub (the URL's last two path segments).
-func (f *UpdateFanout) locate(repoURL, dir string) (owner, repo, upDir string, err error) {
-	u := strings.TrimSuffix(strings.TrimSuffix(repoURL, "/"), ".git")
-	parts := strings.Split(u, "/")
-	if len(parts) < 2 || !strings.Contains(u, "://") {
-		return "", "", "", fmt.Errorf("upstream repository %q is not a repository URL", repoURL)
-	}
-	owner, repo = parts[len(parts)-2], parts[len(parts)-1]
-	if err := checkRepoName(owner, repo); err != nil {
-		return "", "", "", err
-	}
-	return owner, repo, strings.Trim(dir, "/"), nil
 }
 
 // notesSource lists the upstream's releases once per fan-out and returns
