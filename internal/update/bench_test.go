@@ -45,18 +45,21 @@ func BenchmarkUpdateVsKpt(b *testing.B) {
 
 	b.ResetTimer()
 	var res Result
+	cpu0 := selfCPU()
+	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		var err error
 		if res, err = Merge(origin, updated, local, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
+	per := time.Since(start) / time.Duration(b.N)
+	perCPU := (selfCPU() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
-	per := b.Elapsed() / time.Duration(b.N)
-	peak := mergePeakRSS(b, origin, updated, local, opts)
+	peak := mergePeakRSS(b, origin, updated, local)
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	fmt.Printf("update of %d resources in %d files (every image bumped upstream, replicas edited in %d files):\n", benchResources, benchFiles, benchEdited)
-	fmt.Printf("  porchbot Merge:   %8.1f ms, peak RSS %6.1f MiB (target <= %d MiB)\n", ms(per), float64(peak)/(1<<20), targetPeakRSS>>20)
+	fmt.Printf("  porchbot Merge:   %8.1f ms wall, %.1f ms CPU, peak RSS %6.1f MiB (target <= %d MiB)\n", ms(per), ms(perCPU), float64(peak)/(1<<20), targetPeakRSS>>20)
 	if peak > targetPeakRSS {
 		b.Errorf("peak RSS %.1f MiB > %d MiB", float64(peak)/(1<<20), targetPeakRSS>>20)
 	}
@@ -67,7 +70,8 @@ func BenchmarkUpdateVsKpt(b *testing.B) {
 	ratio := float64(kpt.wall) / float64(per)
 	fmt.Printf("  kpt pkg update:   %8.1f ms wall, %.1f ms CPU, peak RSS %6.1f MiB\n", ms(kpt.wall), ms(kpt.cpu), float64(kpt.maxRSS)/(1<<20))
 	d := diffFiles(res.Files, expected)
-	fmt.Printf("  ratio: %.1f× faster (target >= %d×); identical result: %v; %d conflicts\n", ratio, targetRatio, d == "", len(res.Conflicts))
+	fmt.Printf("  ratio: %.1f× faster in wall time (target >= %d×), %.1f× in CPU time; identical result: %v; %d conflicts\n",
+		ratio, targetRatio, float64(kpt.cpu)/float64(perCPU), d == "", len(res.Conflicts))
 	b.ReportMetric(ratio, "x-faster-than-kpt")
 	if ratio < targetRatio {
 		b.Errorf("Merge is %.1f× faster than kpt pkg update, target %d×", ratio, targetRatio)
@@ -78,6 +82,15 @@ func BenchmarkUpdateVsKpt(b *testing.B) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// selfCPU is the CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // fetchedLike is origin as kpt pkg get would have fetched it (merge
 // comments, upstream identifiers, an upstream in the Kptfile), made by
@@ -99,15 +112,12 @@ func fetchedLike(tb testing.TB, origin Files) Files {
 
 // mergePeakRSS runs one Merge in a child process (TestUpdatePeakChild) and
 // returns its peak RSS.
-func mergePeakRSS(tb testing.TB, origin, updated, local Files, opts Options) int64 {
+func mergePeakRSS(tb testing.TB, origin, updated, local Files) int64 {
 	tb.Helper()
 	dir := tb.TempDir()
 	writeFiles(tb, filepath.Join(dir, "origin"), origin)
 	writeFiles(tb, filepath.Join(dir, "updated"), updated)
 	writeFiles(tb, filepath.Join(dir, "local"), local)
-	if opts.Lock != nil {
-		writeFiles(tb, filepath.Join(dir, "lock"), Files{"ref": []byte(opts.Ref), "lock-ref": []byte(opts.Lock.Ref)})
-	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestUpdatePeakChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), peakDirEnv+"="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -29,7 +29,7 @@ var strategies = map[string]strategy{
 // merger is one run of Merge.
 type merger struct {
 	origin, updated, local tree
-	upstreamCommented      bool // merge comments written into origin and updated
+	upstreamCommented      bool   // merge comments written into origin and updated
 	strategy               string // the override of Options.Strategy, or ""
 	side                   string // SideUpstream or SideLocal
 	conflicts              []Conflict

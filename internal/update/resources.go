@@ -1,7 +1,9 @@
 package update
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
 	"path"
 	"reflect"
 	"sort"
@@ -36,12 +38,87 @@ func filesysOf(t tree) filesys.FileSystemOrOnDisk {
 // mergeResources is kpt's 3-way merge of the KRM resources of one package
 // (its subpackages left out): local ← origin → updated, written back into
 // local. rel is the package's path in the root package, for conflicts.
+//
+// kpt reads the three packages whole; resources only ever match within one
+// file (the file path is part of their identity), so the merge runs file
+// by file, which gives the same files while holding one file's resources
+// at a time. A package whose resources name their own file (kyaml's path
+// annotation written in the YAML) is merged whole, as kpt does.
 func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 	all, err := local.walk()
 	if err != nil {
 		return err
 	}
 	excluded := local.packageDirs(all)
+	files, whole, err := resourceFiles(local, updated, origin)
+	if err != nil {
+		return err
+	}
+	if whole {
+		_, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, nil)
+		return err
+	}
+	// kpt writes nothing when the merge leaves no resource at all: keep
+	// local's files as they are then
+	before := map[string][]byte{}
+	for _, f := range files {
+		if b, err := local.read(f); err == nil {
+			before[f] = b
+		}
+	}
+	kept := 0
+	for _, f := range files {
+		only := filepath.FromSlash(f)
+		n, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, func(p string) bool { return p != only })
+		if err != nil {
+			return err
+		}
+		kept += n
+	}
+	if kept == 0 {
+		for f, b := range before {
+			if err := local.write(f, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resourceFiles lists the YAML files of the package in the three trees;
+// whole is true when one of them sets kyaml's path or index annotations
+// itself.
+func resourceFiles(trees ...tree) (files []string, whole bool, err error) {
+	seen := map[string]bool{}
+	for _, t := range trees {
+		own, err := t.ownFiles()
+		if err != nil {
+			return nil, false, err
+		}
+		for _, f := range own {
+			if !isKRMFile(f) || path.Base(f) == kptfile.FileName {
+				continue
+			}
+			b, err := t.read(f)
+			if err != nil {
+				return nil, false, err
+			}
+			if bytes.Contains(b, []byte("config.kubernetes.io/path")) || bytes.Contains(b, []byte("config.kubernetes.io/index")) {
+				whole = true
+			}
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	sort.Strings(files)
+	return files, whole, nil
+}
+
+// mergeResourceFiles merges the resources of the package's files that skip
+// does not leave out (all with nil), and says how many it kept.
+func (m *merger) mergeResourceFiles(rel string, local, updated, origin tree, excluded []string, skip kio.LocalPackageSkipFileFunc) (int, error) {
 	reader := func(t tree, source string) kio.Reader {
 		return &prunedReader{
 			r: kio.LocalPackageReader{
@@ -50,6 +127,7 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 				PackageFileName:   kptfile.FileName,
 				PreserveSeqIndent: true,
 				WrapBareSeqNode:   true,
+				FileSkipFunc:      skip,
 				FileSystem:        filesysOf(t),
 			},
 			excluded: excluded,
@@ -61,13 +139,23 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 		PackageFileName:   kptfile.FileName,
 		PreserveSeqIndent: true,
 		WrapBareSeqNode:   true,
+		FileSkipFunc:      skip,
 		FileSystem:        filesysOf(local),
 	}
-	return kio.Pipeline{
-		Inputs:  []kio.Reader{dest, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
-		Filters: []kio.Filter{kio.FilterFunc(func(nodes []*yaml.RNode) ([]*yaml.RNode, error) { return m.merge3(rel, nodes) })},
+	kept := 0
+	err := kio.Pipeline{
+		Inputs: []kio.Reader{dest, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
+		Filters: []kio.Filter{kio.FilterFunc(func(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
+			out, err := m.merge3(rel, nodes)
+			kept += len(out)
+			return out, err
+		})},
 		Outputs: []kio.Writer{dest},
+		// one file's resources may all go (kpt's whole-package merge
+		// stops only when none is left in the package: see above)
+		ContinueOnEmptyResult: skip != nil,
 	}.Execute()
+	return kept, err
 }
 
 // prunedReader reads a package without the resources under the local
