@@ -3,8 +3,8 @@ package update
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"path"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
