@@ -30,7 +30,6 @@ var strategies = map[string]strategy{
 type merger struct {
 	origin, updated, local tree
 	upstreamCommented      bool   // merge comments written into origin and updated
-	strategy               string // the override of Options.Strategy, or ""
 	side                   string // SideUpstream or SideLocal
 	conflicts              []Conflict
 }
@@ -83,7 +82,7 @@ func Merge(origin, updated, local Files, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("update: %w", err)
 	}
-	m := &merger{origin: o, updated: u, local: l, strategy: opts.Strategy, side: side}
+	m := &merger{origin: o, updated: u, local: l, side: side}
 	if err := m.run(opts); err != nil {
 		return Result{}, explain(err)
 	}
