@@ -37,7 +37,7 @@ func BenchmarkUpdateVsKpt(b *testing.B) {
 	var opts Options
 	var kpt kptRun
 	if kptErr == nil {
-		local, expected, opts, kpt = kptUpdate(b, origin, updated, editReplicas(benchEdited))
+		local, expected, opts, kpt = kptUpdate(b, origin, updated, editReplicas(benchEdited), "")
 	} else {
 		local = fetchedLike(b, origin)
 		editReplicas(benchEdited)(local)

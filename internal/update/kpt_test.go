@@ -35,7 +35,7 @@ func needKpt(tb testing.TB) {
 // and `kpt pkg update app@v2` runs. It returns the local package before
 // the update, kpt's result, the options that tell Merge the same revision,
 // and what the update cost.
-func kptUpdate(tb testing.TB, origin, updated Files, edit func(Files)) (local, expected Files, opts Options, run kptRun) {
+func kptUpdate(tb testing.TB, origin, updated Files, edit func(Files), strategy string) (local, expected Files, opts Options, run kptRun) {
 	tb.Helper()
 	dir := tb.TempDir()
 	up, down := filepath.Join(dir, "upstream"), filepath.Join(dir, "downstream")
@@ -78,7 +78,11 @@ func kptUpdate(tb testing.TB, origin, updated Files, edit func(Files)) (local, e
 	sh(down, "git", "add", "-A")
 	sh(down, "git", "commit", "-q", "--allow-empty", "-m", "local edits")
 
-	cmd := exec.Command("kpt", "pkg", "update", "app@v2")
+	args := []string{"pkg", "update", "app@v2"}
+	if strategy != "" {
+		args = append(args, "--strategy="+strategy)
+	}
+	cmd := exec.Command("kpt", args...)
 	cmd.Dir = down
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -91,7 +95,9 @@ func kptUpdate(tb testing.TB, origin, updated Files, edit func(Files)) (local, e
 	}
 	run.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	expected = readDir(tb, app)
-	return local, expected, updateOptions(tb, expected), run
+	opts = updateOptions(tb, expected)
+	opts.Strategy = strategy
+	return local, expected, opts, run
 }
 
 // updateOptions are the options that give Merge the revision kpt recorded.
@@ -127,7 +133,7 @@ func TestMergeMatchesKptLive(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			origin := genUpdatePackage(c.resources, c.files)
 			updated := c.upstream(origin)
-			local, expected, opts, _ := kptUpdate(t, origin, updated, c.local)
+			local, expected, opts, _ := kptUpdate(t, origin, updated, c.local, c.strategy)
 			res, err := Merge(origin, updated, local, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -148,30 +154,33 @@ type liveCase struct {
 	upstream         func(Files) Files
 	local            func(Files)
 	conflicts        int
+	strategy         string
 }
 
 func liveCases() []liveCase {
 	return []liveCase{
-		{"images-and-replicas", 30, 5, bumpImages, editReplicas(2), 0},
+		{"images-and-replicas", 30, 5, bumpImages, editReplicas(2), 0, ""},
 		{"upstream-removes-and-adds", 30, 5, func(o Files) Files {
 			u := bumpImages(o)
 			delete(u, "resources-01.yaml")
 			u["extra.yaml"] = []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  k: v\n")
 			u["docs/NOTES.md"] = []byte("notes\n")
 			return u
-		}, editReplicas(3), 0},
+		}, editReplicas(3), 0, ""},
 		{"conflicting-images", 12, 4, bumpImages, func(l Files) {
 			for p, b := range l {
 				if strings.HasPrefix(p, "resources-") {
 					l[p] = []byte(strings.Replace(string(b), "image: nginx:1.25", "image: nginx:1.25-patched", 1))
 				}
 			}
-		}, 4},
+		}, 4, ""},
 		{"local-deletes-and-adds", 15, 3, bumpImages, func(l Files) {
 			delete(l, "resources-02.yaml")
 			l["local.yaml"] = []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: local\nstringData:\n  k: v\n")
 			l["README.md"] = []byte("# ours\n")
-		}, 0},
+		}, 0, ""},
+		{"force-delete-replace", 15, 3, bumpImages, editReplicas(2), 0, "force-delete-replace"},
+		{"fast-forward", 15, 3, bumpImages, func(Files) {}, 0, "fast-forward"},
 	}
 }
 
