@@ -29,6 +29,7 @@ bench: ## benchmarks with their ratios: webhook ingress (vs signature check), re
 	run api-calls $(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./internal/e2e/; \
 	run update-fanout $(GO) test -run '^$$' -bench 'UpdateFanout' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
 	run peak-memory $(GO) test -run '^$$' -bench 'PeakMemory' -benchtime 1x -count=1 -timeout 30m ./internal/render/; \
+	run update-merge $(GO) test -run '^$$' -bench 'UpdateVsKpt' -benchtime 3x -count=1 -timeout 30m ./internal/update/; \
 	if [ -n "$$failed" ]; then echo "make bench: missed targets in:$$failed"; exit 1; fi
 
 lint: ## gofmt and go vet

@@ -74,6 +74,10 @@ func runCase(t *testing.T, dir string) {
 	if code == "0" {
 		opts = caseOptions(t, readDir(t, filepath.Join(dir, "expected")), local)
 	}
+	// the --strategy kpt was given, when the case names one
+	if b, err := os.ReadFile(filepath.Join(dir, "strategy")); err == nil {
+		opts.Strategy = strings.TrimSpace(string(b))
+	}
 	res, err := Merge(origin, updated, local, opts)
 	if code != "0" {
 		if err == nil {

@@ -1,9 +1,12 @@
 package update
 
 import (
+	"bytes"
 	"fmt"
 	"path"
+	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -35,12 +38,87 @@ func filesysOf(t tree) filesys.FileSystemOrOnDisk {
 // mergeResources is kpt's 3-way merge of the KRM resources of one package
 // (its subpackages left out): local ← origin → updated, written back into
 // local. rel is the package's path in the root package, for conflicts.
+//
+// kpt reads the three packages whole; resources only ever match within one
+// file (the file path is part of their identity), so the merge runs file
+// by file, which gives the same files while holding one file's resources
+// at a time. A package whose resources name their own file (kyaml's path
+// annotation written in the YAML) is merged whole, as kpt does.
 func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 	all, err := local.walk()
 	if err != nil {
 		return err
 	}
 	excluded := local.packageDirs(all)
+	files, whole, err := resourceFiles(local, updated, origin)
+	if err != nil {
+		return err
+	}
+	if whole {
+		_, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, nil)
+		return err
+	}
+	// kpt writes nothing when the merge leaves no resource at all: keep
+	// local's files as they are then
+	before := map[string][]byte{}
+	for _, f := range files {
+		if b, err := local.read(f); err == nil {
+			before[f] = b
+		}
+	}
+	kept := 0
+	for _, f := range files {
+		only := filepath.FromSlash(f)
+		n, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, func(p string) bool { return p != only })
+		if err != nil {
+			return err
+		}
+		kept += n
+	}
+	if kept == 0 {
+		for f, b := range before {
+			if err := local.write(f, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resourceFiles lists the YAML files of the package in the three trees;
+// whole is true when one of them sets kyaml's path or index annotations
+// itself.
+func resourceFiles(trees ...tree) (files []string, whole bool, err error) {
+	seen := map[string]bool{}
+	for _, t := range trees {
+		own, err := t.ownFiles()
+		if err != nil {
+			return nil, false, err
+		}
+		for _, f := range own {
+			if !isKRMFile(f) || path.Base(f) == kptfile.FileName {
+				continue
+			}
+			b, err := t.read(f)
+			if err != nil {
+				return nil, false, err
+			}
+			if bytes.Contains(b, []byte("config.kubernetes.io/path")) || bytes.Contains(b, []byte("config.kubernetes.io/index")) {
+				whole = true
+			}
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	sort.Strings(files)
+	return files, whole, nil
+}
+
+// mergeResourceFiles merges the resources of the package's files that skip
+// does not leave out (all with nil), and says how many it kept.
+func (m *merger) mergeResourceFiles(rel string, local, updated, origin tree, excluded []string, skip kio.LocalPackageSkipFileFunc) (int, error) {
 	reader := func(t tree, source string) kio.Reader {
 		return &prunedReader{
 			r: kio.LocalPackageReader{
@@ -49,6 +127,7 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 				PackageFileName:   kptfile.FileName,
 				PreserveSeqIndent: true,
 				WrapBareSeqNode:   true,
+				FileSkipFunc:      skip,
 				FileSystem:        filesysOf(t),
 			},
 			excluded: excluded,
@@ -60,13 +139,23 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 		PackageFileName:   kptfile.FileName,
 		PreserveSeqIndent: true,
 		WrapBareSeqNode:   true,
+		FileSkipFunc:      skip,
 		FileSystem:        filesysOf(local),
 	}
-	return kio.Pipeline{
-		Inputs:  []kio.Reader{dest, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
-		Filters: []kio.Filter{kio.FilterFunc(func(nodes []*yaml.RNode) ([]*yaml.RNode, error) { return m.merge3(rel, nodes) })},
+	kept := 0
+	err := kio.Pipeline{
+		Inputs: []kio.Reader{dest, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
+		Filters: []kio.Filter{kio.FilterFunc(func(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
+			out, err := m.merge3(rel, nodes)
+			kept += len(out)
+			return out, err
+		})},
 		Outputs: []kio.Writer{dest},
+		// one file's resources may all go (kpt's whole-package merge
+		// stops only when none is left in the package: see above)
+		ContinueOnEmptyResult: skip != nil,
 	}.Execute()
+	return kept, err
 }
 
 // prunedReader reads a package without the resources under the local
@@ -79,6 +168,9 @@ type prunedReader struct {
 func (p *prunedReader) Read() ([]*yaml.RNode, error) {
 	nodes, err := p.r.Read()
 	if err != nil {
+		return nil, err
+	}
+	if nodes, err = addMergeComments(nodes); err != nil {
 		return nil, err
 	}
 	out := nodes[:0]
@@ -169,10 +261,8 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 	// walk drops list elements that lack their merge key (an env entry
 	// without a name), so its result is checked against the local copy.
 	var unchanged *yaml.RNode
-	if same, err := sameResource(t.origin, t.updated); err == nil && same {
-		if same, err := sameResource(t.origin, t.local); err == nil && same {
-			unchanged = t.local.Copy()
-		}
+	if sameContent(t.origin, t.updated) && sameContent(t.origin, t.local) {
+		unchanged = t.local.Copy()
 	}
 	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
 	file := path.Join(rel, t.local.GetAnnotations()[kioutil.PathAnnotation])
@@ -205,8 +295,8 @@ func sameData(a, b *yaml.RNode) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// sameResource compares two resources without kyaml's bookkeeping
-// annotations.
+// sameResource compares two resources as kpt does: their YAML as kyaml
+// writes it (comments included), without kyaml's bookkeeping annotations.
 func sameResource(a, b *yaml.RNode) (bool, error) {
 	var s [2]string
 	for i, n := range []*yaml.RNode{a, b} {
@@ -221,9 +311,33 @@ func sameResource(a, b *yaml.RNode) (bool, error) {
 				return false, err
 			}
 		}
+		// origin's upstream identifier is added in memory, after kyaml's
+		// own annotations: the order of annotations is not compared
+		if ann, err := c.Pipe(yaml.Lookup(yaml.MetadataField, yaml.AnnotationsField)); err == nil && ann != nil {
+			sortMapping(ann.YNode())
+		}
 		s[i] = c.MustString()
 	}
 	return s[0] == s[1], nil
+}
+
+// sameContent compares two resources' YAML trees (values, tags, comments;
+// not styles) without kyaml's bookkeeping annotations.
+func sameContent(a, b *yaml.RNode) bool {
+	return equalNodes(a.YNode(), b.YNode(), false, false, skipBookkeeping)
+}
+
+// skipBookkeeping leaves out the annotations kpt ignores when it compares
+// resources: kyaml's path, index and merge source, and Config Connector's
+// blueprint.
+func skipBookkeeping(parent, key *yaml.Node) bool {
+	switch key.Value {
+	case sourceAnnotation, kioutil.PathAnnotation, kioutil.IndexAnnotation,
+		kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation, //nolint:staticcheck // kpt clears them too
+		kioutil.InternalAnnotationsMigrationResourceIDAnnotation, blueprintAnnotation:
+		return true
+	}
+	return false
 }
 
 // bookkeepingNodes are the value nodes of the annotations kyaml's readers
@@ -249,4 +363,20 @@ func bookkeepingNodes(ns ...*yaml.RNode) map[*yaml.Node]bool {
 		}
 	}
 	return out
+}
+
+// sortMapping orders a mapping's entries by key.
+func sortMapping(m *yaml.Node) {
+	if m.Kind != yaml.MappingNode {
+		return
+	}
+	type kv struct{ k, v *yaml.Node }
+	var es []kv
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		es = append(es, kv{m.Content[i], m.Content[i+1]})
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].k.Value < es[j].k.Value })
+	for i, e := range es {
+		m.Content[2*i], m.Content[2*i+1] = e.k, e.v
+	}
 }

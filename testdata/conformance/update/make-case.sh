@@ -4,7 +4,7 @@
 # (upstream app/v2) and edit.sh (the local edits, run in the fetched
 # package), with the real kpt (1.0.0-beta.56) and local git repositories:
 #   kpt pkg get file://$UP.git/app@v1 app; (cd app && sh edit.sh)
-#   kpt pkg update app@v2
+#   kpt pkg update [--strategy=$(cat strategy)] app@v2
 # Run from testdata/conformance/update; needs kpt and git on PATH.
 set -eu
 case_dir=$(cd "$1" && pwd)
@@ -29,7 +29,9 @@ git add -A && git_c commit -q --allow-empty -m local
 rm -rf "$case_dir/local" "$case_dir/expected"
 cp -R app "$case_dir/local"
 set +e
-kpt pkg update app@v2 >"$case_dir/kpt-output.txt" 2>&1
+strategy=""
+if [ -f "$case_dir/strategy" ]; then strategy="--strategy=$(cat "$case_dir/strategy")"; fi
+kpt pkg update $strategy app@v2 >"$case_dir/kpt-output.txt" 2>&1
 echo $? >"$case_dir/exit-code"
 set -e
 if [ "$(cat "$case_dir/exit-code")" = 0 ]; then cp -R app "$case_dir/expected"; fi
