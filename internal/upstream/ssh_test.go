@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"os/exec"
@@ -76,11 +77,7 @@ func newSSHGitServer(t *testing.T, root string) *sshGitServer {
 	return &sshGitServer{addr: ln.Addr().String(), hostPK: hostSigner.PublicKey(), client: clientSigner}
 }
 
-type keyRefused struct{}
-
-func (keyRefused) Error() string { return "key refused" }
-
-var errKeyRefused error = keyRefused{}
+var errKeyRefused = errors.New("key refused")
 
 func serveSSH(c net.Conn, cfg *ssh.ServerConfig, root string) {
 	defer c.Close()
