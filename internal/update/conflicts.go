@@ -33,22 +33,52 @@ func (v *conflictVisitor) VisitMap(s walk.Sources, rs *openapi.ResourceSchema) (
 	return merge3.Visitor{}.VisitMap(s, rs)
 }
 
-func (v *conflictVisitor) VisitScalar(s walk.Sources, rs *openapi.ResourceSchema) (*yaml.RNode, error) {
-	r, err := merge3.Visitor{}.VisitScalar(s, rs)
-	if err != nil {
-		return nil, err
+// VisitScalar is merge3.Visitor's rule for a scalar: removed or added
+// upstream, upstream's; unchanged locally (or absent) but changed
+// upstream, upstream's; changed upstream, upstream's; else local's. Values
+// compare as kyaml compares them (value, tag and comments), without
+// serialising every scalar as kyaml's visitor does.
+func (v *conflictVisitor) VisitScalar(s walk.Sources, _ *openapi.ResourceSchema) (*yaml.RNode, error) {
+	dest, origin, updated := s.Dest(), s.Origin(), s.Updated()
+	if updated.IsTaggedNull() || dest.IsTaggedNull() {
+		return nil, nil
+	}
+	var r *yaml.RNode
+	switch um, om := yaml.IsMissingOrNull(updated), yaml.IsMissingOrNull(origin); {
+	case um != om:
+		r = updated
+	case um && om:
+		return dest, nil
+	case (yaml.IsMissingOrNull(dest) || sameNode(dest, origin)) && !sameNode(origin, updated):
+		r = updated
+	case updated.YNode().Value != origin.YNode().Value:
+		r = updated
+	default:
+		return dest, nil
 	}
 	return v.decide(s, r), nil
 }
 
+// VisitList: associative lists as merge3.Visitor (their elements are
+// merged one by one); other lists as a whole, by merge3.Visitor's rule:
+// upstream's when upstream changed it, else local's.
 func (v *conflictVisitor) VisitList(s walk.Sources, rs *openapi.ResourceSchema, kind walk.ListKind) (*yaml.RNode, error) {
-	r, err := merge3.Visitor{}.VisitList(s, rs, kind)
-	if err != nil || kind == walk.AssociativeList {
-		// associative lists merge element by element: conflicts are found
-		// in the elements' fields
-		return r, err
+	if kind == walk.AssociativeList {
+		return merge3.Visitor{}.VisitList(s, rs, kind)
 	}
-	return v.decide(s, r), nil
+	dest, origin, updated := s.Dest(), s.Origin(), s.Updated()
+	if updated.IsTaggedNull() || dest.IsTaggedNull() {
+		return walk.ClearNode, nil
+	}
+	switch um, om := yaml.IsMissingOrNull(updated), yaml.IsMissingOrNull(origin); {
+	case um != om:
+		return v.decide(s, updated), nil
+	case um && om:
+		return dest, nil
+	case !sameNode(updated, origin):
+		return v.decide(s, updated), nil
+	}
+	return dest, nil
 }
 
 // decide looks at what kyaml chose (r) for a scalar or a list merged as a
@@ -74,6 +104,57 @@ func (v *conflictVisitor) decide(s walk.Sources, r *yaml.RNode) *yaml.RNode {
 		return dest
 	}
 	return r
+}
+
+// sameNode compares two nodes as kyaml's merge compares them (it
+// serialises both, the outer node in flow style): kind, value, tag, the
+// comments, and the styles of what they hold.
+func sameNode(a, b *yaml.RNode) bool {
+	am, bm := yaml.IsMissingOrNull(a), yaml.IsMissingOrNull(b)
+	if am || bm {
+		return am == bm
+	}
+	return equalNodes(a.YNode(), b.YNode(), false, true, nil)
+}
+
+// equalNodes compares node trees; withStyle compares the node's own style,
+// childStyle those of what it holds. skip, when set, leaves out mapping
+// entries.
+func equalNodes(a, b *yaml.Node, withStyle, childStyle bool, skip func(parent, key *yaml.Node) bool) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Kind != b.Kind || a.Value != b.Value || a.ShortTag() != b.ShortTag() ||
+		a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment ||
+		(withStyle && a.Style != b.Style) {
+		return false
+	}
+	if a.Kind == yaml.AliasNode {
+		return equalNodes(a.Alias, b.Alias, childStyle, childStyle, skip)
+	}
+	ac, bc := a.Content, b.Content
+	if skip != nil && a.Kind == yaml.MappingNode {
+		ac, bc = skipEntries(a, skip), skipEntries(b, skip)
+	}
+	if len(ac) != len(bc) {
+		return false
+	}
+	for i := range ac {
+		if !equalNodes(ac[i], bc[i], childStyle, childStyle, skip) {
+			return false
+		}
+	}
+	return true
+}
+
+func skipEntries(m *yaml.Node, skip func(parent, key *yaml.Node) bool) []*yaml.Node {
+	out := make([]*yaml.Node, 0, len(m.Content))
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if !skip(m, m.Content[i]) {
+			out = append(out, m.Content[i], m.Content[i+1])
+		}
+	}
+	return out
 }
 
 // sameValue compares two fields by value (comments and styles aside).

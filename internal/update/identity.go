@@ -95,16 +95,16 @@ func addMergeComments(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
 }
 
 // commentTree adds merge comments to every KRM file of the tree (its
-// subpackages included), best effort as kpt does it: a tree kyaml cannot
-// read is left as it is.
-func commentTree(t tree) {
+// subpackages included); a tree kyaml cannot read is left as it is (kpt
+// goes on without the comments: the callers decide).
+func commentTree(t tree) error {
 	rw := &kio.LocalPackageReadWriter{
 		PackagePath:       t.root,
 		PreserveSeqIndent: true,
 		WrapBareSeqNode:   true,
 		FileSystem:        filesysOf(t),
 	}
-	_ = kio.Pipeline{
+	return kio.Pipeline{
 		Inputs:  []kio.Reader{rw},
 		Filters: []kio.Filter{kio.FilterFunc(addMergeComments)},
 		Outputs: []kio.Writer{rw},

@@ -1,12 +1,15 @@
 package update
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"path"
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
 )
@@ -26,6 +29,7 @@ var strategies = map[string]strategy{
 // merger is one run of Merge.
 type merger struct {
 	origin, updated, local tree
+	upstreamCommented      bool // merge comments written into origin and updated
 	strategy               string // the override of Options.Strategy, or ""
 	side                   string // SideUpstream or SideLocal
 	conflicts              []Conflict
@@ -53,13 +57,24 @@ func Merge(origin, updated, local Files, opts Options) (Result, error) {
 	if opts.Strategy != "" && strategies[opts.Strategy] == nil {
 		return Result{}, fmt.Errorf("unknown update strategy %q: want one of %s", opts.Strategy, strings.Join(kptfile.UpdateStrategies, ", "))
 	}
-	for _, in := range []struct {
+	inputs := []struct {
 		name  string
 		files Files
-	}{{"origin", origin}, {"updated", updated}, {"local", local}} {
-		if err := CheckFiles(in.name, in.files); err != nil {
+	}{{"origin", origin}, {"updated", updated}, {"local", local}}
+	for _, in := range inputs {
+		if err := checkPaths(in.name, in.files); err != nil {
 			return Result{}, err
 		}
+	}
+	// A file that does not parse makes the merge fail; CheckFiles then
+	// names it (parsing every file first would cost as much as the merge).
+	explain := func(err error) error {
+		for _, in := range inputs {
+			if cerr := CheckFiles(in.name, in.files); cerr != nil {
+				return cerr
+			}
+		}
+		return err
 	}
 	if _, ok := local[kptfile.FileName]; !ok {
 		return Result{}, fmt.Errorf("local: not a kpt package: no Kptfile at its root")
@@ -70,7 +85,7 @@ func Merge(origin, updated, local Files, opts Options) (Result, error) {
 	}
 	m := &merger{origin: o, updated: u, local: l, strategy: opts.Strategy, side: side}
 	if err := m.run(opts); err != nil {
-		return Result{}, err
+		return Result{}, explain(err)
 	}
 	files, err := m.local.files()
 	if err != nil {
@@ -101,9 +116,12 @@ func (m *merger) run(opts Options) error {
 	if err := m.local.writeKptfile(kf); err != nil {
 		return err
 	}
-	commentTree(m.local)
-	commentTree(m.updated)
-	commentTree(m.origin)
+	// kpt adds merge comments to the three trees first; origin and updated
+	// get theirs as they are read (upstreamTrees), which gives the same
+	// resources without writing and reading both trees once more.
+	if err := commentTree(m.local); err != nil {
+		return err
+	}
 
 	// The root, then the subpackages with an upstream of their own that the
 	// trees hold (kpt fetches nothing more for them: they come with the
@@ -135,7 +153,6 @@ func (m *merger) run(opts Options) error {
 			return err
 		}
 	}
-	commentTree(m.local)
 	return nil
 }
 
@@ -168,10 +185,12 @@ func (m *merger) updatePackage(rel string, isRoot bool) error {
 	case !oe && le && ue:
 		return fmt.Errorf("subpackage %q added in both upstream and local", rel)
 	case !oe && !le && ue:
+		m.upstreamTrees()
 		return copyPackage(updated, local, !isRoot, false)
 	case !oe && le && !ue, oe && !le:
 		return nil
 	case oe && le && !ue:
+		m.upstreamTrees()
 		same, err := sameTrees(origin, local)
 		if err != nil || !same {
 			return err
@@ -193,6 +212,9 @@ func (m *merger) updatePackage(rel string, isRoot bool) error {
 	if s == nil {
 		return fmt.Errorf("%s: unknown update strategy %q", path.Join(rel, kptfile.FileName), name)
 	}
+	if name != kptfile.ResourceMerge {
+		m.upstreamTrees()
+	}
 	return s(m, rel, isRoot)
 }
 
@@ -201,15 +223,10 @@ func (m *merger) updatePackage(rel string, isRoot bool) error {
 // and the line. Merge runs it on its inputs (dir "origin", "updated",
 // "local"); a CLI runs it first with the directories' own names.
 func CheckFiles(dir string, files Files) error {
-	names := make([]string, 0, len(files))
-	for p := range files {
-		names = append(names, p)
+	if err := checkPaths(dir, files); err != nil {
+		return err
 	}
-	sort.Strings(names)
-	for _, p := range names {
-		if p == "" || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\") {
-			return fmt.Errorf("%s: bad file path %q", dir, p)
-		}
+	for _, p := range sortedNames(files) {
 		b := files[p]
 		switch {
 		case path.Base(p) == kptfile.FileName:
@@ -217,7 +234,7 @@ func CheckFiles(dir string, files Files) error {
 				return err
 			}
 		case isKRMFile(p):
-			if _, err := (&kio.ByteReader{Reader: strings.NewReader(string(b)), PreserveSeqIndent: true, WrapBareSeqNode: true}).Read(); err != nil {
+			if err := parses(b); err != nil {
 				return &FileError{Path: path.Join(dir, p), Err: err}
 			}
 		}
@@ -234,3 +251,48 @@ type FileError struct {
 
 func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
+
+// parses reports the first YAML error of a stream of documents.
+func parses(b []byte) error {
+	d := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var n yaml.Node
+		if err := d.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// upstreamTrees adds the merge comments to the files of origin and updated,
+// as kpt does before it merges, for the steps that copy or compare files.
+func (m *merger) upstreamTrees() {
+	if m.upstreamCommented {
+		return
+	}
+	// best effort, as kpt: a tree that does not read fails the merge later
+	_ = commentTree(m.updated)
+	_ = commentTree(m.origin)
+	m.upstreamCommented = true
+}
+
+// checkPaths refuses file paths that would escape the package.
+func checkPaths(dir string, files Files) error {
+	for _, p := range sortedNames(files) {
+		if p == "" || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\") {
+			return fmt.Errorf("%s: bad file path %q", dir, p)
+		}
+	}
+	return nil
+}
+
+func sortedNames(files Files) []string {
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -67,10 +67,12 @@ func (m *merger) resourceMergePackage(rel string, isRoot bool) error {
 	case !oe && le && ue:
 		return fmt.Errorf("subpackage %q added in both upstream and local", rel)
 	case !oe && !le && ue:
+		m.upstreamTrees()
 		return copyPackage(updated, local, !isRoot, false)
 	case !oe && le && !ue, oe && !le:
 		return nil // added locally; deleted locally (not brought back)
 	case oe && le && !ue:
+		m.upstreamTrees()
 		same, err := sameTrees(origin, local)
 		if err != nil || !same {
 			return err // changed locally: kept

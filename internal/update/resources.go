@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -79,6 +80,9 @@ type prunedReader struct {
 func (p *prunedReader) Read() ([]*yaml.RNode, error) {
 	nodes, err := p.r.Read()
 	if err != nil {
+		return nil, err
+	}
+	if nodes, err = addMergeComments(nodes); err != nil {
 		return nil, err
 	}
 	out := nodes[:0]
@@ -169,10 +173,8 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 	// walk drops list elements that lack their merge key (an env entry
 	// without a name), so its result is checked against the local copy.
 	var unchanged *yaml.RNode
-	if same, err := sameResource(t.origin, t.updated); err == nil && same {
-		if same, err := sameResource(t.origin, t.local); err == nil && same {
-			unchanged = t.local.Copy()
-		}
+	if sameContent(t.origin, t.updated) && sameContent(t.origin, t.local) {
+		unchanged = t.local.Copy()
 	}
 	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
 	file := path.Join(rel, t.local.GetAnnotations()[kioutil.PathAnnotation])
@@ -205,8 +207,8 @@ func sameData(a, b *yaml.RNode) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// sameResource compares two resources without kyaml's bookkeeping
-// annotations.
+// sameResource compares two resources as kpt does: their YAML as kyaml
+// writes it (comments included), without kyaml's bookkeeping annotations.
 func sameResource(a, b *yaml.RNode) (bool, error) {
 	var s [2]string
 	for i, n := range []*yaml.RNode{a, b} {
@@ -221,9 +223,33 @@ func sameResource(a, b *yaml.RNode) (bool, error) {
 				return false, err
 			}
 		}
+		// origin's upstream identifier is added in memory, after kyaml's
+		// own annotations: the order of annotations is not compared
+		if ann, err := c.Pipe(yaml.Lookup(yaml.MetadataField, yaml.AnnotationsField)); err == nil && ann != nil {
+			sortMapping(ann.YNode())
+		}
 		s[i] = c.MustString()
 	}
 	return s[0] == s[1], nil
+}
+
+// sameContent compares two resources' YAML trees (values, tags, comments;
+// not styles) without kyaml's bookkeeping annotations.
+func sameContent(a, b *yaml.RNode) bool {
+	return equalNodes(a.YNode(), b.YNode(), false, false, skipBookkeeping)
+}
+
+// skipBookkeeping leaves out the annotations kpt ignores when it compares
+// resources: kyaml's path, index and merge source, and Config Connector's
+// blueprint.
+func skipBookkeeping(parent, key *yaml.Node) bool {
+	switch key.Value {
+	case sourceAnnotation, kioutil.PathAnnotation, kioutil.IndexAnnotation,
+		kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation, //nolint:staticcheck // kpt clears them too
+		kioutil.InternalAnnotationsMigrationResourceIDAnnotation, blueprintAnnotation:
+		return true
+	}
+	return false
 }
 
 // bookkeepingNodes are the value nodes of the annotations kyaml's readers
@@ -249,4 +275,20 @@ func bookkeepingNodes(ns ...*yaml.RNode) map[*yaml.Node]bool {
 		}
 	}
 	return out
+}
+
+// sortMapping orders a mapping's entries by key.
+func sortMapping(m *yaml.Node) {
+	if m.Kind != yaml.MappingNode {
+		return
+	}
+	type kv struct{ k, v *yaml.Node }
+	var es []kv
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		es = append(es, kv{m.Content[i], m.Content[i+1]})
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].k.Value < es[j].k.Value })
+	for i, e := range es {
+		m.Content[2*i], m.Content[2*i+1] = e.k, e.v
+	}
 }
