@@ -43,6 +43,11 @@ func BenchmarkUpdateVsKpt(b *testing.B) {
 		editReplicas(benchEdited)(local)
 	}
 
+	// warm: the first merge of a process loads kyaml's Kubernetes schema
+	// (a one-time cost the server pays once; kpt pays it on every run)
+	if _, err := Merge(origin, updated, local, opts); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	var res Result
 	cpu0 := selfCPU()
@@ -59,7 +64,7 @@ func BenchmarkUpdateVsKpt(b *testing.B) {
 	peak := mergePeakRSS(b, origin, updated, local)
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	fmt.Printf("update of %d resources in %d files (every image bumped upstream, replicas edited in %d files):\n", benchResources, benchFiles, benchEdited)
-	fmt.Printf("  porchbot Merge:   %8.1f ms wall, %.1f ms CPU, peak RSS %6.1f MiB (target <= %d MiB)\n", ms(per), ms(perCPU), float64(peak)/(1<<20), targetPeakRSS>>20)
+	fmt.Printf("  porchbot Merge:   %8.1f ms wall, %.1f ms CPU (warm), peak RSS %6.1f MiB of a process doing one merge (target <= %d MiB)\n", ms(per), ms(perCPU), float64(peak)/(1<<20), targetPeakRSS>>20)
 	if peak > targetPeakRSS {
 		b.Errorf("peak RSS %.1f MiB > %d MiB", float64(peak)/(1<<20), targetPeakRSS>>20)
 	}

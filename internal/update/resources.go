@@ -262,6 +262,13 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 	// without a name), so its result is checked against the local copy.
 	var unchanged *yaml.RNode
 	if sameContent(t.origin, t.updated) && sameContent(t.origin, t.local) {
+		// when upstream did not change it at all, the walk would give the
+		// local resource back unchanged, unless it holds a value kyaml's
+		// walk rewrites (a null, which it drops; a string YAML 1.1 reads
+		// as a boolean or number, which it quotes)
+		if equalNodes(t.origin.YNode(), t.updated.YNode(), true, true, skipBookkeeping) && !walkRewrites(t.local.YNode()) {
+			return t.local, nil
+		}
 		unchanged = t.local.Copy()
 	}
 	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
@@ -379,4 +386,25 @@ func sortMapping(m *yaml.Node) {
 	for i, e := range es {
 		m.Content[2*i], m.Content[2*i+1] = e.k, e.v
 	}
+}
+
+// walkRewrites reports whether kyaml's merge walk would change a resource
+// it merges with itself: a null value (dropped) or a plain string that YAML
+// 1.1 reads as another type (quoted).
+func walkRewrites(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.ScalarNode {
+		return n.ShortTag() == yaml.NodeTagNull || (yaml.IsYNodeString(n) && n.Style == 0 && yaml.IsYaml1_1NonString(n))
+	}
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if walkRewrites(c) {
+			return true
+		}
+	}
+	return false
 }
