@@ -57,7 +57,11 @@ func (o CommandOps) Upgrade(ctx context.Context, s *lifecycle.Session, pkg strin
 	case lifecycle.UpdateHeld:
 		return commands.Outcome{Text: fmt.Sprintf("`%s` has commits porchbot did not make: not overwritten. Delete the branch and ask again.", out.Branch), PullRequest: out.PR.GetNumber()}, nil
 	case lifecycle.UpdateRefused:
-		return commands.Outcome{Text: fmt.Sprintf("Not updated to `%s`: %s.", tag, plan.Refused) + "\n\n" + lifecycle.ConflictsMarkdown(plan.Conflicts), PullRequest: out.PR.GetNumber()}, nil
+		n := out.PR.GetNumber()
+		if n == 0 {
+			n = out.Issue // the issue listing the conflicts, when this call opened it
+		}
+		return commands.Outcome{Text: fmt.Sprintf("Not updated to `%s`: %s.", tag, plan.Refused) + "\n\n" + lifecycle.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
 	case lifecycle.UpdateDeclined:
 		// Asked for explicitly: the declined revision is proposed again.
 		return commands.Outcome{Text: fmt.Sprintf("The update of `%s` to `%s` was closed unmerged; reopen that pull request to take it after all.", pkg, tag)}, nil
