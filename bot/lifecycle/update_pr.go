@@ -291,8 +291,9 @@ type updateBranch struct {
 }
 
 // updateBranchState reads the head of an update branch: porchbot's own
-// update commit (its author and kpt: trailer), the revision its package
-// locks and the commit it was made on.
+// update commit (its author and kpt: trailer, one commit on the deployment
+// branch's history), the revision its package locks and the commit it was
+// made on.
 func updateBranchState(ctx context.Context, ds *Session, head plumbing.Hash, plan *UpdatePlan, id Identity) (updateBranch, error) {
 	if id.Name == "" {
 		id = DefaultIdentity
@@ -312,12 +313,29 @@ func updateBranchState(ctx context.Context, ds *Session, head plumbing.Hash, pla
 		if err != nil {
 			return fmt.Errorf("read commit %s: %w", head, err)
 		}
-		if len(c.ParentHashes) == 1 {
-			st.base = c.ParentHashes[0]
+		if len(c.ParentHashes) != 1 || ds.DeploymentHead.IsZero() {
+			st.own = false
+			return nil
 		}
-		return nil
+		st.base = c.ParentHashes[0]
+		// porchbot makes one commit on the deployment branch: a head on
+		// top of anything else (someone's commit under a look-alike of
+		// porchbot's) is not its own.
+		if st.base == ds.DeploymentHead {
+			return nil
+		}
+		parent, err := repo.CommitObject(st.base)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", st.base, err)
+		}
+		dep, err := repo.CommitObject(ds.DeploymentHead)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", ds.DeploymentHead, err)
+		}
+		st.own, err = parent.IsAncestor(dep)
+		return err
 	})
-	if err != nil {
+	if err != nil || !st.own {
 		return st, err
 	}
 	if data, ok, err := ds.ReadFile(ctx, head, plan.Dir+"/"+kptfile.FileName); err == nil && ok {

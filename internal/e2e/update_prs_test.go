@@ -270,3 +270,32 @@ func TestUpdatePullRequests(t *testing.T) {
 		t.Fatalf("upf/v2 locks %s", k.UpstreamLock.Git.Ref)
 	}
 }
+
+// TestUpdateBranchLookalikeIsNotOverwritten: alice pushes to edge-1's
+// update branch a commit dressed as porchbot's (its name, its upgrade
+// trailer). It is not porchbot's one commit on main: v3 leaves the branch
+// as she pushed it and comments instead.
+func TestUpdateBranchLookalikeIsNotOverwritten(t *testing.T) {
+	w, _ := updateWorld(t)
+	w.publishUpstream("v2", upstreamV2(w))
+	pr := w.updatePulls("acme/edge-1")
+	if len(pr) != 1 {
+		t.Fatalf("%d update pull requests", len(pr))
+	}
+	dir := w.clone("alice", "acme/edge-1")
+	w.git(dir, "switch", "-q", updateBranch)
+	w.replaceIn(dir, "upf/deployment.yaml", "replicas: 1", "replicas: 9")
+	w.git(dir, "-c", "user.name="+botLogin, "-c", "user.email="+botLogin+"@users.noreply.github.com", "commit", "-q", "-am",
+		"Update upf to network/upf/v2\n\n"+packages.Trailer{Package: "upf", Revision: "0", Task: &packages.Task{Type: packages.TaskUpgrade}}.String())
+	w.git(dir, "push", "-q", "origin", "HEAD")
+	w.settle()
+	pushed := w.git(dir, "rev-parse", "HEAD")
+
+	v3 := w.publishUpstream("v3", upstreamV3(w))
+	if got := w.branchSHA("acme/edge-1", updateBranch); got != pushed {
+		t.Fatalf("alice's look-alike commit %s was overwritten by %s", pushed, got)
+	}
+	if cs := w.botCommentsWith("acme/edge-1", pr[0].GetNumber(), "porchbot:update-held "+v3); len(cs) != 1 {
+		t.Fatalf("%d held comments", len(cs))
+	}
+}
