@@ -179,6 +179,16 @@ func liveCases() []liveCase {
 			l["local.yaml"] = []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: local\nstringData:\n  k: v\n")
 			l["README.md"] = []byte("# ours\n")
 		}, 0, ""},
+		{"comments-in-odd-places", 6, 2, func(o Files) Files {
+			u := bumpImages(o)
+			u["extra.yaml"] = []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n  # inner foot\n# trailing\n\n# another\n---\n# head of second\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y # line\ndata:\n    k:   v\n")
+			u["odd.yaml"] = []byte("  0:\n #0")
+			return u
+		}, func(l Files) {
+			l["local-odd.yaml"] = []byte("  0:\n #0")
+			l["local-trailer.yaml"] = []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: z\ndata:\n  a: b\n  # inner foot\n# trailing\n\n# another\n")
+			l["resources-00.yaml"] = append(l["resources-00.yaml"], "# local trailer\n"...)
+		}, 0, ""},
 		{"force-delete-replace", 15, 3, bumpImages, editReplicas(2), 0, "force-delete-replace"},
 		{"fast-forward", 15, 3, bumpImages, func(Files) {}, 0, "fast-forward"},
 	}

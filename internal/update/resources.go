@@ -54,6 +54,17 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 	if err != nil {
 		return err
 	}
+	if !m.upstreamCommented {
+		// kpt writes origin and updated with their merge comments and reads
+		// them back; kyaml places comments on their own lines differently
+		// on that second reading, so files holding such comments take the
+		// same way (the others get their comments as they are read)
+		for _, t := range []tree{updated, origin} {
+			if err := roundTripComments(t, files); err != nil {
+				return err
+			}
+		}
+	}
 	if whole {
 		_, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, nil)
 		return err
@@ -403,6 +414,57 @@ func walkRewrites(n *yaml.Node) bool {
 	}
 	for _, c := range n.Content {
 		if walkRewrites(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// roundTripComments writes the merge comments into those of files (of the
+// tree) that hold a comment on a line of its own.
+func roundTripComments(t tree, files []string) error {
+	pick := map[string]bool{}
+	for _, f := range files {
+		b, err := t.read(f)
+		if err != nil {
+			continue // not in this tree
+		}
+		if hasOwnLineComment(b) {
+			pick[filepath.FromSlash(f)] = true
+		}
+	}
+	if len(pick) == 0 {
+		return nil
+	}
+	rw := &kio.LocalPackageReadWriter{
+		PackagePath:       t.root,
+		PackageFileName:   kptfile.FileName,
+		PreserveSeqIndent: true,
+		WrapBareSeqNode:   true,
+		FileSkipFunc:      func(p string) bool { return !pick[p] },
+		FileSystem:        filesysOf(t),
+	}
+	// best effort, as kpt: a file that does not read fails the merge later
+	_ = kio.Pipeline{
+		Inputs:                []kio.Reader{rw},
+		Filters:               []kio.Filter{kio.FilterFunc(addMergeComments)},
+		Outputs:               []kio.Writer{rw},
+		ContinueOnEmptyResult: true,
+	}.Execute()
+	return nil
+}
+
+// hasOwnLineComment reports whether a YAML text has a line that is only a
+// comment.
+func hasOwnLineComment(b []byte) bool {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' {
 			return true
 		}
 	}
