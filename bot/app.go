@@ -3,11 +3,14 @@ package bot
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/metrics"
 )
 
 // App is porchbot's package lifecycle behind the event handlers: for each
@@ -30,7 +33,30 @@ type App struct {
 	// Renders remembers the render checks this process wrote, for the
 	// approval verdict (nil: each evaluation lists them).
 	Renders *lifecycle.RenderStates
-	Log     logrus.FieldLogger
+	// Updates opens downstream update pull requests after a publish and
+	// runs /porch upgrade (nil: neither).
+	Updates *lifecycle.UpdateFanout
+	// Web is the GitHub web base URL, for links in update pull requests.
+	Web string
+	// InstallationFor finds the App's installation on a repository (the
+	// update fan-out opens downstream repositories with it).
+	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
+	Log             logrus.FieldLogger
+	// Metrics, if set, counts upstreams skipped by downstream discovery.
+	Metrics *metrics.Metrics
+
+	// downstreams knows which packages of installed repositories track
+	// which upstream (app_downstreams.go); built on first use.
+	downstreams     *downstreams.Registry
+	downstreamsOnce sync.Once
+	// knownRepos are the repositories events named (app_updates.go).
+	knownRepos knownRepos
+}
+
+// registry is the App's downstream registry, constructed on first use.
+func (a *App) registry() *downstreams.Registry {
+	a.downstreamsOnce.Do(func() { a.downstreams = downstreams.NewRegistry() })
+	return a.downstreams
 }
 
 // Handlers is the event table with the App behind every handler.
@@ -55,6 +81,7 @@ func (a *App) open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session
 	if repo.InstallationID == 0 {
 		return nil, fmt.Errorf("event for %s carries no installation", repo.FullName())
 	}
+	a.knownRepos.remember(repo)
 	return a.Opener.Open(ctx, repo)
 }
 

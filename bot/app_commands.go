@@ -239,6 +239,9 @@ func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number in
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
+	if err := o.App.updatesAfterPublish(ctx, s, out); err != nil {
+		s.Log.WithError(err).Warn("update pull requests after /porch publish")
+	}
 	tags := out.Tags()
 	if len(tags) == 0 {
 		why := strings.TrimSpace(out.Skipped)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/packages"
 )
 
 // OnPullRequest keeps proposals' labels and checks current (SPEC §5),
@@ -50,14 +51,24 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		_, err = lifecycle.OnProposalEvent(ctx, s, api, pr)
 		return err
 	case "closed":
-		if !pr.GetMerged() {
+		_, update := packages.ParseUpdateBranchName(pr.GetHead().GetRef())
+		if !pr.GetMerged() && !update {
 			return nil
 		}
 		s, err := a.open(ctx, repo)
 		if err != nil {
 			return err
 		}
-		return a.publishMerged(ctx, s, pr)
+		if pr.GetMerged() {
+			if err := a.publishMerged(ctx, s, pr); err != nil {
+				return err
+			}
+		}
+		if update {
+			// A slot under updates.prConcurrentLimit is free.
+			return a.Updates.OpenWaiting(ctx, s)
+		}
+		return nil
 	}
 	return nil
 }
@@ -139,6 +150,9 @@ func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *githu
 	}
 	api := lifecycle.NewPublishAPI(s.GH)
 	api.Approval = a.proposalAPI(s.GH)
-	_, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
-	return err
+	out, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	if err != nil {
+		return err
+	}
+	return a.updatesAfterPublish(ctx, s, out)
 }

@@ -28,7 +28,7 @@ func TestHelpTableListsEveryVerbOfTheSpec(t *testing.T) {
 		}
 	}
 	for _, s := range []string{
-		"| `/porch upgrade <package> [--to vN] [--strategy resource-merge\\|fast-forward\\|force-delete-replace\\|copy-merge] [--workspace W]` |",
+		"| `/porch upgrade <package> [--to vN] [--strategy resource-merge\\|fast-forward\\|force-delete-replace\\|copy-merge]` |",
 		"| `/porch approve` | counts as an approval from the commenter (in a pull request) | anyone; counts if the approval policy allows |",
 		"| `/porch init <package> [--workspace W] [--description D]` | new empty package draft (what `kpt pkg init` writes) | write access |",
 		"| `/porch help [<verb>]` | this command table | anyone |",

@@ -47,10 +47,11 @@ type Lifecycle interface {
 }
 
 // Upgrader is implemented by a Lifecycle that can run /porch upgrade
-// (toRevision 0: the latest upstream revision; strategy "": the Kptfile's).
-// Without it, upgrade replies that it arrives with upstream updates.
+// (toRevision 0: the latest upstream revision; strategy "": the Kptfile's):
+// the package's update pull request. Without it, upgrade replies that this
+// server does not make update pull requests.
 type Upgrader interface {
-	Upgrade(ctx context.Context, s *lifecycle.Session, pkg string, toRevision int, strategy, workspace, by string) (Outcome, error)
+	Upgrade(ctx context.Context, s *lifecycle.Session, pkg string, toRevision int, strategy, by string) (Outcome, error)
 }
 
 // Outcome is what a lifecycle operation reports to the commenter: a

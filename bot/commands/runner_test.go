@@ -378,7 +378,7 @@ func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 	for _, s := range []string{
 		"🚫 `/porch render`\n`/porch render` works in pull request comments only.",
 		"❌ `/porch propose`\nname the draft: `/porch propose <package>/<workspace>`",
-		"❌ `/porch upgrade basens --to v2`\n`/porch upgrade` is not available yet: it arrives with upstream updates",
+		"❌ `/porch upgrade basens --to v2`\n`/porch upgrade` is not available on this server",
 	} {
 		if !strings.Contains(reply, s) {
 			t.Errorf("reply\n%s\nlacks %q", reply, s)

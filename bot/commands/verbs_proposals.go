@@ -106,18 +106,17 @@ func runPublish(ctx context.Context, cr *commentRun, c Command) result {
 	})
 }
 
-// runUpgrade is /porch upgrade <package> [--to vN] [--strategy S]
-// [--workspace W], when the Lifecycle can.
+// runUpgrade is /porch upgrade <package> [--to vN] [--strategy S]: the
+// package's update pull request, on the path an upstream publish takes.
 func runUpgrade(ctx context.Context, cr *commentRun, c Command) result {
 	up, can := cr.r.Lifecycle.(Upgrader)
 	if !can {
-		return result{status: statusFailed, text: codeSpan(Prefix+" upgrade") + " is not available yet: it arrives with upstream updates " +
-			"(update pull requests on `porch/update/<package>`). Until then, " + codeSpan(Prefix+" clone") +
-			" the newer upstream revision into a new package, or update the draft with `kpt pkg update` and push it."}
+		return result{status: statusFailed, text: codeSpan(Prefix+" upgrade") + " is not available on this server: it makes no " +
+			"update pull requests. " + codeSpan(Prefix+" clone") + " the newer upstream revision into a new package instead."}
 	}
 	to, _ := packages.ParseRevision(c.Flag(FlagTo))
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
-		return up.Upgrade(ctx, s, c.Arg(0), to, c.Flag(FlagStrategy), c.Flag(FlagWorkspace), cr.ev.Author)
+		return up.Upgrade(ctx, s, c.Arg(0), to, c.Flag(FlagStrategy), cr.ev.Author)
 	})
 }
 

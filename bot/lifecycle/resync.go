@@ -200,6 +200,12 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 		if err := resyncCommands(ctx, s, deps, rep); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
+		if err := resyncDownstreams(ctx, s, deps); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
+		if err := resyncUpdates(ctx, s, deps); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
 	}
 	log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(rep.Refused), "races": rep.Races,
 		"releases_repaired": rep.ReleasesRepaired, "drafts_checked": rep.DraftsChecked,

@@ -38,6 +38,8 @@ func commands() []command {
 		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", noStdin(runServe)},
 		{"render", "render a kpt package as kpt fn render does (same flags, output and errors), with porchbot's built-ins", noStdin(runRender)},
 		{"index", "build (or verify) the package index index.yaml of a repository, from a checkout or a git URL", noStdin(runIndex)},
+		{"update", "update a kpt package in place from its upstream, as kpt pkg update does (conflicts listed; --on-conflict)", noStdin(runUpdate)},
+		{"merge3", "the 3-way merge of kpt pkg update on three directories (--origin, --updated, --local, written in place); conflicts as a table or JSON", noStdin(runMerge3)},
 		{"validate-config", "check a .github/porchbot.yaml (file:line:col: message per problem)", noStdin(runValidateConfig)},
 		{"demo", "the narrated package lifecycle on the embedded local forge (--keep to explore it afterwards)", noStdin(runDemo)},
 		{"fn", "run a built-in function as a KRM exec function (ResourceList on stdin and stdout)",

@@ -31,6 +31,7 @@ const (
 const (
 	ConflictUpstream = "upstream" // as kpt pkg update does
 	ConflictLocal    = "local"
+	ConflictFail     = "fail" // no merge: the update pull request lists the conflicts
 )
 
 // variants[].adoptionPolicy and deletionPolicy values (PackageVariant's).
@@ -133,8 +134,9 @@ type Updates struct {
 	// Kptfile's upstream.updateStrategy (resource-merge by default, as kpt).
 	Strategy string
 	// OnConflict is the side taken where both sides changed the same
-	// field: ConflictUpstream (kpt's behaviour, the default) or
-	// ConflictLocal.
+	// field: ConflictUpstream (kpt's behaviour, the default),
+	// ConflictLocal, or ConflictFail (the update is not merged; the
+	// conflicts are listed instead).
 	OnConflict string
 }
 

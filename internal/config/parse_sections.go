@@ -309,7 +309,7 @@ func (d *decoder) updates(n *yaml.Node) {
 		}
 	}
 	if v := f["onConflict"]; v != nil {
-		if s, ok := d.r.Enum(v, "updates.onConflict", ConflictUpstream, ConflictLocal); ok {
+		if s, ok := d.r.Enum(v, "updates.onConflict", ConflictUpstream, ConflictLocal, ConflictFail); ok {
 			d.cfg.Updates.OnConflict = s
 		}
 	}

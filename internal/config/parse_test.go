@@ -117,7 +117,7 @@ func TestParseBadFiles(t *testing.T) {
 			`.github/porchbot.yaml:4:22: updates.labels: label "` + strings.Repeat("x", 51) + `" is longer than GitHub's 50 characters`}},
 		{"strategy", minimal + "updates: {strategy: resource-merg, onConflict: ours}\n", []string{
 			`.github/porchbot.yaml:3:21: updates.strategy: must be one of resource-merge, fast-forward, force-delete-replace, copy-merge, got "resource-merg" (did you mean "resource-merge"?)`,
-			`.github/porchbot.yaml:3:48: updates.onConflict: must be one of upstream, local, got "ours"`}},
+			`.github/porchbot.yaml:3:48: updates.onConflict: must be one of upstream, local, fail, got "ours"`}},
 		{"render function", minimal + "render:\n  validators:\n  - image: a\n    exec: b\n", []string{
 			`.github/porchbot.yaml:6:11: render.validators[0]: a function has "image" or "exec", not both`,
 			`.github/porchbot.yaml:6:11: render.validators[0].exec: exec function "b" is not declared in functions.exec (and the server's exec allowlist does not name it)`}},

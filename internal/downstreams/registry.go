@@ -1,6 +1,8 @@
 package downstreams
 
 import (
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -14,38 +16,88 @@ type Downstream struct {
 	Upstream kptfile.Git      // the Kptfile's upstream.git
 	Lock     *kptfile.GitLock // the Kptfile's upstreamLock.git, if any
 	Strategy string           // the Kptfile's upstream.updateStrategy, if any
+	// Dir is the package's path from the repository root (Package under
+	// packages.root).
+	Dir string
+	// InstallationID is the App installation of Repo.
+	InstallationID int64
+}
+
+// entry is a Downstream with its upstream's identity.
+type entry struct {
+	Downstream
+	key string // RepoID.String() of Upstream.Repo
+	dir string // NormalizeDir(Upstream.Directory)
 }
 
 // Registry maps upstream packages to their downstream packages. Safe for
 // concurrent use.
 type Registry struct {
 	mu     sync.RWMutex
-	byRepo map[string][]Downstream // downstream repo → its packages with an upstream
+	byRepo map[string][]entry // downstream repo (lower case) → its packages with an upstream
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{byRepo: map[string][]Downstream{}} }
+func NewRegistry() *Registry { return &Registry{byRepo: map[string][]entry{}} }
 
 // Replace records repo's packages with an upstream, as found on its
-// deployment branch, replacing what was known of it.
+// deployment branch, replacing what was known of it. Packages whose
+// upstream URL is not a remote repository are kept out (Find could never
+// return them).
 func (r *Registry) Replace(repo string, pkgs []Downstream) {
+	es := make([]entry, 0, len(pkgs))
+	for _, d := range pkgs {
+		id, err := ParseRepoURL(d.Upstream.Repo)
+		if err != nil {
+			continue
+		}
+		es = append(es, entry{Downstream: d, key: id.String(), dir: NormalizeDir(d.Upstream.Directory)})
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.byRepo[repo] = append([]Downstream(nil), pkgs...)
+	if len(es) == 0 {
+		delete(r.byRepo, strings.ToLower(repo))
+		return
+	}
+	r.byRepo[strings.ToLower(repo)] = es
 }
 
+// Forget drops everything known of repo (uninstalled, deleted).
+func (r *Registry) Forget(repo string) { r.Replace(repo, nil) }
+
 // Find returns the downstream packages whose upstream is the package at
-// directory dir of the repository at repoURL.
+// directory dir of the repository at repoURL, in any URL form
+// (ParseRepoURL) and directory form (NormalizeDir), sorted by repository
+// and package.
 func (r *Registry) Find(repoURL, dir string) []Downstream {
+	id, err := ParseRepoURL(repoURL)
+	if err != nil {
+		return nil
+	}
+	key, dir := id.String(), NormalizeDir(dir)
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	var out []Downstream
-	for _, pkgs := range r.byRepo {
-		for _, d := range pkgs {
-			if d.Upstream.Repo == repoURL && d.Upstream.Directory == dir {
-				out = append(out, d)
+	for _, es := range r.byRepo {
+		for _, e := range es {
+			if e.key == key && e.dir == dir {
+				out = append(out, e.Downstream)
 			}
 		}
 	}
+	r.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Repo != out[j].Repo {
+			return out[i].Repo < out[j].Repo
+		}
+		return out[i].Package < out[j].Package
+	})
 	return out
+}
+
+// Repos is the number of repositories with at least one downstream
+// package.
+func (r *Registry) Repos() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.byRepo)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func readFile(t *testing.T, dir, path string) string {
+func readFile(t testing.TB, dir, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
 	if err != nil {

@@ -22,12 +22,12 @@ import (
 // testdata/forge/seed.yaml (alice admin, bob write and in @acme/platform,
 // carol read; acme/catalog holding basens and network/upf; acme/edge-1).
 type world struct {
-	t   *testing.T
+	t   testing.TB
 	svc *service.Service
 	ctx context.Context
 }
 
-func newWorld(t *testing.T, extraArgs ...string) *world {
+func newWorld(t testing.TB, extraArgs ...string) *world {
 	t.Helper()
 	args := append([]string{"--listen", "127.0.0.1:0", "--forge-listen", "127.0.0.1:0",
 		"--data-dir", t.TempDir(), "--forge-seed", "../../testdata/forge/seed.yaml", "--resync-interval", "0"}, extraArgs...)

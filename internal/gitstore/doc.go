@@ -16,6 +16,12 @@
 // are written as loose objects straight into the cache; nothing is ever
 // checked out.
 //
+// With Options.AllowLocalAndSSH (the `porchbot update` CLI, never the bot,
+// whose remotes come from repository content), file:///PATH URLs, absolute
+// local paths and SSH remotes (ssh://, scp-like USER@HOST:PATH; the SSH
+// agent authenticates) are accepted too, cached under Dir/_local and
+// Dir/_ssh by a digest of the URL.
+//
 // # Observability
 //
 // Fetches and pushes are counted in metrics.GitOperations by operation

@@ -40,6 +40,11 @@ type Options struct {
 	// MaxTreeBytes bounds the total size of the files ReadTree returns
 	// (default DefaultMaxTreeBytes).
 	MaxTreeBytes int64
+	// AllowLocalAndSSH accepts file:// URLs, absolute local paths and SSH
+	// remotes besides HTTP(S) (SSH authenticates with the SSH agent). For
+	// the CLI only: the bot's remotes come from repository content and must
+	// never reach the local disk.
+	AllowLocalAndSSH bool
 }
 
 // Stats counts transport operations (requests to a remote) since New. Every
@@ -97,7 +102,7 @@ func New(opts Options) (*Store, error) {
 // Dir/HOST/OWNER/REPO.git when the first operation runs. It does not
 // contact the remote.
 func (s *Store) Repo(remoteURL string) (*Cache, error) {
-	loc, err := parseLocation(s.opts.Dir, remoteURL)
+	loc, err := s.locate(remoteURL)
 	if err != nil {
 		return nil, err
 	}

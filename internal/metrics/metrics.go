@@ -33,6 +33,19 @@ type Metrics struct {
 	RateLimitRemaining *prometheus.GaugeVec
 	// GitOperations counts git transport operations (fetch, push) by outcome.
 	GitOperations *prometheus.CounterVec
+	// UpdatePRs counts update pull request outcomes of upstream publishes
+	// and /porch upgrade, by state (opened, refreshed, current, waiting,
+	// held, declined, up-to-date, refused, failed).
+	UpdatePRs *prometheus.CounterVec
+	// UpdateQueueDepth is the number of downstream packages whose update
+	// is still to be made in the fan-outs under way.
+	UpdateQueueDepth prometheus.Gauge
+	// UpstreamsSkipped counts downstream packages left out of update
+	// discovery, by reason: not_remote (a local path), other_host (not on
+	// this GitHub host), not_installed (the App is not installed on the
+	// upstream repository), unreadable (the downstream's installation
+	// cannot read the upstream).
+	UpstreamsSkipped *prometheus.CounterVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -66,9 +79,21 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "git_operations_total",
 			Help: "git transport operations, by operation and outcome.",
 		}, []string{"operation", "outcome"}),
+		UpdatePRs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "update_prs",
+			Help: "Update pull request outcomes of upstream publishes, by state.",
+		}, []string{"state"}),
+		UpdateQueueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "update_queue_depth",
+			Help: "Downstream package updates waiting in the fan-outs under way.",
+		}),
+		UpstreamsSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "upstreams_skipped_total",
+			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
+		}, []string{"reason"}),
 	}
 	reg.MustRegister(m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
-		m.RateLimitRemaining, m.GitOperations,
+		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

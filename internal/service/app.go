@@ -13,25 +13,45 @@ import (
 	"github.com/porchbot/porchbot/internal/config"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/metrics"
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/settings"
 )
 
 // newApp puts the package lifecycle behind the event handlers.
-func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, log *logrus.Logger) *bot.App {
+func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, m *metrics.Metrics, log *logrus.Logger) *bot.App {
 	limits := s.ServerLimits()
 	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
 		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log}
+	installationFor := func(ctx context.Context, owner, repo string) (int64, error) {
+		return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
+	}
+	app.Web, app.InstallationFor = clients.URLs().Web, installationFor
+	app.Updates = newUpdateFanout(app, app, m)
+	if s.MutationSpacing > 0 {
+		// GitHub's hourly limit of content-creating calls (the local
+		// forge, with no spacing, has none).
+		app.Updates.Pacer = &lifecycle.UpdateBudget{Limit: lifecycle.DefaultUpdateBudget}
+	}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
-		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
-			return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
-		}}
+		InstallationFor: installationFor}
 	app.Comments = &bot.Commands{Runner: runner}
 	return app
+}
+
+// newUpdateFanout is the fan-out of publishes to downstream update pull
+// requests, finding downstreams with registry (the App's).
+func newUpdateFanout(app *bot.App, registry lifecycle.DownstreamFinder, m *metrics.Metrics) *lifecycle.UpdateFanout {
+	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render,
+		Releases: func(s *lifecycle.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
+	if m != nil {
+		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}
+	}
+	return f
 }
 
 // renderOptions are the render steps' settings: the server's bounds on

@@ -95,7 +95,8 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	if err != nil {
 		return fail(err)
 	}
-	out.App = newApp(s, out.Clients, out.Git, log)
+	out.App = newApp(s, out.Clients, out.Git, out.Metrics, log)
+	out.App.Metrics = out.Metrics
 	out.Bot, err = bot.NewServer(bot.Options{WebhookSecret: s.WebhookSecret, MaxBodyBytes: s.MaxBodyBytes,
 		QueueSize: s.QueueSize, Workers: s.Workers, DedupeSize: s.DedupeSize, Metrics: out.Metrics,
 		Logger: log, Ready: appCheck(out.Clients), Handlers: out.App.Handlers()})

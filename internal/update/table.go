@@ -1,18 +1,62 @@
 package update
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"text/tabwriter"
 )
 
-// WriteTable prints conflicts as the table the CLI and pull request bodies
-// show: file, resource, field, local value, upstream value, side taken.
-// (Placeholder layout; the engine work gives it its final form.)
+// tableCellMax bounds a value in the table: conflicts show a field, not a
+// document.
+const tableCellMax = 60
+
+// WriteTable prints conflicts as the table the CLIs and update pull request
+// bodies show: a header, then one aligned row per conflict (file, resource,
+// field, local value, upstream value, side taken). Nothing at all for no
+// conflict. A removed value shows as "(removed)", a long one is cut.
 func WriteTable(w io.Writer, cs []Conflict) error {
-	for _, c := range cs {
-		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.File, c.Resource, c.Field, c.Local, c.Upstream, c.Taken); err != nil {
-			return err
-		}
+	if len(cs) == 0 {
+		return nil
 	}
-	return nil
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tRESOURCE\tFIELD\tLOCAL\tUPSTREAM\tTAKEN")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(c.File), cell(c.Resource), cell(c.Field),
+			value(c.Local), value(c.Upstream), cell(c.Taken))
+	}
+	return tw.Flush()
+}
+
+// WriteJSON prints conflicts as a JSON array (`[]` for none), one object per
+// conflict with the fields of Conflict.
+func WriteJSON(w io.Writer, cs []Conflict) error {
+	if cs == nil {
+		cs = []Conflict{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cs)
+}
+
+func value(s string) string {
+	if s == "" {
+		return "(removed)"
+	}
+	return cell(s)
+}
+
+// cell keeps a value on one line and within tableCellMax runes.
+func cell(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > tableCellMax {
+		s = string(r[:tableCellMax-1]) + "…"
+	}
+	return s
 }

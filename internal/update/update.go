@@ -28,6 +28,10 @@ type Options struct {
 	// Lock, when set, is written as the merged Kptfile's upstreamLock, and
 	// its Ref as upstream.git.ref (the revision the package now tracks).
 	Lock *kptfile.GitLock
+	// Ref, when set, is written as upstream.git.ref instead of Lock.Ref:
+	// kpt records the ref as the user gave it ("v2") and the lock with the
+	// tag it resolved to ("app/v2").
+	Ref string
 }
 
 // Conflict is one field both the local package and the new upstream changed
@@ -54,8 +58,3 @@ var ErrConflicts = errors.New("conflicting changes")
 // ErrLocalChanges is wrapped by Merge's error when the fast-forward strategy
 // finds local changes.
 var ErrLocalChanges = errors.New("local package has changes")
-
-// Merge updates local from origin to updated with the given strategy.
-func Merge(origin, updated, local Files, opts Options) (Result, error) {
-	return Result{}, errors.New("update.Merge: not implemented yet")
-}

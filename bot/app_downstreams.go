@@ -1,0 +1,188 @@
+package bot
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Reasons an upstream is skipped (metrics.UpstreamsSkipped).
+const (
+	skipNotRemote    = "not_remote"
+	skipOtherHost    = "other_host"
+	skipNotInstalled = "not_installed"
+	skipUnreadable   = "unreadable"
+)
+
+// repoInstallations finds the App installation of a repository
+// (internal/github.Clients).
+type repoInstallations interface {
+	InstallationIDForRepo(ctx context.Context, fullName string) (int64, error)
+}
+
+// pushPayloadCommits is how many commits a push payload lists at most;
+// a push of more may change a Kptfile the payload does not show.
+const pushPayloadCommits = 20
+
+// IndexDownstreams records the packages of the session's deployment head
+// that track an upstream on this GitHub host in a repository where the App
+// is installed, replacing what the registry knew of the repository. Others
+// are skipped, each with a log line and metrics.UpstreamsSkipped. Resync
+// calls it (lifecycle.ResyncDownstreamHooks), and so does a push to the
+// deployment branch that changes a Kptfile.
+func (a *App) IndexDownstreams(ctx context.Context, s *lifecycle.Session) error {
+	found, err := lifecycle.DeploymentDownstreams(ctx, s)
+	if err != nil && found == nil {
+		return err
+	}
+	host := a.gitHost()
+	installed := map[string]bool{}
+	kept := make([]downstreams.Downstream, 0, len(found))
+	for _, d := range found {
+		id, perr := downstreams.ParseRepoURL(d.Upstream.Repo)
+		switch {
+		case perr != nil:
+			a.skipUpstream(s.Log, d, skipNotRemote, perr)
+			continue
+		case id.Host != host:
+			a.skipUpstream(s.Log, d, skipOtherHost, nil)
+			continue
+		}
+		owner, name := id.OwnerName()
+		full := owner + "/" + name
+		ok, seen := installed[full]
+		if !seen {
+			var ierr error
+			ok, ierr = a.upstreamInstalled(ctx, full)
+			installed[full] = ok
+			if !ok {
+				a.skipUpstream(s.Log, d, skipNotInstalled, ierr)
+			}
+		} else if !ok {
+			a.skipUpstream(s.Log, d, skipNotInstalled, nil)
+		}
+		if ok {
+			kept = append(kept, d)
+		}
+	}
+	a.registry().Replace(s.Repo.FullName(), kept)
+	s.Log.WithFields(logrus.Fields{"downstream_packages": len(kept), "skipped": len(found) - len(kept)}).
+		Debug("downstream packages indexed")
+	return err
+}
+
+// refreshDownstreamsOnPush indexes the repository again when a push to its
+// deployment branch changed a Kptfile (or may have: a forced push, a new
+// branch, more commits than the payload lists). Failures are logged: the
+// next resync repairs the index.
+func (a *App) refreshDownstreamsOnPush(ctx context.Context, s *lifecycle.Session, ev *github.PushEvent) {
+	if !pushMayChangeKptfile(ev) {
+		return
+	}
+	if err := a.IndexDownstreams(ctx, s); err != nil {
+		s.Log.WithError(err).Warn("downstream discovery on push failed")
+	}
+}
+
+func pushMayChangeKptfile(ev *github.PushEvent) bool {
+	if ev.GetForced() || ev.GetCreated() || len(ev.Commits) >= pushPayloadCommits {
+		return true
+	}
+	for _, c := range ev.Commits {
+		for _, list := range [][]string{c.Added, c.Modified, c.Removed} {
+			for _, p := range list {
+				if path.Base(p) == packages.KptfileName {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// DownstreamsOf returns the downstream packages, in installed repositories,
+// of the package at dir of the upstream repository (owner/name on this
+// GitHub host, whose installation is upstream.InstallationID). A downstream
+// whose installation cannot read the upstream repository is skipped, with
+// a log line and metrics.UpstreamsSkipped.
+func (a *App) DownstreamsOf(ctx context.Context, upstream lifecycle.Repo, dir string) []downstreams.Downstream {
+	found := a.registry().Find(a.Opener.GitURL(upstream.Owner, upstream.Name), dir)
+	readable := map[int64]bool{upstream.InstallationID: true}
+	out := found[:0:0]
+	for _, d := range found {
+		ok, seen := readable[d.InstallationID]
+		if !seen {
+			var err error
+			ok, err = a.installationReads(ctx, d.InstallationID, upstream)
+			readable[d.InstallationID] = ok
+			if !ok {
+				a.skipUpstream(a.logger(), d, skipUnreadable, err)
+				continue
+			}
+		} else if !ok {
+			a.skipUpstream(a.logger(), d, skipUnreadable, nil)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// installationReads: can installation id read the upstream repository?
+func (a *App) installationReads(ctx context.Context, id int64, upstream lifecycle.Repo) (bool, error) {
+	gh, err := a.Opener.Clients.Installation(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if _, _, err := gh.Repositories.Get(ctx, upstream.Owner, upstream.Name); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// upstreamInstalled: is the App installed on owner/name?
+func (a *App) upstreamInstalled(ctx context.Context, fullName string) (bool, error) {
+	ri, ok := a.Opener.Clients.(repoInstallations)
+	if !ok {
+		return true, nil // no way to tell: the lookup's read check still applies
+	}
+	if _, err := ri.InstallationIDForRepo(ctx, fullName); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// gitHost is the identity host of this GitHub's repositories.
+func (a *App) gitHost() string {
+	id, err := downstreams.ParseRepoURL(a.Opener.GitURL("o", "r"))
+	if err != nil {
+		return ""
+	}
+	return id.Host
+}
+
+func (a *App) skipUpstream(log logrus.FieldLogger, d downstreams.Downstream, reason string, err error) {
+	if a.Metrics != nil {
+		a.Metrics.UpstreamsSkipped.WithLabelValues(reason).Inc()
+	}
+	e := log.WithFields(logrus.Fields{"downstream": d.Repo, "package": d.Package,
+		"upstream": strings.TrimSpace(d.Upstream.Repo), "upstream_directory": d.Upstream.Directory, "reason": reason})
+	if err != nil {
+		e = e.WithError(err)
+	}
+	e.Info("upstream skipped by downstream discovery")
+}
+
+func (a *App) logger() logrus.FieldLogger {
+	if a.Log != nil {
+		return a.Log
+	}
+	return logrus.StandardLogger()
+}

@@ -1,0 +1,218 @@
+package lifecycle
+
+// Upstream updates (SPEC §6): when an upstream package publishes a
+// revision, each downstream package that tracks an older one gets an update
+// pull request on porch/update/<package> (update_pr.go), made of one commit
+// holding kpt's 3-way merge (internal/update) and, where the downstream
+// renders on push, the rendered result. This file plans the update of one
+// downstream package: the three trees, the merge, the render.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/update"
+)
+
+// UpstreamRevision is a published revision of an upstream package, read in
+// the upstream repository's session.
+type UpstreamRevision struct {
+	Session *Session
+	// Package is the package's name, Dir its path in the repository.
+	Package, Dir string
+	Revision     int
+	Commit       plumbing.Hash
+}
+
+// NewUpstreamRevision names revision n of pkg in s (the tag must be in
+// s's cache).
+func NewUpstreamRevision(ctx context.Context, s *Session, pkg string, n int) (UpstreamRevision, error) {
+	h, err := s.Git.ResolveRef(ctx, packages.TagRef(pkg, n))
+	if err != nil {
+		if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of `%s`", s.Repo.FullName(), n, pkg)
+		}
+		return UpstreamRevision{}, err
+	}
+	return UpstreamRevision{Session: s, Package: pkg, Dir: PackageDir(s.Config.Packages.Root, pkg), Revision: n, Commit: h}, nil
+}
+
+// Tag is the revision's tag name.
+func (u UpstreamRevision) Tag() string { return packages.TagName(u.Package, u.Revision) }
+
+// RepoURL is the repository as a downstream Kptfile records it (kpt pkg
+// get's form: the clone URL without ".git").
+func (u UpstreamRevision) RepoURL() string { return strings.TrimSuffix(u.Session.Git.URL(), ".git") }
+
+// Directory is the package directory as a Kptfile records it ("/dir").
+func (u UpstreamRevision) Directory() string { return "/" + strings.Trim(u.Dir, "/") }
+
+// UpdateOptions are the per-request choices of an update.
+type UpdateOptions struct {
+	// Strategy overrides updates.strategy and the Kptfile's ("" none).
+	Strategy string
+	// Render renders the merged package (the downstream renders on push).
+	Render RenderOptions
+	// RequestedBy names who asked (/porch upgrade), "" for a publish.
+	RequestedBy string
+}
+
+// UpdatePlan is the update of one downstream package to one upstream
+// revision.
+type UpdatePlan struct {
+	Upstream UpstreamRevision
+	// Package and Dir of the downstream package; Branch its update branch.
+	Package, Dir, Branch string
+	// From is the revision the package tracks (0: unknown), FromRef and
+	// FromCommit its upstreamLock's ref and commit.
+	From       int
+	FromRef    string
+	FromCommit plumbing.Hash
+	// Base is the deployment-branch commit the update is made on.
+	Base plumbing.Hash
+	// UpToDate: the package already tracks Upstream or a later revision.
+	UpToDate bool
+	// Strategy and OnConflict used.
+	Strategy, OnConflict string
+	// Files is the updated package; nil when the merge was refused
+	// (Refused says why: onConflict fail with conflicts, fast-forward
+	// over local changes).
+	Files     map[string][]byte
+	Refused   string
+	Conflicts []update.Conflict
+	// Resources is what the update changes in the downstream package.
+	Resources ResourcesDiff
+	// Rendered: the pipeline ran on the merged package; RenderErr is its
+	// failure (the merged package is proposed as is, the render check
+	// reports it).
+	Rendered  bool
+	RenderErr error
+	// RequestedBy is who asked (/porch upgrade), "" for a publish.
+	RequestedBy string
+}
+
+// merge3 is the merge engine (a variable so lifecycle tests can run before
+// the engine exists; production always uses update.Merge).
+var merge3 = update.Merge
+
+// PlanUpdate plans the update of the package pkg of the downstream session
+// ds to up, on ds's deployment branch head.
+func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
+	dir := packageDir(ds.Config, pkg)
+	p := &UpdatePlan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
+		RequestedBy: opts.RequestedBy}
+	local, err := loadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
+	if err != nil {
+		if errors.Is(err, errPackageMissing) {
+			return nil, requestErrorf("`%s` is not a package on `%s`", pkg, ds.DeploymentBranch)
+		}
+		return nil, fmt.Errorf("update %s: %w", pkg, err)
+	}
+	kf, err := kptfile.Parse(local[kptfile.FileName])
+	if err != nil {
+		return nil, requestErrorf("the Kptfile of `%s`: %v", pkg, err)
+	}
+	k := kf.Kptfile()
+	if k.Upstream == nil || k.Upstream.Git == nil {
+		return nil, requestErrorf("`%s` has no upstream in its Kptfile (`/porch clone` or `kpt pkg get` records one)", pkg)
+	}
+	if k.UpstreamLock == nil || k.UpstreamLock.Git == nil || !plumbing.IsHash(k.UpstreamLock.Git.Commit) {
+		return nil, requestErrorf("`%s` has no upstreamLock commit in its Kptfile: porchbot cannot tell what it was fetched from", pkg)
+	}
+	lock := k.UpstreamLock.Git
+	p.FromRef, p.FromCommit = lock.Ref, plumbing.NewHash(lock.Commit)
+	p.From = lockRevision(up.Package, lock.Ref)
+	if p.FromCommit == up.Commit || p.From >= up.Revision {
+		p.UpToDate = true
+		return p, nil
+	}
+	p.Strategy = firstNonEmpty(opts.Strategy, ds.Config.Updates.Strategy, k.Upstream.UpdateStrategy)
+	p.OnConflict = firstNonEmpty(ds.Config.Updates.OnConflict, config.ConflictUpstream)
+
+	origin, err := up.Session.Git.ReadTree(ctx, p.FromCommit, up.Dir)
+	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
+		return nil, fmt.Errorf("update %s: the upstream at %s: %w", pkg, abbrevHash(p.FromCommit), err)
+	}
+	updated, err := up.Session.Git.ReadTree(ctx, up.Commit, up.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("update %s: the upstream at %s: %w", pkg, up.Tag(), err)
+	}
+	newLock := &kptfile.GitLock{Repo: lock.Repo, Directory: lock.Directory, Ref: up.Tag(), Commit: up.Commit.String()}
+	res, err := merge3(update.Files(origin), update.Files(updated), update.Files(local),
+		update.Options{Strategy: p.Strategy, OnConflict: p.OnConflict, Lock: newLock})
+	p.Conflicts = res.Conflicts
+	switch {
+	case errors.Is(err, update.ErrConflicts):
+		p.Refused = fmt.Sprintf("`updates.onConflict` is `fail` and the update conflicts with local changes in %s", plurals(len(res.Conflicts), "field", "fields"))
+		return p, nil
+	case errors.Is(err, update.ErrLocalChanges):
+		p.Refused = "the `fast-forward` strategy refuses to update a package with local changes"
+		return p, nil
+	case err != nil:
+		return nil, fmt.Errorf("update %s to %s: %w", pkg, up.Tag(), err)
+	}
+	files := map[string][]byte(res.Files)
+	if commitOnPush(ds.Config) {
+		run := &renderRun{files: files}
+		if err := run.render(ctx, ds, dir, false, opts.Render); err != nil {
+			return nil, err
+		}
+		p.Rendered = true
+		if run.err != nil {
+			p.RenderErr = run.err
+		} else {
+			files = run.out
+		}
+	}
+	p.Files = files
+	p.Resources = DiffResources(local, files)
+	return p, nil
+}
+
+// commitOnPush: the repository commits the rendered result of a push
+// (render.onDraftPush: commit), so an update is rendered before it is pushed.
+func commitOnPush(cfg *config.Config) bool {
+	return cfg == nil || cfg.Render.OnDraftPush != config.OnDraftPushCheck
+}
+
+// lockRevision is the revision a lock ref names for upstream package pkg:
+// "<pkg>/vN" as porchbot and kpt record it, or the short "vN" of kpt pkg
+// get app@vN; 0 for a branch or a commit. pkg "" takes any package's tag.
+func lockRevision(pkg, ref string) int {
+	if p, n, ok := packages.ParseTagName(ref); ok && (p == pkg || pkg == "") {
+		return n
+	}
+	if n, ok := packages.ParseRevision(ref); ok {
+		return n
+	}
+	return 0
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// kptfileUpstream is the upstream.git a Kptfile names.
+func kptfileUpstream(data []byte) (*kptfile.Git, error) {
+	kf, err := kptfile.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("Kptfile: %w", err)
+	}
+	if u := kf.Kptfile().Upstream; u != nil && u.Git != nil && u.Git.Repo != "" {
+		return u.Git, nil
+	}
+	return nil, errors.New("the Kptfile names no upstream (`/porch clone` or `kpt pkg get` records one)")
+}

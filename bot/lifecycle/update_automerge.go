@@ -1,0 +1,61 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// AutomergePulls are the calls of an automerge (github.Client.PullRequests).
+type AutomergePulls interface {
+	Get(ctx context.Context, owner, repo string, number int) (*github.PullRequest, *github.Response, error)
+	Merge(ctx context.Context, owner, repo string, number int, commitMessage string, options *github.PullRequestOptions) (*github.PullRequestMergeResult, *github.Response, error)
+}
+
+// AutomergeUpdate merges update pull request n once its porchbot/approval
+// check passed on head (the approval verdict includes the render), when the
+// repository's updates.automerge is on. Only porchbot's own update commit
+// is merged, and only at head: GitHub refuses the merge when the head moved
+// (the compare-and-swap), and a pull request another replica merged first
+// is left as it is. The merge's pull_request event publishes as any merge.
+func AutomergeUpdate(ctx context.Context, s *Session, pulls AutomergePulls, n int, head plumbing.Hash, id Identity) (bool, error) {
+	if !s.Config.Updates.Automerge {
+		return false, nil
+	}
+	owner, repo := s.Repo.Owner, s.Repo.Name
+	pr, _, err := pulls.Get(ctx, owner, repo, n)
+	if err != nil {
+		return false, fmt.Errorf("automerge #%d: %w", n, err)
+	}
+	pkg, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef())
+	if !ok || pr.GetState() != "open" || pr.GetMerged() || IsForkPullRequest(s.Repo, pr) ||
+		pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetHead().GetSHA() != head.String() {
+		return false, nil
+	}
+	own, err := updateBranchState(ctx, s, head, &UpdatePlan{Package: pkg, Dir: packageDir(s.Config, pkg)}, id)
+	if err != nil {
+		return false, err
+	}
+	if !own.own {
+		s.Log.WithField("pull_request", n).Info("automerge: the update branch has commits porchbot did not make; left for a person to merge")
+		return false, nil
+	}
+	_, _, err = pulls.Merge(ctx, owner, repo, n, "", &github.PullRequestOptions{MergeMethod: "merge", SHA: head.String()})
+	if err != nil {
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusMethodNotAllowed || er.Response.StatusCode == http.StatusConflict) {
+			s.Log.WithError(err).WithField("pull_request", n).Info("automerge: not mergeable now (merged by another replica, or the head moved)")
+			return false, nil
+		}
+		return false, fmt.Errorf("automerge #%d: %w", n, err)
+	}
+	s.Log.WithFields(logrus.Fields{"pull_request": n, "head": head.String()}).Info("automerged the update pull request")
+	return true, nil
+}

@@ -1,0 +1,298 @@
+package lifecycle
+
+// The fan-out of a publish: every downstream package of the published
+// upstream package, in every repository where the App is installed, gets
+// its update pull request (update.go plans it, update_pr.go makes it).
+// Downstreams come from a registry kept current from pushes and resync
+// (internal/downstreams), never from a scan per publish. Repositories are
+// handled one after the other; the API transport spaces porchbot's
+// content-creating calls across the whole process (internal/github:
+// mutation spacing, Retry-After and rate limits), so one publish to many
+// repositories stays within GitHub's secondary limits.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// DownstreamFinder finds the downstream packages, in installed
+// repositories that can read it, of the package at directory dir of the
+// upstream repository (the App's registry, bot.App.DownstreamsOf).
+type DownstreamFinder interface {
+	DownstreamsOf(ctx context.Context, upstream Repo, dir string) []downstreams.Downstream
+}
+
+// UpdateMetrics observes the fan-out (internal/metrics: update_prs{state},
+// update_queue_depth).
+type UpdateMetrics interface {
+	Outcome(state string)
+	Queued(delta int)
+}
+
+// UpstreamReleases lists the upstream repository's releases (satisfied by
+// github.Client.Repositories).
+type UpstreamReleases interface {
+	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
+}
+
+// UpdateFanout opens the update pull requests of upstream publishes.
+type UpdateFanout struct {
+	Finder DownstreamFinder
+	// Open opens a downstream repository ("owner/name") as the App.
+	Open func(ctx context.Context, fullName string) (*Session, error)
+	// API is the update calls in a downstream session.
+	API func(s *Session) UpdateAPI
+	// Releases lists the upstream's releases (nil: no release notes).
+	Releases func(s *Session) UpstreamReleases
+	Render   RenderOptions
+	Metrics  UpdateMetrics
+	// Pacer keeps the updates within GitHub's hourly limit of
+	// content-creating calls (nil: unpaced, as on the local forge).
+	Pacer UpdatePacer
+}
+
+// UpdateResult is the outcome of one downstream package.
+type UpdateResult struct {
+	Repo, Package string
+	Outcome       *UpdateOutcome
+	Err           error
+}
+
+// Published fans the published revisions of s out to their downstream
+// packages. Each package's failure is logged and returned (joined); the
+// others go on.
+func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []PublishedRevision) ([]UpdateResult, error) {
+	if f == nil || f.Finder == nil || f.Open == nil {
+		return nil, nil
+	}
+	var results []UpdateResult
+	var errs []error
+	for _, r := range revs {
+		up := UpstreamRevision{Session: s, Package: r.Package, Dir: PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision, Commit: r.Commit}
+		res, err := f.fanOut(ctx, up)
+		results = append(results, res...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// Downstreams are the downstream packages of up, by repository, repository
+// order fixed (replicas work through them in the same order).
+func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string) {
+	pkgs = map[string][]string{}
+	seen := map[string]bool{}
+	for _, d := range f.Finder.DownstreamsOf(ctx, up.Session.Repo, up.Directory()) {
+		if strings.EqualFold(d.Repo, up.Session.Repo.FullName()) && d.Package == up.Package {
+			continue // a package that names itself as its upstream
+		}
+		key := d.Repo + "\x00" + d.Package
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if len(pkgs[d.Repo]) == 0 {
+			repos = append(repos, d.Repo)
+		}
+		pkgs[d.Repo] = append(pkgs[d.Repo], d.Package)
+	}
+	sort.Strings(repos)
+	return repos, pkgs
+}
+
+func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]UpdateResult, error) {
+	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag()})
+	repos, pkgs := f.downstreams(ctx, up)
+	total := 0
+	for _, r := range repos {
+		total += len(pkgs[r])
+	}
+	if total == 0 {
+		log.Debug("no downstream package tracks this package")
+		return nil, nil
+	}
+	f.queued(total)
+	notes := f.notesSource(ctx, up)
+	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
+	var results []UpdateResult
+	var errs []error
+	for _, repo := range repos {
+		ds, err := f.Open(ctx, repo)
+		for _, pkg := range pkgs[repo] {
+			res := UpdateResult{Repo: repo, Package: pkg, Err: err}
+			if err == nil {
+				res.Outcome, res.Err = f.updateOne(ctx, ds, pkg, up, UpdateOptions{Render: f.Render}, notes)
+			}
+			f.queued(-1)
+			state := "failed"
+			if res.Err != nil {
+				errs = append(errs, fmt.Errorf("update %s in %s: %w", pkg, repo, res.Err))
+				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Warn("update failed")
+			} else {
+				state = res.Outcome.State
+			}
+			if f.Metrics != nil {
+				f.Metrics.Outcome(state)
+			}
+			results = append(results, res)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// Upgrade is /porch upgrade: the update of pkg in ds to revision to of its
+// upstream (0: the latest), on the same path as a publish's.
+func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to int, opts UpdateOptions) (*UpdateOutcome, *UpdatePlan, error) {
+	if f == nil || f.Open == nil {
+		return nil, nil, requestErrorf("upstream updates are not configured on this server")
+	}
+	if err := packages.ValidateName(pkg); err != nil {
+		return nil, nil, requestErrorf("%v", err)
+	}
+	up, err := f.upstreamOf(ctx, ds, pkg, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Render = f.Render
+	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := f.propose(ctx, ds, plan, f.notesSource(ctx, up))
+	if f.Metrics != nil && err == nil {
+		f.Metrics.Outcome(out.State)
+	}
+	return out, plan, err
+}
+
+func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.propose(ctx, ds, plan, notes)
+}
+
+func (f *UpdateFanout) propose(ctx context.Context, ds *Session, plan *UpdatePlan, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+	api := f.API(ds)
+	if plan.UpToDate {
+		return &UpdateOutcome{State: UpdateUpToDate, Branch: plan.Branch}, nil
+	}
+	if f.Pacer != nil {
+		if err := f.Pacer.Wait(ctx, UpdateContentCalls); err != nil {
+			return nil, fmt.Errorf("update %s: waiting for GitHub's hourly budget: %w", plan.Package, err)
+		}
+	}
+	return ProposeUpdate(ctx, ds, api, plan, notes(plan.From, plan.Upstream.Revision))
+}
+
+// upstreamOf resolves the upstream of package pkg of ds at revision to
+// (0: the latest published).
+func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, to int) (UpstreamRevision, error) {
+	dir := packageDir(ds.Config, pkg)
+	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
+	if err != nil {
+		return UpstreamRevision{}, err
+	}
+	if !ok {
+		return UpstreamRevision{}, requestErrorf("`%s` is not a package on `%s`", pkg, ds.DeploymentBranch)
+	}
+	git, err := kptfileUpstream(data)
+	if err != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: %v", pkg, err)
+	}
+	id, err := downstreams.ParseRepoURL(git.Repo)
+	if err != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: the upstream repository %q: %v", pkg, git.Repo, err)
+	}
+	owner, repo := id.OwnerName()
+	upDir := strings.Trim(git.Directory, "/")
+	// The repository on this GitHub (the downstream's host), not one of
+	// the same name elsewhere.
+	if here, err := downstreams.ParseRepoURL(ds.Git.URL()); err != nil || here.Host != id.Host {
+		return UpstreamRevision{}, requestErrorf("`%s`: its upstream %s is not on this GitHub", pkg, git.Repo)
+	}
+	if checkRepoName(owner, repo) != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: the upstream repository %q is not a GitHub repository", pkg, git.Repo)
+	}
+	us, err := f.Open(ctx, owner+"/"+repo)
+	if err != nil {
+		return UpstreamRevision{}, requestErrorf("`%s`: porchbot cannot read its upstream %s: %v", pkg, git.Repo, err)
+	}
+	// Only what the downstream's own installation may read is brought
+	// into it: a Kptfile naming a private repository of another
+	// installation reads nothing from there (the fan-out's lookup applies
+	// the same rule, App.DownstreamsOf).
+	if us.Repo.InstallationID != ds.Repo.InstallationID {
+		if ds.GH == nil {
+			return UpstreamRevision{}, requestErrorf("`%s`: its upstream %s belongs to another installation", pkg, git.Repo)
+		}
+		if _, _, err := ds.GH.Repositories.Get(ctx, us.Repo.Owner, us.Repo.Name); err != nil {
+			return UpstreamRevision{}, requestErrorf("`%s`: the App's installation on %s cannot read its upstream %s", pkg, ds.Repo.FullName(), git.Repo)
+		}
+	}
+	upPkg := upDir
+	if root := strings.Trim(us.Config.Packages.Root, "/"); root != "" && root != "." {
+		upPkg = strings.TrimPrefix(strings.TrimPrefix(upDir, root), "/")
+	}
+	if to == 0 {
+		revs, err := us.publishedRevisions(ctx, upPkg)
+		if err != nil {
+			return UpstreamRevision{}, err
+		}
+		if len(revs) == 0 {
+			return UpstreamRevision{}, requestErrorf("the upstream `%s` of `%s` has no published revision", upPkg, pkg)
+		}
+		to = packages.Latest(revs)
+	}
+	return NewUpstreamRevision(ctx, us, upPkg, to)
+}
+
+// notesSource lists the upstream's releases once per fan-out and returns
+// the notes of the revisions after from up to to.
+func (f *UpdateFanout) notesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
+	byTag := map[string]*github.RepositoryRelease{}
+	if f.Releases != nil && up.Session.GH != nil {
+		rels, _, err := f.Releases(up.Session).ListReleases(ctx, up.Session.Repo.Owner, up.Session.Repo.Name, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			up.Session.Log.WithError(err).Warn("could not list the upstream releases; update pull requests go without release notes")
+		}
+		for _, r := range rels {
+			byTag[r.GetTagName()] = r
+		}
+	}
+	return func(from, to int) []UpstreamNote {
+		if from <= 0 || from >= to {
+			from = to - 1
+		}
+		if to-from > 50 {
+			from = to - 50
+		}
+		var out []UpstreamNote
+		for n := from + 1; n <= to; n++ {
+			tag := packages.TagName(up.Package, n)
+			r, ok := byTag[tag]
+			if !ok {
+				continue
+			}
+			out = append(out, UpstreamNote{Revision: n, Tag: tag, URL: r.GetHTMLURL(), Body: r.GetBody()})
+		}
+		return out
+	}
+}
+
+func (f *UpdateFanout) queued(delta int) {
+	if f.Metrics != nil {
+		f.Metrics.Queued(delta)
+	}
+}

@@ -1,0 +1,460 @@
+package lifecycle
+
+// The update branch and pull request of one downstream package.
+//
+// The branch porch/update/<package> holds one porchbot commit on the
+// deployment branch's head; a later upstream revision replaces it (pushed
+// with the old commit as the lease, so a push by anyone else in between is
+// never overwritten). Creating the branch is a create-only push and
+// creating the pull request is refused by GitHub when one is open for the
+// branch: the two compare-and-swaps that keep replicas to one branch and
+// one pull request per package. A branch someone else pushed to is left
+// alone: its pull request gets one comment per revision saying what the
+// update would have changed. A pull request closed unmerged names its
+// revision in its body: porchbot opens none again until a newer one.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// UpdateReviewers requests reviewers (satisfied by github.Client.PullRequests).
+type UpdateReviewers interface {
+	RequestReviewers(ctx context.Context, owner, repo string, number int, reviewers github.ReviewersRequest) (*github.PullRequest, *github.Response, error)
+}
+
+// UpdateClaims creates refs (satisfied by github.Client.Git): a comment
+// porchbot must post once per revision is claimed first by creating a ref
+// named for it, the compare-and-swap that keeps replicas to one comment.
+type UpdateClaims interface {
+	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
+}
+
+// UpdateIssues opens the issue that lists the conflicts of an update
+// refused without an open pull request (github.Client.Issues).
+type UpdateIssues interface {
+	Create(ctx context.Context, owner, repo string, issue *github.IssueRequest) (*github.Issue, *github.Response, error)
+}
+
+// UpdateAPI is the GitHub surface of update pull requests in a downstream
+// repository.
+type UpdateAPI struct {
+	Proposal  ProposalAPI
+	Reviewers UpdateReviewers
+	Claims    UpdateClaims
+	Issues    UpdateIssues
+	// Web is the GitHub web base URL for links in bodies ("" none).
+	Web string
+	// Identity is who porchbot's commits are by.
+	Identity Identity
+}
+
+// NewUpdateAPI takes the services of a go-github client.
+func NewUpdateAPI(gh *github.Client, proposal ProposalAPI) UpdateAPI {
+	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
+}
+
+// Update outcomes.
+const (
+	UpdateOpened    = "opened"     // a new pull request
+	UpdateRefreshed = "refreshed"  // the open pull request now proposes this revision
+	UpdateCurrent   = "current"    // the branch already held this update (another replica, a redelivery)
+	UpdateWaiting   = "waiting"    // pushed; the pull request waits for updates.prConcurrentLimit
+	UpdateHeld      = "held"       // someone else pushed to the branch: commented, not overwritten
+	UpdateDeclined  = "declined"   // a pull request for this revision was closed unmerged
+	UpdateUpToDate  = "up-to-date" // the package tracks this revision or a later one
+	UpdateRefused   = "refused"    // onConflict fail or fast-forward: conflicts listed, nothing pushed
+)
+
+// UpdateOutcome is what ProposeUpdate did.
+type UpdateOutcome struct {
+	State  string
+	PR     *github.PullRequest
+	Head   plumbing.Hash
+	Branch string
+	// Commented: this call posted a comment (or opened Issue).
+	Commented bool
+	// Issue lists the conflicts of a refused update without a pull request.
+	Issue int
+}
+
+// ProposeUpdate makes plan's update branch and pull request in ds.
+// limit is updates.prConcurrentLimit (0: none).
+func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *UpdatePlan, notes []UpstreamNote) (*UpdateOutcome, error) {
+	out := &UpdateOutcome{Branch: plan.Branch}
+	log := ds.Log.WithFields(logrus.Fields{"package": plan.Package, "ref": plan.Branch, "upstream": plan.Upstream.Tag()})
+	if plan.UpToDate {
+		out.State = UpdateUpToDate
+		return out, nil
+	}
+	owner, repo := ds.Repo.Owner, ds.Repo.Name
+	// One call: every pull request of the repository's recent ones, for
+	// this branch's open and closed ones and the count of open updates.
+	prs, _, err := api.Proposal.Pulls.List(ctx, owner, repo, &github.PullRequestListOptions{State: "all",
+		Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return nil, fmt.Errorf("update %s: list pull requests: %w", plan.Package, err)
+	}
+	var open *github.PullRequest
+	openUpdates, declined := 0, 0
+	for _, pr := range prs {
+		head := pr.GetHead().GetRef()
+		if _, ok := packages.ParseUpdateBranchName(head); !ok || IsForkPullRequest(ds.Repo, pr) {
+			continue
+		}
+		if pr.GetState() == "open" {
+			openUpdates++
+		}
+		if head != plan.Branch {
+			continue
+		}
+		switch {
+		case pr.GetState() == "open":
+			open = pr
+		case pr.MergedAt == nil && !pr.GetMerged():
+			declined = max(declined, updateMarkerRevision(pr.GetBody()))
+		}
+	}
+	if open == nil && declined >= plan.Upstream.Revision {
+		log.WithField("declined", declined).Info("an update pull request for this revision was closed unmerged; not opening another")
+		out.State = UpdateDeclined
+		return out, nil
+	}
+	body := UpdateBody(plan, api.Web, notes)
+	if plan.Files == nil {
+		return refusedUpdate(ctx, ds, api, plan, open, body, out)
+	}
+
+	head, err := branchHead(ctx, ds, plan.Branch)
+	if err != nil {
+		return nil, err
+	}
+	held := false
+	res, err := ds.CommitUnderLease(ctx, api.Identity, plan.Branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+		if !head.IsZero() {
+			st, err := updateBranchState(ctx, ds, head, plan, api.Identity)
+			if err != nil {
+				return nil, err
+			}
+			if !st.own {
+				held = true
+				return nil, nil
+			}
+			if st.revision >= plan.Upstream.Revision && st.base == plan.Base {
+				return nil, nil // this update is there already
+			}
+		}
+		return &PackageCommit{Parent: plan.Base, Dir: plan.Dir, Files: plan.Files, Message: updateCommitMessage(plan),
+			Trailer: updateTrailer(plan), Exclusive: head.IsZero()}, nil
+	})
+	switch {
+	case errors.Is(err, gitstore.ErrNoChanges):
+		out.State = UpdateUpToDate
+		return out, nil
+	case err != nil:
+		return nil, fmt.Errorf("update %s: %w", plan.Package, err)
+	}
+	out.Head = res.Head
+	if held {
+		out.State = UpdateHeld
+		out.PR = open
+		if open != nil {
+			if out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), res.Head, heldMarker(plan), heldComment(plan)); err != nil {
+				return out, err
+			}
+		}
+		log.WithField("commented", out.Commented).Info("update branch has commits porchbot did not make; not overwriting it")
+		return out, nil
+	}
+	switch {
+	case open != nil:
+		out.PR, out.State = open, UpdateRefreshed
+		if !res.Pushed {
+			out.State = UpdateCurrent
+		}
+		if open.GetBody() != body || open.GetTitle() != updateTitle(plan) {
+			if _, _, err := api.Proposal.Pulls.Edit(ctx, owner, repo, open.GetNumber(), &github.PullRequest{
+				Title: github.String(updateTitle(plan)), Body: github.String(body)}); err != nil {
+				return out, fmt.Errorf("update %s: edit #%d: %w", plan.Package, open.GetNumber(), err)
+			}
+		}
+	case ds.Config.Updates.PRConcurrentLimit > 0 && openUpdates >= ds.Config.Updates.PRConcurrentLimit:
+		out.State = UpdateWaiting
+		log.WithField("open_updates", openUpdates).Info("update pull request waits: updates.prConcurrentLimit reached")
+		return out, nil
+	default:
+		if err := openUpdatePR(ctx, ds, api, plan.Package, plan.Branch, updateTitle(plan), body, plan.RequestedBy, out); err != nil {
+			return out, err
+		}
+	}
+	log.WithFields(logrus.Fields{"state": out.State, "pull_request": out.PR.GetNumber(), "head": out.Head.String()}).Info("update pull request")
+	return out, nil
+}
+
+// openUpdatePR opens the pull request of an update branch and labels it
+// (porch/proposed and updates.labels), asking updates.reviewers. Another
+// replica's pull request for the same branch is found, not doubled.
+func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, out *UpdateOutcome) error {
+	pr, created, err := createProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
+		Head: github.String(branch), Base: github.String(ds.DeploymentBranch), Body: github.String(body)})
+	if err != nil {
+		return fmt.Errorf("update %s: %w", pkg, err)
+	}
+	out.PR, out.State = pr, UpdateOpened
+	if !created {
+		out.State = UpdateCurrent
+		return nil
+	}
+	// Who asked: the /porch upgrade commenter, or nobody but porchbot for
+	// a publish (every approver's approval counts then).
+	requester, how := requestedBy, "/porch upgrade"
+	if requester == "" {
+		requester, how = api.Proposal.botLogin(), "an upstream publish"
+	}
+	if err := recordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
+		return fmt.Errorf("update %s: %w", pkg, err)
+	}
+	labels := append([]string{packages.LabelProposed}, ds.Config.Updates.Labels...)
+	if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), labels); err != nil {
+		return fmt.Errorf("update %s: label #%d: %w", pkg, pr.GetNumber(), err)
+	}
+	if rs := ds.Config.Updates.Reviewers; len(rs) > 0 && api.Reviewers != nil {
+		var req github.ReviewersRequest
+		for _, r := range rs {
+			if r.IsTeam() {
+				req.TeamReviewers = append(req.TeamReviewers, r.Team)
+			} else {
+				req.Reviewers = append(req.Reviewers, r.Login)
+			}
+		}
+		if _, _, err := api.Reviewers.RequestReviewers(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), req); err != nil {
+			ds.Log.WithError(err).WithField("pull_request", pr.GetNumber()).Warn("could not request the update reviewers")
+		}
+	}
+	return nil
+}
+
+// refusedUpdate lists the conflicts of an update that was not merged
+// (onConflict fail, fast-forward over local changes), once per revision:
+// as a comment on the open update pull request, or else in an issue
+// (nothing is pushed: there is no update to propose).
+func refusedUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *UpdatePlan, open *github.PullRequest, body string, out *UpdateOutcome) (*UpdateOutcome, error) {
+	out.State, out.PR = UpdateRefused, open
+	ds.Log.WithFields(logrus.Fields{"package": plan.Package, "upstream": plan.Upstream.Tag(), "conflicts": len(plan.Conflicts)}).
+		Warn("update not merged: " + plan.Refused)
+	var err error
+	if open != nil {
+		out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), plumbing.NewHash(open.GetHead().GetSHA()), refusedMarker(plan), body)
+		return out, err
+	}
+	m := refusedMarker(plan)
+	if api.Claims != nil {
+		_, _, err := api.Claims.CreateRef(ctx, ds.Repo.Owner, ds.Repo.Name, &github.Reference{Ref: github.String(m.ref(0)),
+			Object: &github.GitObject{SHA: github.String(plan.Base.String())}})
+		if publishAlreadyExists(err) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("claim the issue %s: %w", m.ref(0), err)
+		}
+	}
+	if api.Issues == nil {
+		return out, nil
+	}
+	is, _, err := api.Issues.Create(ctx, ds.Repo.Owner, ds.Repo.Name, &github.IssueRequest{
+		Title: github.String(fmt.Sprintf("%s: not updated (conflicts)", updateTitle(plan))), Body: github.String(m.String() + "\n" + body),
+		Labels: &ds.Config.Updates.Labels})
+	if err != nil {
+		return out, fmt.Errorf("update %s: open the conflicts issue: %w", plan.Package, err)
+	}
+	out.Issue, out.Commented = is.GetNumber(), true
+	return out, nil
+}
+
+// updateBranch is what porchbot knows of an update branch's head.
+type updateBranch struct {
+	own      bool          // porchbot's update commit
+	revision int           // the upstream revision its Kptfile locks
+	base     plumbing.Hash // its parent
+}
+
+// updateBranchState reads the head of an update branch: porchbot's own
+// update commit (its author and kpt: trailer, one commit on the deployment
+// branch's history), the revision its package locks and the commit it was
+// made on.
+func updateBranchState(ctx context.Context, ds *Session, head plumbing.Hash, plan *UpdatePlan, id Identity) (updateBranch, error) {
+	if id.Name == "" {
+		id = DefaultIdentity
+	}
+	var st updateBranch
+	msg, author, err := commitMessage(ctx, ds.Git, head)
+	if err != nil {
+		return st, err
+	}
+	t, ok := packages.FindTrailer(msg)
+	st.own = ok && author == id.Name && t.Package == plan.Package && t.Task != nil && t.Task.Type == packages.TaskUpgrade
+	if !st.own {
+		return st, nil
+	}
+	err = ds.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(head)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", head, err)
+		}
+		if len(c.ParentHashes) != 1 || ds.DeploymentHead.IsZero() {
+			st.own = false
+			return nil
+		}
+		st.base = c.ParentHashes[0]
+		// porchbot makes one commit on the deployment branch: a head on
+		// top of anything else (someone's commit under a look-alike of
+		// porchbot's) is not its own.
+		if st.base == ds.DeploymentHead {
+			return nil
+		}
+		parent, err := repo.CommitObject(st.base)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", st.base, err)
+		}
+		dep, err := repo.CommitObject(ds.DeploymentHead)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", ds.DeploymentHead, err)
+		}
+		st.own, err = parent.IsAncestor(dep)
+		return err
+	})
+	if err != nil || !st.own {
+		return st, err
+	}
+	if data, ok, err := ds.ReadFile(ctx, head, plan.Dir+"/"+kptfile.FileName); err == nil && ok {
+		if kf, err := kptfile.Parse(data); err == nil && kf.Kptfile().UpstreamLock != nil && kf.Kptfile().UpstreamLock.Git != nil {
+			st.revision = lockRevision(plan.Upstream.Package, kf.Kptfile().UpstreamLock.Git.Ref)
+		}
+	}
+	return st, nil
+}
+
+// branchHead is a branch's head in the session's cache (ZeroHash: none).
+func branchHead(ctx context.Context, s *Session, branch string) (plumbing.Hash, error) {
+	h, err := s.Git.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
+	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	return h, err
+}
+
+func updateTitle(plan *UpdatePlan) string {
+	return fmt.Sprintf("Update %s to %s", plan.Package, plan.Upstream.Tag())
+}
+
+func updateCommitMessage(plan *UpdatePlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nUpstream %s %s → %s (%s), strategy %s.", updateTitle(plan), plan.Upstream.RepoURL()+plan.Upstream.Directory(),
+		plan.FromRef, plan.Upstream.Tag(), plan.Upstream.Commit, firstNonEmpty(plan.Strategy, "resource-merge"))
+	if len(plan.Conflicts) > 0 {
+		fmt.Fprintf(&b, " %s, resolved to %s.", plurals(len(plan.Conflicts), "conflict", "conflicts"), plan.OnConflict)
+	}
+	if plan.Rendered {
+		b.WriteString(" Rendered.")
+	}
+	return b.String()
+}
+
+// updateTrailer is Porch's trailer of an upgrade task.
+func updateTrailer(plan *UpdatePlan) packages.Trailer {
+	spec, _ := json.Marshal(map[string]any{
+		"oldUpstream": map[string]any{"type": kptfile.OriginGit, "git": map[string]string{"repo": plan.Upstream.RepoURL(),
+			"directory": plan.Upstream.Directory(), "ref": plan.FromRef}},
+		"newUpstream": map[string]any{"type": kptfile.OriginGit, "git": map[string]string{"repo": plan.Upstream.RepoURL(),
+			"directory": plan.Upstream.Directory(), "ref": plan.Upstream.Tag()}},
+		"strategy": firstNonEmpty(plan.Strategy, kptfile.ResourceMerge)})
+	return packages.Trailer{Package: plan.Package, Revision: "0", Task: &packages.Task{Type: packages.TaskUpgrade, Spec: spec}}
+}
+
+// updateCommentMarker is the hidden line of a once-per-revision comment of
+// kind on an update pull request.
+type updateCommentMarker struct{ kind, tag string }
+
+func (m updateCommentMarker) String() string {
+	return fmt.Sprintf("<!-- porchbot:update-%s %s -->", m.kind, m.tag)
+}
+
+// ref is the claim of the comment in pull request n.
+func (m updateCommentMarker) ref(n int) string {
+	return fmt.Sprintf("refs/porchbot/comments/%d/update-%s/%s", n, m.kind, m.tag)
+}
+
+func heldMarker(plan *UpdatePlan) updateCommentMarker {
+	return updateCommentMarker{"held", plan.Upstream.Tag()}
+}
+
+func refusedMarker(plan *UpdatePlan) updateCommentMarker {
+	return updateCommentMarker{"refused", plan.Upstream.Tag()}
+}
+
+// heldComment says what the update to a new revision would have changed on
+// a branch someone else pushed to.
+func heldComment(plan *UpdatePlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nUpstream `%s` published `%s`. `%s` has commits porchbot did not make, so porchbot did not overwrite it. "+
+		"The update would have changed:\n\n", heldMarker(plan), plan.Upstream.Package, plan.Upstream.Tag(), plan.Branch)
+	if plan.Resources.Empty() {
+		b.WriteString("No resource.\n")
+	}
+	relNotesResources(&b, "Added", plan.Resources.Added)
+	relNotesResources(&b, "Changed", plan.Resources.Changed)
+	relNotesResources(&b, "Removed", plan.Resources.Removed)
+	if len(plan.Conflicts) > 0 {
+		b.WriteString("\nConflicts:\n\n" + ConflictsMarkdown(plan.Conflicts))
+	}
+	fmt.Fprintf(&b, "\nDelete the branch (or close this pull request and delete it) and comment `/porch upgrade %s` for porchbot's update.\n", plan.Package)
+	return b.String()
+}
+
+// commentOnce posts body on pull request n once: the comment is claimed
+// by creating the marker's ref (on at, any commit of the repository);
+// whoever finds it created already (another replica, an earlier run)
+// does not comment. Without Claims, porchbot's comments are searched for
+// the marker instead.
+func commentOnce(ctx context.Context, s *Session, api UpdateAPI, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
+	owner, repo := s.Repo.Owner, s.Repo.Name
+	if api.Claims != nil {
+		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
+			Object: &github.GitObject{SHA: github.String(at.String())}})
+		if publishAlreadyExists(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("claim the comment %s on #%d: %w", marker.ref(n), n, err)
+		}
+	} else {
+		cs, _, err := api.Proposal.Issues.ListComments(ctx, owner, repo, n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
+		if err != nil {
+			return false, fmt.Errorf("comments of #%d: %w", n, err)
+		}
+		for _, c := range cs {
+			if api.Proposal.isBot(c.GetUser()) && strings.Contains(c.GetBody(), marker.String()) {
+				return false, nil
+			}
+		}
+	}
+	if !strings.Contains(body, marker.String()) {
+		body = marker.String() + "\n" + body
+	}
+	if _, _, err := api.Proposal.Issues.CreateComment(ctx, owner, repo, n, &github.IssueComment{Body: github.String(body)}); err != nil {
+		return false, fmt.Errorf("comment on #%d: %w", n, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,82 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// Update pull requests beyond updates.prConcurrentLimit wait as pushed
+// branches without a pull request: durable, and the same for every
+// replica. When an update pull request closes, the waiting ones are opened,
+// oldest package name first, as the limit allows.
+
+// WaitingUpdates lists the packages of s whose update branch is porchbot's
+// and has no open pull request, at most limit of them ("" none).
+func WaitingUpdates(ctx context.Context, s *Session, pulls ProposalPulls, id Identity) ([]string, int, error) {
+	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/"+packages.UpdateBranch(""))
+	if err != nil {
+		return nil, 0, err
+	}
+	prs, _, err := pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{State: "open",
+		Base: s.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list pull requests: %w", err)
+	}
+	open := map[string]bool{}
+	for _, pr := range prs {
+		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !IsForkPullRequest(s.Repo, pr) {
+			open[pr.GetHead().GetRef()] = true
+		}
+	}
+	var waiting []string
+	for _, r := range refs {
+		branch := strings.TrimPrefix(r.Name().String(), "refs/remotes/origin/")
+		pkg, ok := packages.ParseUpdateBranchName(branch)
+		if !ok || open[branch] {
+			continue
+		}
+		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: packageDir(s.Config, pkg)}, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if st.own && st.revision > 0 {
+			waiting = append(waiting, pkg)
+		}
+	}
+	return waiting, len(open), nil
+}
+
+// OpenWaiting opens the pull requests of waiting updates of ds (after an
+// update pull request closed), through Upgrade: each is planned again on
+// the current deployment branch, to the upstream's latest revision.
+func (f *UpdateFanout) OpenWaiting(ctx context.Context, ds *Session) error {
+	if f == nil || f.Open == nil {
+		return nil
+	}
+	api := f.API(ds)
+	waiting, open, err := WaitingUpdates(ctx, ds, api.Proposal.Pulls, api.Identity)
+	if err != nil {
+		return err
+	}
+	limit := ds.Config.Updates.PRConcurrentLimit
+	ds.Log.WithFields(map[string]any{"waiting": waiting, "open_updates": open, "limit": limit}).Info("update pull requests waiting")
+	for _, pkg := range waiting {
+		if limit > 0 && open >= limit {
+			break
+		}
+		out, _, err := f.Upgrade(ctx, ds, pkg, 0, UpdateOptions{})
+		if err != nil {
+			ds.Log.WithError(err).WithField("package", pkg).Warn("could not open a waiting update")
+			continue
+		}
+		if out.PR != nil && (out.State == UpdateOpened || out.State == UpdateCurrent) {
+			open++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/forge"
+	"github.com/porchbot/porchbot/internal/service"
+)
+
+// fanoutRepos is how many downstream repositories one publish reaches in
+// BenchmarkUpdateFanout (the 200).
+const fanoutRepos = 200
+
+// fanoutLatency is the latency the forge adds to every REST call during
+// the fan-out.
+const fanoutLatency = 50 * time.Millisecond
+
+// BenchmarkUpdateFanout measures the fan-out of one upstream publish to
+// fanoutRepos downstream repositories on the forge, each holding package
+// upf locked to network/upf/v1 (as kpt pkg get writes it, pushed to main
+// and indexed by the bot from the push), with fanoutLatency on every REST
+// call: porchbot's REST calls and git operations per update pull request
+// (the fan-out itself, then the pull requests' own lifecycle run by their
+// webhooks: render check, approval), wall time, peak heap, and refusals
+// for GitHub's secondary limit. The fan-out is the App's own
+// (App.Updates.Published, what a publish runs).
+func BenchmarkUpdateFanout(b *testing.B) {
+	w := newWorld(b, "--queue-size", "20000")
+	seed := w.firstCommit(upstreamRepo)
+	w.publishFound(upstreamRepo, seed, upstreamPkg)
+	v1 := w.tags(upstreamRepo, upstreamPkg+"/v")[upstreamPkg+"/v1"]
+	w.publishUpstream("v2", upstreamV2(w))
+	v2sha := w.tags(upstreamRepo, upstreamPkg+"/v")[upstreamPkg+"/v2"]
+
+	// One work tree with the downstream package at v1, pushed to every
+	// downstream repository's main.
+	src := w.clone("alice", upstreamRepo)
+	w.git(src, "checkout", "-q", upstreamPkg+"/v1")
+	dir := filepath.Join(b.TempDir(), "down")
+	repoURL := strings.TrimSuffix(w.svc.Clients.URLs().GitURL("acme", "catalog"), ".git")
+	for _, f := range []string{"deployment.yaml", "service.yaml"} {
+		w.write(dir, "upf/"+f, readFile(b, src, upstreamPkg+"/"+f))
+	}
+	kf := strings.Replace(readFile(b, src, upstreamPkg+"/Kptfile"), "info:", "upstream:\n  type: git\n  git:\n    repo: "+repoURL+
+		"\n    directory: /network/upf\n    ref: network/upf/v1\n  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n  git:\n    repo: "+
+		repoURL+"\n    directory: /network/upf\n    ref: network/upf/v1\n    commit: "+v1+"\ninfo:", 1)
+	w.write(dir, "upf/Kptfile", kf)
+	w.write(dir, "README.md", "# a downstream site\n")
+	w.git("", "init", "-q", "-b", "main", dir)
+	w.git(dir, "-c", "user.name=alice", "-c", "user.email=alice@example.com", "add", "-A")
+	w.git(dir, "-c", "user.name=alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "kpt pkg get the UPF")
+	base := strings.Replace(w.svc.Embedded.Forge.BaseURL(), "http://", "http://alice:alice-token@", 1)
+	for i := 0; i < fanoutRepos; i++ {
+		name := fmt.Sprintf("acme/site-%03d", i)
+		if _, _, err := w.client("alice").Repositories.Create(w.ctx, "acme", &github.Repository{Name: github.String(fmt.Sprintf("site-%03d", i))}); err != nil {
+			b.Fatal(err)
+		}
+		w.git(dir, "push", "-q", base+"/"+name+".git", "HEAD:main")
+	}
+	w.settle()
+
+	up, err := w.svc.App.OpenRepo(w.ctx, upstreamRepo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rev := lifecycle.PublishedRevision{Package: upstreamPkg, Revision: 2, Tag: upstreamPkg + "/v2", Commit: plumbing.NewHash(v2sha)}
+	fg := w.svc.Embedded.Forge
+	// The webhooks the fan-out causes wait in a sink until it is over, so
+	// its own calls are counted apart from the pull requests' lifecycle
+	// (handed to the bot afterwards, as a fleet of one replica).
+	sink := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		rw.WriteHeader(http.StatusAccepted)
+	}))
+	defer sink.Close()
+	emb := w.svc.Embedded
+	emb.Forge.SetWebhook(sink.URL, emb.WebhookSecret)
+	fl := &fleet{w: w, replicas: []*service.Service{w.svc}, secret: emb.WebhookSecret, client: &http.Client{Timeout: 30 * time.Second},
+		orders: []func([]forge.Delivery) []forge.Delivery{func(ds []forge.Delivery) []forge.Delivery { return ds }}, sent: len(fg.Deliveries())}
+	fg.SetFaults(forge.Faults{LatencyMs: int(fanoutLatency / time.Millisecond)})
+	refusedBefore := refusals(b, w)
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+
+	b.ResetTimer()
+	before := fg.Stats().Snapshot()
+	start := time.Now()
+	results, err := w.svc.App.Updates.Published(w.ctx, up, []lifecycle.PublishedRevision{rev})
+	wall := time.Since(start)
+	fanout := forge.StatsDelta(before, fg.Stats().Snapshot())
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	mid := fg.Stats().Snapshot()
+	fl.settle()
+	follow := forge.StatsDelta(mid, fg.Stats().Snapshot())
+	close(stop)
+	<-done
+	fg.SetFaults(forge.Faults{})
+
+	opened := 0
+	for _, r := range results {
+		if r.Err == nil && r.Outcome != nil && r.Outcome.State == lifecycle.UpdateOpened {
+			opened++
+		}
+	}
+	if opened != fanoutRepos {
+		b.Fatalf("%d update pull requests opened of %d", opened, fanoutRepos)
+	}
+	git := func(d map[string]int64) int64 {
+		return d["GIT info-refs"] + d["GIT upload-pack"] + d["GIT receive-pack"]
+	}
+	n := float64(fanoutRepos)
+	restPer, gitPer := float64(forge.SumREST(fanout))/n, float64(git(fanout))/n
+	b.ReportMetric(restPer, "rest-calls/update-pr")
+	b.ReportMetric(gitPer, "git-requests/update-pr")
+	b.ReportMetric(float64(forge.SumREST(follow))/n, "follow-up-rest-calls/update-pr")
+	b.ReportMetric(wall.Seconds(), "fanout-s")
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+	refused := refusals(b, w) - refusedBefore
+	b.ReportMetric(refused, "secondary-limit-refusals")
+
+	var calls []string
+	for k, v := range fanout {
+		if !strings.HasPrefix(k, "GIT ") {
+			calls = append(calls, fmt.Sprintf("%s: %.2f", k, float64(v)/n))
+		}
+	}
+	sort.Strings(calls)
+	fmt.Fprintf(os.Stdout, "\nupdate fan-out of one publish to %d repositories (%s per REST call):\n"+
+		"  REST calls per update PR:   %.2f (target ≤ 3; Renovate ≈ 6)\n  git requests per update PR: %.2f (info/refs, upload-pack, receive-pack: one fetch, one push)\n"+
+		"  follow-up REST per PR:      %.2f (the PR's own webhooks: render check, approval)\n  wall time:                  %s (%.0f ms per PR)\n"+
+		"  peak heap (bot + forge):    %.1f MiB\n  secondary-limit refusals:   %.0f\n  per PR by endpoint:\n    %s\n",
+		fanoutRepos, fanoutLatency, restPer, gitPer, float64(forge.SumREST(follow))/n, wall.Round(time.Millisecond),
+		float64(wall.Milliseconds())/n, float64(peak.Load())/(1<<20), refused, strings.Join(calls, "\n    "))
+	// A missed target fails the run (the figures above say by how much).
+	if restPer > updateTarget {
+		b.Errorf("%.2f REST calls per update pull request, over the target of %d", restPer, updateTarget)
+	}
+	if refused > 0 {
+		b.Errorf("%v calls refused for GitHub's secondary limit", refused)
+	}
+}
+
+// updateTarget is the budget of REST calls per update pull request
+// (half Renovate's).
+const updateTarget = 3

@@ -1,0 +1,3 @@
+# local edits, run in the fetched package
+set -e
+sed -i '0,/LOG_LEVEL: info/s//LOG_LEVEL: debug/' configmap.yaml

@@ -1,0 +1,3 @@
+# local edits, run in the fetched package
+set -e
+printf '\nLocal notes.\n' >> README.md

@@ -1,0 +1,2 @@
+# no local edit
+true
