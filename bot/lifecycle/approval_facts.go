@@ -161,7 +161,7 @@ func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *g
 	cmdVotes, recorded := commandVotes(api, s.Repo.FullName(), n, comments, log)
 	f := &liveProposalFacts{resolver: NewApproverResolver(api, s.Repo, s.Config.Approvals.Approvers)}
 	f.HeadCommit = head
-	f.RequesterLogin = ProposalRequester(api, s.Repo.FullName(), pr, comments)
+	f.RequesterLogin = ProposalRequesterIn(api, s.Repo.FullName(), pr, comments, ownCommitsOf(ctx, s, head, base))
 	f.VoteList = append(reviewVotes(reviews), cmdVotes...)
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
 		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, plumbing.NewHash(head), "")

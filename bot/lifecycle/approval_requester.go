@@ -73,10 +73,21 @@ func recordRequester(ctx context.Context, s *Session, issues RequesterComments, 
 
 // ProposalRequester is who asked for pr: its author, or for a pull request
 // the bot opened, the user of the first valid requester record among its
-// comments ("" when there is none: unknown).
+// comments ("" when there is none: unknown). Body records are not read
+// (ProposalRequesterIn reads them).
 func ProposalRequester(api ProposalAPI, repo string, pr *github.PullRequest, comments []*github.IssueComment) string {
+	return ProposalRequesterIn(api, repo, pr, comments, nil)
+}
+
+// ProposalRequesterIn is ProposalRequester that also reads the requester
+// record of the body (approval_requester_at.go), which counts only for a
+// commit own says is the pull request's.
+func ProposalRequesterIn(api ProposalAPI, repo string, pr *github.PullRequest, comments []*github.IssueComment, own OwnCommit) string {
 	if !api.isBot(pr.GetUser()) {
 		return pr.GetUser().GetLogin()
+	}
+	if u := bodyRequester(api.RecordKey, repo, pr, own); u != "" {
+		return u
 	}
 	for _, c := range comments {
 		if !api.isBot(c.GetUser()) || botCommentEdited(c) {

@@ -117,7 +117,8 @@ func (p *publisher) approvedVerdict(ctx context.Context, l Landing, pr *github.P
 			if err != nil {
 				return v, err
 			}
-			requester = ProposalRequester(p.api.Approval, p.s.Repo.FullName(), pr, comments)
+			requester = ProposalRequesterIn(p.api.Approval, p.s.Repo.FullName(), pr, comments,
+				ownCommitsOf(ctx, p.s, pr.GetHead().GetSHA(), l.Parent))
 		}
 		if self, detail := selfExcluded(p.s.Config.Approvals, requester, p.approvedBy); self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -30,6 +32,9 @@ type UpstreamRevision struct {
 	Package, Dir string
 	Revision     int
 	Commit       plumbing.Hash
+	// Release is the revision's release when the publish just made it
+	// (nil: not known here); its notes then cost no call.
+	Release *github.RepositoryRelease
 }
 
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in

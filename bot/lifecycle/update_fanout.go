@@ -77,7 +77,8 @@ func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []Publish
 	var results []UpdateResult
 	var errs []error
 	for _, r := range revs {
-		up := UpstreamRevision{Session: s, Package: r.Package, Dir: PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision, Commit: r.Commit}
+		up := UpstreamRevision{Session: s, Package: r.Package, Dir: PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision,
+			Commit: r.Commit, Release: r.Release}
 		res, err := f.fanOut(ctx, up)
 		results = append(results, res...)
 		if err != nil {
@@ -258,11 +259,20 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 	return NewUpstreamRevision(ctx, us, upPkg, to)
 }
 
-// notesSource lists the upstream's releases once per fan-out and returns
-// the notes of the revisions after from up to to.
+// notesSource gives the notes of the revisions after from up to to. The
+// release the publish just made is known; the upstream's releases are
+// listed (once per fan-out) only when a range needs an older one.
 func (f *UpdateFanout) notesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
 	byTag := map[string]*github.RepositoryRelease{}
-	if f.Releases != nil && up.Session.GH != nil {
+	if up.Release != nil {
+		byTag[up.Release.GetTagName()] = up.Release
+	}
+	listed := false
+	list := func() {
+		listed = true
+		if f.Releases == nil || up.Session.GH == nil {
+			return
+		}
 		rels, _, err := f.Releases(up.Session).ListReleases(ctx, up.Session.Repo.Owner, up.Session.Repo.Name, &github.ListOptions{PerPage: 100})
 		if err != nil {
 			up.Session.Log.WithError(err).Warn("could not list the upstream releases; update pull requests go without release notes")
@@ -282,6 +292,10 @@ func (f *UpdateFanout) notesSource(ctx context.Context, up UpstreamRevision) fun
 		for n := from + 1; n <= to; n++ {
 			tag := packages.TagName(up.Package, n)
 			r, ok := byTag[tag]
+			if !ok && !listed {
+				list()
+				r, ok = byTag[tag]
+			}
 			if !ok {
 				continue
 			}

@@ -15,9 +15,9 @@ import (
 // the budget, until enough of them are an hour old.
 
 // UpdateContentCalls is what one update reserves: the branch push, the pull
-// request, the requester record and the labels (reviewers, a refresh's edit
-// or a comment are within it on average).
-const UpdateContentCalls = 4
+// request and the labels (its requester record is in the body; reviewers, a
+// refresh's edit or a comment are within it on average).
+const UpdateContentCalls = 3
 
 // DefaultUpdateBudget is the update fan-outs' share of GitHub's 500
 // content-creating requests an hour; the rest is left to the other steps.

@@ -184,6 +184,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 		if !res.Pushed {
 			out.State = UpdateCurrent
 		}
+		body += refreshedRequester(ctx, ds, api, open, out.Head)
 		if open.GetBody() != body || open.GetTitle() != updateTitle(plan) {
 			if _, _, err := api.Proposal.Pulls.Edit(ctx, owner, repo, open.GetNumber(), &github.PullRequest{
 				Title: github.String(updateTitle(plan)), Body: github.String(body)}); err != nil {
@@ -207,6 +208,12 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 // (porch/proposed and updates.labels), asking updates.reviewers. Another
 // replica's pull request for the same branch is found, not doubled.
 func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, out *UpdateOutcome) error {
+	if key := api.Proposal.RecordKey; len(key) > 0 && !out.Head.IsZero() {
+		// Who asked, in the body the creation writes anyway
+		// (approval_requester_at.go): no call of its own.
+		requester, _ := updateRequester(api, requestedBy)
+		body += "\n" + requesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
+	}
 	pr, created, err := createProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
 		Head: github.String(branch), Base: github.String(ds.DeploymentBranch), Body: github.String(body)})
 	if err != nil {
@@ -217,14 +224,12 @@ func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, 
 		out.State = UpdateCurrent
 		return nil
 	}
-	// Who asked: the /porch upgrade commenter, or nobody but porchbot for
-	// a publish (every approver's approval counts then).
-	requester, how := requestedBy, "/porch upgrade"
-	if requester == "" {
-		requester, how = api.Proposal.botLogin(), "an upstream publish"
-	}
-	if err := recordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
-		return fmt.Errorf("update %s: %w", pkg, err)
+	if len(api.Proposal.RecordKey) == 0 {
+		// No key to sign a body record with: the comment record (one call).
+		requester, how := updateRequester(api, requestedBy)
+		if err := recordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
+			return fmt.Errorf("update %s: %w", pkg, err)
+		}
 	}
 	labels := append([]string{packages.LabelProposed}, ds.Config.Updates.Labels...)
 	if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), labels); err != nil {
@@ -457,4 +462,31 @@ func commentOnce(ctx context.Context, s *Session, api UpdateAPI, n int, at plumb
 		return false, fmt.Errorf("comment on #%d: %w", n, err)
 	}
 	return true, nil
+}
+
+// updateRequester is who asked for an update: the /porch upgrade commenter,
+// or nobody but porchbot for a publish (every approver's approval counts
+// then).
+func updateRequester(api UpdateAPI, requestedBy string) (user, how string) {
+	if requestedBy != "" {
+		return requestedBy, "/porch upgrade"
+	}
+	return api.Proposal.botLogin(), "an upstream publish"
+}
+
+// refreshedRequester carries the requester record of an open update pull
+// request over to its new head: the user of its valid body record, signed
+// again for head. A pull request without one (its record deleted, or made
+// with a comment record) gets none: a refresh never names a requester the
+// pull request did not have.
+func refreshedRequester(ctx context.Context, ds *Session, api UpdateAPI, open *github.PullRequest, head plumbing.Hash) string {
+	key := api.Proposal.RecordKey
+	if len(key) == 0 || head.IsZero() {
+		return ""
+	}
+	user := bodyRequester(key, ds.Repo.FullName(), open, ownCommitsOf(ctx, ds, open.GetHead().GetSHA(), ds.DeploymentHead))
+	if user == "" {
+		return ""
+	}
+	return "\n" + requesterAtRecord(key, ds.Repo.FullName(), open.GetHead().GetRef(), head.String(), user) + "\n"
 }

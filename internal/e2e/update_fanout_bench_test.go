@@ -79,6 +79,11 @@ func BenchmarkUpdateFanout(b *testing.B) {
 		b.Fatal(err)
 	}
 	rev := lifecycle.PublishedRevision{Package: upstreamPkg, Revision: 2, Tag: upstreamPkg + "/v2", Commit: plumbing.NewHash(v2sha)}
+	// The publish hands the fan-out the release it just made, as here.
+	owner, name, _ := strings.Cut(upstreamRepo, "/")
+	if rev.Release, _, err = w.client("alice").Repositories.GetReleaseByTag(w.ctx, owner, name, rev.Tag); err != nil {
+		b.Fatalf("the publish made no release of %s: %v", rev.Tag, err)
+	}
 	fg := w.svc.Embedded.Forge
 	// The webhooks the fan-out causes wait in a sink until it is over, so
 	// its own calls are counted apart from the pull requests' lifecycle

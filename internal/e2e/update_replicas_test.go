@@ -37,8 +37,11 @@ func TestUpdateReplicasOpenOnce(t *testing.T) {
 			}
 			seen[c.GetBody()] = true
 		}
-		if len(seen) != 1 {
-			t.Errorf("%s#%d: %d bot comments, want the requester record", r, pr.GetNumber(), len(seen))
+		if len(seen) != 0 {
+			t.Errorf("%s#%d: %d bot comments, want none (the requester record is in the body)", r, pr.GetNumber(), len(seen))
+		}
+		if n := strings.Count(pr.GetBody(), "<!-- porchbot:requester-at "); n != 1 {
+			t.Errorf("%s#%d: %d requester records in the body, want one:\n%s", r, pr.GetNumber(), n, pr.GetBody())
 		}
 	}
 
