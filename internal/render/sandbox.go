@@ -155,7 +155,8 @@ func (s *sandboxed) runStream(ctx context.Context, in io.Reader, out io.Writer) 
 		lim = &LimitExceededError{Limit: "output size", Value: byteSize(l.Output), Setting: "fn-max-output"}
 	case ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded):
 		lim = &LimitExceededError{Limit: "wall time", Value: l.Wall.String(), Setting: "fn-wall-time"}
-	case cmd.ProcessState != nil && cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime() >= l.CPU-l.CPU/10:
+	case cmd.ProcessState != nil && cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime() >= l.CPU-l.CPU/10,
+		killedForCPU(cmd.ProcessState, l.CPU):
 		lim = &LimitExceededError{Limit: "CPU time", Value: l.CPU.String(), Setting: "fn-cpu-time"}
 	case outOfMemory(stderr.String()), s.builtin != "" && goRuntimeCrash(stderr.String()),
 		crashedNearMemoryLimit(cmd.ProcessState, stderr.String(), l.Memory):

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // setLimits lowers the process's writable memory and CPU time, soft and
@@ -75,4 +76,20 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil && cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// killedForCPU reports a child the kernel stopped at its CPU limit: killed
+// by SIGKILL (the hard RLIMIT_CPU) or SIGXCPU (the soft one) after using at
+// least half the limit. The CPU time wait4 reports is sampled and can fall
+// short of the limit the kernel enforced, most on a loaded machine, so the
+// signal, not the figure alone, tells.
+func killedForCPU(ps *os.ProcessState, limit time.Duration) bool {
+	if ps == nil || limit <= 0 {
+		return false
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || (ws.Signal() != syscall.SIGKILL && ws.Signal() != syscall.SIGXCPU) {
+		return false
+	}
+	return ps.UserTime()+ps.SystemTime() >= limit/2
 }
