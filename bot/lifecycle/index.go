@@ -16,7 +16,7 @@ import (
 )
 
 // The package index (SPEC §8, docs/index.md) lives on a branch of its own,
-// porch/index, holding one file, index.yaml: never on the deployment
+// lifecycle.indexBranch (porch/index), holding one file, index.yaml: never on the deployment
 // branch (no noise in its history, no fight with branch protection). It is
 // built from the git cache alone (tags and package trees), with the
 // previous index reused for the revisions it already lists, and pushed
@@ -39,7 +39,10 @@ type IndexUpdate struct {
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
 // changed. It returns the branch head afterwards and whether it pushed.
 func UpdateIndex(ctx context.Context, s *Session, u IndexUpdate) (plumbing.Hash, bool, error) {
-	branch := index.DefaultBranch
+	branch := s.Config.Lifecycle.IndexBranch
+	if branch == "" {
+		branch = index.DefaultBranch
+	}
 	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		head = plumbing.ZeroHash
@@ -75,7 +78,7 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 		if !head.IsZero() {
 			c, err := r.CommitObject(head)
 			if err != nil {
-				return fmt.Errorf("%s at %s: %w", index.DefaultBranch, head, err)
+				return fmt.Errorf("the index branch at %s: %w", head, err)
 			}
 			if f, err := c.File(index.FileName); err == nil {
 				if text, err := f.Contents(); err == nil {

@@ -128,3 +128,27 @@ func TestResyncRebuildsTheIndex(t *testing.T) {
 	}
 	h.indexOnForge(t)
 }
+
+// TestUpdateIndexOnTheConfiguredBranch: lifecycle.indexBranch names the
+// branch the index lives on.
+func TestUpdateIndexOnTheConfiguredBranch(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
+	if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(ctx, "acme", "catalog",
+		&github.Reference{Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+		t.Fatal(err)
+	}
+	s := h.open(t)
+	s.Config.Lifecycle.IndexBranch = "catalog/index"
+	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || !pushed {
+		t.Fatalf("pushed %v (%v)", pushed, err)
+	}
+	alice := h.user(forgetest.AliceToken)
+	if _, _, err := alice.Git.GetRef(ctx, "acme", "catalog", "heads/catalog/index"); err != nil {
+		t.Fatalf("no catalog/index: %v", err)
+	}
+	if _, _, err := alice.Git.GetRef(ctx, "acme", "catalog", "heads/"+index.DefaultBranch); err == nil {
+		t.Fatal("the index went to the default branch too")
+	}
+}

@@ -22,8 +22,9 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("o", "", "write the index to `FILE` (default: standard output)")
 	repo := fs.String("repository", "", "the repository name the index records (default: owner/name from the URL, or from the checkout's origin remote)")
 	root := fs.String("root", ".", "the repository's packages.root: package P lives in ROOT/P")
+	branch := fs.String("branch", index.DefaultBranch, "the repository's lifecycle.indexBranch, whose index gives the approvers")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: porchbot index <dir|git-url> [-o FILE] [--repository owner/name]")
+		fmt.Fprintln(stderr, "Usage: porchbot index <dir|git-url> [-o FILE] [--repository owner/name] [--root ROOT] [--branch BRANCH]")
 		fmt.Fprintln(stderr, "       porchbot index verify <index.yaml> <dir|git-url>")
 		fmt.Fprintln(stderr, "\nBuilds the package index (index.yaml) of a repository from its tags <package>/v<N>, as porchbot")
 		fmt.Fprintln(stderr, "keeps it on the porch/index branch: the same bytes for the same repository. Approvers, which git")
@@ -38,7 +39,7 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else if err != nil {
 		return err
 	}
-	src, name, err := index.Open(ctx, where[0])
+	src, name, err := index.OpenBranch(ctx, where[0], *branch)
 	if err != nil {
 		return err
 	}

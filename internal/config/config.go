@@ -79,7 +79,13 @@ type Packages struct {
 type Lifecycle struct {
 	PublishOn string // PublishOnMerge or PublishOnNever
 	Releases  bool   // also create a GitHub Release per revision
+	// IndexBranch is the branch holding the package index, index.yaml
+	// (DefaultIndexBranch).
+	IndexBranch string
 }
+
+// DefaultIndexBranch is lifecycle.indexBranch by default.
+const DefaultIndexBranch = "porch/index"
 
 // Approvals is the approval policy of proposals.
 type Approvals struct {

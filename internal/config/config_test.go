@@ -23,7 +23,7 @@ var permissive = ServerLimits{AllowSelfApproval: true, AllowAutomerge: true}
 func TestDefault(t *testing.T) {
 	c := Default()
 	if c.Packages.Root != "" || c.Packages.DeploymentBranch != "" || c.Packages.Deployment ||
-		c.Lifecycle.PublishOn != PublishOnMerge || !c.Lifecycle.Releases ||
+		c.Lifecycle.PublishOn != PublishOnMerge || !c.Lifecycle.Releases || c.Lifecycle.IndexBranch != DefaultIndexBranch ||
 		c.Approvals.Required != 1 || len(c.Approvals.Approvers) != 0 || c.Approvals.AllowSelfApproval ||
 		c.Render.OnDraftPush != OnDraftPushCommit || len(c.Render.Mutators) != 0 || len(c.Functions.Exec) != 0 ||
 		!reflect.DeepEqual(c.Updates.Labels, []string{"porch/update"}) || len(c.Updates.Reviewers) != 0 ||
@@ -75,7 +75,7 @@ func TestParseFull(t *testing.T) {
 	}
 	want := &Config{
 		Packages:  Packages{Root: "pkgs", DeploymentBranch: "release", Deployment: true},
-		Lifecycle: Lifecycle{PublishOn: PublishOnNever, Releases: false},
+		Lifecycle: Lifecycle{PublishOn: PublishOnNever, Releases: false, IndexBranch: DefaultIndexBranch},
 		Approvals: Approvals{Required: 2, AllowSelfApproval: true, Approvers: []UserOrTeam{
 			{Login: "alice"}, {Org: "org", Team: "platform"}, {Login: "renovate[bot]"}}},
 		Render: Render{OnDraftPush: OnDraftPushCheck,
@@ -216,5 +216,25 @@ func TestParseSpecExample(t *testing.T) {
 	}
 	if len(variants) != 1 || variants[0].Upstream.Package != "base/upf" || variants[0].Labels["tier"] != "edge" {
 		t.Errorf("variants = %+v", variants)
+	}
+}
+
+func TestIndexBranch(t *testing.T) {
+	parse := func(b string) (*Config, error) {
+		return Parse(".github/porchbot.yaml", []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nlifecycle:\n  indexBranch: "+b+"\n"), permissive)
+	}
+	if c, err := parse("catalog/index"); err != nil || c.Lifecycle.IndexBranch != "catalog/index" {
+		t.Fatalf("catalog/index: %+v (%v)", c, err)
+	}
+	for b, want := range map[string]string{
+		"bad..name":            "is not a valid branch name",
+		"refs/heads/x":         "is not a valid branch name",
+		"drafts/index/x":       "is under drafts/",
+		"porch/update/catalog": "is under porch/update/",
+		`""`:                   "lifecycle.indexBranch",
+	} {
+		if _, err := parse(b); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", b, err, want)
+		}
 	}
 }

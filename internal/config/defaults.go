@@ -17,7 +17,7 @@ const (
 func Default() *Config {
 	return &Config{
 		Packages:  Packages{Root: "", DeploymentBranch: "", Deployment: false},
-		Lifecycle: Lifecycle{PublishOn: PublishOnMerge, Releases: true},
+		Lifecycle: Lifecycle{PublishOn: PublishOnMerge, Releases: true, IndexBranch: DefaultIndexBranch},
 		Approvals: Approvals{Required: DefaultRequiredApprovals, Approvers: []UserOrTeam{}},
 		Render:    Render{OnDraftPush: OnDraftPushCommit},
 		Functions: Functions{Exec: map[string]string{}},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/porchbot/porchbot/internal/config/strictyaml"
@@ -17,7 +19,7 @@ var Limits = strictyaml.DefaultLimits
 var (
 	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
-	lifecycleFields = []string{"publishOn", "releases"}
+	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
 	renderFields    = []string{"onDraftPush", "mutators", "validators"}
 	functionsFields = []string{"exec"}
@@ -114,6 +116,29 @@ func (d *decoder) lifecycle(n *yaml.Node) {
 			d.cfg.Lifecycle.Releases = b
 		}
 	}
+	if v := f["indexBranch"]; v != nil {
+		if s, ok := d.r.NonEmptyString(v, "lifecycle.indexBranch"); ok {
+			if reason := indexBranchProblem(s); reason != "" {
+				d.r.Errorf(v, "lifecycle.indexBranch", "%q %s", s, reason)
+			} else {
+				d.cfg.Lifecycle.IndexBranch = s
+			}
+		}
+	}
+}
+
+// indexBranchProblem says why a branch cannot hold the package index: not a
+// valid branch name, or one of porchbot's own kinds of branch.
+func indexBranchProblem(b string) string {
+	if err := plumbing.NewBranchReferenceName(b).Validate(); err != nil || strings.HasPrefix(b, "refs/") {
+		return "is not a valid branch name"
+	}
+	for _, prefix := range []string{"drafts/", "porch/update/"} {
+		if strings.HasPrefix(b, prefix) {
+			return "is under " + prefix + ", porchbot's branches of another kind"
+		}
+	}
+	return ""
 }
 
 // usersOrTeams reads a list of "login" / "@org/team" entries.

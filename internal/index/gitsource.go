@@ -27,6 +27,8 @@ type GitSource struct {
 	// last is the directory tree TreeID found, which the Tree call for
 	// the same commit and directory that follows on a cache miss reuses.
 	last *lastTree
+	// branch is the index branch Previous reads (DefaultBranch when "").
+	branch string
 }
 
 type lastTree struct {

@@ -23,6 +23,12 @@ import (
 // tags, no checkout). It also returns the repository's name as the index
 // names it (owner/name, from the URL or the checkout's origin remote).
 func Open(ctx context.Context, where string) (GitSource, string, error) {
+	return OpenBranch(ctx, where, DefaultBranch)
+}
+
+// OpenBranch is Open for a repository whose index lives on branch (its
+// lifecycle.indexBranch).
+func OpenBranch(ctx context.Context, where, branch string) (GitSource, string, error) {
 	if st, err := os.Stat(where); err == nil && st.IsDir() {
 		r, err := git.PlainOpen(where) // a bare repository, or a checkout's top
 		if err != nil {
@@ -35,17 +41,21 @@ func Open(ctx context.Context, where string) (GitSource, string, error) {
 		if rem, err := r.Remote("origin"); err == nil && len(rem.Config().URLs) > 0 {
 			name = RepositoryName(rem.Config().URLs[0])
 		}
-		return NewGitSource(keepDescriptors(r)), name, nil
+		src := NewGitSource(keepDescriptors(r))
+		src.branch = branch
+		return src, name, nil
 	}
 	r, err := git.CloneContext(ctx, memory.NewStorage(), nil, &git.CloneOptions{URL: where, Tags: git.AllTags, NoCheckout: true})
 	if err != nil {
 		return GitSource{}, "", fmt.Errorf("clone %s: %w", where, err)
 	}
-	if err := r.FetchContext(ctx, &git.FetchOptions{RefSpecs: []config.RefSpec{"+refs/heads/" + DefaultBranch + ":refs/remotes/origin/" + DefaultBranch}}); err != nil &&
+	if err := r.FetchContext(ctx, &git.FetchOptions{RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/" + branch + ":refs/remotes/origin/" + branch)}}); err != nil &&
 		!errors.Is(err, git.NoErrAlreadyUpToDate) && !isMissingRef(err) {
-		return GitSource{}, "", fmt.Errorf("fetch %s of %s: %w", DefaultBranch, where, err)
+		return GitSource{}, "", fmt.Errorf("fetch %s of %s: %w", branch, where, err)
 	}
-	return NewGitSource(r), RepositoryName(where), nil
+	src := NewGitSource(r)
+	src.branch = branch
+	return src, RepositoryName(where), nil
 }
 
 // keepDescriptors reopens a repository on disk with its pack files kept
@@ -87,10 +97,14 @@ func RepositoryName(raw string) string {
 	return raw
 }
 
-// Previous is the index kept on the repository's index branch (local
-// branch porch/index, or origin's), if there is one.
+// Previous is the index kept on the repository's index branch (the local
+// branch, or origin's), if there is one.
 func (g GitSource) Previous() (*Index, error) {
-	for _, ref := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(DefaultBranch), plumbing.NewRemoteReferenceName("origin", DefaultBranch)} {
+	branch := g.branch
+	if branch == "" {
+		branch = DefaultBranch
+	}
+	for _, ref := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(branch), plumbing.NewRemoteReferenceName("origin", branch)} {
 		r, err := g.Repo.Reference(ref, true)
 		if err != nil {
 			continue
