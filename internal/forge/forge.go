@@ -61,6 +61,8 @@ type Forge struct {
 
 	repoHooks hookStore
 
+	appManifests appManifests // App manifests waiting for their conversion (web_app_manifests.go)
+
 	webAPIOnce   sync.Once
 	webAPIRouter http.Handler // the REST API the web pages read (web.go)
 

@@ -29,6 +29,7 @@ func (f *Forge) Handler() http.Handler {
 	})
 
 	f.routesGitHTTP(root)
+	f.routesAppManifests(root)
 	f.routesWeb(root)
 	return root
 }
@@ -37,6 +38,7 @@ func (f *Forge) Handler() http.Handler {
 func (f *Forge) routesAPI(api *mux.Router) {
 	// One registration per file, each named for the resources it serves.
 	f.routesApp(api)
+	f.routesAppManifestConversions(api)
 	f.routesRepos(api)
 	f.routesGitData(api)
 	f.routesContents(api)

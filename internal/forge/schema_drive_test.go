@@ -281,4 +281,5 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "POST", R+"/hooks/"+hookID+"/deliveries/"+dl+"/attempts", nil, http.StatusAccepted)
 	env.WaitDeliveries(t)
 	d.do(alice, "DELETE", R+"/hooks/"+hookID, nil, noContent)
+	d.do("", "POST", "/app-manifests/"+manifestCode(t, env, "/settings/apps/new")+"/conversions", nil, created) // last: it re-keys the App
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/porchbot/porchbot/internal/setup"
+)
+
+// runSetup creates the GitHub App from app.yaml through GitHub's manifest
+// flow and writes its credentials.
+func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	githubURL := fs.String("github-url", os.Getenv("PORCHBOT_GITHUB_URL"), "GitHub base URL (empty: github.com; GHES or the local forge: its base URL)")
+	webhookURL := fs.String("webhook-url", "", "the App's webhook URL, https://<your host>/api/github/hook (default: app.yaml's placeholder, to change in the App's settings)")
+	org := fs.String("org", "", "create the App owned by this organization (default: your user)")
+	out := fs.String("out", "porchbot.env", "env file to write (the private key goes beside it as .pem); both 0600, never overwritten")
+	secret := fs.String("secret", "", "print a Kubernetes Secret of this name (keys private-key.pem, webhook-secret) instead of writing files")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *secret == "" {
+		if _, err := os.Stat(*out); err == nil {
+			return fmt.Errorf("%s exists: porchbot setup does not overwrite credentials", *out)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	creds, err := setup.Run(ctx, setup.Options{GitHubURL: *githubURL, WebhookURL: *webhookURL, Org: *org, Listening: func(u string) {
+		fmt.Fprintf(stderr, "Open %s in your browser to create the GitHub App (waiting for GitHub to send you back).\n", u)
+	}})
+	if err != nil {
+		return err
+	}
+	if *secret != "" {
+		fmt.Fprint(stdout, setup.SecretYAML(*secret, creds))
+		fmt.Fprintf(stderr, "GitHub App %s created: helm install ... --set github.appId=%d --set github.existingSecret=%s\n", creds.Slug, creds.AppID, *secret)
+		return nil
+	}
+	pemPath, err := setup.WriteEnvFile(*out, creds)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "GitHub App %s (id %d) created: credentials in %s, private key in %s\n", creds.Slug, creds.AppID, *out, pemPath)
+	return nil
+}
