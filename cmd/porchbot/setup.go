@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,9 +27,7 @@ func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *secret == "" {
-		if _, err := os.Stat(*out); err == nil {
-			return fmt.Errorf("%s exists: porchbot setup does not overwrite credentials", *out)
-		} else if !errors.Is(err, os.ErrNotExist) {
+		if err := setup.CheckFree(*out); err != nil {
 			return err
 		}
 	}

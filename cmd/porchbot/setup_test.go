@@ -236,3 +236,20 @@ func TestSetupReportsConversionError(t *testing.T) {
 		t.Fatalf("setup error = %v, want the conversion's 404", err)
 	}
 }
+
+// Existing credentials are never overwritten: setup refuses before the flow.
+func TestSetupRefusesExistingOut(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "porchbot.env")
+	if err := os.WriteFile(filepath.Join(dir, "porchbot.pem"), []byte("old key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := runSetup(context.Background(), []string{"--out", out}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "porchbot.pem exists") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "porchbot.pem")); string(b) != "old key" {
+		t.Fatalf("key file changed: %q", b)
+	}
+}

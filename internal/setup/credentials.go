@@ -38,13 +38,34 @@ func credentialsOf(c *github.AppConfig) (Credentials, error) {
 	return cr, nil
 }
 
-// WriteEnvFile writes the credentials as an env file at path (mode 0600) and
-// the private key beside it as <path without extension>.pem (mode 0600).
-func WriteEnvFile(path string, c Credentials) (pemPath string, err error) {
-	pemPath = strings.TrimSuffix(path, filepath.Ext(path)) + ".pem"
-	if pemPath == path {
-		pemPath = path + ".pem"
+// PEMPath is where WriteEnvFile puts the private key of the env file at
+// path: beside it, <path without extension>.pem.
+func PEMPath(path string) string {
+	p := strings.TrimSuffix(path, filepath.Ext(path)) + ".pem"
+	if p == path {
+		p = path + ".pem"
 	}
+	return p
+}
+
+// CheckFree refuses an env file path whose file or key file exists:
+// credentials are never overwritten. Call it before the flow, so that
+// nothing GitHub answers once is lost.
+func CheckFree(path string) error {
+	for _, p := range []string{path, PEMPath(path)} {
+		if _, err := os.Stat(p); err == nil {
+			return fmt.Errorf("%s exists: porchbot setup does not overwrite credentials", p)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("check %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// WriteEnvFile writes the credentials as an env file at path (mode 0600) and
+// the private key beside it at PEMPath(path) (mode 0600).
+func WriteEnvFile(path string, c Credentials) (pemPath string, err error) {
+	pemPath = PEMPath(path)
 	absPEM, err := filepath.Abs(pemPath)
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", pemPath, err)

@@ -105,12 +105,11 @@ func NewFlow(o Options, callbackURL string) (*Flow, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	c, err := github.NewClient(hc).WithEnterpriseURLs(urls.API, urls.Uploads)
-	if err != nil {
-		return nil, fmt.Errorf("GitHub client: %w", err)
-	}
-	if !urls.Enterprise {
-		c = github.NewClient(hc)
+	c := github.NewClient(hc)
+	if urls.Enterprise {
+		if c, err = c.WithEnterpriseURLs(urls.API, urls.Uploads); err != nil {
+			return nil, fmt.Errorf("GitHub client: %w", err)
+		}
 	}
 	return &Flow{urls: urls, org: o.Org, state: hex.EncodeToString(nonce[:]), client: c, manifest: m, done: make(chan result, 1)}, nil
 }
