@@ -96,7 +96,7 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 			}
 			extra = append(extra, t)
 		}
-		src := withTags{Source: index.NewGitSource(r), extra: extra}
+		src := withTags{git: index.NewGitSource(r), extra: extra}
 		idx, err := index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Previous: prev,
 			Approvers: u.Approvers, Downstreams: u.Downstreams})
 		if err != nil {
@@ -127,12 +127,16 @@ func indexMessage(u IndexUpdate) string {
 
 // withTags is a Source whose tags include ones the cache does not have yet.
 type withTags struct {
-	index.Source
+	git   index.GitSource
 	extra []index.Tag
 }
 
+func (w withTags) Tree(ctx context.Context, commit, dir string) (map[string][]byte, error) {
+	return w.git.Tree(ctx, commit, dir)
+}
+
 func (w withTags) Tags(ctx context.Context) ([]index.Tag, error) {
-	tags, err := w.Source.Tags(ctx)
+	tags, err := w.git.Tags(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -148,16 +152,15 @@ func (w withTags) Tags(ctx context.Context) ([]index.Tag, error) {
 	return tags, nil
 }
 
-// TreeID keeps the underlying source's tree memo working through the wrapper.
+// TreeID and TreeByID keep the underlying source's tree memo working
+// through the wrapper.
 func (w withTags) TreeID(ctx context.Context, commit, dir string) (string, error) {
-	if ider, ok := w.Source.(interface {
-		TreeID(context.Context, string, string) (string, error)
-	}); ok {
-		return ider.TreeID(ctx, commit, dir)
-	}
-	return "", nil
+	return w.git.TreeID(ctx, commit, dir)
 }
 
+func (w withTags) TreeByID(ctx context.Context, id string) (map[string][]byte, error) {
+	return w.git.TreeByID(ctx, id)
+}
 // updateIndex records what this publish tagged in the package index. A
 // failure is logged, not returned: the tags stand, and the resync rebuilds
 // a stale index.

@@ -79,7 +79,7 @@ func runIndexVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	} else if err != nil {
 		return err
 	}
-	data, err := readBounded(pos[0], index.MaxTreeBytes)
+	data, err := readBounded(pos[0], int(index.MaxTreeBytes))
 	if err != nil {
 		return err
 	}

@@ -142,9 +142,19 @@ func (c *Cache) TreeHash(ctx context.Context, commit plumbing.Hash, dir string) 
 		return plumbing.ZeroHash, err
 	}
 	defer release()
-	t, err := dirTree(repo.Storer, commit, dir)
+	h, err := TreeHashIn(repo.Storer, commit, dir)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("gitstore: tree of %s %s:%s: %w", c.loc.name, commit, dir, err)
+	}
+	return h, nil
+}
+
+// TreeHashIn is TreeHash over any repository's storage (a caller that
+// holds a *git.Repository, in Cache.With or opened itself).
+func TreeHashIn(s storer.EncodedObjectStorer, commit plumbing.Hash, dir string) (plumbing.Hash, error) {
+	t, err := dirTree(s, commit, dir)
+	if err != nil {
+		return plumbing.ZeroHash, err
 	}
 	return t.Hash, nil
 }
@@ -159,17 +169,36 @@ func (c *Cache) ReadTree(ctx context.Context, commit plumbing.Hash, dir string) 
 		return nil, err
 	}
 	defer release()
-	t, err := dirTree(repo.Storer, commit, dir)
+	files, err := ReadTreeIn(ctx, repo.Storer, commit, dir, c.store.opts.MaxTreeFiles, c.store.opts.MaxTreeBytes)
 	if err != nil {
 		return nil, fmt.Errorf("gitstore: read %s %s:%s: %w", c.loc.name, commit, dir, err)
 	}
-	r := treeReader{
-		ctx: ctx, s: repo.Storer,
-		maxFiles: c.store.opts.MaxTreeFiles, maxBytes: c.store.opts.MaxTreeBytes,
-		files: make(map[string][]byte),
+	return files, nil
+}
+
+// ReadTreeIn is ReadTree over any repository's storage, bounded by
+// maxFiles and maxBytes (ErrTreeTooLarge). A missing dir is ErrNotFound.
+func ReadTreeIn(ctx context.Context, s storer.EncodedObjectStorer, commit plumbing.Hash, dir string, maxFiles int, maxBytes int64) (map[string][]byte, error) {
+	t, err := dirTree(s, commit, dir)
+	if err != nil {
+		return nil, err
 	}
+	return readTree(ctx, s, t, maxFiles, maxBytes)
+}
+
+// ReadTreeObject is ReadTreeIn for a tree id (as TreeHashIn gives it).
+func ReadTreeObject(ctx context.Context, s storer.EncodedObjectStorer, tree plumbing.Hash, maxFiles int, maxBytes int64) (map[string][]byte, error) {
+	t, err := object.GetTree(s, tree)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", tree, err)
+	}
+	return readTree(ctx, s, t, maxFiles, maxBytes)
+}
+
+func readTree(ctx context.Context, s storer.EncodedObjectStorer, t *object.Tree, maxFiles int, maxBytes int64) (map[string][]byte, error) {
+	r := treeReader{ctx: ctx, s: s, maxFiles: maxFiles, maxBytes: maxBytes, files: make(map[string][]byte)}
 	if err := r.read(t, ""); err != nil {
-		return nil, fmt.Errorf("gitstore: read %s %s:%s: %w", c.loc.name, commit, dir, err)
+		return nil, err
 	}
 	return r.files, nil
 }

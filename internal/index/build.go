@@ -28,10 +28,12 @@ type Options struct {
 }
 
 // treeIDer is a Source that can name a directory's tree cheaply (git's
-// tree hash): equal ids give equal digests, so a tree shared by many
-// revisions is read once.
+// tree hash) and read a tree by that name: equal ids give equal digests,
+// so a tree shared by many revisions is read once, and a tree read is
+// looked up once.
 type treeIDer interface {
 	TreeID(ctx context.Context, commit, dir string) (string, error)
+	TreeByID(ctx context.Context, id string) (map[string][]byte, error)
 }
 
 // Build reads every tag <package>/v<N> of src and returns the index.
@@ -90,24 +92,30 @@ func (b *builder) dir(pkg string) string {
 }
 
 func (b *builder) digest(ctx context.Context, commit, dir string) (string, error) {
-	var id string
-	if ider, ok := b.src.(treeIDer); ok {
-		var err error
-		if id, err = ider.TreeID(ctx, commit, dir); err != nil {
+	ider, ok := b.src.(treeIDer)
+	if !ok {
+		files, err := b.src.Tree(ctx, commit, dir)
+		if err != nil {
 			return "", err
 		}
-		if d, ok := b.digests[id]; ok && id != "" {
-			return d, nil
-		}
+		return TreeDigest(files), nil
 	}
-	files, err := b.src.Tree(ctx, commit, dir)
+	id, err := ider.TreeID(ctx, commit, dir)
+	if err != nil {
+		return "", err
+	}
+	if id == "" { // no such directory at commit
+		return TreeDigest(nil), nil
+	}
+	if d, ok := b.digests[id]; ok {
+		return d, nil
+	}
+	files, err := ider.TreeByID(ctx, id)
 	if err != nil {
 		return "", err
 	}
 	d := TreeDigest(files)
-	if id != "" {
-		b.digests[id] = d
-	}
+	b.digests[id] = d
 	return d, nil
 }
 

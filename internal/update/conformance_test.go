@@ -37,8 +37,9 @@ func TestConformanceUpdate(t *testing.T) {
 	}
 }
 
-// TestConformanceUpdateShared runs PORCHBOT_UPDATE_CONFORMANCE_DIR (CI
-// points it at ../shared/conformance/update) as well.
+// TestConformanceUpdateShared runs the optional outside corpus that
+// PORCHBOT_UPDATE_CONFORMANCE_DIR names (CI sets it when the project's
+// shared corpus is beside the clone) as well; it skips, saying so, when unset.
 func TestConformanceUpdateShared(t *testing.T) {
 	dir := os.Getenv("PORCHBOT_UPDATE_CONFORMANCE_DIR")
 	if dir == "" {
