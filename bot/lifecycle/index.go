@@ -161,6 +161,7 @@ func (w withTags) TreeID(ctx context.Context, commit, dir string) (string, error
 func (w withTags) TreeByID(ctx context.Context, id string) (map[string][]byte, error) {
 	return w.git.TreeByID(ctx, id)
 }
+
 // updateIndex records what this publish tagged in the package index. A
 // failure is logged, not returned: the tags stand, and the resync rebuilds
 // a stale index.
