@@ -19,7 +19,9 @@ type Options struct {
 	Root string
 	// Previous is the index as it stands, if any: a revision whose tag
 	// still points at the same commit keeps its digest without reading
-	// its tree again, and its approvers (which git does not hold).
+	// its tree again, and its approvers (which git does not hold); a
+	// package whose latest revision is unchanged keeps its description,
+	// keywords, site and upstream.
 	Previous *Index
 	// Approvers adds approvers by tag (the bot knows them at publish).
 	Approvers map[string][]string
@@ -43,6 +45,12 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("index: list tags: %w", err)
 	}
 	prev := previousRevisions(opts.Previous)
+	prevPkgs := map[string]Package{}
+	if opts.Previous != nil {
+		for _, p := range opts.Previous.Packages {
+			prevPkgs[p.Name] = p
+		}
+	}
 	byPkg := map[string][]Tag{}
 	for _, t := range tags {
 		byPkg[t.Package] = append(byPkg[t.Package], t)
@@ -69,7 +77,10 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 			r.Approvers = mergeApprovers(r.Approvers, opts.Approvers[tag])
 			p.Revisions = append(p.Revisions, r)
 		}
-		if err := b.describe(ctx, &p, pkgTags[0].Commit); err != nil {
+		if old, ok := prevPkgs[name]; ok && len(old.Revisions) > 0 && old.Revisions[0].Tag == p.Revisions[0].Tag && old.Revisions[0].Commit == p.Revisions[0].Commit {
+			// the latest revision is the one the previous index described
+			p.Description, p.Keywords, p.Site, p.Upstream = old.Description, old.Keywords, old.Site, old.Upstream
+		} else if err := b.describe(ctx, &p, pkgTags[0].Commit); err != nil {
 			return nil, fmt.Errorf("index: %s: %w", name, err)
 		}
 		idx.Packages = append(idx.Packages, p)
