@@ -40,6 +40,9 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
 	if err := framework.Execute(newFn(), rw); err != nil {
+		if errors.Is(err, builtins.ErrResultsOnly) {
+			return reportedError{err} // the results say why; nothing to print
+		}
 		return fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	return nil

@@ -388,3 +388,12 @@ func objectResult(msg string, sev framework.Severity, rn *yaml.RNode) *framework
 // errFunctionFailure is what a functions-SDK based catalog function prints
 // when it fails.
 var errFunctionFailure = fmt.Errorf("error: function failure")
+
+// ErrResultsOnly is the failure of a function that says why in its results
+// alone and exits 1 printing nothing (the functions SDK of 2021 did so):
+// its message is empty, so no stderr is recorded for it.
+var ErrResultsOnly = errResultsOnly{}
+
+type errResultsOnly struct{}
+
+func (errResultsOnly) Error() string { return "" }

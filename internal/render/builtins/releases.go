@@ -36,7 +36,7 @@ func notReproduced(versions ...string) []release {
 // where the release images themselves differ from it).
 
 func applyReplacementsReleases() []release {
-	return append(notReproduced("v0.1.0"),
+	return append(releases(applyReplacementsV010, "v0.1.0"),
 		releases(applyReplacements, "v0.1.1", "v0.1.2")...)
 }
 
