@@ -40,8 +40,10 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
 	if err := framework.Execute(newFn(), rw); err != nil {
-		if errors.Is(err, builtins.ErrResultsOnly) {
-			return reportedError{err} // the results say why; nothing to print
+		var f builtins.Failure
+		if errors.As(err, &f) {
+			fmt.Fprint(stderr, f.Stderr) // as the catalog function prints it
+			return reportedError{err}
 		}
 		return fmt.Errorf("%s: %w", spec.Name, err)
 	}

@@ -113,9 +113,11 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		if p, ok := r.opts.Sandbox.wrap(fn, proc).(framework.ResourceListProcessor); ok {
 			proc = p
 		}
-	} else if spec, ok := builtins.Lookup(fn.Image); ok && fn.Exec == "" && sandboxedBuiltins[spec.Name] {
+	} else if r, err := builtins.Resolve(fn.Image, fn.Tag); err == nil && fn.Exec == "" && sandboxedBuiltins[r.Spec.Name] {
 		run.printed = &capWriter{max: 64 << 10}
-		proc = builtins.NewStarlark(run.printed)
+		if p, ok := builtins.NewStarlark(r.Version, run.printed); ok {
+			proc = p
+		}
 	}
 	run.proc = proc
 	if s, ok := proc.(streamRunner); ok {

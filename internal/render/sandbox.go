@@ -84,7 +84,7 @@ func (e *LimitExceededError) Error() string {
 // program.
 type sandboxed struct {
 	sb      *Sandbox
-	builtin string   // a built-in's name, or
+	builtin string   // a built-in's image at its release (starlark:v0.4.3), or
 	argv    []string // a program and its arguments
 }
 
@@ -100,8 +100,8 @@ func (sb *Sandbox) wrap(fn Function, proc any) any {
 		return &sandboxed{sb: sb, argv: append([]string{ef.Path}, ef.Args...)}
 	}
 	if fn.Image != "" {
-		if spec, ok := builtins.Lookup(fn.Image); ok && sandboxedBuiltins[spec.Name] {
-			return &sandboxed{sb: sb, builtin: spec.Name}
+		if r, err := builtins.Resolve(fn.Image, fn.Tag); err == nil && sandboxedBuiltins[r.Spec.Name] {
+			return &sandboxed{sb: sb, builtin: r.Spec.Name + ":" + r.Version}
 		}
 	}
 	return proc
@@ -281,8 +281,13 @@ func RunSandboxChild(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "sandbox: %v\n", err)
 		return 126, true
 	}
-	spec, found := builtins.Lookup(*builtin)
-	if !found || !sandboxedBuiltins[spec.Name] {
+	r, err := builtins.Resolve(*builtin, "")
+	if err != nil || !sandboxedBuiltins[r.Spec.Name] {
+		fmt.Fprintf(stderr, "sandbox: no built-in %q runs here\n", *builtin)
+		return 2, true
+	}
+	f, ok := builtins.NewStarlark(r.Version, stderr)
+	if !ok {
 		fmt.Fprintf(stderr, "sandbox: no built-in %q runs here\n", *builtin)
 		return 2, true
 	}
@@ -290,9 +295,14 @@ func RunSandboxChild(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
 	// the catalog function alone, as its own program runs it: kpt's
 	// bookkeeping (comments, order) is the parent's
-	fn := builtins.NewStarlark(stderr).(builtins.Bare)
+	fn := f.(builtins.Bare)
 	if err := framework.Execute(framework.ResourceListProcessorFunc(fn.ProcessBare), rw); err != nil {
-		fmt.Fprintln(stderr, err)
+		var f builtins.Failure
+		if errors.As(err, &f) {
+			fmt.Fprint(stderr, f.Stderr) // as the catalog function prints it
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
 		return 1, true
 	}
 	return 0, true

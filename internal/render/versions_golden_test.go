@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // builtinVersionsDir holds golden cases recorded from the catalog's release
@@ -28,19 +31,57 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 	for _, c := range cases {
 		dir := filepath.Dir(c)
 		rel, _ := filepath.Rel(builtinVersionsDir, dir)
-		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "pkg")
-			copyDir(t, filepath.Join(dir, "pkg"), root)
-			// kpt names the package by its directory; the cases were recorded as "pkg"
-			_, err := Render(context.Background(), filesys.MakeFsOnDisk(), root, Options{})
-			wantCode := readExitCode(t, filepath.Join(dir, "exit-code"))
-			if (err != nil) != (wantCode != 0) {
-				t.Errorf("exit: got err=%v, want exit code %d", err, wantCode)
-			}
-			compareTree(t, filepath.Join(dir, "expected"), filesys.MakeFsOnDisk(), root)
-		})
+		modes := map[string]Options{"": {}}
+		if strings.HasPrefix(filepath.ToSlash(rel), "starlark/") {
+			// as the server runs it: in the sandbox child, told the release
+			modes[" sandboxed"] = Options{Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
+		}
+		for mode, opts := range modes {
+			t.Run(filepath.ToSlash(rel)+mode, func(t *testing.T) {
+				root := filepath.Join(t.TempDir(), "pkg")
+				copyDir(t, filepath.Join(dir, "pkg"), root)
+				// kpt names the package by its directory; the cases were recorded as "pkg"
+				res, err := Render(context.Background(), filesys.MakeFsOnDisk(), root, opts)
+				wantCode := readExitCode(t, filepath.Join(dir, "exit-code"))
+				if (err != nil) != (wantCode != 0) {
+					t.Errorf("exit: got err=%v, want exit code %d", err, wantCode)
+				}
+				compareTree(t, filepath.Join(dir, "expected"), filesys.MakeFsOnDisk(), root)
+				if want, err := os.ReadFile(filepath.Join(dir, "results.yaml")); err == nil {
+					compareReleaseResults(t, want, res.Results)
+				}
+			})
+		}
 	}
 	if _, err := os.Stat(filepath.Join(builtinVersionsDir, "README.md")); err != nil {
 		t.Errorf("the cases need their README: %v", err)
+	}
+}
+
+// compareReleaseResults requires the FunctionResultList the release left under kpt
+// (a case's results.yaml, where the case has one): each function's stderr,
+// exit code and results, the function's image or exec path aside.
+func compareReleaseResults(t *testing.T, want []byte, got FunctionResultList) {
+	t.Helper()
+	gotYAML, err := got.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := func(b []byte) any {
+		var v map[string]any
+		if err := yaml.Unmarshal(b, &v); err != nil {
+			t.Fatalf("results: %v\n%s", err, b)
+		}
+		items, _ := v["items"].([]any)
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				delete(m, "exec")
+				delete(m, "image")
+			}
+		}
+		return v
+	}
+	if !reflect.DeepEqual(norm(want), norm(gotYAML)) {
+		t.Errorf("results differ from the release's:\n--- porchbot ---\n%s\n--- release under kpt ---\n%s", gotYAML, want)
 	}
 }

@@ -6,6 +6,7 @@
 #
 #   CATALOG=<clone of github.com/kptdev/krm-functions-catalog> \
 #   SDK=<clone of github.com/kptdev/krm-functions-sdk> \
+#   KUSTOMIZE=<clone of github.com/kubernetes-sigs/kustomize> \
 #   testdata/builtin-versions/generate.sh [<function>/<case> ...]
 #
 # Needs go (any recent release; GOTOOLCHAIN=local is enough) with a module
@@ -15,6 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${CATALOG:?clone of github.com/kptdev/krm-functions-catalog}"
 : "${SDK:?clone of github.com/kptdev/krm-functions-sdk}"
+: "${KUSTOMIZE:?clone of github.com/kubernetes-sigs/kustomize}"
 WORK=${WORK:-/tmp/builtin-versions}
 mkdir -p "$WORK/bin"
 
@@ -38,6 +40,13 @@ build() {
       local d=$WORK/sdk/$c
       [ -d "$d" ] || { mkdir -p "$d"; git -C "$SDK" archive "$c" go | tar -x -C "$d"; }
       go mod edit -replace "$mod=$d/$sub"
+    done
+    # Likewise kyaml pseudo-versions the proxy no longer serves (starlark
+    # v0.2.1-v0.2.2): built from kustomize's history at the same commit.
+    for v in $(grep -oE 'sigs.k8s.io/kustomize/kyaml v[^ ]+[-.][0-9]{14}-[0-9a-f]{12}' go.mod | awk '{print $2}'); do
+      local c=${v##*-}; local d=$WORK/kustomize/$c
+      [ -d "$d" ] || { mkdir -p "$d"; git -C "$KUSTOMIZE" archive "$c" kyaml | tar -x -C "$d"; }
+      go mod edit -replace "sigs.k8s.io/kustomize/kyaml=$d/kyaml"
     done
     # generated/ (help texts made from the README at release time) is missing
     # from some tags; the help texts do not change what the function does.
@@ -65,7 +74,8 @@ for c in "${cases[@]}"; do
   # run the release as kpt runs a pipeline function: the same Kptfile with the
   # image entry pointing at the built binary
   find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?$fn:[^ ]*#exec: $bin#" {} +
-  set +e; kpt fn render --allow-exec "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"; code=$?; set -e
+  mkdir -p "$tmp/results"
+  set +e; kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"; code=$?; set -e
   find "$tmp/pkg" -name Kptfile -exec sed -i "s#exec: $bin#image: IMAGE#" {} +
   # put each Kptfile's image line back as the case wrote it
   for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
@@ -74,6 +84,9 @@ for c in "${cases[@]}"; do
   done
   rm -rf "$dir/expected"; mv "$tmp/pkg" "$dir/expected"
   echo "$code" > "$dir/exit-code"
+  # what kpt recorded of the function (stderr, exit code, results), the
+  # binary's path named by its release
+  sed "s#exec: $bin#exec: $fn@$ver#" "$tmp/results/results.yaml" > "$dir/results.yaml"
   echo "$c: $fn $ver exit $code" >&2
   [ "$code" = 0 ] || cat "$tmp/stderr" >&2
   rm -rf "$tmp"

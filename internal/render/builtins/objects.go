@@ -385,15 +385,16 @@ func objectResult(msg string, sev framework.Severity, rn *yaml.RNode) *framework
 	return &framework.Result{Message: msg, Severity: sev, ResourceRef: ref, File: fileOf(rn)}
 }
 
-// errFunctionFailure is what a functions-SDK based catalog function prints
-// when it fails.
-var errFunctionFailure = fmt.Errorf("error: function failure")
+// A Failure is how a catalog function fails once its results say why: it
+// exits 1 having printed Stderr (which may be nothing) on stderr.
+type Failure struct{ Stderr string }
 
-// ErrResultsOnly is the failure of a function that says why in its results
-// alone and exits 1 printing nothing (the functions SDK of 2021 did so):
-// its message is empty, so no stderr is recorded for it.
-var ErrResultsOnly = errResultsOnly{}
+func (f Failure) Error() string { return f.Stderr }
 
-type errResultsOnly struct{}
+// errFunctionFailure is what a function built on the kpt functions SDK of
+// May 2022 or later prints when it fails (the SDK's AsMain).
+var errFunctionFailure = Failure{"failed to evaluate function: error: function failure"}
 
-func (errResultsOnly) Error() string { return "" }
+// ErrResultsOnly is the failure of a function built on an earlier SDK,
+// which printed nothing.
+var ErrResultsOnly = Failure{}

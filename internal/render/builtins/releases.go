@@ -1,5 +1,7 @@
 package builtins
 
+import "io"
+
 // The catalog's releases of each built-in (kptdev/krm-functions-catalog tags
 // functions/go/<name>/vX.Y.Z, earlier <name>/vX.Y.Z), oldest first, each with
 // the behaviour that reproduces it; notReproduced marks a release porchbot
@@ -8,9 +10,8 @@ package builtins
 // recorded from the releases built at their tags, are the evidence; the
 // corpus-bound releases below are the exception.
 //
-// render's runner and sandbox build starlark by name (builtins.NewStarlark):
-// every starlark release porchbot runs must keep one behaviour, or they need
-// the resolved release passed to them.
+// render's runner and sandbox build starlark with builtins.NewStarlark from
+// the resolved release.
 
 func releases(fn processFunc, versions ...string) []release {
 	out := make([]release, 0, len(versions))
@@ -85,6 +86,20 @@ func setNamespaceReleases() []release {
 }
 
 func starlarkReleases() []release {
-	return append(notReproduced("v0.1.0", "v0.1.1", "v0.1.2", "v0.2.0", "v0.2.1", "v0.2.2"),
-		releases(starlarkRun, "v0.3.0", "v0.4.0", "v0.4.1", "v0.4.2", "v0.4.3", "v0.5.0", "v0.5.1")...)
+	out := notReproduced("v0.1.0", "v0.1.1", "v0.1.2", "v0.2.0", "v0.2.1")
+	out = append(out, starlarkReleasesOf(&starlarkV02, "v0.2.2")...)
+	out = append(out, starlarkReleasesOf(&starlarkV03, "v0.3.0")...)
+	out = append(out, starlarkReleasesOf(&starlarkSDK2022, "v0.4.0", "v0.4.1", "v0.4.2")...)
+	return append(out, starlarkReleasesOf(&starlarkSDK, "v0.4.3", "v0.5.0", "v0.5.1")...)
+}
+
+// starlarkReleasesOf are starlark releases of one era; the runner and the
+// sandbox build them with NewStarlark, to give the program's print output
+// somewhere to go.
+func starlarkReleasesOf(era *starlarkEra, versions ...string) []release {
+	out := releases(starlarkRunTo(*era, io.Discard), versions...)
+	for i := range out {
+		out[i].era = era
+	}
+	return out
 }

@@ -45,8 +45,8 @@ const (
 )
 
 // starlarkFileOptions enables the non-standard features the catalog function
-// enables (set, while, top-level control flow, global reassignment), except
-// recursion.
+// enables from v0.3.0 on (set, while, top-level control flow, global
+// reassignment), except recursion.
 var starlarkFileOptions = &syntax.FileOptions{
 	Set:             true,
 	While:           true,
@@ -57,28 +57,87 @@ var starlarkFileOptions = &syntax.FileOptions{
 // starlarkMaxSteps bounds a program's execution (a few seconds of CPU).
 const starlarkMaxSteps = 200_000_000
 
-func starlarkRun(rl *framework.ResourceList) error { return starlarkRunTo(io.Discard)(rl) }
+// A starlarkEra is what changes between the catalog's starlark releases
+// (testdata/builtin-versions/starlark): the dialect, the modules a program
+// may load, how the function config is read and what the function prints
+// when it fails.
+type starlarkEra struct {
+	options *syntax.FileOptions
+	// load provides modules; nil: the release has no loader ("load not
+	// implemented by this application")
+	load   func(*starlark.Thread, string) (starlark.StringDict, error)
+	config func(fc *yaml.RNode) (name, source string, err error)
+	// failure is the error the release returns (its stderr) after an error
+	// result with msg
+	failure func(msg string) error
+}
 
-// NewStarlark is the starlark built-in with the program's print output
-// written to stderr, one line per call (the catalog function's stderr).
-func NewStarlark(stderr io.Writer) Function { return wrap(starlarkRunTo(stderr)) }
+// starlarkSDK is v0.4.3 on, built on the kpt functions SDK.
+var starlarkSDK = starlarkEra{
+	options: starlarkFileOptions,
+	load:    starlarkLoad,
+	config:  starlarkSDKConfig,
+	failure: func(string) error { return errFunctionFailure },
+}
 
-func starlarkRunTo(stderr io.Writer) processFunc {
+// starlarkSDK2022 is v0.4.0-v0.4.2: as v0.4.3, on an SDK that printed
+// nothing when the function failed.
+var starlarkSDK2022 = starlarkEra{
+	options: starlarkFileOptions,
+	load:    starlarkLoad,
+	config:  starlarkSDKConfig,
+	failure: func(string) error { return ErrResultsOnly },
+}
+
+// starlarkV03 is v0.3.0: kyaml's framework, and qri-io/starlib's modules to
+// load (none of which porchbot builds in).
+var starlarkV03 = starlarkEra{
+	options: starlarkFileOptions,
+	load:    starlibLoad,
+	config:  starlarkFrameworkConfig,
+	failure: frameworkFailure,
+}
+
+// starlarkV02 is v0.2.2: as v0.3.0 in the standard Starlark dialect (no
+// set, no top-level if/for/while, no global reassignment, no while) and
+// without load.
+var starlarkV02 = starlarkEra{
+	options: &syntax.FileOptions{},
+	config:  starlarkFrameworkConfig,
+	failure: frameworkFailure,
+}
+
+// frameworkFailure is what kyaml's function framework of 2021 printed when a
+// function failed: its result.
+func frameworkFailure(msg string) error { return Failure{"[error] : " + msg} }
+
+// NewStarlark is the starlark built-in, at release version, with the
+// program's print output written to stderr, one line per call (the catalog
+// function's stderr). ok is false for a version porchbot does not run.
+func NewStarlark(version string, stderr io.Writer) (f Function, ok bool) {
+	for _, r := range starlarkReleases() {
+		if r.version == version && r.era != nil {
+			return wrap(starlarkRunTo(*r.era, stderr)), true
+		}
+	}
+	return nil, false
+}
+
+func starlarkRunTo(era starlarkEra, stderr io.Writer) processFunc {
 	return func(rl *framework.ResourceList) error {
-		if err := runStarlarkFunction(rl, stderr); err != nil {
+		if err := runStarlarkFunction(era, rl, stderr); err != nil {
 			rl.Results = append(rl.Results, errorResult(err))
-			return errFunctionFailure
+			return era.failure(err.Error())
 		}
 		return nil
 	}
 }
 
-func runStarlarkFunction(rl *framework.ResourceList, stderr io.Writer) error {
-	fc := rl.FunctionConfig
-	var name, source string
+// starlarkSDKConfig reads the function config as v0.4.0 on do.
+func starlarkSDKConfig(fc *yaml.RNode) (name, source string, err error) {
 	switch {
 	case isEmptyConfig(fc):
-		return fmt.Errorf("FunctionConfig is missing. Expect `ConfigMap` or `StarlarkRun`")
+		return "", "", fmt.Errorf("FunctionConfig is missing. Expect `ConfigMap` or `StarlarkRun`")
 	case isGVK(fc, "", "v1", "ConfigMap"):
 		name = getString(fc, yaml.MetadataField, yaml.NameField)
 		source = dataMap(fc)["source"]
@@ -86,24 +145,62 @@ func runStarlarkFunction(rl *framework.ResourceList, stderr io.Writer) error {
 		name = getString(fc, yaml.MetadataField, yaml.NameField)
 		source = getString(fc, "source")
 	default:
-		return fmt.Errorf("`functionConfig` must be either %v or %v, but we got: %v",
-			gvkString("v1", "ConfigMap"), gvkString(fnConfigAPIVersion, starlarkRunKind),
-			gvkString(getString(fc, yaml.APIVersionField), getString(fc, yaml.KindField)))
+		return "", "", starlarkKindError(fc)
 	}
 	if name == "" {
 		name = starlarkDefaultProgram
 	}
 	if source == "" {
-		return fmt.Errorf("`source` must not be empty")
+		return "", "", fmt.Errorf("`source` must not be empty")
 	}
+	return name, source, nil
+}
 
+// starlarkFrameworkConfig reads the function config as v0.2–v0.3 do: a
+// ConfigMap needs a data.source key (empty is a program that does
+// nothing), a StarlarkRun a non-empty source; the default program name is
+// the releases' own (sic).
+func starlarkFrameworkConfig(fc *yaml.RNode) (name, source string, err error) {
+	var ok bool
+	switch {
+	case isEmptyConfig(fc):
+		return "", "", fmt.Errorf("unknown `functionConfig` kind: ")
+	case isGVK(fc, "", "v1", "ConfigMap"):
+		if source, ok = dataMap(fc)["source"]; !ok {
+			return "", "", fmt.Errorf("`data.source` must not be empty in `ConfigMap`")
+		}
+	case isGVK(fc, fnConfigGroup, fnConfigVersion, starlarkRunKind):
+		if source = getString(fc, "source"); source == "" {
+			return "", "", fmt.Errorf("`source` in `StarlarkRun` must not be empty")
+		}
+	default:
+		return "", "", starlarkKindError(fc)
+	}
+	if name = getString(fc, yaml.MetadataField, yaml.NameField); name == "" {
+		name = "stalark-function-run"
+	}
+	return name, source, nil
+}
+
+func starlarkKindError(fc *yaml.RNode) error {
+	return fmt.Errorf("`functionConfig` must be either %v or %v, but we got: %v",
+		gvkString("v1", "ConfigMap"), gvkString(fnConfigAPIVersion, starlarkRunKind),
+		gvkString(getString(fc, yaml.APIVersionField), getString(fc, yaml.KindField)))
+}
+
+func runStarlarkFunction(era starlarkEra, rl *framework.ResourceList, stderr io.Writer) error {
+	fc := rl.FunctionConfig
+	name, source, err := era.config(fc)
+	if err != nil {
+		return err
+	}
 	resourceList, err := starlarkResourceList(rl.Items, fc)
 	if err != nil {
 		return err
 	}
 	thread := &starlark.Thread{
 		Name:  name,
-		Load:  starlarkLoad,
+		Load:  era.load,
 		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stderr, msg) },
 	}
 	thread.SetMaxExecutionSteps(starlarkMaxSteps)
@@ -112,7 +209,7 @@ func runStarlarkFunction(rl *framework.ResourceList, stderr io.Writer) error {
 		"open_api":      &lazyOpenAPI{},
 		"environment":   starlark.NewDict(0),
 	})
-	if _, err := starlark.ExecFileOptions(starlarkFileOptions, thread, name, source,
+	if _, err := starlark.ExecFileOptions(era.options, thread, name, source,
 		starlark.StringDict{"ctx": ctx}); err != nil {
 		return err
 	}
@@ -403,6 +500,19 @@ func fromStarlark(v starlark.Value) (interface{}, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unrecognized starlark type: %s", v.Type())
+}
+
+// starlibLoad is v0.3.0's loader: qri-io/starlib's modules by their names,
+// none of which porchbot builds in (a program that loads one fails, saying
+// so); any other name loads nothing, as in the release.
+func starlibLoad(_ *starlark.Thread, module string) (starlark.StringDict, error) {
+	switch module {
+	case "bsoup.star", "encoding/base64.star", "encoding/csv.star", "encoding/json.star", "encoding/yaml.star",
+		"geo.star", "hash.star", "html.star", "http.star", "math.star", "re.star", "time.star", "xlsx.star", "zipfile.star":
+		return nil, fmt.Errorf("module %q of qri-io/starlib (starlark v0.3.0's modules) is not available in porchbot's starlark; "+
+			"starlark v0.4.0 and later offer json.star, krmfn.star, math.star and time.star", module)
+	}
+	return starlark.StringDict{}, nil
 }
 
 // starlarkLoad provides the modules a program may load.

@@ -20,6 +20,7 @@ var catalogRegistries = []string{
 type release struct {
 	version string // "v0.4.1"
 	new     func() Function
+	era     *starlarkEra // starlark's releases: what NewStarlark builds
 }
 
 // A Resolved function is a built-in tied to the catalog release an image names.
