@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path"
 	"runtime"
@@ -41,6 +42,25 @@ import (
 type errNeedsExact struct{}
 
 func (errNeedsExact) Error() string { return "needs serialized run" }
+
+// errReplay reports that a function run in place (see inPlace) left what
+// kpt's comment copy or order sync would change: the input it would need is
+// gone, so the render starts again with copies (Render).
+var errReplay = errors.New("render again with copies")
+
+// inPlace reports whether the function may run on its input itself instead
+// of copies: a built-in mutator with nothing to print, its config and every
+// input resource without comments or folded scalars (kpt's comment copy has
+// nothing to give back to them; plainShapeOf finds out), in a render whose functions so far were all
+// such built-ins, so that starting again (errReplay) runs only them again.
+// What the checks afterwards need of the input, its kinds, keys and order,
+// is kept as shapes, a fifth of a copy's memory.
+func (f *fnRun) inPlace() bool {
+	if f.r.copying || f.r.foreign || f.kind != Mutator || f.bare == nil || f.stream != nil || f.printed != nil {
+		return false
+	}
+	return f.config == nil || plain(f.config.Document())
+}
 
 // plain reports whether n has no comments and no folded scalars anywhere.
 func plain(n *yaml.Node) bool {
@@ -131,31 +151,42 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		return nil, none, nil, errNeedsExact{}
 	}
 	type size struct{ nodes, slots int }
-	sizes := make([]size, len(input))
+	var sizes []size
 	total := 0
 	var header map[int]bool // inputs that go through a ResourceList of their own
-	for i, n := range input {
-		nodes, slots, ok := stableResource(n)
-		if !ok {
-			if !headerResource(n) {
-				return nil, none, nil, errNeedsExact{}
+	measure := func() error {
+		sizes = make([]size, len(input))
+		for i, n := range input {
+			nodes, slots, ok := stableResource(n)
+			if !ok {
+				if !headerResource(n) {
+					return errNeedsExact{}
+				}
+				if header == nil {
+					header = map[int]bool{}
+				}
+				header[i] = true
 			}
-			if header == nil {
-				header = map[int]bool{}
-			}
-			header[i] = true
+			sizes[i] = size{nodes, slots}
+			total += nodes
 		}
-		sizes[i] = size{nodes, slots}
-		total += nodes
+		f.r.largestCopy = max(f.r.largestCopy, total)
+		if total > bigCopy {
+			// the previous function's input is garbage by now: collected
+			// before the copy, the heap need not hold it, the input and the copy
+			runtime.GC()
+		}
+		return nil
 	}
-	f.r.largestCopy = max(f.r.largestCopy, total)
-	if total > bigCopy {
-		// the previous function's input is garbage by now: collected
-		// before the copy, the heap need not hold it, the input and the copy
-		runtime.GC()
+	inPlace := f.inPlace()
+	if !inPlace {
+		if err := measure(); err != nil {
+			return nil, none, nil, err
+		}
 	}
 	// ids on the input, as kpt sets them before writing the ResourceList
 	ids := make(map[string]*yaml.RNode, len(input))
+	at := make(map[string]int, len(input))
 	for i, n := range input {
 		id := strconv.Itoa(i + 1)
 		if err := setAnnotation(n, kioutil.IdAnnotation, id); err != nil {
@@ -165,12 +196,48 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			return nil, none, nil, err
 		}
 		ids[id] = n
+		at[id] = i
 	}
 	// what the function reads: the resources' mapping nodes, ids included
 	// (4 more nodes where annotations were there already), with empty
 	// annotations dropped (kpt's writer does that)
 	items := make([]*yaml.RNode, len(input))
+	var before []shapes // in place: the inputs' shapes, by index
+	if inPlace {
+		before = make([]shapes, len(input))
+		// one slab for all (a resource that outgrows what is left moves
+		// to a larger one, which the next ones go on filling)
+		slab := make(shapes, 0, max(f.r.shapeHint, 64*len(input)))
+		used := 0
+		for i, n := range input {
+			var ok bool
+			before[i], ok = plainShapeOf(n, slab)
+			if !ok {
+				// a comment to give back: copies after all
+				inPlace, before = false, nil
+				if err := measure(); err != nil {
+					return nil, none, nil, err
+				}
+				break
+			}
+			slab = before[i][len(before[i]):]
+			used += len(before[i])
+		}
+		f.r.shapeHint = used + used/8
+	}
+	if inPlace {
+		f.r.res.stats.inPlace++
+		for i, n := range input {
+			if err := clearEmptyAnnotations(n); err != nil {
+				return nil, none, nil, err
+			}
+			items[i] = n
+		}
+	}
 	for i, n := range input {
+		if inPlace {
+			break
+		}
 		if header[i] {
 			// what the function reads of it from kpt's ResourceList
 			var err error
@@ -243,6 +310,10 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			exact[i] = true
 		}
 	}
+	if inPlace && roundTrip {
+		// kpt's comment copy and order sync would need the input as it was
+		return nil, none, nil, errReplay
+	}
 	if !roundTrip {
 		for i := range exact {
 			f.r.res.stats.headerTrip++
@@ -279,7 +350,14 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 		// kpt's comment copy fails where a node changed kind (say a scalar
 		// became a mapping); the serialized run fails the same way
-		if roundTrip || exact[i] {
+		if inPlace {
+			// no comment to copy back; a kind changed or an order to sync
+			// needs the input as it was
+			ref := shapeRef{before[at[id]], 0}
+			if shapeClash(ref, n.YNode()) || !shapeOrderMatches(ref, n.YNode()) {
+				return nil, none, nil, errReplay
+			}
+		} else if roundTrip || exact[i] {
 			if err := comments.CopyComments(in, n); err != nil {
 				return nil, none, nil, errNeedsExact{}
 			}

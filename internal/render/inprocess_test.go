@@ -303,3 +303,86 @@ func TestBuiltinsInMemoryOnDisk(t *testing.T) {
 	}
 	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
 }
+
+// Built-ins run on the resources themselves when nothing has comments: no
+// copy, the same files as the serialized run.
+func TestBuiltinsRunInPlace(t *testing.T) {
+	dir := t.TempDir()
+	disk := filesys.MakeFsOnDisk()
+	for _, d := range []string{"a", "b"} {
+		genPackageAt(t, disk, filepath.Join(dir, d), 30, 4, benchPipeline)
+	}
+	r1, err := Render(context.Background(), disk, filepath.Join(dir, "a"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), disk, filepath.Join(dir, "b"), Options{serialized: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r1.stats.inPlace != 4 || r1.stats.replays != 0 {
+		t.Errorf("stats %+v: want 4 runs in place, no replay", r1.stats)
+	}
+	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
+}
+
+// A built-in run in place that reorders fields (set-namespace v0.1.0 takes
+// every resource through JSON, which sorts keys) leaves what kpt's order
+// sync needs the input for: the render starts again with copies, gives the
+// serialized run's files, and tells its progress once.
+func TestInPlaceReplaysWithCopies(t *testing.T) {
+	files := map[string]string{
+		"Kptfile": `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: replay
+pipeline:
+  mutators:
+    - image: gcr.io/kpt-fn/set-labels:v0.2.0
+      configMap:
+        tier: web
+    - image: gcr.io/kpt-fn/set-namespace:v0.1.0
+      configMap:
+        namespace: prod
+`,
+		"app.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: nginx
+  replicas: 2
+`,
+	}
+	var events []string
+	progress := Progress{
+		Start: func(s Step) { events = append(events, "start "+s.Image) },
+		Step:  func(s Step) { events = append(events, "step "+s.Image+" "+string(s.Status)) },
+	}
+	fs, root := memPkg(t, files)
+	res, err := Render(context.Background(), fs, root, Options{Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs2, root2 := memPkg(t, files)
+	if _, err := Render(context.Background(), fs2, root2, Options{serialized: true}); err != nil {
+		t.Fatal(err)
+	}
+	compareFileMaps(t, treeFiles(t, fs2, root2), treeFiles(t, fs, root))
+	if res.stats.replays != 1 {
+		t.Errorf("stats %+v: want one replay", res.stats)
+	}
+	want := []string{
+		"start gcr.io/kpt-fn/set-labels:v0.2.0", "step gcr.io/kpt-fn/set-labels:v0.2.0 " + string(StepOK),
+		"start gcr.io/kpt-fn/set-namespace:v0.1.0", "step gcr.io/kpt-fn/set-namespace:v0.1.0 " + string(StepOK),
+	}
+	if !reflect.DeepEqual(events, want) {
+		t.Errorf("progress:\n got %q\nwant %q", events, want)
+	}
+	if len(res.Steps) != 2 || len(res.Results.Items) != 2 {
+		t.Errorf("%d steps, %d result items; want 2 of each", len(res.Steps), len(res.Results.Items))
+	}
+}

@@ -35,3 +35,43 @@ func (r *renderer) enterPackage(pkg *pkgNode) {
 		r.opts.Progress.Package(pkg.rel)
 	}
 }
+
+// progressTap passes progress on, counting what it passed; a render started
+// again (errReplay) sets skip to that count, so that what was told once is
+// not told again (the functions it runs again are built-ins, which do what
+// they did the first time).
+type progressTap struct {
+	inner      Progress
+	seen, skip int
+}
+
+func (t *progressTap) pass() bool {
+	t.seen++
+	return t.seen > t.skip
+}
+
+func (t *progressTap) progress() Progress {
+	var p Progress
+	if t.inner.Package != nil {
+		p.Package = func(rel string) {
+			if t.pass() {
+				t.inner.Package(rel)
+			}
+		}
+	}
+	if t.inner.Start != nil {
+		p.Start = func(s Step) {
+			if t.pass() {
+				t.inner.Start(s)
+			}
+		}
+	}
+	if t.inner.Step != nil {
+		p.Step = func(s Step) {
+			if t.pass() {
+				t.inner.Step(s)
+			}
+		}
+	}
+	return p
+}

@@ -224,6 +224,9 @@ func (f *fnRun) recordSkip() {
 // Filter implements kio.Filter.
 func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 	f.starts()
+	if f.bare == nil || f.stream != nil || f.printed != nil {
+		f.r.foreign = true // see inPlace
+	}
 	start := time.Now()
 	if err := areKRM(input); err != nil {
 		return nil, f.failNoItem(start, fmt.Errorf("input resource list must contain only KRM resources: %s", err))
@@ -241,6 +244,8 @@ func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
 		case ferr == nil:
 			done = true
 			f.r.res.stats.inMemory++
+		case errors.Is(ferr, errReplay):
+			return nil, ferr
 		case errors.As(ferr, new(errNeedsExact)):
 			// the serialized run below runs the function again: what the
 			// discarded in-memory run printed is not said twice
