@@ -66,6 +66,7 @@ func (a *App) Handlers() Handlers {
 	h["pull_request"] = &PullRequestHandler{React: a}
 	h["pull_request_review"] = &PullRequestReviewHandler{React: a}
 	h["check_run"] = &CheckRunHandler{React: a}
+	h["check_suite"] = &CheckSuiteHandler{React: a}
 	if a.Comments != nil {
 		h["issue_comment"] = &IssueCommentHandler{React: a.Comments}
 	}
