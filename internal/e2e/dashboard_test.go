@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/forge"
+)
+
+// fastDashboards shortens the dashboard's debounce (settle and interval)
+// to a millisecond, so a test waits for refreshes, not for time.
+func (w *world) fastDashboards() {
+	d := w.svc.App.Dashboards
+	d.Settle, d.Interval = time.Millisecond, time.Millisecond
+	w.svc.App.DashboardInterval = time.Millisecond
+}
+
+// settleDashboards settles the bot and the forge, and the dashboard
+// refreshes their events scheduled, until nothing more happens.
+func (w *world) settleDashboards() {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(w.ctx, 2*time.Minute)
+	defer cancel()
+	for range 20 {
+		w.settle()
+		before := len(w.svc.Embedded.Forge.Deliveries())
+		if err := w.svc.App.Dashboards.Wait(ctx); err != nil {
+			w.t.Fatal(err)
+		}
+		w.settle()
+		if len(w.svc.Embedded.Forge.Deliveries()) == before {
+			return
+		}
+	}
+	w.t.Fatal("the dashboards never settled")
+}
+
+// dashboards are porchbot's dashboard issues of repo, lowest number first.
+func (w *world) dashboards(repo string) []*github.Issue {
+	w.t.Helper()
+	owner, name := splitRepo(repo)
+	list, _, err := w.client("alice").Issues.ListByRepo(w.ctx, owner, name, &github.IssueListByRepoOptions{State: "all",
+		Labels: []string{lifecycle.DashboardLabel}})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].GetNumber() < list[j].GetNumber() })
+	return list
+}
+
+// dashboard is repo's one dashboard.
+func (w *world) dashboard(repo string) *github.Issue {
+	w.t.Helper()
+	ds := w.dashboards(repo)
+	if len(ds) != 1 {
+		w.t.Fatalf("%s has %d dashboards, want 1", repo, len(ds))
+	}
+	return ds[0]
+}
+
+// tick edits the dashboard as user, ticking the box of target.
+func (w *world) tick(user, repo string, is *github.Issue, box string) {
+	w.t.Helper()
+	body := is.GetBody()
+	if !strings.Contains(body, "- [ ] "+box) {
+		w.t.Fatalf("no box %q in the dashboard:\n%s", box, body)
+	}
+	body = strings.Replace(body, "- [ ] "+box, "- [x] "+box, 1)
+	owner, name := splitRepo(repo)
+	if _, _, err := w.client(user).Issues.Edit(w.ctx, owner, name, is.GetNumber(), &github.IssueRequest{Body: &body}); err != nil {
+		w.t.Fatalf("%s ticks %s: %v", user, box, err)
+	}
+}
+
+func sumCalls(w *world, before map[string]int64) (total int64, edits int64) {
+	for route, n := range w.stats() {
+		d := n - before[route]
+		total += d
+		if route == "PATCH /repos/{owner}/{repo}/issues/{number}" {
+			edits += d
+		}
+	}
+	return total, edits
+}
+
+// TestDashboardIssue: on install porchbot opens one "Package dashboard"
+// issue (a second install event opens no other); a draft pushed shows up
+// with its render once the debounce has passed; a box ticked by someone
+// who may edit issues but not write is refused as /porch render would be;
+// the same box ticked by a writer renders the draft again and the box is
+// cleared; a dashboard a person closed stays closed through events and a
+// resync, until the configuration changes.
+func TestDashboardIssue(t *testing.T) {
+	w := newWorld(t)
+	w.fastDashboards()
+	const repo = "acme/catalog"
+	if ds := w.dashboards(repo); len(ds) != 0 {
+		t.Fatalf("a dashboard before install: %d", len(ds))
+	}
+
+	before := w.stats()
+	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	w.settleDashboards()
+	total, _ := sumCalls(w, before)
+	d := w.dashboard(repo)
+	if d.GetTitle() != lifecycle.DashboardTitle || d.GetState() != "open" || d.GetUser().GetLogin() != "porchbot[bot]" {
+		t.Fatalf("dashboard: %s", github.Stringify(d))
+	}
+	for _, want := range []string{"## Packages", "- `basens`", "- `network/upf`", "No drafts."} {
+		if !strings.Contains(d.GetBody(), want) {
+			t.Fatalf("dashboard lacks %q:\n%s", want, d.GetBody())
+		}
+	}
+	t.Logf("install event, %d repositories: %d REST calls", 2, total)
+	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	w.settleDashboards()
+	d = w.dashboard(repo) // still one
+
+	// A draft: the dashboard shows it with its render, after the debounce.
+	head := w.pushDraft("dash", map[string]string{
+		"Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: dash\n",
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"})
+	w.settleDashboards()
+	d = w.dashboard(repo)
+	const box = "<!-- porch:render dash/try -->"
+	if !strings.Contains(d.GetBody(), "- [ ] "+box+" `drafts/dash/try`: render passed") {
+		t.Fatalf("the draft is not on the dashboard:\n%s", d.GetBody())
+	}
+	// One refresh with nothing changed: its cost, and no edit.
+	before = w.stats()
+	owner, name := splitRepo(repo)
+	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.svc.App.Dashboards.Touch(lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
+	w.settleDashboards()
+	total, edits := sumCalls(w, before)
+	if edits != 0 {
+		t.Fatalf("a refresh with nothing changed edited the dashboard %d times", edits)
+	}
+	t.Logf("refresh of an unchanged dashboard (1 package draft, 0 proposals): %d REST calls, 0 edits", total)
+
+	renders := func() int {
+		res, _, err := w.client("alice").Checks.ListCheckRunsForRef(w.ctx, owner, name, head,
+			&github.ListCheckRunsOptions{CheckName: github.String("porchbot/render"), Filter: github.String("all")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.CheckRuns)
+	}
+	rendered := renders()
+
+	// carol may edit issues (triage) but not write: refused, like /porch render.
+	if err := w.svc.Embedded.Forge.SetCollaborator(repo, "carol", forge.PermTriage); err != nil {
+		t.Fatal(err)
+	}
+	w.tick("carol", repo, d, box)
+	w.settleDashboards()
+	if n := renders(); n != rendered {
+		t.Fatalf("carol's tick rendered the draft: %d render runs, was %d", n, rendered)
+	}
+	replies := w.botComments(repo, d.GetNumber())
+	if len(replies) != 1 || !strings.Contains(replies[0].GetBody(), "@carol needs write access to acme/catalog to run `/porch render` (their permission: triage)") {
+		t.Fatalf("reply to carol's tick: %v", replies)
+	}
+	d = w.dashboard(repo)
+	if !strings.Contains(d.GetBody(), "- [ ] "+box) {
+		t.Fatalf("carol's tick was not cleared:\n%s", d.GetBody())
+	}
+
+	// bob (write) ticks it: the draft is rendered again, the box cleared.
+	w.tick("bob", repo, d, box)
+	w.settleDashboards()
+	if n := renders(); n != rendered+1 {
+		t.Fatalf("bob's tick: %d render runs, want %d", n, rendered+1)
+	}
+	replies = w.botComments(repo, d.GetNumber())
+	if len(replies) != 2 || !strings.Contains(replies[1].GetBody(), "Rendered `dash`") {
+		t.Fatalf("reply to bob's tick: %v", replies[len(replies)-1].GetBody())
+	}
+	if d = w.dashboard(repo); !strings.Contains(d.GetBody(), "- [ ] "+box) {
+		t.Fatalf("bob's tick was not cleared:\n%s", d.GetBody())
+	}
+
+	// alice closes it: it stays closed through events and a resync.
+	closed := "closed"
+	if _, _, err := w.client("alice").Issues.Edit(w.ctx, owner, name, d.GetNumber(), &github.IssueRequest{State: &closed}); err != nil {
+		t.Fatal(err)
+	}
+	w.settleDashboards()
+	w.pushDraft("later", map[string]string{"Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: later\n"})
+	w.settleDashboards()
+	if _, err := w.resync(repo); err != nil {
+		t.Fatal(err)
+	}
+	w.settleDashboards()
+	if d = w.dashboard(repo); d.GetState() != "closed" {
+		t.Fatalf("the dashboard alice closed is %s", d.GetState())
+	}
+
+	// The configuration asks again: it is reopened, current.
+	dir := w.clone("alice", repo)
+	w.write(dir, ".github/porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\ndashboard:\n  enabled: true\n")
+	w.git(dir, "add", "-A")
+	w.git(dir, "commit", "-q", "-m", "Dashboard, please")
+	w.git(dir, "push", "-q", "origin", "HEAD:main")
+	w.settleDashboards()
+	if d = w.dashboard(repo); d.GetState() != "open" || !strings.Contains(d.GetBody(), "drafts/later/try") {
+		t.Fatalf("after the configuration asked again: %s\n%s", d.GetState(), d.GetBody())
+	}
+}
