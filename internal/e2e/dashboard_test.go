@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -136,6 +137,19 @@ func TestDashboardIssue(t *testing.T) {
 	if !strings.Contains(d.GetBody(), "- [ ] "+box+" `drafts/dash/try`: render passed") {
 		t.Fatalf("the draft is not on the dashboard:\n%s", d.GetBody())
 	}
+	// Proposed: the dashboard shows its approval and who is still needed.
+	pr := w.openPull("alice", repo, "drafts/dash/try", "Dash")
+	w.settleDashboards()
+	d = w.dashboard(repo)
+	if want := fmt.Sprintf("- #%d `dash/try`: waiting for approval (0/1); still needed: 1 more of @acme/platform", pr.GetNumber()); !strings.Contains(d.GetBody(), want) {
+		t.Fatalf("the proposal is not on the dashboard as %q:\n%s", want, d.GetBody())
+	}
+	w.approve("bob", repo, pr.GetNumber())
+	w.settleDashboards()
+	if want := fmt.Sprintf("- #%d `dash/try`: approved (1/1)", pr.GetNumber()); !strings.Contains(w.dashboard(repo).GetBody(), want) {
+		t.Fatalf("the approval is not on the dashboard as %q:\n%s", want, w.dashboard(repo).GetBody())
+	}
+
 	// One refresh with nothing changed: its cost, and no edit.
 	before = w.stats()
 	owner, name := splitRepo(repo)
@@ -149,7 +163,7 @@ func TestDashboardIssue(t *testing.T) {
 	if edits != 0 {
 		t.Fatalf("a refresh with nothing changed edited the dashboard %d times", edits)
 	}
-	t.Logf("refresh of an unchanged dashboard (1 package draft, 0 proposals): %d REST calls, 0 edits", total)
+	t.Logf("refresh of an unchanged dashboard (1 draft, 1 proposal): %d REST calls, 0 edits", total)
 
 	renders := func() int {
 		res, _, err := w.client("alice").Checks.ListCheckRunsForRef(w.ctx, owner, name, head,
@@ -218,5 +232,49 @@ func TestDashboardIssue(t *testing.T) {
 	w.settleDashboards()
 	if d = w.dashboard(repo); d.GetState() != "open" || !strings.Contains(d.GetBody(), "drafts/later/try") {
 		t.Fatalf("after the configuration asked again: %s\n%s", d.GetState(), d.GetBody())
+	}
+}
+
+// TestDashboardReplicasOpenOne: three replicas handle the same install
+// event at once; the repository ends with one open dashboard (a dashboard
+// a racing replica made is closed as a duplicate, whichever replica saw
+// what), and every replica agrees which one it is.
+func TestDashboardReplicasOpenOne(t *testing.T) {
+	w := newWorld(t)
+	fl := newFleet(t, w, 2)
+	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	fl.settle()
+	for _, r := range fl.replicas {
+		if err := r.App.Dashboards.Wait(w.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fl.settle()
+	var open []int
+	all := w.dashboards("acme/catalog")
+	for _, d := range all {
+		if d.GetState() == "open" {
+			open = append(open, d.GetNumber())
+		}
+	}
+	if len(open) != 1 || open[0] != all[0].GetNumber() {
+		t.Fatalf("open dashboards %v of %d made", open, len(all))
+	}
+	t.Logf("3 replicas, one install event: %d dashboards made, 1 open", len(all))
+	// Each replica, syncing now, finds that one and makes no other.
+	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, "acme/catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fl.replicas {
+		out, err := r.App.SyncDashboard(w.ctx, lifecycle.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"}, true)
+		if err != nil || out.Number != open[0] || out.Created {
+			t.Fatalf("a replica's sync: %+v %v", out, err)
+		}
+	}
+	if n := len(w.dashboards("acme/catalog")); n != len(all) {
+		t.Fatalf("syncing again made %d dashboards, had %d", n, len(all))
 	}
 }
