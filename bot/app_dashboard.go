@@ -53,14 +53,29 @@ func (a *App) SyncDashboard(ctx context.Context, repo lifecycle.Repo, mayCreate 
 		return nil, fmt.Errorf("dashboard of %s: installation client: %w", repo.FullName(), err)
 	}
 	open := func(ctx context.Context) (*lifecycle.Session, error) { return a.open(ctx, repo) }
-	return lifecycle.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
+	out, err := lifecycle.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
+	a.countDashboard(out, err)
+	return out, err
+}
+
+// countDashboard counts a sync's outcome.
+func (a *App) countDashboard(out *lifecycle.DashboardOutcome, err error) {
+	if a.Metrics == nil {
+		return
+	}
+	outcome := out.Outcome()
+	if err != nil {
+		outcome = "failed"
+	}
+	a.Metrics.DashboardSyncs.WithLabelValues(outcome).Inc()
 }
 
 // EnsureDashboard is the resync's hook: the dashboard of the session's
 // repository is opened if missing, refreshed if stale.
 func (a *App) EnsureDashboard(ctx context.Context, s *lifecycle.Session) error {
 	open := func(context.Context) (*lifecycle.Session, error) { return s, nil }
-	_, err := lifecycle.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
+	out, err := lifecycle.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
+	a.countDashboard(out, err)
 	return err
 }
 

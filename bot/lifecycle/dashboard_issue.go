@@ -80,6 +80,29 @@ type DashboardOutcome struct {
 	Duplicates []int
 }
 
+// Outcome names what the sync did, for metrics and logs.
+func (o *DashboardOutcome) Outcome() string {
+	switch {
+	case o == nil:
+		return "failed"
+	case o.Created:
+		return "created"
+	case o.Reopened:
+		return "reopened"
+	case o.Edited:
+		return "edited"
+	case o.Closed:
+		return "closed"
+	case !o.RetryAt.IsZero():
+		return "put_off"
+	case o.StaysClosed:
+		return "stays_closed"
+	case o.Missing:
+		return "missing"
+	}
+	return "unchanged"
+}
+
 // dashboardIssue is what the decision reads of a dashboard issue.
 type dashboardIssue struct {
 	Number    int

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
@@ -121,6 +122,9 @@ func TestDashboardIssue(t *testing.T) {
 		}
 	}
 	t.Logf("install event, %d repositories: %d REST calls", 2, total)
+	if n := testutil.ToFloat64(w.svc.Metrics.DashboardSyncs.WithLabelValues("created")); n != 1 {
+		t.Fatalf("porchbot_dashboard_syncs_total{outcome=created} = %v, want 1", n)
+	}
 	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
 		t.Fatal(err)
 	}
