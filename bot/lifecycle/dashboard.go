@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/porchbot/porchbot/internal/packages"
 )
 
 // The "Package dashboard" issue (SPEC §8, docs/dashboard.md), in the manner
@@ -155,12 +157,15 @@ func dashboardBoxes(body string) (order []DashboardAction, ticked map[DashboardA
 	for _, m := range dashboardBox.FindAllStringSubmatch(body, -1) {
 		a := DashboardAction{Kind: m[2]}
 		if a.Kind == ActionRender {
-			i := strings.LastIndex(m[3], "/")
-			if i <= 0 || i == len(m[3])-1 {
+			pkg, ws, err := packages.CheckDraftBranchName("drafts/" + m[3])
+			if err != nil {
+				continue // not a draft's name: a line someone wrote
+			}
+			a.Package, a.Workspace = pkg, ws
+		} else {
+			if packages.ValidateName(m[3]) != nil {
 				continue
 			}
-			a.Package, a.Workspace = m[3][:i], m[3][i+1:]
-		} else {
 			a.Package = m[3]
 		}
 		if _, seen := ticked[a]; seen {

@@ -205,18 +205,26 @@ func SyncDashboard(ctx context.Context, repo Repo, open func(context.Context) (*
 		return out, nil
 	}
 	enabled := s.Config.Dashboard.Enabled
+	var changedDone, changedSince bool
+	changed := func() bool {
+		if !changedDone {
+			var err error
+			if changedSince, err = configChangedSince(ctx, s, d.ClosedAt); err != nil {
+				log.WithError(err).Warn("dashboard: configuration history not read; the dashboard stays closed")
+			}
+			changedDone = true
+		}
+		return changedSince
+	}
+	if enabled && d != nil && !d.Open && !d.ClosedByBot && !changed() {
+		out.StaysClosed = true // nothing to gather for a dashboard that stays closed
+		return out, nil
+	}
 	var body string
 	if enabled {
 		if body, err = sync.Body(ctx, s); err != nil {
 			return out, err
 		}
-	}
-	changed := func() bool {
-		ok, err := configChangedSince(ctx, s, d.ClosedAt)
-		if err != nil {
-			log.WithError(err).Warn("dashboard: configuration history not read; the dashboard stays closed")
-		}
-		return ok
 	}
 	interval := sync.Interval
 	if interval <= 0 {

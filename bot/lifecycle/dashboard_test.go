@@ -31,6 +31,8 @@ func TestDashboardTicks(t *testing.T) {
 		{"a line added ticked counts", "", box("x", "render", "a/w"), []DashboardAction{render("a", "w")}},
 		{"render without workspace ignored", "", box("x", "render", "a"), nil},
 		{"unknown kind ignored", "", box("x", "delete", "a"), nil},
+		{"invalid package name ignored", "", box("x", "render", "../etc/w") + box("x", "update", "a/../b"), nil},
+		{"invalid workspace ignored", "", box("x", "render", "a/w..x"), nil},
 		{"indented is not a box", "", "  " + box("x", "render", "a/w"), nil},
 		{"duplicate line counts once", "", box("x", "render", "a/w") + box("x", "render", "a/w"), []DashboardAction{render("a", "w")}},
 		{"first line of a target wins", "", box(" ", "render", "a/w") + box("x", "render", "a/w"), nil},

@@ -223,8 +223,8 @@ func TestDashboardIssue(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.settleDashboards()
-	if d = w.dashboard(repo); d.GetState() != "closed" {
-		t.Fatalf("the dashboard alice closed is %s", d.GetState())
+	if d = w.dashboard(repo); d.GetState() != "closed" || strings.Contains(d.GetBody(), "drafts/later/") {
+		t.Fatalf("the dashboard alice closed is %s, and was edited: %v", d.GetState(), strings.Contains(d.GetBody(), "drafts/later/"))
 	}
 
 	// The configuration asks again: it is reopened, current.
