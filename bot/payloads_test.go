@@ -29,6 +29,7 @@ var payloadTypes = map[string]reflect.Type{
 	"installation":              reflect.TypeFor[*github.InstallationEvent](),
 	"installation_repositories": reflect.TypeFor[*github.InstallationRepositoriesEvent](),
 	"issue_comment":             reflect.TypeFor[*github.IssueCommentEvent](),
+	"issues":                    reflect.TypeFor[*github.IssuesEvent](),
 	"pull_request":              reflect.TypeFor[*github.PullRequestEvent](),
 	"pull_request_review":       reflect.TypeFor[*github.PullRequestReviewEvent](),
 	"push":                      reflect.TypeFor[*github.PushEvent](),
