@@ -61,6 +61,9 @@ type App struct {
 	downstreamsOnce sync.Once
 	// knownRepos are the repositories events named (app_updates.go).
 	knownRepos knownRepos
+	// dashboardHints are the repositories with a dashboard this process
+	// has seen (app_dashboard.go).
+	dashboardHints dashboardHints
 }
 
 // registry is the App's downstream registry, constructed on first use.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v60/github"
@@ -54,8 +55,52 @@ func (a *App) SyncDashboard(ctx context.Context, repo lifecycle.Repo, mayCreate 
 	}
 	open := func(ctx context.Context) (*lifecycle.Session, error) { return a.open(ctx, repo) }
 	out, err := lifecycle.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
+	a.noteDashboard(repo, out)
 	a.countDashboard(out, err)
 	return out, err
+}
+
+// dashboardHints are the repositories whose dashboard this process has
+// seen (opened, found by a sync, or named by an issues event): events
+// refresh only those, so an event in a repository without a dashboard
+// costs nothing. A hint only says where to look: what to do is decided
+// from GitHub each time. A replica that starts knows none until the
+// resync's first pass (within a tenth of its interval) or an event on a
+// dashboard.
+type dashboardHints struct {
+	mu    sync.Mutex
+	repos map[string]bool
+}
+
+func (h *dashboardHints) set(repo lifecycle.Repo, known bool) {
+	key := strings.ToLower(repo.FullName())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.repos == nil {
+		h.repos = map[string]bool{}
+	}
+	if known {
+		h.repos[key] = true
+	} else {
+		delete(h.repos, key)
+	}
+}
+
+func (h *dashboardHints) has(repo lifecycle.Repo) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.repos[strings.ToLower(repo.FullName())]
+}
+
+// noteDashboard remembers whether a sync found repo's dashboard.
+func (a *App) noteDashboard(repo lifecycle.Repo, out *lifecycle.DashboardOutcome) {
+	switch {
+	case out == nil:
+	case out.Number != 0:
+		a.dashboardHints.set(repo, true)
+	case out.Missing:
+		a.dashboardHints.set(repo, false)
+	}
 }
 
 // countDashboard counts a sync's outcome.
@@ -75,26 +120,27 @@ func (a *App) countDashboard(out *lifecycle.DashboardOutcome, err error) {
 func (a *App) EnsureDashboard(ctx context.Context, s *lifecycle.Session) error {
 	open := func(context.Context) (*lifecycle.Session, error) { return s, nil }
 	out, err := lifecycle.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
+	a.noteDashboard(s.Repo, out)
 	a.countDashboard(out, err)
 	return err
 }
 
 func (a *App) dashboardSync(gh *github.Client, mayCreate bool) lifecycle.DashboardSync {
-	return lifecycle.DashboardSync{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Body: a.dashboardBody,
+	return lifecycle.DashboardSync{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
 		Interval: a.DashboardInterval}
 }
 
-// dashboardBody gathers the facts and writes the body; facts that could
-// not be read are logged and left out.
-func (a *App) dashboardBody(ctx context.Context, s *lifecycle.Session) (string, error) {
+// dashboardFacts gathers what the dashboard shows; facts that could not
+// be read are logged and left out.
+func (a *App) dashboardFacts(ctx context.Context, s *lifecycle.Session) (*lifecycle.DashboardFacts, error) {
 	f, err := lifecycle.GatherDashboard(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
 	if f == nil {
-		return "", err
+		return nil, err
 	}
 	if err != nil {
 		s.Log.WithError(err).Warn("dashboard: some facts could not be read")
 	}
-	return lifecycle.DashboardBody(*f), nil
+	return f, nil
 }
 
 // touchDashboard notes an event's repository for a refresh.
@@ -113,7 +159,10 @@ func (a *App) touchDashboard(ev *Event) {
 		return // porchbot's own edits and replies change nothing the dashboard shows
 	}
 	r := p.GetRepo()
-	a.Dashboards.Touch(repoOf(ev.InstallationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch()))
+	repo := repoOf(ev.InstallationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
+	if a.dashboardHints.has(repo) {
+		a.Dashboards.Touch(repo)
+	}
 }
 
 func (a *App) isBot(u *github.User) bool {
@@ -143,6 +192,7 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 	}
 	r := ev.GetRepo()
 	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
+	a.dashboardHints.set(repo, true)
 	log := LoggerFrom(ctx).WithFields(logrus.Fields{"dashboard": issue.GetNumber(), "sender": sender.GetLogin()})
 	switch ev.GetAction() {
 	case "closed":

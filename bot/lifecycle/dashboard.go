@@ -53,6 +53,16 @@ type DashboardFacts struct {
 	ConfigError, ConfigInForce string
 	// Truncated says a section was cut to its bound.
 	Truncated bool
+	// HasConfig: the deployment branch holds .github/porchbot.yaml.
+	HasConfig bool
+}
+
+// Empty reports a repository with nothing of porchbot's yet: no package,
+// draft, proposal, landing, update or configuration file. No dashboard is
+// opened for it (the resync opens one once there is something).
+func (f DashboardFacts) Empty() bool {
+	return len(f.Packages)+len(f.Drafts)+len(f.Proposals)+len(f.Landings)+len(f.Updates) == 0 &&
+		!f.HasConfig && f.ConfigError == ""
 }
 
 // DashboardDraft is a draft branch and its render.

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	git "github.com/go-git/go-git/v5"
+
 	"github.com/porchbot/porchbot/internal/config"
 )
 
@@ -36,6 +38,9 @@ func GatherDashboard(ctx context.Context, s *Session, api ProposalAPI, web strin
 		f.ConfigError, f.ConfigInForce = s.ConfigErr.Error(), s.ConfigVersion()
 	}
 	var errs []error
+	if f.HasConfig, err = hasConfigFile(ctx, s); err != nil {
+		errs = append(errs, err)
+	}
 	for i, d := range l.Drafts {
 		if d.Merged || d.Empty {
 			continue
@@ -158,4 +163,23 @@ func dashboardLandings(ctx context.Context, s *Session) ([]DashboardLanding, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
 	return out, nil
+}
+
+// hasConfigFile reports .github/porchbot.yaml on the deployment branch
+// (git only).
+func hasConfigFile(ctx context.Context, s *Session) (bool, error) {
+	if s.DeploymentHead.IsZero() {
+		return false, nil
+	}
+	has := false
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(s.DeploymentHead)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", s.DeploymentHead, err)
+		}
+		blob, err := configBlob(c)
+		has = !blob.IsZero()
+		return err
+	})
+	return has, err
 }

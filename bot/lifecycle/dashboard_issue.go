@@ -60,8 +60,9 @@ type DashboardSync struct {
 	// MayCreate lets the refresh open a missing dashboard (install,
 	// resync); an event's refresh only edits one that exists.
 	MayCreate bool
-	// Body makes the body (gathering costs calls: only when it is needed).
-	Body func(ctx context.Context, s *Session) (string, error)
+	// Facts gathers what the body shows (it costs calls: only when it is
+	// needed); GatherDashboard.
+	Facts func(ctx context.Context, s *Session) (*DashboardFacts, error)
 	// Now is the clock (time.Now when nil); Interval the least time
 	// between edits (DashboardInterval when zero).
 	Now      func() time.Time
@@ -158,7 +159,8 @@ func decideDashboard(enabled, mayCreate bool, d *dashboardIssue, configChanged f
 // SyncDashboard brings the repository's dashboard in line with its
 // configuration and facts (see the file comment). It lists the dashboards
 // first and opens the session (a fetch) only when there is one, or one
-// may be created. REST calls: one list; one read of a closed dashboard
+// may be created; none is created in a repository with nothing of
+// porchbot's yet (DashboardFacts.Empty). REST calls: one list; one read of a closed dashboard
 // (who closed it); the body's own when the dashboard is open or opened;
 // one create, reopen, close or edit when needed (an edit only when the
 // body changed), and one more list after a create.
@@ -222,9 +224,15 @@ func SyncDashboard(ctx context.Context, repo Repo, open func(context.Context) (*
 	}
 	var body string
 	if enabled {
-		if body, err = sync.Body(ctx, s); err != nil {
+		facts, err := sync.Facts(ctx, s)
+		if err != nil {
 			return out, err
 		}
+		if d == nil && facts.Empty() {
+			out.Missing = true // nothing of porchbot's here yet: no dashboard to open
+			return out, nil
+		}
+		body = DashboardBody(*facts)
 	}
 	interval := sync.Interval
 	if interval <= 0 {

@@ -147,3 +147,22 @@ func TestStillNeeded(t *testing.T) {
 		})
 	}
 }
+
+func TestDashboardFactsEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    DashboardFacts
+		want bool
+	}{
+		{"nothing", DashboardFacts{Repo: "acme/x"}, true},
+		{"a package", DashboardFacts{Packages: []PackageStatus{{Name: "a"}}}, false},
+		{"a draft", DashboardFacts{Drafts: []DashboardDraft{{Package: "a", Workspace: "w"}}}, false},
+		{"an update waiting", DashboardFacts{Updates: []DashboardUpdate{{Package: "a", State: DashboardUpdateWaiting}}}, false},
+		{"a configuration file", DashboardFacts{HasConfig: true}, false},
+		{"a broken configuration", DashboardFacts{ConfigError: "x"}, false},
+	} {
+		if got := tc.f.Empty(); got != tc.want {
+			t.Errorf("%s: Empty = %v", tc.name, got)
+		}
+	}
+}

@@ -282,3 +282,28 @@ func TestDashboardReplicasOpenOne(t *testing.T) {
 		t.Fatalf("syncing again made %d dashboards, had %d", n, len(all))
 	}
 }
+
+// TestDashboardOnlyWhereThereIsSomething: a repository with nothing of
+// porchbot's (a README) gets no dashboard on install; events in a
+// repository without a dashboard cost no REST call for it.
+func TestDashboardOnlyWhereThereIsSomething(t *testing.T) {
+	w := newWorld(t)
+	w.fastDashboards()
+	w.newRepo("acme/plain")
+	before := w.stats()
+	w.pushDraft("quiet", map[string]string{"Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: quiet\n"})
+	w.settleDashboards()
+	if n := callsSince(w, before, "GET /repos/{owner}/{repo}/issues"); n != 0 {
+		t.Fatalf("events in a repository without a dashboard listed issues %d times", n)
+	}
+	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	w.settleDashboards()
+	if ds := w.dashboards("acme/plain"); len(ds) != 0 {
+		t.Fatalf("a repository with only a README got %d dashboards", len(ds))
+	}
+	if d := w.dashboard("acme/catalog"); !strings.Contains(d.GetBody(), "drafts/quiet/try") {
+		t.Fatalf("acme/catalog's dashboard:\n%s", d.GetBody())
+	}
+}
