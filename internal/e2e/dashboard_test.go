@@ -283,9 +283,10 @@ func TestDashboardReplicasOpenOne(t *testing.T) {
 	}
 }
 
-// TestDashboardOnlyWhereThereIsSomething: a repository with nothing of
-// porchbot's (a README) gets no dashboard on install; events in a
-// repository without a dashboard cost no REST call for it.
+// TestDashboardOnlyWhereThereIsSomething: events in a repository without a
+// dashboard cost no REST call for it; the resync opens the missing one; an
+// install then finds it (no second), and a repository with nothing of
+// porchbot's (a README) gets none.
 func TestDashboardOnlyWhereThereIsSomething(t *testing.T) {
 	w := newWorld(t)
 	w.fastDashboards()
@@ -296,6 +297,12 @@ func TestDashboardOnlyWhereThereIsSomething(t *testing.T) {
 	if n := callsSince(w, before, "GET /repos/{owner}/{repo}/issues"); n != 0 {
 		t.Fatalf("events in a repository without a dashboard listed issues %d times", n)
 	}
+	// The resync opens the dashboard that is missing.
+	if _, err := w.resync("acme/catalog"); err != nil {
+		t.Fatal(err)
+	}
+	w.settleDashboards()
+	first := w.dashboard("acme/catalog").GetNumber()
 	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +310,7 @@ func TestDashboardOnlyWhereThereIsSomething(t *testing.T) {
 	if ds := w.dashboards("acme/plain"); len(ds) != 0 {
 		t.Fatalf("a repository with only a README got %d dashboards", len(ds))
 	}
-	if d := w.dashboard("acme/catalog"); !strings.Contains(d.GetBody(), "drafts/quiet/try") {
-		t.Fatalf("acme/catalog's dashboard:\n%s", d.GetBody())
+	if d := w.dashboard("acme/catalog"); !strings.Contains(d.GetBody(), "drafts/quiet/try") || d.GetNumber() != first {
+		t.Fatalf("acme/catalog's dashboard #%d (the resync's #%d):\n%s", d.GetNumber(), first, d.GetBody())
 	}
 }
