@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
@@ -44,6 +45,15 @@ type App struct {
 	Log             logrus.FieldLogger
 	// Metrics, if set, counts upstreams skipped by downstream discovery.
 	Metrics *metrics.Metrics
+	// Dashboards refreshes dashboard issues after events (NewDashboards;
+	// nil: none are refreshed on events). Ticks runs their ticked boxes
+	// (nil: ticks do nothing).
+	Dashboards *lifecycle.DashboardDebouncer
+	Ticks      TickRunner
+	// DashboardInterval is the least time between two edits of a
+	// dashboard, whatever the replica (lifecycle.DashboardInterval when 0;
+	// tests shorten it).
+	DashboardInterval time.Duration
 
 	// downstreams knows which packages of installed repositories track
 	// which upstream (app_downstreams.go); built on first use.
@@ -51,6 +61,9 @@ type App struct {
 	downstreamsOnce sync.Once
 	// knownRepos are the repositories events named (app_updates.go).
 	knownRepos knownRepos
+	// dashboardHints are the repositories with a dashboard this process
+	// has seen (app_dashboard.go).
+	dashboardHints dashboardHints
 }
 
 // registry is the App's downstream registry, constructed on first use.
@@ -66,8 +79,17 @@ func (a *App) Handlers() Handlers {
 	h["pull_request"] = &PullRequestHandler{React: a}
 	h["pull_request_review"] = &PullRequestReviewHandler{React: a}
 	h["check_run"] = &CheckRunHandler{React: a}
+	h["check_suite"] = &CheckSuiteHandler{React: a}
 	if a.Comments != nil {
 		h["issue_comment"] = &IssueCommentHandler{React: a.Comments}
+	}
+	h["issues"] = &IssuesHandler{React: a}
+	installation := &InstallationHandler{React: a}
+	h["installation"], h["installation_repositories"] = installation, installation
+	for name, handler := range h {
+		if name != "installation" && name != "installation_repositories" {
+			h[name] = touching{h: handler, app: a}
+		}
 	}
 	return h
 }

@@ -25,11 +25,30 @@ func (a *App) OnCheckRun(ctx context.Context, installationID int64, ev *github.C
 	run := ev.GetCheckRun()
 	r := ev.GetRepo()
 	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
-	head := plumbing.NewHash(run.GetHeadSHA())
-	switch run.GetName() {
+	prs := make([]int, 0, len(run.PullRequests))
+	for _, pr := range run.PullRequests {
+		prs = append(prs, pr.GetNumber())
+	}
+	return a.rerunCheck(ctx, repo, checkRerun{name: run.GetName(), head: plumbing.NewHash(run.GetHeadSHA()),
+		branch: run.GetCheckSuite().GetHeadBranch(), pulls: prs})
+}
+
+// checkRerun is one porchbot check to run again: its name, the commit and
+// branch it is on, and the pull requests whose head that commit is.
+type checkRerun struct {
+	name   string
+	head   plumbing.Hash
+	branch string
+	pulls  []int
+}
+
+// rerunCheck runs one of porchbot's checks again: the render of a draft
+// branch, the configuration check, or the approval verdict of the pull
+// request. Other checks are not porchbot's to run.
+func (a *App) rerunCheck(ctx context.Context, repo lifecycle.Repo, c checkRerun) error {
+	switch c.name {
 	case lifecycle.RenderCheckName:
-		branch := run.GetCheckSuite().GetHeadBranch()
-		pkg, _, ok := packages.ParseDraftBranchName(branch)
+		pkg, _, ok := packages.ParseDraftBranchName(c.branch)
 		if !ok {
 			return nil
 		}
@@ -37,24 +56,24 @@ func (a *App) OnCheckRun(ctx context.Context, installationID int64, ev *github.C
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.RenderCheck(ctx, s, a.renderChecks(s), head, pkg, false, a.Render)
+		_, err = lifecycle.RenderCheck(ctx, s, a.renderChecks(s), c.head, pkg, false, a.Render)
 		return err
 	case lifecycle.ConfigCheckName:
 		s, err := a.open(ctx, repo)
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, a.Render.Limits)
+		_, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, c.head, a.Render.Limits)
 		return err
 	case lifecycle.ApprovalCheckName:
-		if len(run.PullRequests) == 0 {
+		if len(c.pulls) == 0 {
 			return nil
 		}
 		s, err := a.open(ctx, repo)
 		if err != nil {
 			return err
 		}
-		pr, _, err := s.GH.PullRequests.Get(ctx, repo.Owner, repo.Name, run.PullRequests[0].GetNumber())
+		pr, _, err := s.GH.PullRequests.Get(ctx, repo.Owner, repo.Name, c.pulls[0])
 		if err != nil {
 			return err
 		}

@@ -7,15 +7,17 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// CheckRunHandler handles check_run events: a re-requested porchbot/render
-// or porchbot/approval check runs again, a requested action is performed.
-// Without a reactor it logs the check run.
-// CheckRunReactor acts on a check run event (re-run requests).
+// CheckRunReactor acts on a check run event: a re-requested porchbot
+// check (render, config, approval) runs again; a finished render judges
+// the approvals waiting for it and lets an update pull request automerge.
+// Requested actions (check run buttons) are not used: porchbot's checks
+// have none.
 type CheckRunReactor interface {
 	OnCheckRun(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error
 }
 
-// CheckRunHandler reacts through React when it is set (the App); without it, it only logs.
+// CheckRunHandler handles check_run events. It reacts through React when
+// it is set (the App); without it, it only logs.
 type CheckRunHandler struct{ React CheckRunReactor }
 
 // Handle logs a *github.CheckRunEvent.

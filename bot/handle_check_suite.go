@@ -7,12 +7,17 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// CheckSuiteHandler handles check_suite events: a requested or re-requested
-// suite creates porchbot's checks for its head commit. Today it logs the
-// suite.
-type CheckSuiteHandler struct{}
+// CheckSuiteReactor acts on a check_suite event ("Re-run all checks").
+type CheckSuiteReactor interface {
+	OnCheckSuite(ctx context.Context, installationID int64, ev *github.CheckSuiteEvent) error
+}
 
-// Handle logs a *github.CheckSuiteEvent.
+// CheckSuiteHandler handles check_suite events: a re-requested suite runs
+// porchbot's checks of its head commit again. It reacts through React when
+// it is set (the App); without it, it only logs.
+type CheckSuiteHandler struct{ React CheckSuiteReactor }
+
+// Handle logs a *github.CheckSuiteEvent and hands it to React.
 func (h *CheckSuiteHandler) Handle(ctx context.Context, ev *Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
@@ -31,5 +36,8 @@ func (h *CheckSuiteHandler) Handle(ctx context.Context, ev *Event) error {
 		"head_sha":       suite.GetHeadSHA(),
 		"pull_requests":  len(suite.PullRequests),
 	}).Info("check suite event")
+	if h.React != nil {
+		return h.React.OnCheckSuite(ctx, ev.InstallationID, event)
+	}
 	return nil
 }

@@ -7,10 +7,18 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
+// InstallationReactor acts on the repositories an installation gains
+// (installation created, installation_repositories added): their
+// dashboard issue is opened.
+type InstallationReactor interface {
+	OnInstallation(ctx context.Context, installationID int64, repos []string) error
+}
+
 // InstallationHandler handles installation and installation_repositories
-// events: repositories the App gains are registered and resynced, those it
-// loses are forgotten. Today it logs the change.
-type InstallationHandler struct{}
+// events (GitHub sends both to every App). It reacts through React when it
+// is set (the App); without it, it only logs. Repositories the App loses
+// need nothing: the resync lists installed repositories each pass.
+type InstallationHandler struct{ React InstallationReactor }
 
 // Handle logs a *github.InstallationEvent or a
 // *github.InstallationRepositoriesEvent.
@@ -29,6 +37,13 @@ func (h *InstallationHandler) Handle(ctx context.Context, ev *Event) error {
 			"repositories": len(event.Repositories),
 			"sender":       event.GetSender().GetLogin(),
 		}).Info("installation event")
+		if h.React != nil && event.GetAction() == "created" {
+			names := make([]string, 0, len(event.Repositories))
+			for _, r := range event.Repositories {
+				names = append(names, r.GetFullName())
+			}
+			return h.React.OnInstallation(ctx, inst.GetID(), names)
+		}
 	case *github.InstallationRepositoriesEvent:
 		LoggerFrom(ctx).WithFields(logrus.Fields{
 			"account":   event.GetInstallation().GetAccount().GetLogin(),
@@ -37,6 +52,13 @@ func (h *InstallationHandler) Handle(ctx context.Context, ev *Event) error {
 			"removed":   len(event.RepositoriesRemoved),
 			"sender":    event.GetSender().GetLogin(),
 		}).Info("installation repositories event")
+		if h.React != nil && event.GetAction() == "added" {
+			names := make([]string, 0, len(event.RepositoriesAdded))
+			for _, r := range event.RepositoriesAdded {
+				names = append(names, r.GetFullName())
+			}
+			return h.React.OnInstallation(ctx, event.GetInstallation().GetID(), names)
+		}
 	default:
 		return unexpectedPayload(ev, payload)
 	}

@@ -187,21 +187,31 @@ func (cr *commentRun) execute(ctx context.Context, c Command) result {
 	if v.Where == InPullRequest && !cr.ev.IsPullRequest {
 		return result{cmd: c, status: statusRefused, text: codeSpan(Prefix+" "+v.Name) + " works in pull request comments only."}
 	}
-	if v.Access == WriteAccess {
-		level, role, err := cr.permission(ctx)
-		if err != nil {
-			res := cr.fail(err)
-			res.cmd = c
-			return res
-		}
-		if !canWrite(level) {
-			return result{cmd: c, status: statusRefused, text: fmt.Sprintf("@%s needs write access to %s to run %s (their permission: %s).",
-				cr.ev.Author, cr.ev.Repo.FullName(), codeSpan(Prefix+" "+v.Name), role)}
-		}
+	if res, refused := cr.authorize(ctx, v); refused {
+		res.cmd = c
+		return res
 	}
 	res := run(ctx, cr, c)
 	res.cmd = c
 	return res
+}
+
+// authorize checks the author's permission for verb v (write access for
+// WriteAccess verbs): refused, with the result saying why, when they
+// lack it or it cannot be looked up.
+func (cr *commentRun) authorize(ctx context.Context, v Verb) (result, bool) {
+	if v.Access != WriteAccess {
+		return result{}, false
+	}
+	level, role, err := cr.permission(ctx)
+	if err != nil {
+		return cr.fail(err), true
+	}
+	if !canWrite(level) {
+		return result{status: statusRefused, text: fmt.Sprintf("@%s needs write access to %s to run %s (their permission: %s).",
+			cr.ev.Author, cr.ev.Repo.FullName(), codeSpan(Prefix+" "+v.Name), role)}, true
+	}
+	return result{}, false
 }
 
 // permission is the commenter's permission, looked up once per comment

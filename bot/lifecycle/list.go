@@ -92,6 +92,9 @@ type PullStatus struct {
 	// (drafts/<package>/<workspace> or porch/update/<package>).
 	Branch             string
 	Package, Workspace string
+
+	// pull is the listed pull request (the dashboard judges its approval).
+	pull *github.PullRequest
 }
 
 // List reads the repository's packages with their latest revisions (tags),
@@ -210,7 +213,8 @@ func (s *Session) classifyPull(l *Listing, pr *github.PullRequest, draftIndex ma
 		return
 	}
 	branch := head.GetRef()
-	st := PullStatus{Number: pr.GetNumber(), Title: pr.GetTitle(), URL: pr.GetHTMLURL(), Author: pr.GetUser().GetLogin(), Branch: branch}
+	st := PullStatus{Number: pr.GetNumber(), Title: pr.GetTitle(), URL: pr.GetHTMLURL(), Author: pr.GetUser().GetLogin(), Branch: branch,
+		pull: pr}
 	if pkg, ws, ok := packages.ParseDraftBranchName(branch); ok {
 		st.Package, st.Workspace = pkg, ws
 		if i, ok := draftIndex[branch]; ok {

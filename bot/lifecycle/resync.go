@@ -16,7 +16,8 @@ package lifecycle
 //   - open pull requests into the deployment branch are handed to
 //     ResyncHooks.EvaluateProposal (proposals, labelled or not yet);
 //   - recent /porch comments with no reply are answered
-//     (ResyncCommandHooks, resync_commands.go).
+//     (ResyncCommandHooks, resync_commands.go);
+//   - the dashboard issue is opened if missing (DashboardHook).
 //
 // Nothing is remembered between runs: everything is decided from the git
 // cache (fetched when the Session was opened) and GitHub. With nothing to do
@@ -62,6 +63,12 @@ type ResyncHooks interface {
 	RenderDraft(ctx context.Context, s *Session, branch string, head plumbing.Hash) error
 	// EvaluateProposal re-evaluates an open proposal (checks, approval).
 	EvaluateProposal(ctx context.Context, s *Session, pr *github.PullRequest) error
+}
+
+// DashboardHook, when the hooks implement it, opens the repository's
+// dashboard issue if missing and refreshes it (dashboard_issue.go).
+type DashboardHook interface {
+	EnsureDashboard(ctx context.Context, s *Session) error
 }
 
 // ResyncChecks is the check-runs call (s.GH.Checks).
@@ -205,6 +212,12 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 		}
 		if err := resyncUpdates(ctx, s, deps); err != nil {
 			rep.Errors = append(rep.Errors, err)
+		}
+		if d, ok := deps.Hooks.(DashboardHook); ok {
+			if err := d.EnsureDashboard(ctx, s); err != nil {
+				rep.Errors = append(rep.Errors, err)
+				log.WithError(err).Warn("resync: dashboard not synced")
+			}
 		}
 	}
 	log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(rep.Refused), "races": rep.Races,

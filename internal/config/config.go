@@ -61,6 +61,14 @@ type Config struct {
 	Functions Functions
 	Updates   Updates
 	Variants  []Variant
+	Dashboard Dashboard
+}
+
+// Dashboard configures the "Package dashboard" issue (docs/dashboard.md).
+type Dashboard struct {
+	// Enabled opens and refreshes the issue (default true); false closes
+	// porchbot's open one.
+	Enabled bool
 }
 
 // Packages says where packages live.

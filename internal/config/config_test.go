@@ -84,6 +84,7 @@ func TestParseFull(t *testing.T) {
 		Functions: Functions{Exec: map[string]string{"kubeconform": "/usr/local/bin/kubeconform"}},
 		Updates: Updates{Labels: []string{"porch/update", "dependencies"}, Reviewers: []UserOrTeam{{Org: "org", Team: "platform"}},
 			PRConcurrentLimit: 3, Automerge: true, Strategy: kptfile.FastForward, OnConflict: ConflictLocal},
+		Dashboard: Dashboard{Enabled: false},
 	}
 	variants := c.Variants
 	c.Variants = nil
@@ -235,6 +236,29 @@ func TestIndexBranch(t *testing.T) {
 	} {
 		if _, err := parse(b); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", b, err, want)
+		}
+	}
+}
+
+// TestDashboardConfig: dashboard.enabled defaults to true, reads a
+// boolean, and anything else is an error at its line and column.
+func TestDashboardConfig(t *testing.T) {
+	parse := func(body string) (*Config, error) {
+		return Parse(file, []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n"+body), ServerLimits{})
+	}
+	if c, err := parse(""); err != nil || !c.Dashboard.Enabled {
+		t.Fatalf("default: %+v %v", c, err)
+	}
+	if c, err := parse("dashboard:\n  enabled: false\n"); err != nil || c.Dashboard.Enabled {
+		t.Fatalf("enabled: false: %+v %v", c, err)
+	}
+	for body, want := range map[string]string{
+		"dashboard:\n  enabled: maybe\n": ".github/porchbot.yaml:4:12: dashboard.enabled",
+		"dashboard:\n  title: x\n":       `.github/porchbot.yaml:4:3: unknown field "title"`,
+		"dashboard: on\n":                ".github/porchbot.yaml:3:12: dashboard",
+	} {
+		if _, err := parse(body); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", body, err, want)
 		}
 	}
 }

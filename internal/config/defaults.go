@@ -13,7 +13,7 @@ const (
 // as deployment branch, not a deployment repository, publish on merge with a
 // release, one approval from anyone with write access (not the author),
 // drafts rendered with a commit, update pull requests labelled porch/update,
-// at most 10 at once, no automerge, no variants.
+// at most 10 at once, no automerge, no variants, the dashboard issue on.
 func Default() *Config {
 	return &Config{
 		Packages:  Packages{Root: "", DeploymentBranch: "", Deployment: false},
@@ -27,7 +27,8 @@ func Default() *Config {
 			PRConcurrentLimit: DefaultPRConcurrentLimit,
 			OnConflict:        ConflictUpstream,
 		},
-		Variants: []Variant{},
+		Variants:  []Variant{},
+		Dashboard: Dashboard{Enabled: true},
 	}
 }
 

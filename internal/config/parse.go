@@ -17,12 +17,13 @@ var Limits = strictyaml.DefaultLimits
 
 // Fields of each mapping, in the order the specification documents them.
 var (
-	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants"}
+	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
 	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
 	renderFields    = []string{"onDraftPush", "mutators", "validators"}
 	functionsFields = []string{"exec"}
+	dashboardFields = []string{"enabled"}
 	updatesFields   = []string{"labels", "reviewers", "prConcurrentLimit", "automerge", "strategy", "onConflict"}
 )
 
@@ -98,6 +99,21 @@ func (d *decoder) top(n *yaml.Node) {
 	}
 	if v := f["variants"]; v != nil {
 		d.variants(v)
+	}
+	if v := f["dashboard"]; v != nil {
+		d.dashboard(v)
+	}
+}
+
+func (d *decoder) dashboard(n *yaml.Node) {
+	f, ok := d.r.Mapping(n, "dashboard", dashboardFields...)
+	if !ok {
+		return
+	}
+	if v := f["enabled"]; v != nil {
+		if b, ok := d.r.Bool(v, "dashboard.enabled"); ok {
+			d.cfg.Dashboard.Enabled = b
+		}
 	}
 }
 

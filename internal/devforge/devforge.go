@@ -22,6 +22,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/forge"
+	"github.com/porchbot/porchbot/internal/setup"
 )
 
 // AppID is the App id porchbot registers on its embedded forge.
@@ -94,6 +95,11 @@ func Start(o Options) (*Embedded, error) {
 	if _, err := f.RegisterApp(AppID, "porchbot", pubPEM, o.WebhookURL, secret); err != nil {
 		return nil, err
 	}
+	events, err := setup.ManifestEvents()
+	if err != nil {
+		return nil, err
+	}
+	f.SetAppEvents(events) // the App hears what app.yaml subscribes it to
 	if err := f.Apply(seed); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}

@@ -242,6 +242,20 @@ func (f *Forge) RegisterApp(id int64, slug string, publicKeyPEM []byte, webhookU
 	return app, nil
 }
 
+// SetAppEvents sets the events the App subscribes to (its registration's
+// default_events); nil restores the forge's default list. The installation
+// events are delivered whatever the list says, as GitHub does.
+func (f *Forge) SetAppEvents(events []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.app != nil {
+		f.app.Events = append([]string(nil), events...)
+		if events == nil {
+			f.app.Events = nil
+		}
+	}
+}
+
 // SetWebhook changes where deliveries go (e.g. once the bot's port is known).
 func (f *Forge) SetWebhook(url string, secret []byte) {
 	f.mu.Lock()

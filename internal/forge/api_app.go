@@ -41,7 +41,7 @@ func (f *Forge) getApp(w http.ResponseWriter, r *http.Request) {
 		NodeID: github.String(nodeID("App", app.ID)), Owner: f.userObject(app.Owner),
 		Description: github.String("porchbot on the local forge"),
 		ExternalURL: github.String(f.webBase()), HTMLURL: github.String(f.webBase() + "/apps/" + app.Slug),
-		Permissions: appPermissions(), Events: appEvents(),
+		Permissions: appPermissions(), Events: f.appEvents(),
 		CreatedAt: ts(time.Unix(1700000000, 0).UTC()), UpdatedAt: ts(time.Unix(1700000000, 0).UTC()),
 	})
 }

@@ -53,6 +53,7 @@ func (f *Forge) convertAppManifest(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	f.SetAppEvents(am.DefaultEvents) // the App hears what its manifest asked for
 	privPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	created := ts(time.Unix(1700000000, 0).UTC())
 	writeJSON(w, r, http.StatusCreated, &appConversion{
@@ -61,7 +62,7 @@ func (f *Forge) convertAppManifest(w http.ResponseWriter, r *http.Request) {
 			NodeID: github.String(nodeID("App", app.ID)), Owner: f.userObject(app.Owner),
 			Description: github.String("porchbot on the local forge"),
 			ExternalURL: github.String(am.URL), HTMLURL: github.String(f.webBase() + "/apps/" + app.Slug),
-			Permissions: appPermissions(), Events: appEvents(), CreatedAt: created, UpdatedAt: created,
+			Permissions: appPermissions(), Events: f.appEvents(), CreatedAt: created, UpdatedAt: created,
 		},
 		ClientID: "Iv1." + secret[:16], ClientSecret: secret[16:] + secret[:8],
 		WebhookSecret: secret, PEM: string(privPEM),

@@ -126,6 +126,7 @@ func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request) {
 	v := viewIssueLocked(repo, is)
 	repo.mu.Unlock()
 	obj := f.issueObject(repo, v)
+	f.emitIssue(repo, "opened", v, who, nil)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
@@ -206,9 +207,9 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 			}
 		} else if *req.State == "closed" {
 			t := now
-			is.State, is.ClosedAt = "closed", &t
+			is.State, is.ClosedAt, is.ClosedBy = "closed", &t, who
 		} else {
-			is.State, is.ClosedAt = "open", nil
+			is.State, is.ClosedAt, is.ClosedBy = "open", nil, nil
 		}
 		stateAction = map[string]string{"open": "reopened", "closed": "closed"}[*req.State]
 	}
@@ -256,6 +257,14 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		f.emitPulls(repo, append(pre, evs...))
+		if pr == nil {
+			if edited {
+				f.emitIssue(repo, "edited", v, who, changes)
+			}
+			if stateAction != "" {
+				f.emitIssue(repo, stateAction, v, who, nil)
+			}
+		}
 	}
 	writeJSON(w, r, http.StatusOK, f.issueObject(repo, v))
 }

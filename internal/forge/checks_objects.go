@@ -55,7 +55,7 @@ func (f *Forge) checkAppObject() *github.App {
 		Description: github.String("porchbot on the local forge"),
 		ExternalURL: github.String(f.webBase()), HTMLURL: github.String(f.webBase() + "/apps/" + app.Slug),
 		CreatedAt: created, UpdatedAt: created,
-		Permissions: appPermissions(), Events: appEvents(),
+		Permissions: appPermissions(), Events: f.appEvents(),
 	}
 }
 

@@ -448,6 +448,7 @@ var fidelityCases = []fidelityCase{
 	{"pull_request", "review_requested"},
 	{"pull_request_review", "submitted"},
 	{"issue_comment", "created"},
+	{"issues", "opened"}, {"issues", "edited"},
 	{"check_run", "created"}, {"check_run", "completed"}, {"check_run", "rerequested"},
 	{"check_suite", "requested"}, {"check_suite", "completed"},
 	{"installation_repositories", "added"},
@@ -546,6 +547,20 @@ func TestWebhookFidelity(t *testing.T) {
 	step("comment", func() error {
 		_, _, err := alice.Issues.CreateComment(ctx, owner, name, prNumber, &github.IssueComment{Body: github.String("/porch approve")})
 		return err
+	})
+	step("open, edit, close and reopen an issue", func() error {
+		is, _, err := alice.Issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String("Package dashboard"),
+			Body: github.String("- [ ] render"), Labels: &[]string{"porch/dashboard"}, Assignees: &[]string{"bob"}})
+		if err != nil {
+			return err
+		}
+		for _, req := range []*github.IssueRequest{{Body: github.String("- [x] render")}, {State: github.String("closed")},
+			{State: github.String("open")}} {
+			if _, _, err := bob.Issues.Edit(ctx, owner, name, is.GetNumber(), req); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	step("create check run", func() error {
 		if headSHA == "" {

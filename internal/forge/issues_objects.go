@@ -211,6 +211,9 @@ func (f *Forge) issueObject(repo *Repo, v issueView) *github.Issue {
 	if is.ClosedAt != nil {
 		obj.ClosedAt = ts(*is.ClosedAt)
 	}
+	if is.ClosedBy != nil && v.Pull == nil && is.State == "closed" {
+		obj.ClosedBy = f.userObject(is.ClosedBy)
+	}
 	if v.Pull != nil {
 		links := &github.PullRequestLinks{
 			URL:      github.String(fmt.Sprintf("%s/pulls/%d", api, is.Number)),

@@ -214,8 +214,9 @@ func TestIssuesCommentsPaginationAndWebhooks(t *testing.T) {
 	if deleted.GetComment().GetID() != ids[2] {
 		t.Fatalf("deleted payload: %+v", deleted.GetComment())
 	}
-	// The App does not subscribe to "issues": none are sent.
-	if n := len(fx.hooks.of("issues", "")); n != 0 {
+	// Opening the issue sent issues "opened" (TestIssuesWebhooks); its
+	// comments sent no other issues event.
+	if n := len(fx.hooks.of("issues", "")); n != 1 || len(fx.hooks.of("issues", "opened")) != 1 {
 		t.Fatalf("issues webhooks: %d", n)
 	}
 }

@@ -203,11 +203,20 @@ func appPermissions() *github.InstallationPermissions {
 	}
 }
 
-// appEvents are the events the App subscribes to (app.yaml). The
+// defaultAppEvents are the events an App registered without a list
+// subscribes to: every repository event the forge sends an App, so the
+// forge's own tests hear them all. porchbot's App subscribes to its
+// app.yaml's default_events (SetAppEvents, the manifest flow). The
 // installation events are not among them: GitHub sends them to every App.
-func appEvents() []string {
-	return []string{"check_run", "check_suite", "create", "delete",
-		"issue_comment", "pull_request", "pull_request_review", "push", "release"}
+var defaultAppEvents = []string{"check_run", "check_suite", "create", "delete",
+	"issue_comment", "issues", "pull_request", "pull_request_review", "push", "release"}
+
+// appEvents are the events the App subscribes to.
+func (f *Forge) appEvents() []string {
+	if app := f.appInfo(); app != nil && app.Events != nil {
+		return append([]string(nil), app.Events...)
+	}
+	return append([]string(nil), defaultAppEvents...)
 }
 
 // installationObject is the full installation object of GET /app/installations
@@ -225,7 +234,7 @@ func (f *Forge) installationObject(inst *Installation) *github.Installation {
 		TargetType:             github.String(inst.Account.Type),
 		RepositorySelection:    github.String("all"),
 		Permissions:            appPermissions(),
-		Events:                 appEvents(),
+		Events:                 f.appEvents(),
 		SingleFileName:         github.String(""),
 		HasMultipleSingleFiles: github.Bool(false),
 		SingleFilePaths:        []string{},

@@ -65,6 +65,7 @@ var WebhookKinds = []WebhookKind{
 	{"installation", "unsuspend"}, {"installation", "new_permissions_accepted"},
 	{"installation_repositories", "added"}, {"installation_repositories", "removed"},
 	{"issue_comment", "created"}, {"issue_comment", "edited"}, {"issue_comment", "deleted"},
+	{"issues", "opened"}, {"issues", "edited"}, {"issues", "closed"}, {"issues", "reopened"},
 	{"pull_request", "opened"}, {"pull_request", "edited"}, {"pull_request", "closed"},
 	{"pull_request", "reopened"}, {"pull_request", "synchronize"}, {"pull_request", "labeled"},
 	{"pull_request", "unlabeled"}, {"pull_request", "assigned"}, {"pull_request", "unassigned"},

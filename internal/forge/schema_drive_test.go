@@ -190,7 +190,11 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	ri := field(d.do(bob, "POST", I+"/reactions", map[string]any{"content": "rocket"}, created), "id")
 	d.do(bob, "GET", I+"/reactions", nil, ok)
 	d.do(bob, "DELETE", I+"/reactions/"+ri, nil, noContent)
-	d.do(alice, "POST", R+"/issues", map[string]any{"title": "Render fails on upf", "body": "see the check run"}, created)
+	is := R + "/issues/" + field(d.do(alice, "POST", R+"/issues", map[string]any{"title": "Render fails on upf", "body": "see the check run"}, created), "number")
+	d.do(alice, "PATCH", is, map[string]any{"body": "- [x] see the check run"}, ok)
+	d.do(alice, "PATCH", is, map[string]any{"state": "closed"}, ok)
+	d.do(alice, "GET", is, nil, ok)
+	d.do(alice, "PATCH", is, map[string]any{"state": "open"}, ok)
 	d.do(alice, "GET", R+"/issues", nil, ok)
 	d.do(alice, "GET", "/search/issues?q="+url.QueryEscape("repo:acme/catalog is:pr is:open"), nil, ok)
 	rcID := field(d.do(bob, "POST", P+"/comments", map[string]any{"body": "why 2?", "commit_id": head,

@@ -126,7 +126,9 @@ type Issue struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	ClosedAt  *time.Time
-	IsPull    bool
+	// ClosedBy is who closed the issue last (nil while open or unknown).
+	ClosedBy *Account
+	IsPull   bool
 }
 
 // Pull is a pull request; its number and conversation live in an Issue.
@@ -307,4 +309,7 @@ type AppInfo struct {
 	PublicKeyPEM  []byte
 	WebhookURL    string
 	WebhookSecret []byte
+	// Events are the events the App subscribes to (its registration's
+	// default_events); nil: the forge's default list (appEvents).
+	Events []string
 }

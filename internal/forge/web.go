@@ -437,7 +437,7 @@ func (f *Forge) webApp(w http.ResponseWriter, r *http.Request, _ *webViewer) {
 		return
 	}
 	writePage(w, webPage{Title: app.Slug, Facts: []webFact{{"App id", strconv.FormatInt(app.ID, 10)},
-		{"Events", strings.Join(appEvents(), ", ")}}})
+		{"Events", strings.Join(f.appEvents(), ", ")}}})
 }
 
 func (f *Forge) webTeam(w http.ResponseWriter, r *http.Request, v *webViewer) {

@@ -25,6 +25,7 @@ type appManifest struct {
 	HookAttributes struct {
 		URL string `json:"url"`
 	} `json:"hook_attributes"`
+	DefaultEvents []string `json:"default_events"`
 }
 
 // appManifests are the manifests posted and not yet converted, by code.

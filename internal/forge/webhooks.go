@@ -124,7 +124,7 @@ var appOnlyEvents = map[string]bool{"installation": true, "installation_reposito
 func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 	app := f.appInfo()
 	toApp := app != nil && app.WebhookURL != "" && (repo == nil || f.installationFor(repo) != nil) &&
-		(appOnlyEvents[event] || slices.Contains(appEvents(), event)) // what the App subscribes to
+		(appOnlyEvents[event] || slices.Contains(f.appEvents(), event)) // what the App subscribes to
 	var hooks []Hook
 	if repo != nil && !appOnlyEvents[event] {
 		hooks = f.repoHooks.subscribed(repo.ID, event)

@@ -46,6 +46,10 @@ type Metrics struct {
 	// upstream repository), unreadable (the downstream's installation
 	// cannot read the upstream).
 	UpstreamsSkipped *prometheus.CounterVec
+	// DashboardSyncs counts syncs of the "Package dashboard" issue, by
+	// outcome (created, edited, reopened, closed, unchanged, put_off,
+	// stays_closed, missing, failed).
+	DashboardSyncs *prometheus.CounterVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -91,8 +95,12 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "upstreams_skipped_total",
 			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
 		}, []string{"reason"}),
+		DashboardSyncs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "dashboard_syncs_total",
+			Help: "Syncs of the Package dashboard issue, by outcome.",
+		}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
+	reg.MustRegister(m.DashboardSyncs, m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
 		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

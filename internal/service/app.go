@@ -40,6 +40,8 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
 		InstallationFor: installationFor}
 	app.Comments = &bot.Commands{Runner: runner}
+	app.Ticks = runner
+	app.NewDashboards()
 	return app
 }
 

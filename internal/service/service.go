@@ -130,6 +130,10 @@ func (s *Service) Close(ctx context.Context) error {
 		<-s.resyncDone
 	}
 	errs := []error{s.Bot.Shutdown(ctx), s.HTTP.Shutdown(ctx)}
+	if s.App != nil {
+		s.App.Dashboards.Close() // pending refreshes are dropped; the resync catches up
+		_ = s.App.Dashboards.Wait(ctx)
+	}
 	s.Git.Close()
 	if s.Embedded != nil {
 		errs = append(errs, s.Embedded.Forge.Close())

@@ -93,7 +93,7 @@ func TestServeEmbeddedEndToEnd(t *testing.T) {
 		}
 		events[d.Event]++
 	}
-	for _, want := range []string{"push", "create", "check_suite"} {
+	for _, want := range []string{"push", "check_suite"} {
 		if events[want] == 0 {
 			t.Fatalf("no %s delivery reached the bot: %v", want, events)
 		}

@@ -69,3 +69,14 @@ func BuildManifest(redirectURL, webhookURL string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ManifestEvents are the events app.yaml subscribes the App to
+// (default_events): the embedded forge's App hears these, as GitHub's
+// would.
+func ManifestEvents() ([]string, error) {
+	var f manifestFile
+	if err := yaml.Unmarshal(appYAML, &f); err != nil {
+		return nil, fmt.Errorf("parse embedded app.yaml: %w", err)
+	}
+	return f.DefaultEvents, nil
+}

@@ -1,0 +1,375 @@
+package lifecycle
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// The "Package dashboard" issue (SPEC §8, docs/dashboard.md), in the manner
+// of Renovate's Dependency Dashboard: one living issue per repository that
+// lists packages, drafts, proposals, landings waiting for /porch publish,
+// upstream updates and configuration errors, with checkboxes that act.
+// This file is the pure half: what the body says (DashboardBody) and which
+// ticked boxes ask for what (DashboardTicks). Gathering the facts is
+// dashboard_gather.go, finding the issue dashboard_issue.go.
+
+// Names of the dashboard issue.
+const (
+	DashboardTitle = "Package dashboard"
+	// DashboardLabel marks porchbot's dashboard issue, so finding it is one
+	// small list call.
+	DashboardLabel = "porch/dashboard"
+	// dashboardMarker opens the body of every dashboard porchbot writes.
+	dashboardMarker = "<!-- porchbot:dashboard -->"
+)
+
+// Bounds of the dashboard.
+const (
+	// dashboardMaxRows bounds the rows of each section (GitHub caps an
+	// issue body at 65,536 characters).
+	dashboardMaxRows = 50
+	// DashboardMaxBody is the longest body read for ticks.
+	DashboardMaxBody = 65536
+	// dashboardMaxTicks bounds the actions one edit can ask for.
+	dashboardMaxTicks = 20
+)
+
+// DashboardFacts is everything a dashboard shows, gathered by
+// GatherDashboard.
+type DashboardFacts struct {
+	// Repo is "owner/name"; Web the GitHub web base URL (links).
+	Repo, Web        string
+	DeploymentBranch string
+	Packages         []PackageStatus
+	Drafts           []DashboardDraft
+	Proposals        []DashboardProposal
+	Landings         []DashboardLanding
+	Updates          []DashboardUpdate
+	// ConfigError is the deployment branch's configuration problem ("" for
+	// none); ConfigInForce names the version that applies instead.
+	ConfigError, ConfigInForce string
+	// Truncated says a section was cut to its bound.
+	Truncated bool
+	// HasConfig: the deployment branch holds .github/porchbot.yaml.
+	HasConfig bool
+}
+
+// Empty reports a repository with nothing of porchbot's yet: no package,
+// draft, proposal, landing, update or configuration file. No dashboard is
+// opened for it (the resync opens one once there is something).
+func (f DashboardFacts) Empty() bool {
+	return len(f.Packages)+len(f.Drafts)+len(f.Proposals)+len(f.Landings)+len(f.Updates) == 0 &&
+		!f.HasConfig && f.ConfigError == ""
+}
+
+// DashboardDraft is a draft branch and its render.
+type DashboardDraft struct {
+	Package, Workspace string
+	Pull               int
+	Render             RenderState
+}
+
+// DashboardProposal is an open proposal and its approval verdict.
+type DashboardProposal struct {
+	Number             int
+	Title              string
+	Package, Workspace string
+	// Verdict is the approval policy's (nil when it could not be judged:
+	// Problem says why).
+	Verdict *ApprovalResult
+	Problem string
+	// StillNeeded says who may still approve ("" when nobody is needed).
+	StillNeeded string
+}
+
+// DashboardLanding is a package landed on the deployment branch and not
+// published: it waits for /porch publish.
+type DashboardLanding struct {
+	Package string
+	// Commit is the newest unpublished landing; Count how many there are.
+	Commit string
+	Count  int
+}
+
+// Update states.
+const (
+	DashboardUpdateOpen    = "open"
+	DashboardUpdateWaiting = "waiting"
+	DashboardUpdateFailed  = "failed"
+)
+
+// DashboardUpdate is an upstream update of a package: an open pull
+// request, one waiting for a slot (updates.prConcurrentLimit), or one
+// whose render failed.
+type DashboardUpdate struct {
+	Package string
+	Pull    int
+	State   string
+}
+
+// Dashboard action kinds: what a ticked box asks for.
+const (
+	// ActionRender renders draft Package/Workspace again (/porch render).
+	ActionRender = "render"
+	// ActionUpdate makes the update pull request of Package again
+	// (/porch upgrade).
+	ActionUpdate = "update"
+)
+
+// DashboardAction is what one ticked box asks for.
+type DashboardAction struct {
+	Kind               string
+	Package, Workspace string
+}
+
+// Verb is the /porch command whose permission the action needs.
+func (a DashboardAction) Verb() string {
+	if a.Kind == ActionUpdate {
+		return "upgrade"
+	}
+	return "render"
+}
+
+// target is the box's key: "<package>/<workspace>" or "<package>".
+func (a DashboardAction) target() string {
+	if a.Kind == ActionRender {
+		return a.Package + "/" + a.Workspace
+	}
+	return a.Package
+}
+
+// String is the action as the dashboard words it.
+func (a DashboardAction) String() string {
+	if a.Kind == ActionUpdate {
+		return "update of `" + a.Package + "` again"
+	}
+	return "render of `drafts/" + a.target() + "`"
+}
+
+// box is the checkbox line of an action, unticked.
+func (a DashboardAction) box(label string) string {
+	return fmt.Sprintf("- [ ] <!-- porch:%s %s --> %s", a.Kind, a.target(), label)
+}
+
+// dashboardBox matches a checkbox line porchbot wrote.
+var dashboardBox = regexp.MustCompile(`(?m)^- \[([ xX])\] <!-- porch:(render|update) ([^\s<>]+) -->`)
+
+// dashboardBoxes reads the checkbox lines of a body: each action, ticked
+// or not, in order (the first line of a target wins).
+func dashboardBoxes(body string) (order []DashboardAction, ticked map[DashboardAction]bool) {
+	if len(body) > DashboardMaxBody {
+		body = body[:DashboardMaxBody]
+	}
+	ticked = map[DashboardAction]bool{}
+	for _, m := range dashboardBox.FindAllStringSubmatch(body, -1) {
+		a := DashboardAction{Kind: m[2]}
+		if a.Kind == ActionRender {
+			pkg, ws, err := packages.CheckDraftBranchName("drafts/" + m[3])
+			if err != nil {
+				continue // not a draft's name: a line someone wrote
+			}
+			a.Package, a.Workspace = pkg, ws
+		} else {
+			if packages.ValidateName(m[3]) != nil {
+				continue
+			}
+			a.Package = m[3]
+		}
+		if _, seen := ticked[a]; seen {
+			continue
+		}
+		ticked[a] = m[1] != " "
+		order = append(order, a)
+	}
+	return order, ticked
+}
+
+// DashboardTicks are the actions an edit of the dashboard asks for: the
+// boxes ticked in after that were not ticked in before (a box unticked or
+// left ticked asks for nothing), in the body's order, at most
+// dashboardMaxTicks. Only porchbot's own box lines count: a line someone
+// adds is read like any other, and the action is checked against the
+// ticker's permission before it runs.
+func DashboardTicks(before, after string) []DashboardAction {
+	_, was := dashboardBoxes(before)
+	order, is := dashboardBoxes(after)
+	var out []DashboardAction
+	for _, a := range order {
+		if is[a] && !was[a] {
+			out = append(out, a)
+			if len(out) == dashboardMaxTicks {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// IsDashboardBody reports a body porchbot wrote as a dashboard.
+func IsDashboardBody(body string) bool { return strings.HasPrefix(body, dashboardMarker) }
+
+// DashboardBody is the dashboard's markdown: every box unticked (a refresh
+// clears the ticks it has acted on).
+func DashboardBody(f DashboardFacts) string {
+	var b strings.Builder
+	b.WriteString(dashboardMarker + "\n")
+	b.WriteString("porchbot keeps this issue up to date with the packages of this repository and the work on them. " +
+		"Tick a box to act: it counts as the matching `/porch` command of yours, and needs the same permission. " +
+		"Close the issue to stop it; porchbot opens it again only when `.github/porchbot.yaml` changes with `dashboard.enabled: true`.\n")
+	if f.ConfigError != "" {
+		b.WriteString("\n## Configuration errors\n\n")
+		fmt.Fprintf(&b, "`.github/porchbot.yaml` on `%s` is invalid; %s applies.\n\n", f.DeploymentBranch, f.ConfigInForce)
+		b.WriteString("```\n" + strings.ReplaceAll(truncateRunes(f.ConfigError, 4000, "…"), "```", "'''") + "\n```\n")
+	}
+	writeSection(&b, "Packages", len(f.Packages), "No packages yet: `/porch init <package>` starts one.", func(i int) string {
+		p := f.Packages[i]
+		switch {
+		case p.Problem != "":
+			return fmt.Sprintf("- `%s`: %s", p.Name, p.Problem)
+		case p.Latest == 0:
+			return fmt.Sprintf("- `%s`: no published revision", p.Name)
+		}
+		line := fmt.Sprintf("- `%s`: [v%d](%s)", p.Name, p.Latest, f.link("tree/"+p.Name+"/v"+fmt.Sprint(p.Latest)))
+		if p.Deleted() {
+			line += " (deleted)"
+		}
+		return line
+	})
+	writeSection(&b, "Drafts", len(f.Drafts), "No drafts.", func(i int) string {
+		d := f.Drafts[i]
+		a := DashboardAction{Kind: ActionRender, Package: d.Package, Workspace: d.Workspace}
+		label := fmt.Sprintf("`drafts/%s/%s`: render %s", d.Package, d.Workspace, renderWords(d.Render))
+		if d.Pull != 0 {
+			label += fmt.Sprintf(" — #%d", d.Pull)
+		}
+		if d.Render == RenderFailed {
+			return a.box(label + " — tick to retry")
+		}
+		return a.box(label + " — tick to render again")
+	})
+	writeSection(&b, "Proposals", len(f.Proposals), "No open proposals.", func(i int) string {
+		return proposalLine(f.Proposals[i])
+	})
+	writeSection(&b, "Waiting for `/porch publish`", len(f.Landings), "Nothing waits.", func(i int) string {
+		l := f.Landings[i]
+		return fmt.Sprintf("- `%s`: landed at %s, not published — `/porch publish %s` by an approver publishes it",
+			l.Package, shortSHA(l.Commit), l.Package)
+	})
+	writeSection(&b, "Upstream updates", len(f.Updates), "No pending updates.", func(i int) string {
+		u := f.Updates[i]
+		a := DashboardAction{Kind: ActionUpdate, Package: u.Package}
+		switch u.State {
+		case DashboardUpdateFailed:
+			return a.box(fmt.Sprintf("`%s`: #%d failed its render — tick to retry the update", u.Package, u.Pull))
+		case DashboardUpdateWaiting:
+			return fmt.Sprintf("- `%s`: waiting for a free slot (`updates.prConcurrentLimit`)", u.Package)
+		}
+		return fmt.Sprintf("- `%s`: #%d open", u.Package, u.Pull)
+	})
+	if f.Truncated {
+		b.WriteString("\n_Some sections are cut short: `/porch list` shows everything._\n")
+	}
+	return b.String()
+}
+
+// writeSection writes a heading and n rows (at most dashboardMaxRows).
+func writeSection(b *strings.Builder, title string, n int, empty string, row func(int) string) {
+	b.WriteString("\n## " + title + "\n\n")
+	if n == 0 {
+		b.WriteString(empty + "\n")
+		return
+	}
+	for i := range min(n, dashboardMaxRows) {
+		b.WriteString(row(i) + "\n")
+	}
+	if n > dashboardMaxRows {
+		fmt.Fprintf(b, "- … and %d more\n", n-dashboardMaxRows)
+	}
+}
+
+// proposalLine is one proposal with its verdict and who is still needed.
+func proposalLine(p DashboardProposal) string {
+	name := p.Package
+	if p.Workspace != "" {
+		name += "/" + p.Workspace
+	}
+	line := fmt.Sprintf("- #%d `%s`: ", p.Number, name)
+	v := p.Verdict
+	switch {
+	case v == nil:
+		return line + "approval not judged (" + p.Problem + ")"
+	case v.Satisfied:
+		return line + fmt.Sprintf("approved (%d/%d)", len(v.Approvers), v.Required)
+	}
+	line += fmt.Sprintf("waiting for approval (%d/%d)", len(v.Approvers), v.Required)
+	if p.StillNeeded != "" {
+		line += "; still needed: " + p.StillNeeded
+	}
+	if len(v.MissingGates) > 0 {
+		names := make([]string, len(v.MissingGates))
+		for i, g := range v.MissingGates {
+			names[i] = g.ConditionType
+		}
+		line += "; readiness gates not met: " + strings.Join(names, ", ")
+	}
+	if v.RenderProblem != "" {
+		line += "; " + v.RenderProblem
+	}
+	return line
+}
+
+// StillNeeded says who may still approve a proposal: n more of the
+// configured approvers (less those counted and the author when
+// self-approval is off), or n more people with write access.
+func StillNeeded(res ApprovalResult, approvers []string, author string, allowSelf bool) string {
+	n := res.ApproversNeeded()
+	if n == 0 {
+		return ""
+	}
+	if len(approvers) == 0 {
+		return fmt.Sprintf("%d more with write access", n)
+	}
+	counted := map[string]bool{}
+	for _, a := range res.Approvers {
+		counted[propLoginKey(a.User)] = true
+	}
+	var left []string
+	for _, a := range approvers {
+		k := propLoginKey(a)
+		if counted[k] || !allowSelf && k == propLoginKey(author) {
+			continue
+		}
+		left = append(left, "@"+strings.TrimPrefix(a, "@"))
+	}
+	if len(left) == 0 {
+		return fmt.Sprintf("%d more, but no configured approver is left", n)
+	}
+	return fmt.Sprintf("%d more of %s", n, strings.Join(left, ", "))
+}
+
+// renderWords says a render state.
+func renderWords(st RenderState) string {
+	switch st {
+	case RenderPassed:
+		return "passed ✅"
+	case RenderFailed:
+		return "failed ❌"
+	case RenderPending:
+		return "running ⏳"
+	}
+	return "not reported"
+}
+
+func (f DashboardFacts) link(path string) string {
+	return strings.TrimSuffix(f.Web, "/") + "/" + f.Repo + "/" + path
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return "`" + sha[:7] + "`"
+	}
+	return "`" + sha + "`"
+}

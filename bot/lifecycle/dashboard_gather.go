@@ -1,0 +1,185 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+
+	"github.com/porchbot/porchbot/internal/config"
+)
+
+// Bounds of a dashboard refresh: the drafts and proposals looked at in
+// detail (each costs up to one and two REST calls).
+const (
+	dashboardMaxDrafts    = 20
+	dashboardMaxProposals = 20
+)
+
+// GatherDashboard reads what the dashboard shows. REST calls: one open
+// pull request list (List), one per draft and open update pull request
+// whose render this process did not report (a check-runs list), two per
+// proposal (its reviews and comments, for the approval verdict; more only
+// for "@org/team" approvers) and one more pull request list for updates
+// waiting for a slot; packages, drafts and unpublished landings are read
+// from the git cache. Drafts and proposals beyond their bounds are listed
+// without detail.
+func GatherDashboard(ctx context.Context, s *Session, api ProposalAPI, web string, id Identity) (*DashboardFacts, error) {
+	l, err := s.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
+	}
+	f := &DashboardFacts{Repo: s.Repo.FullName(), Web: web, DeploymentBranch: s.DeploymentBranch,
+		Packages: l.Packages, Truncated: l.PullsTruncated}
+	if s.ConfigErr != nil {
+		f.ConfigError, f.ConfigInForce = s.ConfigErr.Error(), s.ConfigVersion()
+	}
+	var errs []error
+	if f.HasConfig, err = hasConfigFile(ctx, s); err != nil {
+		errs = append(errs, err)
+	}
+	for i, d := range l.Drafts {
+		if d.Merged || d.Empty {
+			continue
+		}
+		dd := DashboardDraft{Package: d.Package, Workspace: d.Workspace, Pull: d.Pull}
+		if i < dashboardMaxDrafts {
+			st, err := renderStateAt(ctx, s, api, d.Head.String())
+			if err != nil {
+				errs = append(errs, err)
+			}
+			dd.Render = st
+		} else {
+			f.Truncated = true
+		}
+		f.Drafts = append(f.Drafts, dd)
+	}
+	for i, p := range l.Proposals {
+		dp := DashboardProposal{Number: p.Number, Title: p.Title, Package: p.Package, Workspace: p.Workspace}
+		if i < dashboardMaxProposals && p.pull != nil {
+			dp = dashboardProposal(ctx, s, api, p, dp)
+		} else {
+			dp.Problem = "not looked at: too many open proposals"
+			f.Truncated = true
+		}
+		f.Proposals = append(f.Proposals, dp)
+	}
+	if f.Landings, err = dashboardLandings(ctx, s); err != nil {
+		errs = append(errs, err)
+	}
+	for _, u := range l.Updates {
+		du := DashboardUpdate{Package: u.Package, Pull: u.Number, State: DashboardUpdateOpen}
+		if u.pull != nil {
+			st, err := renderStateAt(ctx, s, api, u.pull.GetHead().GetSHA())
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if st == RenderFailed {
+				du.State = DashboardUpdateFailed
+			}
+		}
+		f.Updates = append(f.Updates, du)
+	}
+	if api.Pulls != nil {
+		waiting, _, err := WaitingUpdates(ctx, s, api.Pulls, id)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, pkg := range waiting {
+			f.Updates = append(f.Updates, DashboardUpdate{Package: pkg, State: DashboardUpdateWaiting})
+		}
+	}
+	return f, errors.Join(errs...)
+}
+
+// dashboardProposal judges one proposal as its porchbot/approval check
+// does (the same verdict), without posting the check.
+func dashboardProposal(ctx context.Context, s *Session, api ProposalAPI, p PullStatus, dp DashboardProposal) DashboardProposal {
+	pr := p.pull
+	head := strings.ToLower(pr.GetHead().GetSHA())
+	fail := func(err error) DashboardProposal {
+		s.Log.WithError(err).WithField("pull_request", p.Number).Warn("dashboard: approval not judged")
+		dp.Problem = "could not be judged now; see its porchbot/approval check"
+		return dp
+	}
+	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+		return fail(err)
+	}
+	base, err := proposalBase(ctx, s, pr)
+	if err != nil {
+		return fail(err)
+	}
+	facts, err := gatherProposalFacts(ctx, s, api, pr, head, base)
+	if err != nil {
+		return fail(err)
+	}
+	if dp.Package == "" && len(facts.Changes) > 0 {
+		dp.Package = facts.Changes[0].Name
+	}
+	res, in, err := Verdict(ctx, s.Config.Approvals, facts)
+	if err != nil {
+		return fail(err)
+	}
+	dp.Verdict = &res
+	dp.StillNeeded = StillNeeded(res, approverNames(s.Config.Approvals.Approvers), in.Author, s.Config.Approvals.AllowSelfApproval)
+	return dp
+}
+
+// approverNames are the configured approvers as written ("alice",
+// "@org/team").
+func approverNames(us []config.UserOrTeam) []string {
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = u.String()
+	}
+	return out
+}
+
+// dashboardLandings are the packages landed on the deployment branch and
+// not published (git only): with publishOn: never every landing waits for
+// /porch publish; with merge, those the publish refused (no pull request,
+// or not approved).
+func dashboardLandings(ctx context.Context, s *Session) ([]DashboardLanding, error) {
+	if s.DeploymentHead.IsZero() {
+		return nil, nil
+	}
+	tags, err := ReadRevisionTags(ctx, s.Git)
+	if err != nil {
+		return nil, err
+	}
+	hists, err := UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
+	if err != nil {
+		return nil, err
+	}
+	var out []DashboardLanding
+	for _, h := range hists {
+		if len(h.Pending) == 0 {
+			continue
+		}
+		out = append(out, DashboardLanding{Package: h.Package, Commit: h.Pending[len(h.Pending)-1].Commit.String(), Count: len(h.Pending)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
+	return out, nil
+}
+
+// hasConfigFile reports .github/porchbot.yaml on the deployment branch
+// (git only).
+func hasConfigFile(ctx context.Context, s *Session) (bool, error) {
+	if s.DeploymentHead.IsZero() {
+		return false, nil
+	}
+	has := false
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(s.DeploymentHead)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", s.DeploymentHead, err)
+		}
+		blob, err := configBlob(c)
+		has = !blob.IsZero()
+		return err
+	})
+	return has, err
+}
