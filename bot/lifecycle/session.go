@@ -47,6 +47,9 @@ type Opener struct {
 	// Limits are the server's bounds on repository configs.
 	Limits config.ServerLimits
 	Logger logrus.FieldLogger
+	// Downstreams, if set, names in the package index the downstream
+	// packages known to track each package (Session.Downstreams).
+	Downstreams DownstreamRegistry
 }
 
 // Session is one event's view of a repository: its installation client,
@@ -74,6 +77,9 @@ type Session struct {
 	// DeploymentHead is the deployment branch's head when fetched.
 	DeploymentHead plumbing.Hash
 	Log            logrus.FieldLogger
+	// Downstreams is the Opener's (nil: the package index keeps the
+	// downstreams it lists).
+	Downstreams DownstreamRegistry
 }
 
 // Open fetches the repository (branches and tags) and reads its config.
@@ -90,7 +96,7 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 	if log == nil {
 		log = logrus.StandardLogger()
 	}
-	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName())}
+	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {
 		return nil, err
 	}
