@@ -26,13 +26,30 @@ func (w *world) publishUPFReplicas(n int) string {
 	w.git(dir, "commit", "-q", "-am", fmt.Sprintf("UPF with %d replicas", n))
 	w.git(dir, "push", "-q", "origin", "HEAD")
 	w.settle()
-	pr := w.openPull("alice", repo, branch, fmt.Sprintf("Scale the UPF to %d", n))
+	return w.land(repo, branch, fmt.Sprintf("Scale the UPF to %d", n))
+}
+
+// land opens the pull request of branch as alice, has bob approve it and
+// alice merge it; it returns the merge commit.
+func (w *world) land(repo, branch, title string) string {
+	w.t.Helper()
+	pr := w.openPull("alice", repo, branch, title)
 	w.settle()
 	w.approve("bob", repo, pr.GetNumber())
 	w.settle()
-	sha := w.merge("alice", repo, pr.GetNumber())
+	m := w.merge("alice", repo, pr.GetNumber())
 	w.settle()
-	return sha
+	return m
+}
+
+// indexPackage is the package name of idx (nil when not listed).
+func indexPackage(idx *index.Index, name string) *index.Package {
+	for i := range idx.Packages {
+		if idx.Packages[i].Name == name {
+			return &idx.Packages[i]
+		}
+	}
+	return nil
 }
 
 // indexOnBranch is index.yaml on porch/index, as bytes.
@@ -79,12 +96,7 @@ func TestPackageIndexEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var upf *index.Package
-	for i := range idx.Packages {
-		if idx.Packages[i].Name == "network/upf" {
-			upf = &idx.Packages[i]
-		}
-	}
+	upf := indexPackage(idx, "network/upf")
 	if upf == nil {
 		t.Fatalf("no network/upf in\n%s", data)
 	}
