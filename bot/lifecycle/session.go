@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/logfields"
 )
 
 // Repo names a repository and the App installation acting on it.
@@ -92,10 +93,11 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: fetch: %w", repo.FullName(), err)
 	}
-	log := o.Logger
-	if log == nil {
+	var log logrus.FieldLogger = o.Logger
+	if o.Logger == nil {
 		log = logrus.StandardLogger()
 	}
+	log = logfields.Apply(ctx, log) // a delivery's id, when one set this off
 	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {
 		return nil, err
