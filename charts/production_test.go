@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/strvals"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/porchbot/porchbot/bot"
@@ -82,5 +83,34 @@ func TestChartFitsTheImageAndServer(t *testing.T) {
 	}
 	if field(t, m["Ingress/rel-porchbot"], "spec", "rules", "[host=bot.example.com]", "http", "paths", "[path="+bot.HookPath+"]", "pathType") == "" {
 		t.Errorf("the ingress does not route %s", bot.HookPath)
+	}
+}
+
+// TestReadmeHelmInstall: the helm install of README's production steps
+// renders with exactly its --set values, and the deployment its next
+// command waits for is the one the chart makes.
+func TestReadmeHelmInstall(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(readme), "\\\n", " ")
+	install := regexp.MustCompile(`helm install (\S+) charts/porchbot -n (\S+)([^\n]*)`).FindStringSubmatch(text)
+	rollout := regexp.MustCompile(`kubectl -n (\S+) rollout status deployment/(\S+)`).FindStringSubmatch(text)
+	if install == nil || rollout == nil {
+		t.Fatal("README has no helm install and rollout status commands")
+	}
+	values := map[string]any{}
+	for _, set := range regexp.MustCompile(`--set (\S+)`).FindAllStringSubmatch(install[3], -1) {
+		if err := strvals.ParseInto(set[1], values); err != nil {
+			t.Fatalf("--set %s: %v", set[1], err)
+		}
+	}
+	m, err := renderRelease(t, install[1], values)
+	if err != nil {
+		t.Fatalf("README's helm install fails: %v", err)
+	}
+	if m["Deployment/"+rollout[2]] == nil || rollout[1] != install[2] {
+		t.Fatalf("README waits for deployment/%s in %s; the chart makes %v in %s", rollout[2], rollout[1], keys(m), install[2])
 	}
 }
