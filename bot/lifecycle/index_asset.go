@@ -43,21 +43,26 @@ func (g GitHubReleaseAssets) UploadReleaseAsset(ctx context.Context, owner, repo
 	return nil
 }
 
-// attachIndex uploads the index to each release this run made. A release
-// that already has an index.yaml (another replica attached it) is left as
-// it is; a failure is logged: the index on the index branch stands.
+// attachIndex uploads the index to each release this run made (those of
+// its publishes, and those a resync made for revisions that had none). A
+// release that already has an index.yaml (another replica attached it) is
+// left as it is; a failure is logged: the index on the index branch stands.
 func (p *publisher) attachIndex(ctx context.Context, data []byte) {
 	if p.api.Assets == nil {
 		return
 	}
-	owner, repo := p.owner()
+	rels := append([]*github.RepositoryRelease(nil), p.repaired...)
 	for _, r := range p.out.Published {
-		if r.Release == nil || r.Release.GetID() == 0 {
+		rels = append(rels, r.Release)
+	}
+	owner, repo := p.owner()
+	for _, rel := range rels {
+		if rel.GetID() == 0 {
 			continue
 		}
-		err := p.api.Assets.UploadReleaseAsset(ctx, owner, repo, r.Release.GetID(), index.FileName, IndexAssetMediaType, data)
+		err := p.api.Assets.UploadReleaseAsset(ctx, owner, repo, rel.GetID(), index.FileName, IndexAssetMediaType, data)
 		if err != nil && !publishAlreadyExists(err) {
-			p.log.WithError(err).WithField("tag", r.Tag).Warn("package index not attached to the release")
+			p.log.WithError(err).WithField("tag", rel.GetTagName()).Warn("package index not attached to the release")
 		}
 	}
 }

@@ -294,6 +294,9 @@ type publisher struct {
 	// (PublishApproved); approveCommit is that landing.
 	approvedBy    string
 	approveCommit plumbing.Hash
+	// repaired are the releases the resync made for revisions that had
+	// none: they get the package index too (index_asset.go).
+	repaired []*github.RepositoryRelease
 }
 
 func newPublisher(s *Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {

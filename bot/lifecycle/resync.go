@@ -261,6 +261,7 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 			continue
 		}
 		if rel != nil {
+			p.repaired = append(p.repaired, rel)
 			rep.ReleasesRepaired = append(rep.ReleasesRepaired, packages.TagName(pkg, n))
 			p.log.WithField("tag", packages.TagName(pkg, n)).Info("resync: missing release created")
 		}
