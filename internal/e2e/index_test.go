@@ -67,7 +67,8 @@ func (w *world) indexOnBranch(repo string) []byte {
 // index.yaml on porch/index lists them, with the downstream, and digests
 // that verify against a clone; the offline build of a clone gives the
 // same bytes; each release carries the index of its publish as an asset;
-// a tag moved by hand is reported by verify.
+// a tag moved by hand is reported by verify, and the resync rebuilds the
+// index true to the repository again.
 func TestPackageIndexEndToEnd(t *testing.T) {
 	w := newWorld(t)
 	base := w.svc.Embedded.Forge.BaseURL()
@@ -183,5 +184,18 @@ func TestPackageIndexEndToEnd(t *testing.T) {
 	}
 	if len(problems) != 1 || problems[0].Tag != moved || problems[0].Kind != index.ProblemMoved {
 		t.Fatalf("after moving %s: %v", moved, problems)
+	}
+
+	// The resync finds the index stale and rebuilds it: true to the
+	// repository again, the moved tag at its new commit.
+	if rep, err := w.resync("acme/catalog"); err != nil || !rep.IndexUpdated {
+		t.Fatalf("resync after the move: updated %v (%v)", rep != nil && rep.IndexUpdated, err)
+	}
+	rebuilt, err := index.Decode(w.indexOnBranch("acme/catalog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := index.Verify(w.ctx, rebuilt, src, ""); err != nil || len(problems) != 0 {
+		t.Fatalf("the rebuilt index: %v %v", problems, err)
 	}
 }
