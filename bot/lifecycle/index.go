@@ -49,11 +49,11 @@ type DownstreamRegistry interface {
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
 // changed. It returns the branch head afterwards and whether it pushed.
 func UpdateIndex(ctx context.Context, s *Session, u IndexUpdate) (plumbing.Hash, bool, error) {
-	res, err := updateIndex(ctx, s, u)
+	res, err := rebuildIndex(ctx, s, u)
 	return res.head, res.pushed, err
 }
 
-// indexResult is what updateIndex did: the branch head afterwards, whether
+// indexResult is what rebuildIndex did: the branch head afterwards, whether
 // it pushed, and the index as it stands (nil when there is none).
 type indexResult struct {
 	head   plumbing.Hash
@@ -61,7 +61,7 @@ type indexResult struct {
 	data   []byte
 }
 
-func updateIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, error) {
+func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, error) {
 	if u.Downstreams == nil && s.Downstreams != nil {
 		u.Downstreams = IndexDownstreams(s, s.Downstreams.TrackingDownstreams(ctx, s))
 	}
@@ -248,7 +248,7 @@ func (p *publisher) updateIndex(ctx context.Context) {
 // attaches it to the releases the run made (index_asset.go). It says
 // whether it pushed the index branch.
 func (p *publisher) recordIndex(ctx context.Context) (bool, error) {
-	res, err := updateIndex(ctx, p.s, p.indexUpdate())
+	res, err := rebuildIndex(ctx, p.s, p.indexUpdate())
 	if res.data != nil {
 		p.attachIndex(ctx, res.data)
 	}
