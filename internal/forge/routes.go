@@ -21,7 +21,9 @@ func (r Route) String() string { return r.Method + " " + r.Path }
 var routeVarPattern = regexp.MustCompile(`\{([^}:]+):[^}]*\}`)
 
 // APIRoutes lists every REST operation the forge's router serves, sorted,
-// read from the router itself so that a new route shows up here.
+// read from the router itself so that a new route shows up here: those
+// under the API prefix and the uploads under /api/uploads (paths without
+// their prefix).
 func APIRoutes() []Route {
 	var out []Route
 	root, _ := (&Forge{}).Handler().(*mux.Router)
