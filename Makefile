@@ -15,12 +15,14 @@ help: ## this list
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-build: ## build bin/porchbot, stamped with `git describe` (porchbot version)
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/porchbot
+build: ## build bin/porchbot, stamped with `git describe` and the commit (porchbot version)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/porchbot
 
 image: ## build the container image ghcr.io/porchbot/porchbot:<git describe> (IMAGE=…; Dockerfile: static binary, CA certificates, non-root)
-	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE) .
 
 run: build ## run the bot; with no GitHub App credentials it runs against the embedded local forge
 	./$(BIN) serve $(ARGS)

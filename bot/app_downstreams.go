@@ -72,10 +72,47 @@ func (a *App) IndexDownstreams(ctx context.Context, s *lifecycle.Session) error 
 			kept = append(kept, d)
 		}
 	}
+	if public, known := a.publicForIndex(ctx, s, kept); known {
+		for i := range kept {
+			kept[i].Public = public
+		}
+	}
 	a.registry().Replace(s.Repo.FullName(), kept)
 	s.Log.WithFields(logrus.Fields{"downstream_packages": len(kept), "skipped": len(found) - len(kept)}).
 		Debug("downstream packages indexed")
 	return err
+}
+
+// publicForIndex: is the session's repository public, so that other
+// repositories' package indexes may name its packages as downstreams? One
+// REST call, made only when a package tracks another repository (a
+// repository's own packages are named in its index whatever its
+// visibility). Unknown (false) on failure: not named.
+func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []downstreams.Downstream) (public, known bool) {
+	url := a.Opener.GitURL(s.Repo.Owner, s.Repo.Name)
+	self, err := downstreams.ParseRepoURL(url)
+	if err != nil || s.GH == nil {
+		return false, false
+	}
+	for _, d := range kept {
+		if id, err := downstreams.ParseRepoURL(d.Upstream.Repo); err == nil && id.String() != self.String() {
+			info, _, err := s.GH.Repositories.Get(ctx, s.Repo.Owner, s.Repo.Name)
+			if err != nil {
+				s.Log.WithError(err).Info("repository visibility unknown: its packages are not named in other repositories' indexes")
+				return false, false
+			}
+			vis := strings.ToLower(info.GetVisibility())
+			return vis == "public" || vis == "" && !info.GetPrivate(), true
+		}
+	}
+	return false, false
+}
+
+// TrackingDownstreams lists the downstream packages the registry knows
+// whose upstream is a package of the session's repository, for its package
+// index (lifecycle.DownstreamRegistry; no REST call).
+func (a *App) TrackingDownstreams(_ context.Context, s *lifecycle.Session) []downstreams.Downstream {
+	return a.registry().Tracking(a.Opener.GitURL(s.Repo.Owner, s.Repo.Name))
 }
 
 // refreshDownstreamsOnPush indexes the repository again when a push to its

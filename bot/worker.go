@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/logfields"
 )
 
 // work handles queued events until the queue is closed and drained.
@@ -34,6 +36,9 @@ func (s *Server) handle(ctx context.Context, ev *Event) {
 	}
 
 	start := time.Now()
+	// The delivery's id on every line of its work, in the lifecycle and
+	// the git cache too (internal/logfields).
+	ctx = logfields.With(ctx, logrus.Fields{"delivery": ev.DeliveryID})
 	outcome, err := s.invoke(contextWithEventLog(ctx, log), ev)
 	elapsed := time.Since(start)
 	s.metrics.HandlerDuration.WithLabelValues(ev.Name).Observe(elapsed.Seconds())

@@ -18,11 +18,17 @@ import (
 // manifests by kind/name.
 func render(t *testing.T, values map[string]any) (map[string]*yaml.RNode, error) {
 	t.Helper()
+	return renderRelease(t, "rel", values)
+}
+
+// renderRelease is render for a release of another name.
+func renderRelease(t *testing.T, release string, values map[string]any) (map[string]*yaml.RNode, error) {
+	t.Helper()
 	c, err := loader.Load("porchbot")
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "rel", Namespace: "porchbot", IsInstall: true}, chartutil.DefaultCapabilities)
+	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: release, Namespace: "porchbot", IsInstall: true}, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -32,13 +33,38 @@ const indexLeaseAttempts = 5
 type IndexUpdate struct {
 	Published []index.Tag
 	Approvers map[string][]string // tag → approvers
-	// Downstreams are the packages known to track each package.
+	// Downstreams are the packages known to track each package (nil: the
+	// session's DownstreamRegistry's, else those the index lists).
 	Downstreams map[string][]index.Downstream
+}
+
+// DownstreamRegistry gives the downstream packages known to track any
+// package of the session's repository (bot.App.TrackingDownstreams: the
+// App's registry, kept by resync and by pushes that change a Kptfile; no
+// REST call).
+type DownstreamRegistry interface {
+	TrackingDownstreams(ctx context.Context, s *Session) []downstreams.Downstream
 }
 
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
 // changed. It returns the branch head afterwards and whether it pushed.
 func UpdateIndex(ctx context.Context, s *Session, u IndexUpdate) (plumbing.Hash, bool, error) {
+	res, err := rebuildIndex(ctx, s, u)
+	return res.head, res.pushed, err
+}
+
+// indexResult is what rebuildIndex did: the branch head afterwards, whether
+// it pushed, and the index as it stands (nil when there is none).
+type indexResult struct {
+	head   plumbing.Hash
+	pushed bool
+	data   []byte
+}
+
+func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, error) {
+	if u.Downstreams == nil && s.Downstreams != nil {
+		u.Downstreams = IndexDownstreams(s, s.Downstreams.TrackingDownstreams(ctx, s))
+	}
 	branch := s.Config.Lifecycle.IndexBranch
 	if branch == "" {
 		branch = index.DefaultBranch
@@ -47,26 +73,29 @@ func UpdateIndex(ctx context.Context, s *Session, u IndexUpdate) (plumbing.Hash,
 	if errors.Is(err, gitstore.ErrNotFound) {
 		head = plumbing.ZeroHash
 	} else if err != nil {
-		return plumbing.ZeroHash, false, fmt.Errorf("index: %w", err)
+		return indexResult{}, fmt.Errorf("index: %w", err)
 	}
+	var built []byte
 	res, err := s.CommitUnderLease(ctx, DefaultIdentity, branch, head, indexLeaseAttempts, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
 		data, changed, err := buildIndex(ctx, s, head, u)
+		built = data
 		if err != nil || !changed {
 			return nil, err
 		}
 		return &PackageCommit{Parent: head, Dir: "", Files: map[string][]byte{index.FileName: data},
 			Message: indexMessage(u)}, nil
 	})
+	out := indexResult{head: res.Head, pushed: res.Pushed, data: built}
 	if errors.Is(err, gitstore.ErrNoChanges) {
-		return res.Head, false, nil
+		return out, nil
 	}
 	if err != nil {
-		return res.Head, false, fmt.Errorf("index: %w", err)
+		return out, fmt.Errorf("index: %w", err)
 	}
 	if res.Pushed {
 		s.Log.WithField("ref", branch).WithField("head", res.Head.String()).Info("package index updated")
 	}
-	return res.Head, res.Pushed, nil
+	return out, nil
 }
 
 // buildIndex builds the index bytes on the index branch's head (ZeroHash:
@@ -112,6 +141,47 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 		return nil, false, err
 	}
 	return data, !bytes.Equal(data, old), nil
+}
+
+// IndexDownstreams sorts the downstream packages tracking packages of the
+// session's repository by the package they track, keeping those any reader
+// of the index may see named: packages of the same repository and of
+// public repositories (a private repository's packages are not listed in
+// another repository's index). A package naming itself is left out.
+func IndexDownstreams(s *Session, ds []downstreams.Downstream) map[string][]index.Downstream {
+	out := map[string][]index.Downstream{}
+	root, self := packages.NormalizeRoot(s.Config.Packages.Root), s.Repo.FullName()
+	for _, d := range ds {
+		same := strings.EqualFold(d.Repo, self)
+		if !same && !d.Public {
+			continue
+		}
+		pkg := downstreams.NormalizeDir(d.Upstream.Directory)
+		if root != "" {
+			var ok bool
+			if pkg, ok = strings.CutPrefix(pkg, root+"/"); !ok {
+				continue // not under packages.root: not a package of the index
+			}
+		}
+		if pkg == "" || same && d.Package == pkg {
+			continue
+		}
+		out[pkg] = append(out[pkg], index.Downstream{Repository: d.Repo, Package: d.Package, Revision: trackedRevision(d, pkg)})
+	}
+	return out
+}
+
+// trackedRevision is the revision of pkg a downstream's Kptfile names
+// (upstreamLock's ref, else upstream's), 0 when it names none.
+func trackedRevision(d downstreams.Downstream, pkg string) int {
+	ref := d.Upstream.Ref
+	if d.Lock != nil && d.Lock.Ref != "" {
+		ref = d.Lock.Ref
+	}
+	if p, n, ok := packages.ParseTagName(strings.TrimPrefix(ref, "refs/tags/")); ok && p == pkg {
+		return n
+	}
+	return 0
 }
 
 func indexMessage(u IndexUpdate) string {
@@ -162,16 +232,27 @@ func (w withTags) TreeByID(ctx context.Context, id string) (map[string][]byte, e
 	return w.git.TreeByID(ctx, id)
 }
 
-// updateIndex records what this publish tagged in the package index. A
-// failure is logged, not returned: the tags stand, and the resync rebuilds
-// a stale index.
+// updateIndex records what this publish tagged in the package index and
+// attaches the index to the releases it made. A failure is logged, not
+// returned: the tags stand, and the resync rebuilds a stale index.
 func (p *publisher) updateIndex(ctx context.Context) {
 	if len(p.out.Published) == 0 {
 		return
 	}
-	if _, _, err := UpdateIndex(ctx, p.s, p.indexUpdate()); err != nil {
+	if _, err := p.recordIndex(ctx); err != nil {
 		p.log.WithError(err).Warn("package index not updated (the resync rebuilds it)")
 	}
+}
+
+// recordIndex updates the package index with what this run published and
+// attaches it to the releases the run made (index_asset.go). It says
+// whether it pushed the index branch.
+func (p *publisher) recordIndex(ctx context.Context) (bool, error) {
+	res, err := rebuildIndex(ctx, p.s, p.indexUpdate())
+	if res.data != nil {
+		p.attachIndex(ctx, res.data)
+	}
+	return res.pushed, err
 }
 
 // indexUpdate is what this run published, for the index.

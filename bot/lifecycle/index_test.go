@@ -31,6 +31,15 @@ func (h *harness) indexOnForge(t *testing.T) *index.Index {
 	return idx
 }
 
+// tag makes a tag through the API, as a publish does.
+func (h *harness) tag(t *testing.T, tag, sha string) {
+	t.Helper()
+	if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(context.Background(), "acme", "catalog",
+		&github.Reference{Ref: github.String("refs/tags/" + tag), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestUpdateIndex: the index branch is made on the first publish, from the
 // cache plus a tag made through the API a moment ago; the same state
 // pushes nothing; approvers known at publish are recorded; a change pushed
@@ -41,10 +50,7 @@ func TestUpdateIndex(t *testing.T) {
 	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: basens\n")})
 	s := h.open(t)
 	// basens/v1 "just tagged" through the API: not in the cache yet.
-	if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(ctx, "acme", "catalog",
-		&github.Reference{Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
-		t.Fatal(err)
-	}
+	h.tag(t, "basens/v1", sha)
 	published := []index.Tag{{Package: "basens", Revision: 1, Commit: sha}}
 	head, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{Published: published,
 		Approvers: map[string][]string{"basens/v1": {"bob"}}})
@@ -98,10 +104,7 @@ func TestResyncRebuildsTheIndex(t *testing.T) {
 	ctx := context.Background()
 	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
 	alice := h.user(forgetest.AliceToken)
-	if _, _, err := alice.Git.CreateRef(ctx, "acme", "catalog",
-		&github.Reference{Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
-		t.Fatal(err)
-	}
+	h.tag(t, "basens/v1", sha)
 	resync := func() *lifecycle.ResyncReport {
 		t.Helper()
 		s := h.open(t)
@@ -135,10 +138,7 @@ func TestUpdateIndexOnTheConfiguredBranch(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
-	if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(ctx, "acme", "catalog",
-		&github.Reference{Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
-		t.Fatal(err)
-	}
+	h.tag(t, "basens/v1", sha)
 	s := h.open(t)
 	s.Config.Lifecycle.IndexBranch = "catalog/index"
 	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || !pushed {

@@ -93,12 +93,15 @@ type PublishAPI struct {
 	Issues   PublishIssues
 	Checks   ApprovalChecks
 	Approval ProposalAPI
+	// Assets attaches the package index to the releases made (nil: not
+	// attached).
+	Assets ReleaseAssets
 }
 
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
 	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
-		Checks: gh.Checks, Approval: NewProposalAPI(gh)}
+		Checks: gh.Checks, Approval: NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
 }
 
 // PublishedRevision is one revision tag.
@@ -291,6 +294,9 @@ type publisher struct {
 	// (PublishApproved); approveCommit is that landing.
 	approvedBy    string
 	approveCommit plumbing.Hash
+	// repaired are the releases the resync made for revisions that had
+	// none: they get the package index too (index_asset.go).
+	repaired []*github.RepositoryRelease
 }
 
 func newPublisher(s *Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {

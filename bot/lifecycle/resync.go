@@ -190,7 +190,7 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 	rep.Published, rep.Refused, rep.Superseded, rep.Races = out.Published, out.Refused, out.Superseded, out.Races
 	// The package index: rebuilt when missing or stale (a lost push, a
 	// moved tag), with what this run published.
-	if _, pushed, err := UpdateIndex(ctx, s, p.indexUpdate()); err != nil {
+	if pushed, err := p.recordIndex(ctx); err != nil {
 		rep.Errors = append(rep.Errors, err)
 		log.WithError(err).Warn("resync: package index not updated")
 	} else {
@@ -274,6 +274,7 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 			continue
 		}
 		if rel != nil {
+			p.repaired = append(p.repaired, rel)
 			rep.ReleasesRepaired = append(rep.ReleasesRepaired, packages.TagName(pkg, n))
 			p.log.WithField("tag", packages.TagName(pkg, n)).Info("resync: missing release created")
 		}

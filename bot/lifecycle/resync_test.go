@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
+	"github.com/porchbot/porchbot/internal/index"
 )
 
 // Webhooks lost: two merges and a direct push, nobody called Publish. The
@@ -85,6 +86,9 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 	}
 	if strings.Join(rep.ReleasesRepaired, ",") != "p/v1" || len(rep.Published) != 0 || f.release("p/v1") == nil {
 		t.Fatalf("repair: %+v", rep)
+	}
+	if as := f.release("p/v1").Assets; len(as) != 1 || as[0].Name != index.FileName {
+		t.Fatalf("the repaired release carries no index: %+v", as)
 	}
 	rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 	if err != nil || len(rep.ReleasesRepaired) != 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/logfields"
 )
 
 // Repo names a repository and the App installation acting on it.
@@ -47,6 +48,9 @@ type Opener struct {
 	// Limits are the server's bounds on repository configs.
 	Limits config.ServerLimits
 	Logger logrus.FieldLogger
+	// Downstreams, if set, names in the package index the downstream
+	// packages known to track each package (Session.Downstreams).
+	Downstreams DownstreamRegistry
 }
 
 // Session is one event's view of a repository: its installation client,
@@ -74,6 +78,9 @@ type Session struct {
 	// DeploymentHead is the deployment branch's head when fetched.
 	DeploymentHead plumbing.Hash
 	Log            logrus.FieldLogger
+	// Downstreams is the Opener's (nil: the package index keeps the
+	// downstreams it lists).
+	Downstreams DownstreamRegistry
 }
 
 // Open fetches the repository (branches and tags) and reads its config.
@@ -86,11 +93,12 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: fetch: %w", repo.FullName(), err)
 	}
-	log := o.Logger
-	if log == nil {
+	var log logrus.FieldLogger = o.Logger
+	if o.Logger == nil {
 		log = logrus.StandardLogger()
 	}
-	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName())}
+	log = logfields.Apply(ctx, log) // a delivery's id, when one set this off
+	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (re
 }
 
 func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]UpdateResult, error) {
-	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag()})
+	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag(), "package": up.Package})
 	repos, pkgs := f.downstreams(ctx, up)
 	total := 0
 	for _, r := range repos {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,11 +37,7 @@ func TestIndexCLI(t *testing.T) {
 	git("tag", "basens/v1")
 	git("commit", "-q", "--allow-empty", "-m", "later")
 
-	cli := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		code := run(context.Background(), args, stdio{out: &out, err: &errb})
-		return code, out.String(), errb.String()
-	}
+	cli := runCLI
 	out := filepath.Join(t.TempDir(), "index.yaml")
 	if code, _, stderr := cli("index", dir, "-o", out, "--repository", "acme/catalog"); code != 0 {
 		t.Fatalf("index: %d %s", code, stderr)
@@ -71,18 +65,5 @@ func TestIndexCLI(t *testing.T) {
 	}
 	if code, _, stderr := cli("index", "/nonexistent/repo"); code != 1 || !strings.Contains(stderr, "clone /nonexistent/repo") {
 		t.Fatalf("a missing repository: %d %s", code, stderr)
-	}
-}
-
-// TestCommandLineStyle: --version works, and an unknown subcommand gets
-// the nearest one.
-func TestCommandLineStyle(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"--version"}, stdio{out: &out, err: &errb}); code != 0 || !strings.HasPrefix(out.String(), "porchbot ") {
-		t.Fatalf("--version: %d %q %q", code, out.String(), errb.String())
-	}
-	out.Reset()
-	if code := run(context.Background(), []string{"srve"}, stdio{out: &out, err: &errb}); code != 2 || !strings.Contains(errb.String(), `did you mean "serve"?`) {
-		t.Fatalf("srve: %d %q", code, errb.String())
 	}
 }

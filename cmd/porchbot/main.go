@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -70,7 +71,14 @@ func run(ctx context.Context, args []string, s stdio) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			help := wantsHelp(args[1:])
+			if help {
+				s.err = s.out // help in one place: standard output, exit 0
+			}
 			if err := c.run(ctx, args[1:], s); err != nil {
+				if help && errors.Is(err, flag.ErrHelp) {
+					return 0
+				}
 				if !errors.As(err, new(reportedError)) {
 					fmt.Fprintf(stderr, "porchbot %s: %v\n", c.name, err)
 				}
@@ -90,6 +98,20 @@ func run(ctx context.Context, args []string, s stdio) int {
 	}
 	usage(stderr)
 	return 2
+}
+
+// wantsHelp: do a subcommand's arguments ask for its help (-h, -help or
+// --help before any "--")?
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func usage(w io.Writer) {

@@ -20,6 +20,9 @@ func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	org := fs.String("org", "", "create the App owned by this organization (default: your user)")
 	out := fs.String("out", "porchbot.env", "env file to write (the private key goes beside it as .pem); both 0600, never overwritten")
 	secret := fs.String("secret", "", "print a Kubernetes Secret of this name (keys private-key.pem, webhook-secret) instead of writing files")
+	setUsage(fs, stderr, "porchbot setup [--github-url URL] [--org ORG] [--webhook-url URL] [--out FILE | --secret NAME]",
+		"Creates the GitHub App from app.yaml with GitHub's manifest flow (a local page in your browser) and",
+		"writes its id, private key and webhook secret to an env file, or prints them as a Kubernetes Secret.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -122,19 +122,10 @@ func TestSetupWritesEnvFileThatWorks(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	envFile, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]string{}
-	for _, line := range strings.Split(string(envFile), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(k, "#") {
-			vars[k] = v
-		}
-	}
+	vars := readEnvFile(t, out)
 	id, err := strconv.ParseInt(vars["PORCHBOT_APP_ID"], 10, 64)
 	if err != nil || id != forgetest.AppID || vars["PORCHBOT_WEBHOOK_SECRET"] == "" {
-		t.Fatalf("env file:\n%s", envFile)
+		t.Fatalf("env file: %v", vars)
 	}
 	pemPath := vars["PORCHBOT_PRIVATE_KEY_PATH"]
 	for _, p := range []string{out, pemPath} {

@@ -22,13 +22,9 @@ func runValidateConfig(_ context.Context, args []string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("validate-config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	limitsOf := settings.LimitFlags(fs, os.Getenv)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: porchbot validate-config FILE [flags]")
-		fmt.Fprintln(stderr, "\nChecks a repository configuration (.github/porchbot.yaml) against the server limits given by the flags")
-		fmt.Fprintln(stderr, "(or their environment variables), with the defaults of `porchbot serve`.")
-		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "porchbot validate-config FILE [flags]",
+		"Checks a repository configuration (.github/porchbot.yaml) against the server limits given by the flags",
+		"(or their environment variables), with the defaults of `porchbot serve`.")
 	// Flags may come before or after FILE.
 	files, err := parseInterleaved(fs, args, 1)
 	if errors.Is(err, flag.ErrHelp) {

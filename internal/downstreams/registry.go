@@ -21,6 +21,9 @@ type Downstream struct {
 	Dir string
 	// InstallationID is the App installation of Repo.
 	InstallationID int64
+	// Public: Repo is a public repository, so any reader of the
+	// upstream's package index may see it named there.
+	Public bool
 }
 
 // entry is a Downstream with its upstream's identity.
@@ -85,13 +88,39 @@ func (r *Registry) Find(repoURL, dir string) []Downstream {
 		}
 	}
 	r.mu.RUnlock()
+	sortDownstreams(out)
+	return out
+}
+
+// Tracking returns every downstream package whose upstream is a package
+// of the repository at repoURL (any directory), sorted as Find sorts.
+func (r *Registry) Tracking(repoURL string) []Downstream {
+	id, err := ParseRepoURL(repoURL)
+	if err != nil {
+		return nil
+	}
+	key := id.String()
+	r.mu.RLock()
+	var out []Downstream
+	for _, es := range r.byRepo {
+		for _, e := range es {
+			if e.key == key {
+				out = append(out, e.Downstream)
+			}
+		}
+	}
+	r.mu.RUnlock()
+	sortDownstreams(out)
+	return out
+}
+
+func sortDownstreams(out []Downstream) {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Repo != out[j].Repo {
 			return out[i].Repo < out[j].Repo
 		}
 		return out[i].Package < out[j].Package
 	})
-	return out
 }
 
 // Repos is the number of repositories with at least one downstream

@@ -49,6 +49,14 @@ func TestRegistryFindAcrossForms(t *testing.T) {
 		t.Errorf("a local path matched: %v", got)
 	}
 
+	// Tracking: every directory of the upstream repository, any URL form.
+	if got := names(r.Tracking("git@github.com:ORG/catalog.git")); !reflect.DeepEqual(got, []string{"team/a:app", "team/a:other", "team/b:web/app"}) {
+		t.Errorf("Tracking = %v", got)
+	}
+	if got := r.Tracking("/tmp/catalog"); got != nil {
+		t.Errorf("Tracking of a local path: %v", names(got))
+	}
+
 	// Replace forgets what a repository no longer has.
 	r.Replace("Team/A", nil)
 	if got := names(r.Find("https://github.com/org/catalog", "app")); !reflect.DeepEqual(got, []string{"team/b:web/app"}) {

@@ -26,8 +26,15 @@ const (
 
 var acSteps = []string{acDraftRender, acProposePR, acProposeCommand, acApprove, acPublish}
 
-// acTarget is the budget of REST calls per step (git excluded).
-const acTarget = 3
+// acTarget is the budget of REST calls per step (git excluded),
+// beside the package index's: a publish may spend acIndexTarget more on
+// it (#10 §1; today one, index.yaml attached to the release — the index
+// branch itself is one git push).
+const (
+	acTarget      = 3
+	acIndexTarget = 2
+	acIndexCall   = "POST /repos/{owner}/{repo}/releases/{number}/assets"
+)
 
 // BenchmarkLifecycleAPICalls measures what porchbot spends on GitHub per
 // lifecycle step: its REST calls and its git transport operations. Each
@@ -81,6 +88,9 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 		}
 		m := acMean(usages[step])
 		b.ReportMetric(m.rest, "rest-calls/"+step)
+		if step == acPublish {
+			b.ReportMetric(m.index, "index-rest-calls/"+step)
+		}
 		b.ReportMetric(m.gitOps, "git-ops/"+step)
 		b.ReportMetric(m.gitRequests, "git-requests/"+step)
 	}
@@ -92,8 +102,8 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 	// A missed target fails the run (the table above says by how much).
 	var over []string
 	for _, step := range acSteps {
-		if m := acMean(usages[step]); m.rest > acTarget {
-			over = append(over, fmt.Sprintf("%s: %.4g REST calls", step, m.rest))
+		if m := acMean(usages[step]); m.rest-m.index > acTarget || m.index > acIndexTarget {
+			over = append(over, fmt.Sprintf("%s: %.4g REST calls (%.4g of them the package index's, target %d)", step, m.rest, m.index, acIndexTarget))
 		}
 	}
 	if len(over) > 0 {
@@ -101,17 +111,20 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 	}
 }
 
-type acMeans struct{ rest, gitOps, gitRequests float64 }
+// acMeans are a step's mean REST calls (index: those of the package
+// index, within rest), git operations and git HTTP requests.
+type acMeans struct{ rest, index, gitOps, gitRequests float64 }
 
 func acMean(us []demo.Usage) acMeans {
 	var m acMeans
 	for _, u := range us {
 		m.rest += float64(u.BotREST)
+		m.index += float64(u.BotCalls[acIndexCall])
 		m.gitOps += float64(u.Fetches + u.Pushes)
 		m.gitRequests += float64(u.BotGit)
 	}
 	if n := float64(len(us)); n > 0 {
-		m.rest, m.gitOps, m.gitRequests = m.rest/n, m.gitOps/n, m.gitRequests/n
+		m.rest, m.index, m.gitOps, m.gitRequests = m.rest/n, m.index/n, m.gitOps/n, m.gitRequests/n
 	}
 	return m
 }
@@ -250,14 +263,20 @@ func (lc *acLifecycle) branchHead(branch string) string {
 func acTable(first map[string]demo.Usage, usages map[string][]demo.Usage, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "porchbot's GitHub usage per lifecycle step: the first lifecycle of a process, then the mean of %d more\n", n)
-	fmt.Fprintf(&b, "(porchbot's calls only: the forge's count minus the users', equal to porchbot's own count; target: at most %d REST calls per step, git excluded)\n\n", acTarget)
+	fmt.Fprintf(&b, "(porchbot's calls only: the forge's count minus the users', equal to porchbot's own count; target: at most %d REST calls per step, git excluded, and at most %d more on a publish for the package index)\n\n", acTarget, acIndexTarget)
 	fmt.Fprintf(&b, "%-16s %10s %8s %8s %14s %13s  %s\n", "step", "REST first", "session", "REST", "git fetch/push", "git HTTP reqs", "steady state vs target")
 	for _, step := range acSteps {
 		f, us := first[step], usages[step]
 		m := acMean(us)
 		verdict := "within target"
-		if m.rest > acTarget {
-			verdict = fmt.Sprintf("OVER target by %.4g", m.rest-acTarget)
+		if m.index > 0 {
+			verdict = fmt.Sprintf("within target (+%.4g for the package index, target %d)", m.index, acIndexTarget)
+		}
+		if over := m.rest - m.index - acTarget; over > 0 {
+			verdict = fmt.Sprintf("OVER target by %.4g", over)
+		}
+		if m.index > acIndexTarget {
+			verdict = fmt.Sprintf("OVER target: %.4g for the package index (target %d)", m.index, acIndexTarget)
 		}
 		fmt.Fprintf(&b, "%-16s %10d %8d %8.4g %14s %13.4g  %s\n", step, f.BotREST, f.SessionCalls, m.rest,
 			fmt.Sprintf("%.4g/%.4g", acMeanOf(us, func(u demo.Usage) int64 { return u.Fetches }),

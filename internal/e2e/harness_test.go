@@ -29,17 +29,23 @@ type world struct {
 
 func newWorld(t testing.TB, extraArgs ...string) *world {
 	t.Helper()
-	args := append([]string{"--listen", "127.0.0.1:0", "--forge-listen", "127.0.0.1:0",
-		"--data-dir", t.TempDir(), "--forge-seed", "../../testdata/forge/seed.yaml", "--resync-interval", "0"}, extraArgs...)
-	s, err := settings.Parse(args, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	if os.Getenv("E2E_LOG") != "" {
 		log.SetOutput(os.Stderr)
 		log.SetLevel(logrus.DebugLevel)
+	}
+	return newWorldLogging(t, log, extraArgs...)
+}
+
+// newWorldLogging is newWorld with porchbot logging to log.
+func newWorldLogging(t testing.TB, log *logrus.Logger, extraArgs ...string) *world {
+	t.Helper()
+	args := append([]string{"--listen", "127.0.0.1:0", "--forge-listen", "127.0.0.1:0",
+		"--data-dir", t.TempDir(), "--forge-seed", "../../testdata/forge/seed.yaml", "--resync-interval", "0"}, extraArgs...)
+	s, err := settings.Parse(args, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	svc, err := service.Start(ctx, s, log, io.Discard, "e2e")

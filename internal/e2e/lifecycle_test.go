@@ -119,21 +119,11 @@ func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
 
 	// 5. The package index on porch/index lists both revisions, v2 with
 	// its approver, and `porchbot index verify` would find it true.
-	fc, _, _, err := alice.Repositories.GetContents(w.ctx, "acme", "catalog", index.FileName, &github.RepositoryContentGetOptions{Ref: index.DefaultBranch})
-	if err != nil {
-		t.Fatalf("no package index: %v", err)
-	}
-	text, _ := fc.GetContent()
-	idx, err := index.Decode([]byte(text))
+	idx, err := index.Decode(w.indexOnBranch("acme/catalog"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var upf *index.Package
-	for i := range idx.Packages {
-		if idx.Packages[i].Name == "network/upf" {
-			upf = &idx.Packages[i]
-		}
-	}
+	upf := indexPackage(idx, "network/upf")
 	if upf == nil || len(upf.Revisions) != 2 || upf.Revisions[0].Commit != res.GetSHA() || upf.Revisions[1].Commit != seed ||
 		!slices.Contains(upf.Revisions[0].Approvers, "bob") {
 		t.Fatalf("index of network/upf: %+v", upf)

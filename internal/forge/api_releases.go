@@ -62,7 +62,7 @@ func (f *Forge) releaseObject(repo *Repo, rel Release) map[string]any {
 		obj.PublishedAt = ts(*rel.PublishedAt)
 	}
 	m := jsonObjectOf(obj)
-	m["assets"] = []any{}
+	m["assets"] = f.releaseAssetObjects(repo, rel)
 	if rel.PublishedAt == nil {
 		m["published_at"] = nil
 	}
@@ -165,18 +165,34 @@ func (f *Forge) releaseByVar(w http.ResponseWriter, r *http.Request, repo *Repo,
 }
 
 func (f *Forge) getRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
+	repo, rel, ok := f.readRelease(w, r)
 	if !ok {
 		return
 	}
-	rel, ok := f.releaseByVar(w, r, repo, p)
+	writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+}
+
+// readRelease resolves {owner}/{repo} and {id} for a reader and copies
+// the release.
+func (f *Forge) readRelease(w http.ResponseWriter, r *http.Request) (*Repo, Release, bool) {
+	repo, _, rel, ok := f.releaseFor(w, r, PermRead)
 	if !ok {
-		return
+		return nil, Release{}, false
 	}
 	repo.mu.Lock()
 	cp := *rel
 	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.releaseObject(repo, cp))
+	return repo, cp, true
+}
+
+// releaseFor resolves {owner}/{repo} for a caller with need, and {id}.
+func (f *Forge) releaseFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, *Release, bool) {
+	repo, p, ok := f.repoFor(w, r, need)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	rel, ok := f.releaseByVar(w, r, repo, p)
+	return repo, p, rel, ok
 }
 
 // validTagName is git's rule for ref names, applied to refs/tags/<tag>.
@@ -331,11 +347,7 @@ func (f *Forge) emitPublished(repo *Repo, rel Release, sender *Account) {
 }
 
 func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	rel, ok := f.releaseByVar(w, r, repo, p)
+	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
 	if !ok {
 		return
 	}
@@ -418,11 +430,7 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	rel, ok := f.releaseByVar(w, r, repo, p)
+	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
 	if !ok {
 		return
 	}

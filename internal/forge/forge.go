@@ -67,6 +67,7 @@ type Forge struct {
 	webAPIRouter http.Handler // the REST API the web pages read (web.go)
 
 	server   *http.Server
+	unused   newConns // connections that sent no request (Close)
 	listener net.Listener
 }
 
@@ -126,7 +127,7 @@ func (f *Forge) Start(addr string) error {
 	}
 	f.listener = ln
 	f.SetBaseURL("http://" + ln.Addr().String())
-	f.server = &http.Server{Handler: f.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	f.server = &http.Server{Handler: f.Handler(), ReadHeaderTimeout: 10 * time.Second, ConnState: f.unused.track}
 	go func() {
 		if err := f.server.Serve(ln); err != nil && err != http.ErrServerClosed {
 			f.log.WithError(err).Error("forge server stopped")
@@ -162,6 +163,7 @@ func (f *Forge) Close() error {
 	if f.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		f.unused.closeAll()
 		return f.server.Shutdown(ctx)
 	}
 	return nil

@@ -28,7 +28,12 @@ func (f *Forge) Handler() http.Handler {
 		notFound(w)
 	})
 
+	uploads := root.PathPrefix(uploadsPrefix).Subrouter()
+	uploads.Use(f.countCalls, f.injectFaults, f.authMiddleware)
+	f.routesUploads(uploads)
+
 	f.routesGitHTTP(root)
+	f.routesAssetDownloads(root)
 	f.routesAppManifests(root)
 	f.routesWeb(root)
 	return root
@@ -57,6 +62,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesSearch(api)
 	f.routesHooks(api)
 	f.routesReleases(api)
+	f.routesReleaseAssets(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
 }
@@ -80,10 +86,10 @@ func (f *Forge) countCalls(next http.Handler) http.Handler {
 func routeTemplate(r *http.Request) string {
 	if cur := mux.CurrentRoute(r); cur != nil {
 		if t, err := cur.GetPathTemplate(); err == nil {
-			return strings.TrimPrefix(t, apiPrefix)
+			return strings.TrimPrefix(strings.TrimPrefix(t, apiPrefix), uploadsPrefix)
 		}
 	}
-	return strings.TrimPrefix(r.URL.Path, apiPrefix)
+	return strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, apiPrefix), uploadsPrefix)
 }
 
 type statusRecorder struct {

@@ -21,20 +21,22 @@ func (r Route) String() string { return r.Method + " " + r.Path }
 var routeVarPattern = regexp.MustCompile(`\{([^}:]+):[^}]*\}`)
 
 // APIRoutes lists every REST operation the forge's router serves, sorted,
-// read from the router itself so that a new route shows up here.
+// read from the router itself so that a new route shows up here: those
+// under the API prefix and the uploads under /api/uploads (paths without
+// their prefix).
 func APIRoutes() []Route {
 	var out []Route
 	root, _ := (&Forge{}).Handler().(*mux.Router)
 	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, err := rt.GetPathTemplate()
-		if err != nil || !strings.HasPrefix(tpl, apiPrefix+"/") {
+		if err != nil || !strings.HasPrefix(tpl, apiPrefix+"/") && !strings.HasPrefix(tpl, uploadsPrefix+"/") {
 			return nil
 		}
 		methods, err := rt.GetMethods()
 		if err != nil {
 			return nil
 		}
-		path := routeVarPattern.ReplaceAllString(strings.TrimPrefix(tpl, apiPrefix), "{$1}")
+		path := routeVarPattern.ReplaceAllString(strings.TrimPrefix(strings.TrimPrefix(tpl, apiPrefix), uploadsPrefix), "{$1}")
 		for _, m := range methods {
 			out = append(out, Route{Method: m, Path: path})
 		}

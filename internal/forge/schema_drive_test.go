@@ -258,6 +258,11 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "GET", R+"/releases/tags/network/upf/v1", nil, ok)
 	d.do(alice, "GET", R+"/releases/"+rel, nil, ok)
 	d.do(alice, "PATCH", R+"/releases/"+rel, map[string]any{"body": "First revision of upf"}, ok)
+	asset := field(d.upload(alice, R+"/releases/"+rel+"/assets?name=index.yaml", "application/yaml", []byte("kind: PackageIndex\n"), created), "id")
+	d.do(alice, "GET", R+"/releases/"+rel+"/assets", nil, ok)
+	d.do(alice, "GET", R+"/releases/assets/"+asset, nil, ok)
+	d.do(alice, "GET", R+"/releases/"+rel, nil, ok) // with its asset
+	d.do(alice, "DELETE", R+"/releases/assets/"+asset, nil, noContent)
 	pre := field(d.do(alice, "POST", R+"/releases", map[string]any{"tag_name": "network/upf/v2-rc", "target_commitish": "main",
 		"name": "network/upf v2-rc", "prerelease": true}, created), "id")
 	d.do(alice, "DELETE", R+"/releases/"+pre, nil, noContent)

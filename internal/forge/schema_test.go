@@ -581,6 +581,6 @@ func routeOf(router *mux.Router, ex exchange) (forge.Route, bool) {
 	if err != nil {
 		return forge.Route{}, false
 	}
-	tpl = strings.TrimPrefix(tpl, "/api/v3")
+	tpl = strings.TrimPrefix(strings.TrimPrefix(tpl, "/api/v3"), "/api/uploads")
 	return forge.Route{Method: ex.method, Path: schemaRouteVar.ReplaceAllString(tpl, "{$1}")}, true
 }

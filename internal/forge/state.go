@@ -234,6 +234,9 @@ type Release struct {
 	Author      *Account
 	CreatedAt   time.Time
 	PublishedAt *time.Time
+	// Assets are the uploaded files, oldest first (api_release_assets.go);
+	// the slice is replaced, never changed in place.
+	Assets []*ReleaseAsset
 }
 
 // ReviewComment is a pull request review comment on a line of a file.

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/logfields"
 )
 
 // objectCacheSize bounds the decoded-object cache of each open repository.
@@ -149,8 +151,8 @@ func (c *Cache) With(ctx context.Context, fn func(*git.Repository) error) error 
 	return fn(repo)
 }
 
-func (c *Cache) logger(ref plumbing.ReferenceName) logrus.FieldLogger {
-	log := c.store.log.WithField("repository", c.loc.name)
+func (c *Cache) logger(ctx context.Context, ref plumbing.ReferenceName) logrus.FieldLogger {
+	log := logfields.Apply(ctx, c.store.log.WithField("repository", c.loc.name))
 	if ref != "" {
 		log = log.WithField("ref", ref.String())
 	}

@@ -118,7 +118,7 @@ func (c *Cache) Commit(ctx context.Context, req CommitRequest) (plumbing.Hash, e
 	if err != nil {
 		return fail(fmt.Errorf("write commit: %w", err))
 	}
-	c.logger("").WithFields(map[string]any{"commit": h.String(), "dir": displayDir(dir)}).Debug("git commit")
+	c.logger(ctx, "").WithFields(map[string]any{"commit": h.String(), "dir": displayDir(dir)}).Debug("git commit")
 	return h, nil
 }
 

@@ -67,7 +67,7 @@ func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) error {
 		return err
 	}
 
-	log := c.logger("")
+	log := c.logger(ctx, "")
 	c.store.fetches.Add(1)
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{
 		Name: remoteName, URLs: []string{c.loc.url}, Fetch: specs,

@@ -76,7 +76,7 @@ func (c *Cache) Push(ctx context.Context, req PushRequest) error {
 		return err
 	}
 
-	log := c.logger(req.Ref).WithFields(map[string]any{"old": req.Old.String(), "new": req.New.String()})
+	log := c.logger(ctx, req.Ref).WithFields(map[string]any{"old": req.Old.String(), "new": req.New.String()})
 	c.store.pushes.Add(1)
 	p := pusher{cache: c, repo: repo, auth: auth, req: req}
 	outcome, err = p.push(ctx)

@@ -25,7 +25,10 @@ type Options struct {
 	Previous *Index
 	// Approvers adds approvers by tag (the bot knows them at publish).
 	Approvers map[string][]string
-	// Downstreams are the packages known to track each package, by name.
+	// Downstreams are the packages known to track each package, by name:
+	// the whole of what is known (a package it leaves out has none). Nil
+	// means unknown: each package keeps the downstreams Previous lists
+	// (an offline build cannot see other repositories).
 	Downstreams map[string][]Downstream
 }
 
@@ -66,6 +69,9 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 		pkgTags := byPkg[name]
 		slices.SortFunc(pkgTags, func(a, b Tag) int { return b.Revision - a.Revision })
 		p := Package{Name: name, Downstreams: sortedDownstreams(opts.Downstreams[name])}
+		if opts.Downstreams == nil {
+			p.Downstreams = sortedDownstreams(prevPkgs[name].Downstreams)
+		}
 		for _, t := range pkgTags {
 			tag := tagName(t)
 			r := Revision{Revision: t.Revision, Tag: tag, Commit: t.Commit, Published: t.Time.UTC()}

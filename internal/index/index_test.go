@@ -166,6 +166,23 @@ func TestBuildVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Downstreams unknown (nil: an offline build) are the previous
+	// index's; known and empty, there are none.
+	carried, err := index.Build(ctx, src, index.Options{Repository: name, Previous: dec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := index.Encode(carried); string(c) != string(a) {
+		t.Fatalf("an offline build on the index does not give its bytes:\n%s\n%s", c, a)
+	}
+	none, err := index.Build(ctx, src, index.Options{Repository: name, Previous: dec, Downstreams: map[string][]index.Downstream{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := none.Packages[1].Downstreams; len(ds) != 0 {
+		t.Fatalf("downstreams %+v after the registry knew none", ds)
+	}
+
 	// Verify: the fake v1 digest is a content problem; the rest holds.
 	problems, err := index.Verify(ctx, dec, src, "")
 	if err != nil {
