@@ -30,6 +30,7 @@ func (f *Forge) Handler() http.Handler {
 
 	f.routesGitHTTP(root)
 	f.routesAppManifests(root)
+	f.routesOAuth(root)
 	f.routesWeb(root)
 	return root
 }

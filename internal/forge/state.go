@@ -307,4 +307,9 @@ type AppInfo struct {
 	PublicKeyPEM  []byte
 	WebhookURL    string
 	WebhookSecret []byte
+	// ClientID and ClientSecret authenticate the App's OAuth web flow
+	// (user authorization, web_oauth.go); CallbackURLs are the URLs its
+	// redirect_uri may name (SetAppCallbackURLs).
+	ClientID, ClientSecret string
+	CallbackURLs           []string
 }
