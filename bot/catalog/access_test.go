@@ -36,6 +36,16 @@ func TestCatalogAccessRules(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(pkg, "basens/v2") || !strings.Contains(pkg, "basens/v1") || !strings.Contains(pkg, "The base namespace") {
 		t.Fatalf("alice's basens page: %d\n%s", status, pkg)
 	}
+	status, repo, _ := alice.get(w.catalog + "/repos/acme/catalog")
+	for _, want := range []string{"index porch/index at", "drafts/basens/w1", "w1", "porchbot/render: success",
+		"basens: platinum tier", "porchbot/approval"} {
+		if !strings.Contains(repo, want) {
+			t.Errorf("alice's acme/catalog page lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Fatalf("alice's acme/catalog page: %d\n%s", status, repo)
+	}
 	status, web, _ := alice.get(w.catalog + "/repos/acme/blueprints/packages/web")
 	if status != http.StatusOK || !strings.Contains(web, "web/v2") || strings.Contains(web, "globex") || strings.Contains(web, "edge") {
 		t.Errorf("alice's web page (it must not show the downstream in globex/secret, which she cannot read): %d\n%s", status, web)
@@ -91,6 +101,56 @@ func TestCatalogAccessRules(t *testing.T) {
 	}
 	if _, _, at := mallet.get(w.catalog + "/"); !strings.HasPrefix(at.String(), w.forge+"/login/oauth/authorize?") {
 		t.Errorf("after a refused callback, GET / is at %s: signed in", at)
+	}
+
+	// The cookies of a sign-in: HttpOnly, SameSite=Lax; the token is in
+	// neither a cookie nor a URL nor a log line.
+	raw := newViewer(t)
+	raw.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err = raw.c.Get(w.catalog + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = raw.c.Get(w.catalog + resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	authorize, _ := url.Parse(resp.Header.Get("Location"))
+	state := resp.Header.Get("Set-Cookie")
+	resp, err = raw.c.PostForm(w.forge+"/login/oauth/authorize", url.Values{"client_id": {authorize.Query().Get("client_id")},
+		"redirect_uri": {authorize.Query().Get("redirect_uri")}, "state": {authorize.Query().Get("state")},
+		"login": {"bob"}, "token": {"bob-token"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	callback := resp.Header.Get("Location")
+	resp, err = raw.c.Get(callback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var session string
+	for _, c := range resp.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(c, "porchbot_catalog=") {
+			session = c
+		}
+	}
+	for name, c := range map[string]string{"state": state, "session": session} {
+		if !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") {
+			t.Errorf("%s cookie %q is not HttpOnly and SameSite=Lax", name, c)
+		}
+	}
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/" {
+		t.Errorf("callback: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	for what, s := range map[string]string{"the logs": w.logs.String(), "the session cookie": session,
+		"the callback URL": callback, "the redirect after it": resp.Header.Get("Location")} {
+		if strings.Contains(s, "ghu_") {
+			t.Errorf("a user token is in %s", what)
+		}
 	}
 
 	// A session cookie with a bad signature is no session.

@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -10,9 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -51,8 +54,9 @@ app:
 
 type world struct {
 	srv     *service.Service
-	catalog string // the catalog's URL
-	forge   string // the forge's URL
+	logs    *syncBuffer // everything porchbot logged
+	catalog string      // the catalog's URL
+	forge   string      // the forge's URL
 }
 
 func startWorld(t *testing.T) *world {
@@ -71,8 +75,10 @@ func startWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	log := logrus.New()
-	if os.Getenv("CATALOG_TEST_LOG") == "" {
-		log.SetOutput(io.Discard)
+	logs := &syncBuffer{}
+	log.SetOutput(logs)
+	if os.Getenv("CATALOG_TEST_LOG") != "" {
+		log.SetOutput(io.MultiWriter(logs, os.Stderr))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := service.Start(ctx, s, log, io.Discard, "test")
@@ -84,7 +90,7 @@ func startWorld(t *testing.T) *world {
 		cancel()
 		_ = srv.Close(context.Background())
 	})
-	w := &world{srv: srv, catalog: srv.CatalogURL, forge: srv.Embedded.Forge.BaseURL()}
+	w := &world{srv: srv, logs: logs, catalog: srv.CatalogURL, forge: srv.Embedded.Forge.BaseURL()}
 	if w.catalog == "" {
 		t.Fatal("the catalog is not served in embedded mode")
 	}
@@ -99,6 +105,18 @@ func startWorld(t *testing.T) *world {
 	w.push(t, cat, "acme/catalog", "Add basens")
 	write(t, cat, "basens/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: base\n  labels:\n    tier: gold\n")
 	w.push(t, cat, "acme/catalog", "basens: gold tier")
+
+	// A draft of basens, proposed.
+	runGit(t, cat, "checkout", "-q", "-b", "drafts/basens/w1")
+	write(t, cat, "basens/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: base\n  labels:\n    tier: platinum\n")
+	runGit(t, cat, "commit", "-q", "-am", "basens: platinum tier")
+	runGit(t, cat, "push", "-q", "origin", "HEAD")
+	w.settle(t)
+	if _, _, err := srv.Clients.Token(ctx, "alice-token").PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{
+		Title: github.String("basens: platinum tier"), Head: github.String("drafts/basens/w1"), Base: github.String("main")}); err != nil {
+		t.Fatal(err)
+	}
+	w.settle(t)
 
 	// acme/blueprints, public: web published as v1 and v2.
 	pub := w.clone(t, "alice", "acme/blueprints")
@@ -243,4 +261,22 @@ func (w *world) settle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// syncBuffer is a log destination safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
