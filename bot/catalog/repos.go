@@ -31,6 +31,7 @@ type InstalledRepos struct {
 	mu      sync.Mutex
 	list    []catalog.RepoRef
 	at      time.Time
+	stale   bool // Invalidate was called since the list was read
 	loading bool
 }
 
@@ -39,7 +40,7 @@ func (i *InstalledRepos) List(ctx context.Context) ([]catalog.RepoRef, error) {
 	i.mu.Lock()
 	if !i.at.IsZero() {
 		list := i.list
-		if time.Since(i.at) >= i.MaxAge && !i.loading {
+		if (i.stale || time.Since(i.at) >= i.MaxAge) && !i.loading {
 			i.loading = true
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -77,7 +78,7 @@ func (i *InstalledRepos) refresh(ctx context.Context) ([]catalog.RepoRef, error)
 	if err != nil {
 		return i.list, err
 	}
-	i.list, i.at = list, time.Now()
+	i.list, i.at, i.stale = list, time.Now(), false
 	return list, nil
 }
 
@@ -119,4 +120,12 @@ func (i *InstalledRepos) read(ctx context.Context) ([]catalog.RepoRef, error) {
 	}
 	sort.Slice(out, func(a, b int) bool { return strings.ToLower(out[a].FullName()) < strings.ToLower(out[b].FullName()) })
 	return out, nil
+}
+
+// Invalidate makes the next List read the installations again (serving
+// the old list meanwhile).
+func (i *InstalledRepos) Invalidate() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.stale = true
 }

@@ -34,10 +34,12 @@ type Cache struct {
 }
 
 type cacheEntry struct {
+	ref     RepoRef
 	repo    *Repository
 	err     error
 	at      time.Time     // when repo or err was loaded
 	loading chan struct{} // closed when the running load ends; nil when none runs
+	dirty   bool          // invalidated while loading: load again after
 }
 
 func (c *Cache) now() time.Time {
@@ -59,6 +61,7 @@ func (c *Cache) Get(ctx context.Context, ref RepoRef) (*Repository, error) {
 		e = &cacheEntry{}
 		c.entries[key] = e
 	}
+	e.ref = ref // the newest names of its installation and default branch
 	stale := e.at.IsZero() || c.now().Sub(e.at) >= c.MaxAge || (e.err != nil && c.now().Sub(e.at) >= c.RetryAfter)
 	if e.err == nil && e.repo != nil && !stale {
 		r := e.repo
@@ -74,7 +77,7 @@ func (c *Cache) Get(ctx context.Context, ref RepoRef) (*Repository, error) {
 	if wait == nil {
 		wait = make(chan struct{})
 		e.loading = wait
-		go c.load(ref, e, wait)
+		go c.load(e, wait)
 	}
 	if e.repo != nil { // stale: serve it while the fresh one loads
 		r := e.repo
@@ -102,19 +105,50 @@ func (c *Cache) Peek(ref RepoRef) *Repository {
 	return nil
 }
 
-// Invalidate makes the next Get of fullName reload it (serving the old
-// view meanwhile).
+// Invalidate reloads fullName's view now, in the background (an event
+// changed the repository), serving the old view meanwhile; a load under way
+// is followed by another. A repository never asked for is left alone.
 func (c *Cache) Invalidate(fullName string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[strings.ToLower(fullName)]; ok {
-		e.at = time.Time{}
+	e, ok := c.entries[strings.ToLower(fullName)]
+	switch {
+	case !ok:
+	case e.loading != nil:
+		e.dirty = true
+	default:
+		e.loading = make(chan struct{})
+		go c.load(e, e.loading)
+	}
+}
+
+// Idle waits until no load runs.
+func (c *Cache) Idle(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		var wait chan struct{}
+		for _, e := range c.entries {
+			if e.loading != nil {
+				wait = e.loading
+				break
+			}
+		}
+		c.mu.Unlock()
+		if wait == nil {
+			return nil
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
 // load runs one load of ref, detached from the request that asked for it
 // (a stale view reloads after its request has ended).
-func (c *Cache) load(ref RepoRef, e *cacheEntry, done chan struct{}) {
+func (c *Cache) load(e *cacheEntry, done chan struct{}) {
+	ref := e.ref
 	timeout := c.LoadTimeout
 	if timeout <= 0 {
 		timeout = time.Minute
@@ -135,4 +169,9 @@ func (c *Cache) load(ref RepoRef, e *cacheEntry, done chan struct{}) {
 	} // a failed reload keeps the view it had
 	e.at, e.loading = c.now(), nil
 	close(done)
+	if e.dirty {
+		e.dirty = false
+		e.loading = make(chan struct{})
+		go c.load(e, e.loading)
+	}
 }

@@ -40,6 +40,7 @@ type Service struct {
 	App      *bot.App
 	// CatalogURL is the web catalog's URL when it is served (docs/catalog.md).
 	CatalogURL string
+	Catalog    *botcatalog.Server
 	log        *logrus.Logger
 
 	resyncStop func()
@@ -105,10 +106,15 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		if cat, err = out.newCatalog(s, ln.Addr().String(), log); err != nil {
 			return fail(err)
 		}
+		out.Catalog = cat
+	}
+	handlers := out.App.Handlers()
+	if cat != nil {
+		handlers = cat.Invalidating(handlers) // the catalog reloads what an event changed
 	}
 	out.Bot, err = bot.NewServer(bot.Options{WebhookSecret: s.WebhookSecret, MaxBodyBytes: s.MaxBodyBytes,
 		QueueSize: s.QueueSize, Workers: s.Workers, DedupeSize: s.DedupeSize, Metrics: out.Metrics,
-		Logger: log, Ready: appCheck(out.Clients), Handlers: out.App.Handlers()})
+		Logger: log, Ready: appCheck(out.Clients), Handlers: handlers})
 	if err != nil {
 		return fail(err)
 	}
