@@ -100,8 +100,7 @@ func BenchmarkCatalogFirstByte(b *testing.B) {
 	defer ts.Close()
 	now := time.Now()
 	ss := srv.sessions.create("alice", "unused", now, now.Add(time.Hour))
-	ss.read["acme/catalog"] = verdict{ok: true, at: now.Add(time.Hour)} // fresh for the whole run
-	ss.read["acme/edge"] = verdict{ok: true, at: now.Add(time.Hour)}
+	ss.read, ss.readAt = map[string]bool{"acme/catalog": true, "acme/edge": true}, now.Add(time.Hour) // fresh for the whole run
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(ts.URL)
 	jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: srv.sessions.sign(ss.id)}})

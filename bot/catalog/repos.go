@@ -84,17 +84,13 @@ func (i *InstalledRepos) refresh(ctx context.Context) ([]catalog.RepoRef, error)
 
 func (i *InstalledRepos) read(ctx context.Context) ([]catalog.RepoRef, error) {
 	var insts []*github.Installation
-	opts := &github.ListOptions{PerPage: 100}
-	for {
+	err := eachPage(func(opts *github.ListOptions) (*github.Response, error) {
 		page, resp, err := i.Clients.App(ctx).Apps.ListInstallations(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("catalog: list the App's installations: %w", err)
-		}
 		insts = append(insts, page...)
-		if resp == nil || resp.NextPage == 0 || len(insts) >= maxListedRepos {
-			break
-		}
-		opts.Page = resp.NextPage
+		return resp, err
+	}, func() bool { return len(insts) < maxListedRepos })
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list the App's installations: %w", err)
 	}
 	var out []catalog.RepoRef
 	for _, inst := range insts {
@@ -102,24 +98,36 @@ func (i *InstalledRepos) read(ctx context.Context) ([]catalog.RepoRef, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalog: installation %d: %w", inst.GetID(), err)
 		}
-		ropts := &github.ListOptions{PerPage: 100}
-		for len(out) < maxListedRepos {
-			page, resp, err := gh.Apps.ListRepos(ctx, ropts)
-			if err != nil {
-				return nil, fmt.Errorf("catalog: repositories of installation %d: %w", inst.GetID(), err)
-			}
-			for _, r := range page.Repositories {
+		err = eachPage(func(opts *github.ListOptions) (*github.Response, error) {
+			page, resp, err := gh.Apps.ListRepos(ctx, opts)
+			for _, r := range repositoriesOf(page) {
 				out = append(out, catalog.RepoRef{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), Private: r.GetPrivate(),
 					InstallationID: inst.GetID(), DefaultBranch: r.GetDefaultBranch()})
 			}
-			if resp == nil || resp.NextPage == 0 {
-				break
-			}
-			ropts.Page = resp.NextPage
+			return resp, err
+		}, func() bool { return len(out) < maxListedRepos })
+		if err != nil {
+			return nil, fmt.Errorf("catalog: repositories of installation %d: %w", inst.GetID(), err)
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return strings.ToLower(out[a].FullName()) < strings.ToLower(out[b].FullName()) })
 	return out, nil
+}
+
+// eachPage calls read for each page of a listing, 100 items a page, until
+// the last page, an error, or more says enough.
+func eachPage(read func(opts *github.ListOptions) (*github.Response, error), more func() bool) error {
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		resp, err := read(opts)
+		if err != nil {
+			return err
+		}
+		if resp == nil || resp.NextPage == 0 || !more() {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
 }
 
 // Invalidate makes the next List read the installations again (serving
@@ -128,4 +136,12 @@ func (i *InstalledRepos) Invalidate() {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.stale = true
+}
+
+// repositoriesOf is a listing's repositories (none when it is nil: an error).
+func repositoriesOf(l *github.ListRepositories) []*github.Repository {
+	if l == nil {
+		return nil
+	}
+	return l.Repositories
 }

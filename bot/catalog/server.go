@@ -175,11 +175,7 @@ func (s *Server) notFound(w http.ResponseWriter, ss *session) {
 }
 
 func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request, pr *pageRequest) {
-	names := make([]string, len(pr.installed))
-	for i, ref := range pr.installed {
-		names[i] = ref.FullName()
-	}
-	v := s.viewer(r.Context(), pr.ss, pr.installed, names)
+	v := s.viewer(r.Context(), pr.ss, pr.installed)
 	var rows []catalog.RepoRow
 	for _, ref := range v.Visible(pr.installed) {
 		rows = append(rows, catalog.RepoRow{Ref: ref, Repo: s.opts.Views.Peek(ref)})
@@ -203,7 +199,7 @@ func (s *Server) repo(w http.ResponseWriter, r *http.Request, pr *pageRequest) *
 		s.notFound(w, pr.ss)
 		return nil
 	}
-	v := s.viewer(r.Context(), pr.ss, pr.installed, []string{ref.FullName()})
+	v := s.viewer(r.Context(), pr.ss, pr.installed)
 	if !v.CanRead(ref.FullName()) {
 		s.notFound(w, pr.ss)
 		return nil
@@ -214,13 +210,6 @@ func (s *Server) repo(w http.ResponseWriter, r *http.Request, pr *pageRequest) *
 		s.message(w, http.StatusBadGateway, s.frame(pr.ss, "Not loaded", "The catalog could not read this repository yet; try again shortly."))
 		return nil
 	}
-	var downstream []string
-	for _, p := range view.Packages {
-		for _, d := range p.Downstreams {
-			downstream = append(downstream, d.Repository)
-		}
-	}
-	v = s.viewer(r.Context(), pr.ss, pr.installed, downstream)
 	return v.Filter(view)
 }
 

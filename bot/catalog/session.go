@@ -24,8 +24,8 @@ const (
 	stateTTL      = 10 * time.Minute
 	// maxSessions bounds the sessions kept; the oldest goes first.
 	maxSessions = 10000
-	// readTTL is how long a viewer's access to a repository, as GitHub
-	// answered it, is reused.
+	// readTTL is how long the list of the repositories a viewer can read,
+	// as GitHub answered it, is reused.
 	readTTL = 5 * time.Minute
 )
 
@@ -37,13 +37,9 @@ type session struct {
 	created   time.Time
 	expires   time.Time
 
-	mu   sync.Mutex
-	read map[string]verdict // lower-case owner/name → can the viewer read it
-}
-
-type verdict struct {
-	ok bool
-	at time.Time
+	mu     sync.Mutex
+	read   map[string]bool // lower-case owner/name the viewer can read (private ones)
+	readAt time.Time
 }
 
 // sessions are the signed-in viewers of this process.
@@ -91,8 +87,7 @@ func (s *sessions) verify(signed string) (string, bool) {
 
 // create starts a session for login, valid until expires.
 func (s *sessions) create(login, token string, now, expires time.Time) *session {
-	ss := &session{id: randomToken(), login: login, token: token, csrf: randomToken(), created: now, expires: expires,
-		read: map[string]verdict{}}
+	ss := &session{id: randomToken(), login: login, token: token, csrf: randomToken(), created: now, expires: expires}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, old := range s.m {

@@ -95,11 +95,12 @@ func (o *OAuth) Exchange(ctx context.Context, code string) (string, time.Duratio
 	return t.AccessToken, ttl, nil
 }
 
-// UserAPI is GitHub as a signed-in viewer: who they are, and whether they
-// can read a repository (go-github with the user-to-server token).
+// UserAPI is GitHub as a signed-in viewer: who they are, and which
+// repositories of the App's installations they can read (go-github with
+// the user-to-server token).
 type UserAPI interface {
 	Login(ctx context.Context) (string, error)
-	CanRead(ctx context.Context, owner, name string) (bool, error)
+	Readable(ctx context.Context) (map[string]bool, error)
 }
 
 // UserClients builds a viewer's UserAPI from their token
@@ -122,15 +123,30 @@ func (u userAPI) Login(ctx context.Context) (string, error) {
 	return me.GetLogin(), nil
 }
 
-// CanRead asks GitHub for the repository as the viewer: 200 is yes, 404
-// (or 403) no; anything else is an error (no verdict).
-func (u userAPI) CanRead(ctx context.Context, owner, name string) (bool, error) {
-	_, resp, err := u.gh.Repositories.Get(ctx, owner, name)
-	if err == nil {
-		return true, nil
+// Readable lists, installation by installation, the repositories the
+// viewer can read (lower-case owner/name), at most maxListedRepos.
+func (u userAPI) Readable(ctx context.Context) (map[string]bool, error) {
+	var insts []*github.Installation
+	err := eachPage(func(opts *github.ListOptions) (*github.Response, error) {
+		page, resp, err := u.gh.Apps.ListUserInstallations(ctx, opts)
+		insts = append(insts, page...)
+		return resp, err
+	}, func() bool { return len(insts) < maxListedRepos })
+	if err != nil {
+		return nil, fmt.Errorf("GET /user/installations: %w", err)
 	}
-	if resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden) {
-		return false, nil
+	out := map[string]bool{}
+	for _, inst := range insts {
+		err := eachPage(func(opts *github.ListOptions) (*github.Response, error) {
+			page, resp, err := u.gh.Apps.ListUserRepos(ctx, inst.GetID(), opts)
+			for _, r := range repositoriesOf(page) {
+				out[strings.ToLower(r.GetFullName())] = true
+			}
+			return resp, err
+		}, func() bool { return len(out) < maxListedRepos })
+		if err != nil {
+			return nil, fmt.Errorf("GET /user/installations/%d/repositories: %w", inst.GetID(), err)
+		}
 	}
-	return false, fmt.Errorf("GET /repos/%s/%s: %w", owner, name, err)
+	return out, nil
 }

@@ -60,6 +60,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesReleases(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
+	f.routesUserInstallations(api)
 }
 
 // countCalls counts each REST call under its route template.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,5 +140,53 @@ func TestOAuthWebFlow(t *testing.T) {
 	mtok, _ := oauthExchange(t, env, mcode, secret)["access_token"].(string)
 	if st, _ := apiStatus(t, env, mtok, "/repos/acme/catalog"); st != http.StatusNotFound {
 		t.Errorf("mallory's user token on acme/catalog: %d, want 404", st)
+	}
+}
+
+// userToken signs login in and returns their user-to-server token.
+func userToken(t *testing.T, env *forgetest.Env, login, token string) string {
+	t.Helper()
+	env.Forge.SetAppCallbackURLs(oauthCallback)
+	code, status := oauthCode(t, env, login, token, "s")
+	if code == "" {
+		t.Fatalf("sign-in of %s: %d", login, status)
+	}
+	_, secret := env.Forge.AppOAuthClient()
+	tok, _ := oauthExchange(t, env, code, secret)["access_token"].(string)
+	return tok
+}
+
+// GET /user/installations and /user/installations/{id}/repositories answer
+// a user-to-server token with what its user reaches explicitly, and refuse
+// a personal token.
+func TestUserInstallations(t *testing.T) {
+	env := forgetest.New(t)
+	if _, err := env.Forge.CreateRepo("acme", "site", forge.RepoOptions{}); err != nil { // public
+		t.Fatal(err)
+	}
+	id := strconv.FormatInt(env.Installation.ID, 10)
+	alice := userToken(t, env, "alice", forgetest.AliceToken)
+	if st, body := apiStatus(t, env, alice, "/user/installations"); st != http.StatusOK || !strings.Contains(body, `"total_count":1`) ||
+		!strings.Contains(body, `"id":`+id) {
+		t.Errorf("alice's installations: %d %s", st, body)
+	}
+	if st, body := apiStatus(t, env, alice, "/user/installations/"+id+"/repositories"); st != http.StatusOK ||
+		!strings.Contains(body, `"full_name":"acme/catalog"`) || !strings.Contains(body, `"full_name":"acme/site"`) {
+		t.Errorf("alice's repositories of the installation: %d %s", st, body)
+	}
+	carol := userToken(t, env, "carol", forgetest.CarolToken) // a collaborator of acme/catalog, no member
+	if st, body := apiStatus(t, env, carol, "/user/installations/"+id+"/repositories"); st != http.StatusOK ||
+		!strings.Contains(body, `"full_name":"acme/catalog"`) || strings.Contains(body, "acme/site") {
+		t.Errorf("carol's repositories (acme/site is public, not hers): %d %s", st, body)
+	}
+	mallory := userToken(t, env, "mallory", forgetest.MalloryToken)
+	if st, body := apiStatus(t, env, mallory, "/user/installations"); st != http.StatusOK || !strings.Contains(body, `"total_count":0`) {
+		t.Errorf("mallory's installations: %d %s", st, body)
+	}
+	if st, _ := apiStatus(t, env, mallory, "/user/installations/"+id+"/repositories"); st != http.StatusNotFound {
+		t.Errorf("mallory's repositories of acme's installation: %d, want 404", st)
+	}
+	if st, _ := apiStatus(t, env, forgetest.AliceToken, "/user/installations"); st != http.StatusForbidden {
+		t.Errorf("a personal token: %d, want 403", st)
 	}
 }
