@@ -182,6 +182,9 @@ func (f *Forge) permission(p *principal, r *Repo) Permission {
 		}
 		return base
 	case principalUser:
+		if p.viaApp && f.installationFor(r) == nil {
+			return base
+		}
 		login := strings.ToLower(p.account.Login)
 		if r.Owner.ID == p.account.ID {
 			return PermAdmin
@@ -235,7 +238,7 @@ func (f *Forge) RegisterApp(id int64, slug string, publicKeyPEM []byte, webhookU
 		owner = bot
 	}
 	app := &AppInfo{ID: id, Slug: slug, Name: slug, Owner: owner, Bot: bot, PublicKeyPEM: publicKeyPEM,
-		WebhookURL: webhookURL, WebhookSecret: secret}
+		WebhookURL: webhookURL, WebhookSecret: secret, ClientID: "Iv1." + randomHex(8), ClientSecret: randomHex(20)}
 	f.mu.Lock()
 	f.app = app
 	f.mu.Unlock()

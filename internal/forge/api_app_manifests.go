@@ -64,7 +64,7 @@ func (f *Forge) convertAppManifest(w http.ResponseWriter, r *http.Request) {
 			ExternalURL: github.String(am.URL), HTMLURL: github.String(f.webBase() + "/apps/" + app.Slug),
 			Permissions: appPermissions(), Events: f.appEvents(), CreatedAt: created, UpdatedAt: created,
 		},
-		ClientID: "Iv1." + secret[:16], ClientSecret: secret[16:] + secret[:8],
+		ClientID: app.ClientID, ClientSecret: app.ClientSecret,
 		WebhookSecret: secret, PEM: string(privPEM),
 	})
 }

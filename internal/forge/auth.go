@@ -30,6 +30,10 @@ type principal struct {
 	account      *Account // the user, or the App's bot user
 	installation *Installation
 	expires      time.Time
+	// viaApp marks a user-to-server token (the App's OAuth web flow): it
+	// reaches the user's repositories where the App is installed, and
+	// public ones.
+	viaApp bool
 }
 
 type principalKey struct{}

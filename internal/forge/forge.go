@@ -62,6 +62,7 @@ type Forge struct {
 	repoHooks hookStore
 
 	appManifests appManifests // App manifests waiting for their conversion (web_app_manifests.go)
+	oauth        oauthGrants  // the App's user authorization codes (web_oauth.go)
 
 	webAPIOnce   sync.Once
 	webAPIRouter http.Handler // the REST API the web pages read (web.go)

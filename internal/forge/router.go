@@ -35,6 +35,7 @@ func (f *Forge) Handler() http.Handler {
 	f.routesGitHTTP(root)
 	f.routesAssetDownloads(root)
 	f.routesAppManifests(root)
+	f.routesOAuth(root)
 	f.routesWeb(root)
 	return root
 }
@@ -65,6 +66,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesReleaseAssets(api)
 	f.routesCollaborators(api)
 	f.routesTeams(api)
+	f.routesUserInstallations(api)
 }
 
 // countCalls counts each REST call under its route template.

@@ -73,6 +73,15 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "GET", "/orgs/acme/repos", nil, ok)
 	d.do(alice, "POST", "/user/repos", map[string]any{"name": "scratch"}, created)
 	d.do(alice, "GET", "/rate_limit", nil, ok)
+
+	// What a user-to-server token (the App's OAuth web flow) sees of the
+	// App's installations.
+	env.Forge.SetAppCallbackURLs(oauthCallback)
+	oauthGrant, _ := oauthCode(t, env, "alice", alice, "drive")
+	_, clientSecret := f.AppOAuthClient()
+	userToken, _ := oauthExchange(t, env, oauthGrant, clientSecret)["access_token"].(string)
+	d.do(userToken, "GET", "/user/installations", nil, ok)
+	d.do(userToken, "GET", "/user/installations/"+instID+"/repositories", nil, ok)
 	d.do(alice, "GET", R, nil, ok)
 	d.do(alice, "GET", R+"/collaborators", nil, ok)
 	d.do(alice, "GET", R+"/collaborators/bob", nil, noContent)

@@ -315,4 +315,9 @@ type AppInfo struct {
 	// Events are the events the App subscribes to (its registration's
 	// default_events); nil: the forge's default list (appEvents).
 	Events []string
+	// ClientID and ClientSecret authenticate the App's OAuth web flow
+	// (user authorization, web_oauth.go); CallbackURLs are the URLs its
+	// redirect_uri may name (SetAppCallbackURLs).
+	ClientID, ClientSecret string
+	CallbackURLs           []string
 }

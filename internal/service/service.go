@@ -19,6 +19,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot"
+	botcatalog "github.com/porchbot/porchbot/bot/catalog"
 	"github.com/porchbot/porchbot/internal/devforge"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -37,7 +38,10 @@ type Service struct {
 	Git      *gitstore.Store
 	Metrics  *metrics.Metrics
 	App      *bot.App
-	log      *logrus.Logger
+	// CatalogURL is the web catalog's URL when it is served (docs/catalog.md).
+	CatalogURL string
+	Catalog    *botcatalog.Server
+	log        *logrus.Logger
 
 	resyncStop func()
 	resyncDone chan struct{}
@@ -60,7 +64,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		}
 		return nil, err
 	}
-	embedded := s.Embedded()
+	embedded, catalogOn := s.Embedded(), s.CatalogOn() // before the forge's credentials fill s
 	if embedded {
 		emb, err := devforge.Start(devforge.Options{Listen: s.ForgeListen, Dir: filepath.Join(s.DataDir, "forge"),
 			SeedPath: s.ForgeSeed, SeedFrom: s.ForgeSeedFrom, WebhookURL: out.HookURL, WebhookSecret: s.WebhookSecret, Logger: log})
@@ -97,9 +101,20 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	}
 	out.App = newApp(s, out.Clients, out.Git, out.Metrics, log)
 	out.App.Metrics = out.Metrics
+	var cat *botcatalog.Server
+	if catalogOn {
+		if cat, err = out.newCatalog(s, ln.Addr().String(), log); err != nil {
+			return fail(err)
+		}
+		out.Catalog = cat
+	}
+	handlers := out.App.Handlers()
+	if cat != nil {
+		handlers = cat.Invalidating(handlers) // the catalog reloads what an event changed
+	}
 	out.Bot, err = bot.NewServer(bot.Options{WebhookSecret: s.WebhookSecret, MaxBodyBytes: s.MaxBodyBytes,
 		QueueSize: s.QueueSize, Workers: s.Workers, DedupeSize: s.DedupeSize, Metrics: out.Metrics,
-		Logger: log, Ready: appCheck(out.Clients), Handlers: out.App.Handlers()})
+		Logger: log, Ready: appCheck(out.Clients), Handlers: handlers})
 	if err != nil {
 		return fail(err)
 	}
@@ -107,7 +122,11 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	if s.ResyncInterval > 0 {
 		out.startResync(ctx, s.ResyncInterval)
 	}
-	out.HTTP = &http.Server{Handler: out.Bot.Routes(), ReadHeaderTimeout: 10 * time.Second,
+	handler := out.Bot.Routes()
+	if cat != nil {
+		handler = withCatalog(handler, cat.Handler())
+	}
+	out.HTTP = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go func() {
 		if err := out.HTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -118,6 +137,9 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		"embedded_forge": embedded}).Info("porchbot serving")
 	if out.Embedded != nil {
 		out.Embedded.PrintWelcome(stdout, out.HookURL)
+		if out.CatalogURL != "" {
+			fmt.Fprintf(stdout, "Web catalog: %s/ (sign in with a forge user's login and token)\n\n", out.CatalogURL)
+		}
 	}
 	return out, nil
 }

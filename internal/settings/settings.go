@@ -44,6 +44,13 @@ type Settings struct {
 	ForgeListen string
 	ForgeSeed   string
 
+	// The web catalog (docs/catalog.md): Catalog is auto, true or false.
+	Catalog        string
+	CatalogURL     string
+	CatalogRefresh time.Duration
+	ClientID       string
+	ClientSecret   []byte
+
 	// AppIDFrom and PrivateKeyFrom name how the App id and the private key
 	// were given (a flag such as --app-id, or an environment variable), so
 	// that messages about them name what the user wrote.
@@ -99,6 +106,12 @@ var Options = []Option{
 	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
+	{"catalog", "PORCHBOT_CATALOG", "auto", "the web catalog at /: auto (on in embedded mode, off with a GitHub App), true or false (docs/catalog.md)"},
+	{"catalog-url", "PORCHBOT_CATALOG_URL", "", "the catalog's URL as browsers reach it; its /login/callback must be a callback URL of the App (default in embedded mode: the listen address)"},
+	{"catalog-refresh", "PORCHBOT_CATALOG_REFRESH", "1m", "how old a repository's view in the catalog gets before it is read again, in the background"},
+	{"client-id", "PORCHBOT_CLIENT_ID", "", "the GitHub App's client id, for the catalog's sign-in"},
+	{"", "PORCHBOT_CLIENT_SECRET", "", "the GitHub App's client secret, inline (never passed as a flag)"},
+	{"client-secret-path", "PORCHBOT_CLIENT_SECRET_PATH", "", "file holding the GitHub App's client secret"},
 	{"render-max-files", "PORCHBOT_RENDER_MAX_FILES", strconv.Itoa(render.DefaultMaxFiles), "files a package tree may hold to be rendered"},
 	{"render-max-bytes", "PORCHBOT_RENDER_MAX_BYTES", strconv.Itoa(render.DefaultMaxBytes), "bytes of KRM files a package tree may hold to be rendered (16 MiB)"},
 	{"render-max-yaml-nodes", "PORCHBOT_RENDER_MAX_YAML_NODES", strconv.Itoa(render.DefaultMaxYAMLNodes), "YAML nodes a package's KRM files (and a function's output) may parse into, counted before parsing"},
@@ -141,6 +154,7 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.PrivateKeyPEM, s.PrivateKeyFrom = r.secret("PORCHBOT_PRIVATE_KEY", "PORCHBOT_PRIVATE_KEY_PATH", "private key")
 	s.WebhookSecret, _ = r.secret("PORCHBOT_WEBHOOK_SECRET", "PORCHBOT_WEBHOOK_SECRET_PATH", "webhook secret")
 	s.QueueSize = r.int("PORCHBOT_QUEUE_SIZE", 1)
+	r.catalog(s)
 	s.Workers = r.int("PORCHBOT_WORKERS", 0)
 	s.DedupeSize = r.int("PORCHBOT_DEDUPE_SIZE", 1)
 	s.MaxBodyBytes = int64(r.int("PORCHBOT_MAX_BODY_BYTES", 1024))
@@ -176,10 +190,17 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 			r.errs = append(r.errs, errors.New("a GitHub App needs its webhook secret: PORCHBOT_WEBHOOK_SECRET or --webhook-secret-path"))
 		}
 	}
+	r.catalogNeeds(s)
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// CatalogOn reports whether the web catalog is served: PORCHBOT_CATALOG
+// true, or auto in embedded mode.
+func (s *Settings) CatalogOn() bool {
+	return s.Catalog == "true" || s.Catalog == "auto" && s.Embedded()
 }
 
 // Usage is the flag and environment table, for `porchbot serve -h`.

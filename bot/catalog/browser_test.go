@@ -1,0 +1,129 @@
+package catalog_test
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumNames are the programs tried, in order, for the browser tests.
+var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"}
+
+// chromium is the Chromium on PATH; the test is skipped, saying so, when
+// there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, n := range chromiumNames {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	t.Skipf("SKIPPED browser test: no Chromium on PATH (tried %s); install one, e.g. `apt-get install -y chromium` (README: browser tests)",
+		strings.Join(chromiumNames, ", "))
+	return ""
+}
+
+// browser starts a headless Chromium of its own (a fresh profile: no
+// cookie shared with another browser) and returns its context.
+func browser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+	})
+	if err := chromedp.Run(ctx); err != nil { // starts the browser
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	return ctx
+}
+
+// signInBrowser opens the catalog signed out, which leads to the forge's
+// authorize page, and fills its form as login.
+func signInBrowser(t *testing.T, ctx context.Context, w *world, login string) {
+	t.Helper()
+	var at string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(w.catalog+"/"),
+		chromedp.WaitVisible(`#login`, chromedp.ByID),
+		chromedp.Location(&at),
+		chromedp.SendKeys(`#login`, login, chromedp.ByID),
+		chromedp.SendKeys(`#token`, login+"-token", chromedp.ByID),
+		chromedp.Click(`#authorize`, chromedp.ByID),
+		chromedp.WaitVisible(`#viewer`, chromedp.ByID),
+	); err != nil {
+		t.Fatalf("sign in as %s: %v", login, err)
+	}
+	if !strings.HasPrefix(at, w.forge+"/login/oauth/authorize?") {
+		t.Fatalf("signed out, the catalog led to %s, not the forge's authorize page", at)
+	}
+}
+
+// TestCatalogInBrowser drives headless Chromium against `porchbot serve` on
+// its embedded forge: sign in, browse to a package, open a revision diff;
+// and a user without access sees nothing of the private repository.
+func TestCatalogInBrowser(t *testing.T) {
+	exe := chromium(t)
+	w := startWorld(t)
+
+	alice := browser(t, exe)
+	signInBrowser(t, alice, w, "alice")
+	var who, repos, revisions, diffTitle, diff, url string
+	if err := chromedp.Run(alice,
+		chromedp.Text(`#viewer`, &who, chromedp.ByID),
+		chromedp.Text(`#repositories`, &repos, chromedp.ByID),
+		chromedp.Click(`a[href="/repos/acme/catalog"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#packages`, chromedp.ByID),
+		chromedp.Click(`a[href="/repos/acme/catalog/packages/basens"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#revisions`, chromedp.ByID),
+		chromedp.Text(`#revisions`, &revisions, chromedp.ByID),
+		chromedp.Click(`a.diff`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#diff-title`, chromedp.ByID),
+		chromedp.Location(&url),
+		chromedp.Text(`#diff-title`, &diffTitle, chromedp.ByID),
+		chromedp.Text(`pre.diff`, &diff, chromedp.ByQuery),
+	); err != nil {
+		t.Fatalf("alice browsing: %v", err)
+	}
+	if who != "alice" || !strings.Contains(repos, "acme/catalog") || strings.Contains(repos, "globex") {
+		t.Errorf("alice's repositories page: viewer %q, repositories %q", who, repos)
+	}
+	if !strings.Contains(revisions, "basens/v2") || !strings.Contains(revisions, "basens/v1") {
+		t.Errorf("basens revisions: %q", revisions)
+	}
+	if !strings.HasSuffix(url, "/repos/acme/catalog/diff/basens?from=1&to=2") || diffTitle != "basens: v1 → v2" ||
+		!strings.Contains(diff, "-     tier: bronze") || !strings.Contains(diff, "+     tier: gold") {
+		t.Errorf("diff page at %s: %q\n%s", url, diffTitle, diff)
+	}
+
+	dave := browser(t, exe)
+	signInBrowser(t, dave, w, "dave")
+	var home, page string
+	if err := chromedp.Run(dave,
+		chromedp.Text(`main`, &home, chromedp.ByQuery),
+		chromedp.Navigate(w.catalog+"/repos/acme/catalog/packages/basens"),
+		chromedp.WaitVisible(`#message`, chromedp.ByID),
+		chromedp.Text(`body`, &page, chromedp.ByQuery),
+	); err != nil {
+		t.Fatalf("dave browsing: %v", err)
+	}
+	if !strings.Contains(home, "acme/blueprints") || strings.Contains(home, "acme/catalog") || strings.Contains(home, "globex") {
+		t.Errorf("dave's repositories page shows what he cannot read, or not the public one:\n%s", home)
+	}
+	if !strings.Contains(page, "cannot read it") || strings.Contains(page, "basens/v") || strings.Contains(page, "base namespace") {
+		t.Errorf("dave on the private package's page:\n%s", page)
+	}
+}

@@ -1,0 +1,192 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/catalog"
+	"github.com/porchbot/porchbot/internal/index"
+)
+
+// maxCheckedHeads bounds the heads whose check runs one load reads (one
+// REST call each): the drafts' and the proposals' from other branches.
+const maxCheckedHeads = 50
+
+// Sessions opens a repository the App is installed on (lifecycle.Opener).
+type Sessions interface {
+	Open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session, error)
+}
+
+// RepoLoader loads a repository's view from porchbot's cache: the git
+// cache (fetched by the session: the index branch, drafts, tags), the
+// session's config, the open proposals and their check runs, and the
+// downstream registry.
+type RepoLoader struct {
+	Sessions Sessions
+	// Downstreams is the App's registry (bot.App.DownstreamsOf); nil
+	// shows only the downstreams the index recorded.
+	Downstreams lifecycle.DownstreamFinder
+	// Web is the GitHub web base URL (https://github.com/).
+	Web string
+	Now func() time.Time
+}
+
+// Load implements catalog.Loader.
+func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Repository, error) {
+	repo := lifecycle.Repo{Owner: ref.Owner, Name: ref.Name, InstallationID: ref.InstallationID, DefaultBranch: ref.DefaultBranch}
+	s, err := l.Sessions.Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	in := catalog.Input{Ref: ref, Web: strings.TrimSuffix(l.Web, "/") + "/" + ref.FullName(),
+		DeploymentBranch: s.DeploymentBranch, Root: s.Config.Packages.Root, Loaded: time.Now()}
+	if l.Now != nil {
+		in.Loaded = l.Now()
+	}
+	if s.ConfigErr != nil {
+		in.ConfigError = s.ConfigErr.Error()
+	}
+	if in.Index, in.IndexSource, err = readIndex(ctx, s); err != nil {
+		return nil, err
+	}
+	listing, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	published := map[string]bool{}
+	for _, p := range in.Index.Packages {
+		published[p.Name] = true
+	}
+	for _, p := range listing.Packages {
+		if !published[p.Name] && !p.Deleted() && p.Problem == "" {
+			in.Index.Packages = append(in.Index.Packages, index.Package{Name: p.Name})
+		}
+	}
+	checks := &checkReader{gh: s.GH, repo: repo, left: maxCheckedHeads, byHead: map[string][]catalog.Check{}}
+	for _, d := range listing.Drafts {
+		if d.Merged || d.Empty {
+			continue
+		}
+		in.Drafts = append(in.Drafts, catalog.Draft{Package: d.Package, Workspace: d.Workspace, Branch: d.Branch,
+			Head: d.Head.String(), Checks: checks.of(ctx, d.Head.String())})
+	}
+	for _, p := range listing.Proposals {
+		pr := catalog.Proposal{Number: p.Number, Title: p.Title, Author: p.Author, Branch: p.Branch, URL: p.URL}
+		if p.Package != "" {
+			pr.Packages = []string{p.Package}
+		}
+		pr.Checks = checks.of(ctx, p.Branch)
+		in.Proposals = append(in.Proposals, pr)
+	}
+	in.Live = l.live(ctx, repo, in.Root, in.Index)
+	return catalog.Build(in), nil
+}
+
+// live is what the downstream registry knows now of each package.
+func (l *RepoLoader) live(ctx context.Context, repo lifecycle.Repo, root string, idx *index.Index) map[string][]catalog.Downstream {
+	if l.Downstreams == nil {
+		return nil
+	}
+	out := map[string][]catalog.Downstream{}
+	for _, p := range idx.Packages {
+		for _, d := range l.Downstreams.DownstreamsOf(ctx, repo, catalogDir(root, p.Name)) {
+			cd := catalog.Downstream{Repository: d.Repo, Package: d.Package}
+			lockRef, lockCommit := "", ""
+			if d.Lock != nil {
+				lockRef, lockCommit = d.Lock.Ref, d.Lock.Commit
+			}
+			cd.Revision = catalog.TrackedRevision(p, d.Upstream.Ref, lockRef, lockCommit)
+			out[p.Name] = append(out[p.Name], cd)
+		}
+	}
+	return out
+}
+
+func catalogDir(root, pkg string) string {
+	return (&catalog.Repository{Root: root}).PackageDir(pkg)
+}
+
+// readIndex reads index.yaml from the index branch, or builds the index
+// from the tags when the branch does not exist yet.
+func readIndex(ctx context.Context, s *lifecycle.Session) (*index.Index, string, error) {
+	branch := s.Config.Lifecycle.IndexBranch
+	if branch == "" {
+		branch = index.DefaultBranch
+	}
+	var idx *index.Index
+	var source string
+	err := s.Git.With(ctx, func(r *git.Repository) error {
+		ref, err := r.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
+		if err == nil {
+			c, err := r.CommitObject(ref.Hash())
+			if err != nil {
+				return fmt.Errorf("the index branch %s: %w", branch, err)
+			}
+			if f, err := c.File(index.FileName); err == nil && f.Size <= index.MaxTreeBytes {
+				rd, err := f.Reader()
+				if err != nil {
+					return err
+				}
+				defer rd.Close()
+				data, err := io.ReadAll(io.LimitReader(rd, index.MaxTreeBytes))
+				if err != nil {
+					return err
+				}
+				if idx, err = index.Decode(data); err == nil {
+					source = "index " + branch + " at " + ref.Hash().String()[:7]
+					return nil
+				}
+			}
+		} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return err
+		}
+		idx, err = index.Build(ctx, index.NewGitSource(r), index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root})
+		source = "index rebuilt from the tags (no readable " + branch + ")"
+		return err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("catalog: index of %s: %w", s.Repo.FullName(), err)
+	}
+	return idx, source, nil
+}
+
+// checkReader reads the check runs on heads, each head once, at most left
+// heads.
+type checkReader struct {
+	gh     *github.Client
+	repo   lifecycle.Repo
+	left   int
+	byHead map[string][]catalog.Check
+}
+
+func (c *checkReader) of(ctx context.Context, head string) []catalog.Check {
+	if got, ok := c.byHead[head]; ok {
+		return got
+	}
+	if c.left <= 0 || head == "" {
+		return nil
+	}
+	c.left--
+	res, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, c.repo.Owner, c.repo.Name, head, &github.ListCheckRunsOptions{
+		ListOptions: github.ListOptions{PerPage: 100}})
+	var out []catalog.Check
+	if err == nil {
+		for _, r := range res.CheckRuns {
+			if !strings.HasPrefix(r.GetName(), "porchbot/") {
+				continue
+			}
+			out = append(out, catalog.Check{Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetHTMLURL()})
+		}
+	}
+	c.byHead[head] = out
+	return out
+}
