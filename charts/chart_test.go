@@ -158,6 +158,36 @@ func TestChartOptions(t *testing.T) {
 			t.Fatalf("ingress %v", ing)
 		}
 	})
+	t.Run("catalog", func(t *testing.T) {
+		v := base()
+		v["github"].(map[string]any)["clientId"] = "Iv1.abc"
+		v["github"].(map[string]any)["clientSecret"] = "cs"
+		v["catalog"] = map[string]any{"enabled": true, "url": "https://bot.example.com"}
+		v["ingress"] = map[string]any{"enabled": true, "host": "bot.example.com"}
+		m := mustRender(t, v)
+		env := field(t, m["Deployment/rel-porchbot"], "spec", "template", "spec", "containers", "[name=porchbot]", "env")
+		for _, want := range []string{"PORCHBOT_CATALOG", "https://bot.example.com", "key: client-id", "/etc/porchbot/client-secret"} {
+			if !strings.Contains(env, want) {
+				t.Errorf("env lacks %s:\n%s", want, env)
+			}
+		}
+		if s := m["Secret/rel-porchbot"]; field(t, s, "stringData", "client-id") != "Iv1.abc" || field(t, s, "stringData", "client-secret") != "cs" {
+			t.Errorf("secret %v", s)
+		}
+		paths := field(t, m["Ingress/rel-porchbot"], "spec", "rules", "[host=bot.example.com]", "http", "paths")
+		for _, p := range []string{"path: /api/github/hook", "path: /login/callback", "path: /repos/", "path: /\n"} {
+			if !strings.Contains(paths+"\n", p) {
+				t.Errorf("ingress paths lack %q:\n%s", p, paths)
+			}
+		}
+		if strings.Contains(paths, "path: /metrics") {
+			t.Errorf("ingress routes /metrics:\n%s", paths)
+		}
+		noURL := map[string]any{"github": map[string]any{"appId": 7, "existingSecret": "mine"}, "catalog": map[string]any{"enabled": true}}
+		if _, err := render(t, noURL); err == nil || !strings.Contains(err.Error(), "catalog.url") {
+			t.Errorf("catalog without url: %v", err)
+		}
+	})
 	t.Run("extra settings", func(t *testing.T) {
 		v := base()
 		v["server"] = map[string]any{"extraEnv": []any{map[string]any{"name": "PORCHBOT_EXEC_ALLOWLIST", "value": "kubeval=/usr/bin/kubeval"}}}

@@ -20,7 +20,9 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	botcatalog "github.com/porchbot/porchbot/bot/catalog"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
+	"github.com/porchbot/porchbot/internal/setup"
 )
 
 // pageURLWriter is setup's stderr: it hands over the local page's URL once
@@ -242,5 +244,49 @@ func TestSetupRefusesExistingOut(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "porchbot.pem")); string(b) != "old key" {
 		t.Fatalf("key file changed: %q", b)
+	}
+}
+
+// With --catalog-url the App's user authorization comes back to the
+// catalog's sign-in, and the env file has what serve needs to run the
+// catalog (the client id and secret, the URLs).
+func TestSetupForTheCatalog(t *testing.T) {
+	if setup.CatalogCallbackPath != botcatalog.CallbackPath {
+		t.Fatalf("setup's callback %q is not the catalog's %q", setup.CatalogCallbackPath, botcatalog.CallbackPath)
+	}
+	env := forgetest.New(t)
+	out := filepath.Join(t.TempDir(), "porchbot.env")
+	page, _, done := runSetupAsync(t, context.Background(), "--github-url", env.Forge.BaseURL(),
+		"--catalog-url", "https://catalog.example.org/", "--out", out)
+	if status, body, _ := browse(t, page); status != http.StatusOK {
+		t.Fatalf("callback answered %d: %s", status, body)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	vars := readEnvFile(t, out)
+	for k, want := range map[string]string{"PORCHBOT_GITHUB_URL": env.Forge.BaseURL(), "PORCHBOT_CATALOG": "true",
+		"PORCHBOT_CATALOG_URL": "https://catalog.example.org"} {
+		if vars[k] != want {
+			t.Errorf("%s=%q, want %q", k, vars[k], want)
+		}
+	}
+	if vars["PORCHBOT_CLIENT_ID"] == "" || vars["PORCHBOT_CLIENT_SECRET"] == "" {
+		t.Fatalf("no OAuth client in the env file: %v", vars)
+	}
+	authorize := func(redirect string) int {
+		q := url.Values{"client_id": {vars["PORCHBOT_CLIENT_ID"]}, "redirect_uri": {redirect}, "state": {"s"}}
+		resp, err := http.Get(env.Forge.BaseURL() + "/login/oauth/authorize?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := authorize("https://catalog.example.org" + setup.CatalogCallbackPath); got != http.StatusOK {
+		t.Errorf("sign-in back to the catalog: %d, want 200 (the form)", got)
+	}
+	if got := authorize("https://elsewhere.example.org" + setup.CatalogCallbackPath); got != http.StatusBadRequest {
+		t.Errorf("sign-in back elsewhere: %d, want 400", got)
 	}
 }

@@ -54,6 +54,9 @@ func (f *Forge) convertAppManifest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.SetAppEvents(am.DefaultEvents) // the App hears what its manifest asked for
+	if len(am.CallbackURLs) > 0 {
+		f.SetAppCallbackURLs(am.CallbackURLs...)
+	}
 	privPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	created := ts(time.Unix(1700000000, 0).UTC())
 	writeJSON(w, r, http.StatusCreated, &appConversion{

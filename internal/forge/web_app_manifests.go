@@ -26,6 +26,9 @@ type appManifest struct {
 		URL string `json:"url"`
 	} `json:"hook_attributes"`
 	DefaultEvents []string `json:"default_events"`
+	// CallbackURLs are where the App's user authorization may send the
+	// browser back (the web catalog's sign-in)
+	CallbackURLs []string `json:"callback_urls"`
 }
 
 // appManifests are the manifests posted and not yet converted, by code.

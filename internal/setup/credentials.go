@@ -11,14 +11,23 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// Credentials are what the manifest conversion returns that porchbot needs.
+// CatalogCallbackPath is the web catalog's sign-in callback (bot/catalog's
+// CallbackPath), under the catalog's URL.
+const CatalogCallbackPath = "/login/callback"
+
+// Credentials are what the manifest conversion returns that porchbot needs,
+// and the settings of the setup that go with them.
 type Credentials struct {
 	AppID         int64
 	Slug          string
 	PEM           string
 	WebhookSecret string
-	ClientID      string
-	ClientSecret  string
+	// ClientID and ClientSecret sign users in to the web catalog.
+	ClientID     string
+	ClientSecret string
+	// GitHubURL (GHES, the local forge; empty: github.com) and CatalogURL
+	// are the setup's own, written with the rest.
+	GitHubURL, CatalogURL string
 }
 
 // credentialsOf checks a conversion answer for the fields porchbot needs.
@@ -78,8 +87,15 @@ func WriteEnvFile(path string, c Credentials) (pemPath string, err error) {
 	fmt.Fprintf(&b, "PORCHBOT_APP_ID=%d\n", c.AppID)
 	fmt.Fprintf(&b, "PORCHBOT_PRIVATE_KEY_PATH=%s\n", absPEM)
 	fmt.Fprintf(&b, "PORCHBOT_WEBHOOK_SECRET=%s\n", c.WebhookSecret)
+	if c.GitHubURL != "" {
+		fmt.Fprintf(&b, "PORCHBOT_GITHUB_URL=%s\n", c.GitHubURL)
+	}
 	if c.ClientID != "" {
-		fmt.Fprintf(&b, "# OAuth client of the App (porchbot does not use it)\n# client_id=%s\n# client_secret=%s\n", c.ClientID, c.ClientSecret)
+		fmt.Fprintf(&b, "# the App's OAuth client: signs users in to the web catalog\n")
+		fmt.Fprintf(&b, "PORCHBOT_CLIENT_ID=%s\nPORCHBOT_CLIENT_SECRET=%s\n", c.ClientID, c.ClientSecret)
+	}
+	if c.CatalogURL != "" {
+		fmt.Fprintf(&b, "PORCHBOT_CATALOG=true\nPORCHBOT_CATALOG_URL=%s\n", strings.TrimSuffix(c.CatalogURL, "/"))
 	}
 	if err := writePrivate(path, []byte(b.String())); err != nil {
 		return "", err
@@ -98,6 +114,10 @@ func SecretYAML(name string, c Credentials) string {
 		b.WriteString("    " + line + "\n")
 	}
 	b.WriteString("  webhook-secret: " + strconv.Quote(c.WebhookSecret) + "\n")
+	if c.ClientID != "" {
+		b.WriteString("  client-id: " + strconv.Quote(c.ClientID) + "\n")
+		b.WriteString("  client-secret: " + strconv.Quote(c.ClientSecret) + "\n")
+	}
 	return b.String()
 }
 

@@ -26,6 +26,9 @@ type Options struct {
 	WebhookURL string
 	// Org, when set, creates the App owned by this organization.
 	Org string
+	// CatalogURL, when set, is where the web catalog will be served: the
+	// App's user authorization sends the browser back to its sign-in.
+	CatalogURL string
 	// HTTPClient makes the conversion call (nil: http.DefaultClient).
 	HTTPClient *http.Client
 	// Listening is called with the local page's URL once it serves.
@@ -93,7 +96,11 @@ func NewFlow(o Options, callbackURL string) (*Flow, error) {
 			return nil, fmt.Errorf("webhook URL %q: want http(s)://host/path", o.WebhookURL)
 		}
 	}
-	m, err := BuildManifest(callbackURL, o.WebhookURL)
+	var catalogCallbacks []string
+	if o.CatalogURL != "" {
+		catalogCallbacks = []string{strings.TrimSuffix(o.CatalogURL, "/") + CatalogCallbackPath}
+	}
+	m, err := BuildManifest(callbackURL, o.WebhookURL, catalogCallbacks...)
 	if err != nil {
 		return nil, err
 	}

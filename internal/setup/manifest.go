@@ -39,12 +39,15 @@ type Manifest struct {
 	Public             bool              `json:"public"`
 	DefaultPermissions map[string]string `json:"default_permissions"`
 	DefaultEvents      []string          `json:"default_events"`
+	CallbackURLs       []string          `json:"callback_urls,omitempty"`
 }
 
 // BuildManifest builds the manifest from the embedded app.yaml, with
-// redirectURL as where GitHub sends the browser back with the code, and
-// webhookURL (when set) in place of app.yaml's hook URL.
-func BuildManifest(redirectURL, webhookURL string) ([]byte, error) {
+// redirectURL as where GitHub sends the browser back with the code,
+// webhookURL (when set) in place of app.yaml's hook URL, and callbackURLs
+// (the web catalog's sign-in callback, when it is to be served) as the
+// App's user authorization callbacks.
+func BuildManifest(redirectURL, webhookURL string, callbackURLs ...string) ([]byte, error) {
 	var f manifestFile
 	if err := yaml.Unmarshal(appYAML, &f); err != nil {
 		return nil, fmt.Errorf("parse embedded app.yaml: %w", err)
@@ -61,7 +64,7 @@ func BuildManifest(redirectURL, webhookURL string) ([]byte, error) {
 	m := Manifest{
 		Name: f.Name, Description: f.Description, URL: f.URL, HookAttributes: f.HookAttributes,
 		RedirectURL: redirectURL, Public: f.Public,
-		DefaultPermissions: f.DefaultPermissions, DefaultEvents: f.DefaultEvents,
+		DefaultPermissions: f.DefaultPermissions, DefaultEvents: f.DefaultEvents, CallbackURLs: callbackURLs,
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
