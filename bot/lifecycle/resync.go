@@ -206,6 +206,9 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 		if err := resyncUpdates(ctx, s, deps); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
+		if err := resyncVariants(ctx, s, deps); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
 	}
 	log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(rep.Refused), "races": rep.Races,
 		"releases_repaired": rep.ReleasesRepaired, "drafts_checked": rep.DraftsChecked,

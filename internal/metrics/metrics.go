@@ -46,6 +46,11 @@ type Metrics struct {
 	// upstream repository), unreadable (the downstream's installation
 	// cannot read the upstream).
 	UpstreamsSkipped *prometheus.CounterVec
+	// VariantTargets is the number of variant target packages in each
+	// state (in step, pull request open, waiting for limit, failed, paused,
+	// not owned, not installed, planned), over every upstream repository's
+	// last reconcile.
+	VariantTargets *prometheus.GaugeVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -91,9 +96,13 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "upstreams_skipped_total",
 			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
 		}, []string{"reason"}),
+		VariantTargets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "variant_targets",
+			Help: "Variant target packages, by state, as the last reconcile of each upstream repository found them.",
+		}, []string{"state"}),
 	}
 	reg.MustRegister(m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
-		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped,
+		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped, m.VariantTargets,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
