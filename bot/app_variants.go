@@ -107,3 +107,13 @@ func (m *VariantMetrics) Targets(upstream string, byState map[string]int) {
 		m.Gauge.WithLabelValues(s).Set(float64(n))
 	}
 }
+
+// Variants is /porch variants: the state of every target of the
+// repository's variants, planned and not acted on.
+func (o CommandOps) Variants(ctx context.Context, s *lifecycle.Session) (*lifecycle.VariantReport, error) {
+	if o.App.Variants == nil {
+		return &lifecycle.VariantReport{Upstream: s.Repo.FullName()}, nil
+	}
+	rep, err := o.App.Variants.Status(ctx, s)
+	return rep, userError(err)
+}

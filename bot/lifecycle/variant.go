@@ -55,7 +55,10 @@ type VariantResult struct {
 	Action variants.Action
 	// PullRequest is the pull request that carries it (0: none).
 	PullRequest int
-	Err         error
+	// Tracked is the upstream revision the downstream package tracks now
+	// (0: none, or not known).
+	Tracked int
+	Err     error
 }
 
 // VariantReport is one reconcile of an upstream repository.
@@ -127,7 +130,7 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 		if ferr, ok := facts.errs[strings.ToLower(a.Target)]; ok && a.State == variants.NotInstalled {
 			a.State, a.Reason = variants.Failed, ferr.Error()
 		}
-		r := VariantResult{Action: a, PullRequest: a.PullRequest}
+		r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: facts.tracked(a.Target, a.Package)}
 		if act && a.Kind != variants.Report {
 			r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)
 			var re *RequestError

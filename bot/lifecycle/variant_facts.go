@@ -59,6 +59,16 @@ type variantFacts struct {
 	notes     map[string]func(from, to int) []UpstreamNote
 }
 
+// tracked is the revision package pkg of target tracks (0: unknown).
+func (f *variantFacts) tracked(target, pkg string) int {
+	for _, t := range f.targets {
+		if strings.EqualFold(t.Repo, target) {
+			return t.Packages[pkg].Revision
+		}
+	}
+	return 0
+}
+
 type installedRepo struct {
 	repo   Repo
 	topics []string

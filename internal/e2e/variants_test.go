@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -100,11 +99,38 @@ func (w *world) setTopics(repo string, topics ...string) {
 // pushConfig pushes the catalog's config straight to main as alice.
 func (w *world) pushConfig(content string) {
 	w.t.Helper()
+	w.pushConfigSettled(content, w.settle)
+}
+
+// pushConfigSettled is pushConfig with another settle (a fleet's).
+func (w *world) pushConfigSettled(content string, settle func()) {
+	w.t.Helper()
 	dir := w.clone("alice", upstreamRepo)
 	w.write(dir, catalogConfig, content)
 	w.git(dir, "commit", "-q", "-am", "Variants of the UPF")
 	w.git(dir, "push", "-q", "origin", "HEAD:main")
+	settle()
+}
+
+// variantsTable is the reply to /porch variants in the catalog.
+func (w *world) variantsTable() string {
+	w.t.Helper()
+	issue := w.createIssue("alice", upstreamRepo, "Where are the variants?")
+	c := w.comment("alice", upstreamRepo, issue, "/porch variants")
 	w.settle()
+	return w.replyTo(upstreamRepo, issue, c).GetBody()
+}
+
+// tableRow is the row of table naming target (fails when there is none).
+func (w *world) tableRow(table, target string) string {
+	w.t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.Contains(l, "`"+target+"`") {
+			return l
+		}
+	}
+	w.t.Fatalf("no row for %s in:\n%s", target, table)
+	return ""
 }
 
 // variantPulls are the pull requests (any state) from branch in repo.
@@ -198,6 +224,12 @@ func TestVariants(t *testing.T) {
 	if got := testutil.ToFloat64(w.svc.Metrics.VariantTargets.WithLabelValues(string(variants.PROpen))); got != 3 {
 		t.Errorf("porchbot_variant_targets{state=pull request open} = %v, want 3", got)
 	}
+	table := w.variantsTable()
+	for _, r := range three {
+		if row := w.tableRow(table, r); !strings.Contains(row, "pull request open") || !strings.Contains(row, "`upf`") {
+			t.Errorf("/porch variants row of %s: %s", r, row)
+		}
+	}
 
 	// Merged, each target publishes upf/v1 with the variant's content.
 	for _, r := range three {
@@ -210,9 +242,11 @@ func TestVariants(t *testing.T) {
 		}
 		w.checkVariantPackage(r, "upf/v1")
 	}
-	if got := testutil.ToFloat64(w.svc.Metrics.VariantTargets.WithLabelValues(string(variants.InStep))); got != 0 {
-		// (the gauge is what the last reconcile saw; the merges ran none)
-		t.Logf("in step: %v", got)
+	table = w.variantsTable()
+	for _, r := range three {
+		if row := w.tableRow(table, r); !strings.Contains(row, "| in step |") || !strings.Contains(row, "`network/upf/v2`") {
+			t.Errorf("/porch variants row of %s after the merge: %s", r, row)
+		}
 	}
 
 	// Upstream v3: three update pull requests keeping the mutations, and
@@ -296,7 +330,7 @@ func TestVariants(t *testing.T) {
 	if got := w.branchSHA("acme/edge-1", updateBranch); got != before {
 		t.Fatalf("the resync refreshed a paused variant's update")
 	}
-	if n := len(w.openPullsFrom("acme/edge-2", variantDraft)); n != 0 {
-		t.Fatal(fmt.Sprintf("edge-2 got %d clone proposals while paused", n))
+	if row := w.tableRow(w.variantsTable(), "acme/edge-1"); !strings.Contains(row, "| paused |") {
+		t.Fatalf("/porch variants row of the paused edge-1: %s", row)
 	}
 }
