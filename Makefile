@@ -28,13 +28,14 @@ run: build ## run the bot; with no GitHub App credentials it runs against the em
 test: ## run every test (unit, forge end-to-end, payload fidelity) with the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
-bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step, one publish's update pull requests in 200 repositories, the 3-way merge vs kpt pkg update, package index rebuild (1,000 packages, 10,000 tags); every one runs, and a missed target fails the run at the end
+bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step, one publish's update pull requests in 200 repositories, one variant over 200 repositories (new downstreams, then updates), the 3-way merge vs kpt pkg update, package index rebuild (1,000 packages, 10,000 tags); every one runs, and a missed target fails the run at the end
 	@failed=""; \
 	run() { n=$$1; shift; echo "== $$n"; "$$@" || failed="$$failed $$n"; }; \
 	run ingress $(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/; \
 	run render $(GO) test -run '^$$' -bench 'RenderVsFloor|KptExecVsRender' -benchtime 5x -count=1 -timeout 30m ./internal/render/; \
 	run api-calls $(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./internal/e2e/; \
 	run update-fanout $(GO) test -run '^$$' -bench 'UpdateFanout' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
+	run variant-fanout $(GO) test -run '^$$' -bench 'VariantFanout' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
 	run peak-memory $(GO) test -run '^$$' -bench 'PeakMemory' -benchtime 1x -count=1 -timeout 30m ./internal/render/; \
 	run index $(GO) test -run '^$$' -bench 'IndexRebuild' -benchtime 1x -count=1 ./internal/index/; \
 	run update-merge $(GO) test -run '^$$' -bench 'UpdateVsKpt' -benchtime 3x -count=1 -timeout 30m ./internal/update/; \

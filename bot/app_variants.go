@@ -52,9 +52,11 @@ func (a *App) variantsOnPush(ctx context.Context, s *lifecycle.Session, ev *gith
 }
 
 // ResyncVariants is the resync's hook: the repository's variants are
-// reconciled (lost webhooks, a repository that got the topic since).
+// reconciled (lost webhooks, a repository that got the topic since). A
+// repository with no entry costs nothing: the removal of its last entry is
+// carried out on the config push that removed it.
 func (a *App) ResyncVariants(ctx context.Context, s *lifecycle.Session) error {
-	if a.Variants == nil {
+	if a.Variants == nil || len(s.Config.Variants) == 0 {
 		return nil
 	}
 	_, err := a.Variants.Reconcile(ctx, s, nil)

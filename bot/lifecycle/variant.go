@@ -118,34 +118,46 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 		return rep, nil
 	}
 	log := up.Log.WithField("step", "variants")
-	facts, err := c.gather(ctx, up, published)
+	facts, err := c.prepare(ctx, up, published)
 	if err != nil {
 		return rep, fmt.Errorf("variants of %s: %w", up.Repo.FullName(), err)
 	}
-	if len(facts.targets) == 0 && len(up.Config.Variants) == 0 {
-		return rep, nil
-	}
 	var errs []error
-	for _, a := range variants.Plan(facts.src, facts.targets) {
-		if ferr, ok := facts.errs[strings.ToLower(a.Target)]; ok && a.State == variants.NotInstalled {
-			a.State, a.Reason = variants.Failed, ferr.Error()
+	// One target at a time: its facts, its plan (a target's actions depend
+	// on its own facts only), its actions.
+	for _, vt := range facts.todo {
+		if err := ctx.Err(); err != nil {
+			return rep, errors.Join(append(errs, err)...)
 		}
-		r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: facts.tracked(a.Target, a.Package)}
-		if act && a.Kind != variants.Report {
-			r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)
-			var re *RequestError
-			if r.Err != nil && !errors.As(r.Err, &re) {
-				errs = append(errs, fmt.Errorf("variant %s in %s: %w", a.Kind, a.Target, r.Err))
-			}
-			entry := log.WithFields(logrus.Fields{"target": a.Target, "package": a.Package, "action": a.Kind,
-				"revision": a.Revision, "pull_request": r.PullRequest})
-			if r.Err != nil {
-				entry.WithError(r.Err).Warn("variant action failed")
-			} else {
-				entry.Info("variant action carried out")
-			}
+		t, terr := c.targetFacts(ctx, up, facts, vt)
+		if t == nil && terr == nil {
+			continue // holds nothing this upstream owns
 		}
-		rep.Results = append(rep.Results, r)
+		for _, a := range variants.Plan(facts.src, []variants.Target{*t}) {
+			if !strings.EqualFold(a.Target, vt.name) {
+				continue
+			}
+			if terr != nil && a.State == variants.NotInstalled {
+				a.State, a.Reason = variants.Failed, terr.Error()
+			}
+			r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision}
+			if act && a.Kind != variants.Report {
+				r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)
+				var re *RequestError
+				if r.Err != nil && !errors.As(r.Err, &re) {
+					errs = append(errs, fmt.Errorf("variant %s in %s: %w", a.Kind, a.Target, r.Err))
+				}
+				entry := log.WithFields(logrus.Fields{"target": a.Target, "package": a.Package, "action": a.Kind,
+					"revision": a.Revision, "pull_request": r.PullRequest})
+				if r.Err != nil {
+					entry.WithError(r.Err).Warn("variant action failed")
+				} else {
+					entry.Info("variant action carried out")
+				}
+			}
+			rep.Results = append(rep.Results, r)
+		}
+		facts.session, facts.pulls = nil, nil
 	}
 	if act && c.Metrics != nil {
 		by := map[string]int{}
@@ -157,9 +169,23 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 	return rep, errors.Join(errs...)
 }
 
+// targetFacts are vt's facts: nil, nil for a repository looked at only
+// for owned packages that holds none; a target not installed (or that
+// could not be read: the error) otherwise.
+func (c *VariantController) targetFacts(ctx context.Context, up *Session, f *variantFacts, vt variantTarget) (*variants.Target, error) {
+	if vt.repo == nil || vt.err != nil {
+		return &variants.Target{Repo: vt.name}, vt.err
+	}
+	t, err := c.target(ctx, up, f, *vt.repo, vt.onlyOwned)
+	if err != nil {
+		return &variants.Target{Repo: vt.name}, err
+	}
+	return t, nil
+}
+
 // carryOut does one action in its target, paced as an update is.
 func (c *VariantController) carryOut(ctx context.Context, up *Session, facts *variantFacts, a variants.Action) (int, error) {
-	ds := facts.sessions[strings.ToLower(a.Target)]
+	ds := facts.session
 	if ds == nil {
 		return 0, fmt.Errorf("no session of %s", a.Target)
 	}

@@ -45,28 +45,32 @@ const (
 	orphanWorkspace  = "variant-orphan" // drafts/<pkg>/variant-orphan: the ownership removed
 )
 
+// variantFacts are the upstream's facts of one reconcile, and those of
+// the target being worked on (one at a time: a reconcile over a thousand
+// targets holds one target's session).
 type variantFacts struct {
-	src     variants.Source
-	targets []variants.Target
-	// sessions, pulls (recent, any state) and errs are by lower-case
-	// owner/name.
-	sessions map[string]*Session
-	pulls    map[string][]*github.PullRequest
-	errs     map[string]error
+	src variants.Source
 	// upstream revisions: what a publish just made (commit and release
-	// known), by package.
+	// known), by package; the release notes of each revision.
 	published map[string]PublishedRevision
 	notes     map[string]func(from, to int) []UpstreamNote
+	// targets to look at, in order.
+	todo []variantTarget
+	// The current target: its session and recent pull requests (any state).
+	session *Session
+	pulls   []*github.PullRequest
 }
 
-// tracked is the revision package pkg of target tracks (0: unknown).
-func (f *variantFacts) tracked(target, pkg string) int {
-	for _, t := range f.targets {
-		if strings.EqualFold(t.Repo, target) {
-			return t.Packages[pkg].Revision
-		}
-	}
-	return 0
+// variantTarget is a repository to look at.
+type variantTarget struct {
+	name string
+	// repo is set when it is in the upstream's installation.
+	repo *installedRepo
+	// onlyOwned: not targeted by an entry, looked at only for packages
+	// this upstream owns (removals).
+	onlyOwned bool
+	// err is why it is not looked at.
+	err error
 }
 
 type installedRepo struct {
@@ -74,9 +78,9 @@ type installedRepo struct {
 	topics []string
 }
 
-func (c *VariantController) gather(ctx context.Context, up *Session, published []PublishedRevision) (*variantFacts, error) {
+// prepare reads the upstream's facts and lists the targets.
+func (c *VariantController) prepare(ctx context.Context, up *Session, published []PublishedRevision) (*variantFacts, error) {
 	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
-		sessions: map[string]*Session{}, pulls: map[string][]*github.PullRequest{}, errs: map[string]error{},
 		published: map[string]PublishedRevision{}, notes: map[string]func(int, int) []UpstreamNote{}}
 	for _, r := range published {
 		f.published[r.Package] = r
@@ -100,7 +104,7 @@ func (c *VariantController) gather(ctx context.Context, up *Session, published [
 	if err != nil {
 		return nil, err
 	}
-	wanted := map[string]string{} // lower → as written
+	wanted := map[string]string{} // lower → as written ("?" first: only for what this upstream owns)
 	for _, v := range up.Config.Variants {
 		for _, r := range v.Targets.Repositories {
 			wanted[strings.ToLower(r)] = r
@@ -116,33 +120,26 @@ func (c *VariantController) gather(ctx context.Context, up *Session, published [
 	}
 	for _, r := range candidates {
 		if _, ok := wanted[strings.ToLower(r)]; !ok {
-			wanted[strings.ToLower(r)] = "?" + r // looked at only if it holds a package this upstream owns
+			wanted[strings.ToLower(r)] = "?" + r
 		}
 	}
 	n := 0
 	for _, k := range sortedPaths(wanted) {
 		name, onlyOwned := strings.CutPrefix(wanted[k], "?")
 		ir, ok := installed[k]
-		if !ok || strings.EqualFold(name, up.Repo.FullName()) {
+		switch {
+		case !ok || strings.EqualFold(name, up.Repo.FullName()):
 			if !onlyOwned {
-				f.targets = append(f.targets, variants.Target{Repo: name})
+				f.todo = append(f.todo, variantTarget{name: name})
 			}
 			continue
-		}
-		if n++; n > maxVariantTargets {
-			f.errs[k] = fmt.Errorf("more than %d target repositories: left for the next run", maxVariantTargets)
-			f.targets = append(f.targets, variants.Target{Repo: ir.repo.FullName()})
+		case n >= maxVariantTargets:
+			f.todo = append(f.todo, variantTarget{name: ir.repo.FullName(),
+				err: fmt.Errorf("more than %d target repositories: left for the next run", maxVariantTargets)})
 			continue
 		}
-		t, err := c.target(ctx, up, f, ir, onlyOwned)
-		if err != nil {
-			f.errs[k] = err
-			f.targets = append(f.targets, variants.Target{Repo: ir.repo.FullName()})
-			continue
-		}
-		if t != nil {
-			f.targets = append(f.targets, *t)
-		}
+		n++
+		f.todo = append(f.todo, variantTarget{name: ir.repo.FullName(), repo: &ir, onlyOwned: onlyOwned})
 	}
 	return f, nil
 }
@@ -233,15 +230,14 @@ func (c *VariantController) target(ctx context.Context, up *Session, f *variantF
 	if onlyOwned && !owned {
 		return nil, nil
 	}
-	key := strings.ToLower(t.Repo)
-	f.sessions[key] = ds
+	f.session = ds
 	api := c.Updates.API(ds)
 	prs, _, err := api.Proposal.Pulls.List(ctx, ds.Repo.Owner, ds.Repo.Name, &github.PullRequestListOptions{State: "all",
 		Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
 		return nil, fmt.Errorf("list pull requests of %s: %w", t.Repo, err)
 	}
-	f.pulls[key] = prs
+	f.pulls = prs
 	for _, pr := range prs {
 		if pr.GetState() != "open" || !api.Proposal.isBot(pr.GetUser()) || IsForkPullRequest(ds.Repo, pr) {
 			continue

@@ -11,7 +11,6 @@ package lifecycle
 
 import (
 	"context"
-	"strings"
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -50,7 +49,7 @@ func (c *VariantController) update(ctx context.Context, up, ds *Session, f *vari
 		own, spec := variants.Owned(kf.Kptfile())
 		return own != nil && own.SameEntry(a.Owner) && spec == a.Spec
 	}
-	plan.Pulls = f.pulls[strings.ToLower(a.Target)]
+	plan.Pulls = f.pulls
 	out, err := ProposeUpdate(ctx, ds, c.Updates.API(ds), plan, c.notesFor(ctx, f, upRev)(plan.From, upRev.Revision))
 	if err != nil {
 		return 0, err

@@ -35,7 +35,8 @@ type Metrics struct {
 	GitOperations *prometheus.CounterVec
 	// UpdatePRs counts update pull request outcomes of upstream publishes
 	// and /porch upgrade, by state (opened, refreshed, current, waiting,
-	// held, declined, up-to-date, refused, failed).
+	// held, declined, up-to-date, refused, failed; variant: left to the
+	// variant that owns the package).
 	UpdatePRs *prometheus.CounterVec
 	// UpdateQueueDepth is the number of downstream packages whose update
 	// is still to be made in the fan-outs under way.
