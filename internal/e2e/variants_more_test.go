@@ -147,3 +147,61 @@ func TestVariantConvergesAfterDroppedWebhooks(t *testing.T) {
 		}
 	}
 }
+
+// TestVariantEntryChangeRefreshes: changing the entry (another label)
+// while the clone proposals are open refreshes them (same pull requests,
+// the draft rebuilt); once merged, the next change reaches every target as
+// an update pull request of the same upstream revision, the mutations
+// applied again.
+func TestVariantEntryChangeRefreshes(t *testing.T) {
+	w := variantWorld(t)
+	listed := []string{"acme/edge-1", "acme/edge-2"}
+	three := []string{"acme/edge-1", "acme/edge-2", "acme/edge-3"}
+	w.pushConfig(variantsConfig(listed, ""))
+	prs := map[string]int{}
+	for _, r := range three {
+		prs[r] = w.checkVariantClone(r).GetNumber()
+	}
+	w.pushConfig(strings.ReplaceAll(variantsConfig(listed, ""), "labels: {tier: edge}", "labels: {tier: edge, site: small}"))
+	for _, r := range three {
+		open := w.openPullsFrom(r, variantDraft)
+		if len(open) != 1 || open[0].GetNumber() != prs[r] {
+			t.Fatalf("%s: the entry change did not refresh #%d: %d open", r, prs[r], len(open))
+		}
+		if k := w.kptfileAt(r, w.branchSHA(r, variantDraft), variantPkg); k.Metadata.Labels["site"] != "small" {
+			t.Fatalf("%s: the refreshed draft lacks the new label: %+v", r, k.Metadata.Labels)
+		}
+		w.checkVariantPackage(r, w.branchSHA(r, variantDraft))
+		w.approve("bob", r, prs[r])
+		w.settle()
+		w.merge("alice", r, prs[r])
+		w.settle()
+	}
+	w.pushConfig(strings.ReplaceAll(variantsConfig(listed, ""), "labels: {tier: edge}", "labels: {tier: edge, site: large}"))
+	for _, r := range three {
+		open := w.openPullsFrom(r, updateBranch)
+		if len(open) != 1 {
+			t.Fatalf("%s: %d open update pull requests after the entry changed", r, len(open))
+		}
+		head := w.branchSHA(r, updateBranch)
+		k := w.kptfileAt(r, head, variantPkg)
+		if k.Metadata.Labels["site"] != "large" || k.UpstreamLock.Git.Ref != upstreamPkg+"/v2" {
+			t.Fatalf("%s: the update has labels %v and locks %s", r, k.Metadata.Labels, k.UpstreamLock.Git.Ref)
+		}
+		w.checkVariantPackage(r, head)
+	}
+	// Reconciling again changes nothing.
+	heads := map[string]string{}
+	for _, r := range three {
+		heads[r] = w.branchSHA(r, updateBranch)
+	}
+	if _, err := w.resync(upstreamRepo); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	for _, r := range three {
+		if got := w.branchSHA(r, updateBranch); got != heads[r] || len(w.updatePullsOf(r, updateBranch)) != 1 {
+			t.Fatalf("%s: the resync moved the update or opened another", r)
+		}
+	}
+}
