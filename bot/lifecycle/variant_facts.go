@@ -130,7 +130,8 @@ func (c *VariantController) prepare(ctx context.Context, up *Session, published 
 		switch {
 		case !ok || strings.EqualFold(name, up.Repo.FullName()):
 			if !onlyOwned {
-				f.todo = append(f.todo, variantTarget{name: name})
+				f.todo = append(f.todo, variantTarget{name: name, err: fmt.Errorf("%s is not a repository of the installation of %s: "+
+					"a variant writes only to repositories of its own installation", name, up.Repo.FullName())})
 			}
 			continue
 		case n >= maxVariantTargets:

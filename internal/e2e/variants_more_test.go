@@ -58,7 +58,7 @@ func TestVariantAdoptionAndFailures(t *testing.T) {
 	if row := w.tableRow(table, "acme/edge-5"); !strings.Contains(row, "not owned") || !strings.Contains(row, "`network/upf/v1`") {
 		t.Fatalf("edge-5's row: %s", row)
 	}
-	if row := w.tableRow(table, "other/nowhere"); !strings.Contains(row, "failed") || !strings.Contains(row, "not installed") {
+	if row := w.tableRow(table, "other/nowhere"); !strings.Contains(row, "failed") || !strings.Contains(row, "not a repository of the installation") {
 		t.Fatalf("other/nowhere's row: %s", row)
 	}
 
@@ -203,5 +203,42 @@ func TestVariantEntryChangeRefreshes(t *testing.T) {
 		if got := w.branchSHA(r, updateBranch); got != heads[r] || len(w.updatePullsOf(r, updateBranch)) != 1 {
 			t.Fatalf("%s: the resync moved the update or opened another", r)
 		}
+	}
+}
+
+// TestVariantTargetsStayInTheInstallation: the App is also installed on
+// another organisation, globex, whose repository has the topic edge and is
+// named in the catalog's list. A catalog writes only to repositories of its
+// own installation: globex/edge gets nothing, and /porch variants says why;
+// acme's targets get their proposals.
+func TestVariantTargetsStayInTheInstallation(t *testing.T) {
+	w := variantWorld(t)
+	fg := w.svc.Embedded.Forge
+	if _, err := fg.AddOrg("globex", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fg.CreateRepo("globex", "edge", forge.RepoOptions{Topics: []string{"edge"},
+		Collaborators: map[string]forge.Permission{"alice": forge.PermAdmin}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fg.Install("globex"); err != nil {
+		t.Fatal(err)
+	}
+	w.seedReadme("globex/edge")
+	dir := w.clone("alice", "globex/edge")
+	w.write(dir, injectorFile, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upf-site\ndata:\n  dnn: globex.internet\n")
+	w.git(dir, "add", "-A")
+	w.git(dir, "commit", "-q", "-m", "Site settings")
+	w.git(dir, "push", "-q", "origin", "HEAD:main")
+	w.settle()
+
+	w.pushConfig(variantsConfig([]string{"acme/edge-1", "globex/edge"}, ""))
+	w.checkVariantClone("acme/edge-1")
+	w.checkVariantClone("acme/edge-3")
+	if w.branchSHA("globex/edge", variantDraft) != "" || len(w.updatePullsOf("globex/edge", variantDraft)) != 0 {
+		t.Fatal("the catalog wrote to a repository of another installation")
+	}
+	if row := w.tableRow(w.variantsTable(), "globex/edge"); !strings.Contains(row, "failed") || !strings.Contains(row, "its own installation") {
+		t.Fatalf("globex/edge's row: %s", row)
 	}
 }
