@@ -143,6 +143,9 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 			r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision}
 			if act && a.Kind != variants.Report {
 				r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)
+				if errors.Is(r.Err, errVariantWaiting) {
+					r.Err, r.Action.Kind, r.Action.State, r.Action.Reason = nil, variants.Report, variants.Waiting, r.Err.Error()
+				}
 				var re *RequestError
 				if r.Err != nil && !errors.As(r.Err, &re) {
 					errs = append(errs, fmt.Errorf("variant %s in %s: %w", a.Kind, a.Target, r.Err))

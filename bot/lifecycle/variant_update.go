@@ -11,11 +11,16 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/variants"
 )
+
+// errVariantWaiting: the update branch is pushed and its pull request
+// waits for the target's updates.prConcurrentLimit.
+var errVariantWaiting = errors.New("waiting for updates.prConcurrentLimit")
 
 func (c *VariantController) update(ctx context.Context, up, ds *Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
@@ -58,6 +63,8 @@ func (c *VariantController) update(ctx context.Context, up, ds *Session, f *vari
 		c.Updates.Metrics.Outcome(out.State)
 	}
 	switch out.State {
+	case UpdateWaiting:
+		return 0, errVariantWaiting
 	case UpdateHeld:
 		return out.PR.GetNumber(), requestErrorf("`%s` has commits porchbot did not make: not overwritten", plan.Branch)
 	case UpdateRefused:
