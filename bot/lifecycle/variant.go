@@ -209,7 +209,7 @@ func (c *VariantController) carryOut(ctx context.Context, up *Session, facts *va
 	case variants.Delete:
 		return c.delete(ctx, ds, a)
 	case variants.Orphan:
-		return c.orphan(ctx, ds, facts, a)
+		return c.orphan(ctx, ds, a)
 	}
 	return 0, nil
 }

@@ -44,7 +44,7 @@ func (c *VariantController) delete(ctx context.Context, ds *Session, a variants.
 	return pr.GetNumber(), c.closeSuperseded(ctx, ds, a, pr.GetNumber())
 }
 
-func (c *VariantController) orphan(ctx context.Context, ds *Session, f *variantFacts, a variants.Action) (int, error) {
+func (c *VariantController) orphan(ctx context.Context, ds *Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
 	dir := packageDir(ds.Config, a.Package)
 	local, err := loadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
