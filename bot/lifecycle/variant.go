@@ -141,7 +141,10 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 				a.State, a.Reason = variants.Failed, terr.Error()
 			}
 			r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision}
-			if act && a.Kind != variants.Report {
+			if a.Kind != variants.Report && facts.session != nil && !a.Refresh {
+				r.Err = declined(ctx, facts.session, facts, a)
+			}
+			if act && a.Kind != variants.Report && r.Err == nil {
 				r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)
 				if errors.Is(r.Err, errVariantWaiting) {
 					r.Err, r.Action.Kind, r.Action.State, r.Action.Reason = nil, variants.Report, variants.Waiting, r.Err.Error()

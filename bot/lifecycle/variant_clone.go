@@ -71,8 +71,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 		pkg, pkg, lock.Repo, lock.Directory, lock.Ref, upRev.Commit, v.Upstream.Package, up.Repo.FullName(), variantWorkspace)
 	res, err := ds.CommitUnderLease(ctx, api.Identity, branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
 		if !head.IsZero() {
-			if got, err := readVariantPackage(ctx, ds, head, pkg); err == nil && got.Owner != nil && got.Owner.SameEntry(a.Owner) &&
-				got.Spec == a.Spec && got.Revision == a.Revision {
+			if holdsClone(ctx, ds, head, a) {
 				return nil, nil // the draft holds this clone already (another replica, an earlier run)
 			}
 			own, err := ownDraft(ctx, ds, head, api.Identity)
@@ -152,6 +151,49 @@ func ownDraft(ctx context.Context, ds *Session, head plumbing.Hash, id Identity)
 		return false, nil
 	}
 	return own, err
+}
+
+// holdsClone reports whether the draft at head holds a's clone.
+func holdsClone(ctx context.Context, ds *Session, head plumbing.Hash, a variants.Action) bool {
+	got, err := readVariantPackage(ctx, ds, head, a.Package)
+	return err == nil && got.Owner != nil && got.Owner.SameEntry(a.Owner) && got.Spec == a.Spec && got.Revision == a.Revision
+}
+
+// declined is a RequestError when porchbot's proposal for a (a clone, a
+// deletion, an orphaning) was closed unmerged and its branch still holds
+// what a brings: it is not proposed again until the entry or the upstream
+// revision changes, or the branch is deleted.
+func declined(ctx context.Context, ds *Session, f *variantFacts, a variants.Action) error {
+	ws := map[variants.Kind]string{variants.Clone: variantWorkspace, variants.Delete: deletionWorkspace, variants.Orphan: orphanWorkspace}[a.Kind]
+	if ws == "" {
+		return nil
+	}
+	branch := packages.DraftBranch(a.Package, ws)
+	head, err := branchHead(ctx, ds, branch)
+	if err != nil {
+		return nil
+	}
+	n := declinedAt(f.pulls, branch, head)
+	if n == 0 || a.Kind == variants.Clone && !holdsClone(ctx, ds, head, a) {
+		return nil
+	}
+	return requestErrorf("its proposal #%d was closed unmerged: not proposed again until the entry or the upstream revision changes (or `%s` is deleted)", n, branch)
+}
+
+// declinedAt is porchbot's pull request from branch that was closed
+// unmerged at head (0: none): what it proposed was declined, and is not
+// proposed again while the branch holds the same.
+func declinedAt(pulls []*github.PullRequest, branch string, head plumbing.Hash) int {
+	if head.IsZero() {
+		return 0
+	}
+	for _, pr := range pulls {
+		if pr.GetHead().GetRef() == branch && pr.GetState() == "closed" && pr.MergedAt == nil && !pr.GetMerged() &&
+			strings.EqualFold(pr.GetHead().GetSHA(), head.String()) {
+			return pr.GetNumber()
+		}
+	}
+	return 0
 }
 
 // upstreamRevision is revision rev of upstream package pkg: the one a

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
@@ -240,5 +242,37 @@ func TestVariantTargetsStayInTheInstallation(t *testing.T) {
 	}
 	if row := w.tableRow(w.variantsTable(), "globex/edge"); !strings.Contains(row, "failed") || !strings.Contains(row, "its own installation") {
 		t.Fatalf("globex/edge's row: %s", row)
+	}
+}
+
+// TestVariantDeclinedProposalStaysClosed: alice closes edge-1's clone
+// proposal unmerged. Reconciles do not open it again (/porch variants
+// says so) until the entry changes: then a new proposal comes.
+func TestVariantDeclinedProposalStaysClosed(t *testing.T) {
+	w := variantWorld(t)
+	listed := []string{"acme/edge-1", "acme/edge-2"}
+	w.pushConfig(variantsConfig(listed, ""))
+	pr := w.checkVariantClone("acme/edge-1")
+	owner, name := splitRepo("acme/edge-1")
+	if _, _, err := w.client("alice").PullRequests.Edit(w.ctx, owner, name, pr.GetNumber(), &github.PullRequest{State: github.String("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	for i := 0; i < 2; i++ {
+		if _, err := w.resync(upstreamRepo); err != nil {
+			t.Fatal(err)
+		}
+		w.settle()
+	}
+	if n := len(w.updatePullsOf("acme/edge-1", variantDraft)); n != 1 {
+		t.Fatalf("edge-1: %d proposals after the declined one", n)
+	}
+	if row := w.tableRow(w.variantsTable(), "acme/edge-1"); !strings.Contains(row, "closed unmerged") {
+		t.Fatalf("edge-1's row: %s", row)
+	}
+	w.pushConfig(strings.ReplaceAll(variantsConfig(listed, ""), "labels: {tier: edge}", "labels: {tier: core}"))
+	open := w.openPullsFrom("acme/edge-1", variantDraft)
+	if len(open) != 1 || open[0].GetNumber() == pr.GetNumber() {
+		t.Fatalf("edge-1: the changed entry brought %d open proposals", len(open))
 	}
 }
