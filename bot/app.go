@@ -37,6 +37,9 @@ type App struct {
 	// Updates opens downstream update pull requests after a publish and
 	// runs /porch upgrade (nil: neither).
 	Updates *lifecycle.UpdateFanout
+	// Variants reconciles the variants of upstream repositories on
+	// publish, config push and resync (nil: none).
+	Variants *lifecycle.VariantController
 	// Web is the GitHub web base URL, for links in update pull requests.
 	Web string
 	// InstallationFor finds the App's installation on a repository (the

@@ -129,19 +129,7 @@ func (a *App) refreshDownstreamsOnPush(ctx context.Context, s *lifecycle.Session
 }
 
 func pushMayChangeKptfile(ev *github.PushEvent) bool {
-	if ev.GetForced() || ev.GetCreated() || len(ev.Commits) >= pushPayloadCommits {
-		return true
-	}
-	for _, c := range ev.Commits {
-		for _, list := range [][]string{c.Added, c.Modified, c.Removed} {
-			for _, p := range list {
-				if path.Base(p) == packages.KptfileName {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return pushMayChange(ev, func(p string) bool { return path.Base(p) == packages.KptfileName })
 }
 
 // DownstreamsOf returns the downstream packages, in installed repositories,

@@ -50,6 +50,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 	}
 	if branch == s.DeploymentBranch {
 		a.refreshDownstreamsOnPush(ctx, s, ev)
+		a.variantsOnPush(ctx, s, ev)
 		if _, err = lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *lifecycle.Session, out
 		return nil
 	}
 	_, err := a.Updates.Published(ctx, s, out.Published)
-	return err
+	return errors.Join(err, a.variantsAfterPublish(ctx, s, out))
 }
 
 // UpdateAPI is the update pull requests' API of a downstream session.
@@ -62,6 +63,8 @@ func (o CommandOps) Upgrade(ctx context.Context, s *lifecycle.Session, pkg strin
 			n = out.Issue // the issue listing the conflicts, when this call opened it
 		}
 		return commands.Outcome{Text: fmt.Sprintf("Not updated to `%s`: %s.", tag, plan.Refused) + "\n\n" + lifecycle.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
+	case lifecycle.UpdateVariant:
+		return commands.Outcome{Text: fmt.Sprintf("`%s` belongs to a variant of its upstream (`porchbot.dev/variant`): the variant keeps it updated, with its mutations; `/porch variants` in the upstream repository shows its state.", pkg)}, nil
 	case lifecycle.UpdateDeclined:
 		// Asked for explicitly: the declined revision is proposed again.
 		return commands.Outcome{Text: fmt.Sprintf("The update of `%s` to `%s` was closed unmerged; reopen that pull request to take it after all.", pkg, tag)}, nil

@@ -116,6 +116,8 @@ var Verbs = []Verb{
 	{Name: "rollback", Syntax: "<package> v<N> [--workspace W]", Summary: "new draft whose contents are revision N",
 		Access: WriteAccess, MinArgs: 2, MaxArgs: 2, Args: []ArgKind{ArgPackage, ArgRevision}, Flags: []string{FlagWorkspace}},
 	{Name: "delete", Syntax: "<package>", Summary: "deletion proposal pull request", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
+	{Name: "variants", Summary: "in the repository of an upstream package: each variant's targets, their downstream package, the revision it tracks and its state",
+		Access: WriteAccess},
 	{Name: "publish", Syntax: "[<package>]", Summary: "tag a landed package now: with `publishOn: never`, or a landing not published for want of approval (an approver's; counts as their approval)",
 		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
 }

@@ -20,6 +20,7 @@ var verbHandlers = map[string]verbFunc{
 	"upgrade":  runUpgrade,
 	"delete":   runDelete,
 	"publish":  runPublish,
+	"variants": runVariants,
 }
 
 // runHelp renders the command table (one verb's row with an argument).

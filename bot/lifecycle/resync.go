@@ -213,6 +213,9 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 		if err := resyncUpdates(ctx, s, deps); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
+		if err := resyncVariants(ctx, s, deps); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
 		if d, ok := deps.Hooks.(DashboardHook); ok {
 			if err := d.EnsureDashboard(ctx, s); err != nil {
 				rep.Errors = append(rep.Errors, err)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -68,6 +69,13 @@ type UpdateOptions struct {
 	Render RenderOptions
 	// RequestedBy names who asked (/porch upgrade), "" for a publish.
 	RequestedBy string
+	// Mutate, when set, is applied to the merged package before its
+	// render: a variant's mutations (variant_update.go), applied again on
+	// every update so they never conflict with themselves. With Mutate, a
+	// package that already tracks the revision is still proposed when
+	// Mutate changes it. Without it, a package a variant of the upstream
+	// repository owns is left to the variant (UpdatePlan.Variant).
+	Mutate func(files map[string][]byte) (map[string][]byte, error)
 }
 
 // UpdatePlan is the update of one downstream package to one upstream
@@ -102,6 +110,20 @@ type UpdatePlan struct {
 	RenderErr error
 	// RequestedBy is who asked (/porch upgrade), "" for a publish.
 	RequestedBy string
+	// Variant: the package is owned by a variant of the upstream
+	// repository (porchbot.dev/variant), whose reconcile updates it with
+	// its mutations; the plain update leaves it alone.
+	Variant bool
+	// Set by a variant's update (variant_update.go): Labels are added to
+	// the pull request beside porch/proposed and updates.labels, Note is
+	// appended to its body, Holds (nil: any) must accept the Kptfile of
+	// the update branch's head for that head to count as this update, and
+	// Pulls, when not nil, are the repository's recent pull requests,
+	// listed already.
+	Labels []string
+	Note   string
+	Holds  func(kptfile []byte) bool
+	Pulls  []*github.PullRequest
 }
 
 // merge3 is the merge engine (a variable so lifecycle tests can run before
@@ -132,12 +154,20 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 	if k.UpstreamLock == nil || k.UpstreamLock.Git == nil || !plumbing.IsHash(k.UpstreamLock.Git.Commit) {
 		return nil, requestErrorf("`%s` has no upstreamLock commit in its Kptfile: porchbot cannot tell what it was fetched from", pkg)
 	}
+	if opts.Mutate == nil && ownedByVariantOf(kf, up.Session.Repo.FullName()) {
+		p.UpToDate, p.Variant = true, true
+		return p, nil
+	}
 	lock := k.UpstreamLock.Git
 	p.FromRef, p.FromCommit = lock.Ref, plumbing.NewHash(lock.Commit)
 	p.From = lockRevision(up.Package, lock.Ref)
 	if p.FromCommit == up.Commit || p.From >= up.Revision {
-		p.UpToDate = true
-		return p, nil
+		if opts.Mutate == nil {
+			p.UpToDate = true
+			return p, nil
+		}
+		// A variant whose entry changed: the same revision, mutated again.
+		return p.finish(ctx, ds, local, local, opts)
 	}
 	p.Strategy = firstNonEmpty(opts.Strategy, ds.Config.Updates.Strategy, k.Upstream.UpdateStrategy)
 	p.OnConflict = firstNonEmpty(ds.Config.Updates.OnConflict, config.ConflictUpstream)
@@ -164,7 +194,23 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 	case err != nil:
 		return nil, fmt.Errorf("update %s to %s: %w", pkg, up.Tag(), err)
 	}
-	files := map[string][]byte(res.Files)
+	return p.finish(ctx, ds, local, map[string][]byte(res.Files), opts)
+}
+
+// finish applies opts.Mutate to the merged files, renders them when the
+// downstream renders on push, and records what they change.
+func (p *UpdatePlan) finish(ctx context.Context, ds *Session, local, files map[string][]byte, opts UpdateOptions) (*UpdatePlan, error) {
+	if opts.Mutate != nil {
+		var err error
+		if files, err = opts.Mutate(files); err != nil {
+			return nil, requestErrorf("`%s`: %v", p.Package, err)
+		}
+		if maps.EqualFunc(files, local, func(a, b []byte) bool { return string(a) == string(b) }) {
+			p.UpToDate = true
+			return p, nil
+		}
+	}
+	dir := p.Dir
 	if commitOnPush(ds.Config) {
 		run := &renderRun{files: files}
 		if err := run.render(ctx, ds, dir, false, opts.Render); err != nil {

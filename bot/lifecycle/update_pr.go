@@ -76,6 +76,7 @@ const (
 	UpdateDeclined  = "declined"   // a pull request for this revision was closed unmerged
 	UpdateUpToDate  = "up-to-date" // the package tracks this revision or a later one
 	UpdateRefused   = "refused"    // onConflict fail or fast-forward: conflicts listed, nothing pushed
+	UpdateVariant   = "variant"    // a variant owns the package: its reconcile updates it (variant_update.go)
 )
 
 // UpdateOutcome is what ProposeUpdate did.
@@ -97,15 +98,22 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 	log := ds.Log.WithFields(logrus.Fields{"package": plan.Package, "ref": plan.Branch, "upstream": plan.Upstream.Tag()})
 	if plan.UpToDate {
 		out.State = UpdateUpToDate
+		if plan.Variant {
+			out.State = UpdateVariant
+		}
 		return out, nil
 	}
 	owner, repo := ds.Repo.Owner, ds.Repo.Name
 	// One call: every pull request of the repository's recent ones, for
-	// this branch's open and closed ones and the count of open updates.
-	prs, _, err := api.Proposal.Pulls.List(ctx, owner, repo, &github.PullRequestListOptions{State: "all",
-		Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
-	if err != nil {
-		return nil, fmt.Errorf("update %s: list pull requests: %w", plan.Package, err)
+	// this branch's open and closed ones and the count of open updates
+	// (none when the caller listed them: a variant's reconcile).
+	prs := plan.Pulls
+	if prs == nil {
+		var err error
+		if prs, _, err = api.Proposal.Pulls.List(ctx, owner, repo, &github.PullRequestListOptions{State: "all",
+			Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}}); err != nil {
+			return nil, fmt.Errorf("update %s: list pull requests: %w", plan.Package, err)
+		}
 	}
 	var open *github.PullRequest
 	openUpdates, declined := 0, 0
@@ -132,7 +140,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 		out.State = UpdateDeclined
 		return out, nil
 	}
-	body := UpdateBody(plan, api.Web, notes)
+	body := UpdateBody(plan, api.Web, notes) + plan.Note
 	if plan.Files == nil {
 		return refusedUpdate(ctx, ds, api, plan, open, body, out)
 	}
@@ -152,7 +160,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 				held = true
 				return nil, nil
 			}
-			if st.revision >= plan.Upstream.Revision && st.base == plan.Base {
+			if st.revision >= plan.Upstream.Revision && st.base == plan.Base && (plan.Holds == nil || plan.Holds(st.kptfile)) {
 				return nil, nil // this update is there already
 			}
 		}
@@ -196,7 +204,8 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 		log.WithField("open_updates", openUpdates).Info("update pull request waits: updates.prConcurrentLimit reached")
 		return out, nil
 	default:
-		if err := openUpdatePR(ctx, ds, api, plan.Package, plan.Branch, updateTitle(plan), body, plan.RequestedBy, out); err != nil {
+		labels := append(append([]string{packages.LabelProposed}, ds.Config.Updates.Labels...), plan.Labels...)
+		if err := openUpdatePR(ctx, ds, api, plan.Package, plan.Branch, updateTitle(plan), body, plan.RequestedBy, labels, out); err != nil {
 			return out, err
 		}
 	}
@@ -205,9 +214,10 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 }
 
 // openUpdatePR opens the pull request of an update branch and labels it
-// (porch/proposed and updates.labels), asking updates.reviewers. Another
-// replica's pull request for the same branch is found, not doubled.
-func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, out *UpdateOutcome) error {
+// (labels: porch/proposed and updates.labels for an update), asking
+// updates.reviewers. Another replica's pull request for the same branch is
+// found, not doubled.
+func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, labels []string, out *UpdateOutcome) error {
 	if key := api.Proposal.RecordKey; len(key) > 0 && !out.Head.IsZero() {
 		// Who asked, in the body the creation writes anyway
 		// (approval_requester_at.go): no call of its own.
@@ -231,7 +241,6 @@ func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, 
 			return fmt.Errorf("update %s: %w", pkg, err)
 		}
 	}
-	labels := append([]string{packages.LabelProposed}, ds.Config.Updates.Labels...)
 	if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), labels); err != nil {
 		return fmt.Errorf("update %s: label #%d: %w", pkg, pr.GetNumber(), err)
 	}
@@ -293,6 +302,7 @@ type updateBranch struct {
 	own      bool          // porchbot's update commit
 	revision int           // the upstream revision its Kptfile locks
 	base     plumbing.Hash // its parent
+	kptfile  []byte        // the package's Kptfile there
 }
 
 // updateBranchState reads the head of an update branch: porchbot's own
@@ -344,6 +354,7 @@ func updateBranchState(ctx context.Context, ds *Session, head plumbing.Hash, pla
 		return st, err
 	}
 	if data, ok, err := ds.ReadFile(ctx, head, plan.Dir+"/"+kptfile.FileName); err == nil && ok {
+		st.kptfile = data
 		if kf, err := kptfile.Parse(data); err == nil && kf.Kptfile().UpstreamLock != nil && kf.Kptfile().UpstreamLock.Git != nil {
 			st.revision = lockRevision(plan.Upstream.Package, kf.Kptfile().UpstreamLock.Git.Ref)
 		}

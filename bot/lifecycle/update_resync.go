@@ -50,7 +50,7 @@ func (f *UpdateFanout) Lagging(ctx context.Context, ds *Session) error {
 			ds.Log.WithError(uerr).WithField("package", d.Package).Debug("resync: no update for this package")
 		case uerr != nil:
 			errs = append(errs, fmt.Errorf("update %s: %w", d.Package, uerr))
-		case out.State != UpdateUpToDate && out.State != UpdateCurrent:
+		case out.State != UpdateUpToDate && out.State != UpdateCurrent && out.State != UpdateVariant:
 			ds.Log.WithField("package", d.Package).WithField("state", out.State).Info("resync: update pull request made")
 		}
 	}

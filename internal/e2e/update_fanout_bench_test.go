@@ -2,15 +2,10 @@ package e2e
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +14,6 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
-	"github.com/porchbot/porchbot/internal/service"
 )
 
 // fanoutRepos is how many downstream repositories one publish reaches in
@@ -88,36 +82,11 @@ func BenchmarkUpdateFanout(b *testing.B) {
 	// The webhooks the fan-out causes wait in a sink until it is over, so
 	// its own calls are counted apart from the pull requests' lifecycle
 	// (handed to the bot afterwards, as a fleet of one replica).
-	sink := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		rw.WriteHeader(http.StatusAccepted)
-	}))
-	defer sink.Close()
-	emb := w.svc.Embedded
-	emb.Forge.SetWebhook(sink.URL, emb.WebhookSecret)
-	fl := &fleet{w: w, replicas: []*service.Service{w.svc}, secret: emb.WebhookSecret, client: &http.Client{Timeout: 30 * time.Second},
-		orders: []func([]forge.Delivery) []forge.Delivery{func(ds []forge.Delivery) []forge.Delivery { return ds }}, sent: len(fg.Deliveries())}
+	fl := sinkFleet(b, w)
 	fg.SetFaults(forge.Faults{LatencyMs: int(fanoutLatency / time.Millisecond)})
 	refusedBefore := refusals(b, w)
 
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	stopHeap := heapPeaks()
 
 	b.ResetTimer()
 	before := fg.Stats().Snapshot()
@@ -132,8 +101,7 @@ func BenchmarkUpdateFanout(b *testing.B) {
 	mid := fg.Stats().Snapshot()
 	fl.settle()
 	follow := forge.StatsDelta(mid, fg.Stats().Snapshot())
-	close(stop)
-	<-done
+	peak, _ := stopHeap()
 	fg.SetFaults(forge.Faults{})
 
 	opened := 0
@@ -154,7 +122,7 @@ func BenchmarkUpdateFanout(b *testing.B) {
 	b.ReportMetric(gitPer, "git-requests/update-pr")
 	b.ReportMetric(float64(forge.SumREST(follow))/n, "follow-up-rest-calls/update-pr")
 	b.ReportMetric(wall.Seconds(), "fanout-s")
-	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	refused := refusals(b, w) - refusedBefore
 	b.ReportMetric(refused, "secondary-limit-refusals")
 
@@ -170,7 +138,7 @@ func BenchmarkUpdateFanout(b *testing.B) {
 		"  follow-up REST per PR:      %.2f (the PR's own webhooks: render check, approval)\n  wall time:                  %s (%.0f ms per PR)\n"+
 		"  peak heap (bot + forge):    %.1f MiB\n  secondary-limit refusals:   %.0f\n  per PR by endpoint:\n    %s\n",
 		fanoutRepos, fanoutLatency, restPer, gitPer, float64(forge.SumREST(follow))/n, wall.Round(time.Millisecond),
-		float64(wall.Milliseconds())/n, float64(peak.Load())/(1<<20), refused, strings.Join(calls, "\n    "))
+		float64(wall.Milliseconds())/n, float64(peak)/(1<<20), refused, strings.Join(calls, "\n    "))
 	// A missed target fails the run (the figures above say by how much).
 	if restPer > updateTarget {
 		b.Errorf("%.2f REST calls per update pull request, over the target of %d", restPer, updateTarget)

@@ -60,6 +60,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesStatuses(api)
 	f.routesCommits(api)
 	f.routesRepoExtras(api)
+	f.routesRepoTopics(api)
 	f.routesSearch(api)
 	f.routesHooks(api)
 	f.routesReleases(api)

@@ -109,6 +109,8 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	scratch := d.do(alice, "GET", R+"/contents/network/upf/scratch.yaml", nil, ok)
 	d.do(alice, "GET", R+"/readme", nil, ok)
 	d.do(alice, "GET", R+"/readme/network/upf", nil, ok)
+	d.do(alice, "PUT", R+"/topics", map[string]any{"names": []string{"catalog"}}, ok)
+	d.do(alice, "GET", R+"/topics", nil, ok)
 	d.do(alice, "PUT", R+"/contents/network/upf/notes.md", map[string]any{"message": "Add notes", "content": b64("notes\n")}, created)
 	d.do(alice, "DELETE", R+"/contents/network/upf/scratch.yaml", map[string]any{"message": "Drop scratch",
 		"sha": field(scratch, "sha")}, ok)

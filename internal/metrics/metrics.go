@@ -35,7 +35,8 @@ type Metrics struct {
 	GitOperations *prometheus.CounterVec
 	// UpdatePRs counts update pull request outcomes of upstream publishes
 	// and /porch upgrade, by state (opened, refreshed, current, waiting,
-	// held, declined, up-to-date, refused, failed).
+	// held, declined, up-to-date, refused, failed; variant: left to the
+	// variant that owns the package).
 	UpdatePRs *prometheus.CounterVec
 	// UpdateQueueDepth is the number of downstream packages whose update
 	// is still to be made in the fan-outs under way.
@@ -50,6 +51,11 @@ type Metrics struct {
 	// outcome (created, edited, reopened, closed, unchanged, put_off,
 	// stays_closed, missing, failed).
 	DashboardSyncs *prometheus.CounterVec
+	// VariantTargets is the number of variant target packages in each
+	// state (in step, pull request open, waiting for limit, failed, paused,
+	// not owned, not installed, planned), over every upstream repository's
+	// last reconcile.
+	VariantTargets *prometheus.GaugeVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -99,9 +105,13 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "dashboard_syncs_total",
 			Help: "Syncs of the Package dashboard issue, by outcome.",
 		}, []string{"outcome"}),
+		VariantTargets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "variant_targets",
+			Help: "Variant target packages, by state, as the last reconcile of each upstream repository found them.",
+		}, []string{"state"}),
 	}
 	reg.MustRegister(m.DashboardSyncs, m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
-		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped,
+		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped, m.VariantTargets,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -32,6 +32,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	app.Web, app.InstallationFor = clients.URLs().Web, installationFor
 	opener.Downstreams = app // the package index names downstream packages
 	app.Updates = newUpdateFanout(app, app, m)
+	app.Variants = bot.NewVariantController(app, m)
 	if s.MutationSpacing > 0 {
 		// GitHub's hourly limit of content-creating calls (the local
 		// forge, with no spacing, has none).

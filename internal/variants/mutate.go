@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
 )
@@ -58,6 +60,19 @@ func MutationFor(upstream string, v config.Variant, repo config.Repository, inje
 // injection marked required (or "true") that finds no match is an error
 // naming the resource.
 func Apply(files map[string][]byte, m Mutation) (map[string][]byte, error) {
+	out, err := editKptfile(files, func(kf *kptfile.File) error { return applyKptfile(kf, m) })
+	if err != nil {
+		return nil, err
+	}
+	if err := inject(out, m.Injectors); err != nil {
+		return nil, fmt.Errorf("variant: %w", err)
+	}
+	return out, nil
+}
+
+// editKptfile returns files with the package's Kptfile edited by edit
+// (files are not modified).
+func editKptfile(files map[string][]byte, edit func(kf *kptfile.File) error) (map[string][]byte, error) {
 	data, ok := files[kptfile.FileName]
 	if !ok {
 		return nil, fmt.Errorf("variant: the package has no %s", kptfile.FileName)
@@ -66,14 +81,11 @@ func Apply(files map[string][]byte, m Mutation) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variant: %w", err)
 	}
-	if err := applyKptfile(kf, m); err != nil {
+	if err := edit(kf); err != nil {
 		return nil, fmt.Errorf("variant: %w", err)
 	}
 	out := maps.Clone(files)
 	if out[kptfile.FileName], err = kf.Bytes(); err != nil {
-		return nil, fmt.Errorf("variant: %w", err)
-	}
-	if err := inject(out, m.Injectors); err != nil {
 		return nil, fmt.Errorf("variant: %w", err)
 	}
 	return out, nil
@@ -99,17 +111,38 @@ func applyKptfile(kf *kptfile.File, m Mutation) error {
 	if err := kf.RemoveFunctionsNamed(FunctionPrefix); err != nil {
 		return err
 	}
-	return kf.PrependPipeline(variantPipeline(m))
+	if err := kf.PrependPipeline(variantPipeline(m)); err != nil {
+		return err
+	}
+	return appendNamespace(kf, m.Namespace)
 }
 
-// variantPipeline is the entry's functions, named as the variant's: the
-// namespace function first, then the entry's mutators; its validators.
+// appendNamespace puts the variant's namespace function last among the
+// mutators: it runs after the package's own functions, so an upstream
+// pipeline that sets its own namespace does not undo the variant's.
+func appendNamespace(kf *kptfile.File, ns string) error {
+	if ns == "" {
+		return nil
+	}
+	fn := kptfile.Function{Image: NamespaceImage, Name: FunctionPrefix + "namespace", ConfigMap: map[string]string{"namespace": ns}}
+	var n kyaml.Node
+	if err := n.Encode(fn); err != nil {
+		return err
+	}
+	return kf.Edit(func(doc *kyaml.RNode) error {
+		seq, err := doc.Pipe(kyaml.LookupCreate(kyaml.SequenceNode, "pipeline", "mutators"))
+		if err != nil {
+			return err
+		}
+		return seq.PipeE(kyaml.Append(&n))
+	})
+}
+
+// variantPipeline is the entry's functions, named as the variant's: its
+// mutators (the namespace function is appended last, appendNamespace) and
+// its validators.
 func variantPipeline(m Mutation) kptfile.Pipeline {
 	var p kptfile.Pipeline
-	if m.Namespace != "" {
-		p.Mutators = append(p.Mutators, kptfile.Function{Image: NamespaceImage, Name: FunctionPrefix + "namespace",
-			ConfigMap: map[string]string{"namespace": m.Namespace}})
-	}
 	name := func(kind string, i int, fn kptfile.Function) kptfile.Function {
 		fn.Name = FunctionPrefix + kind + "." + strconv.Itoa(i)
 		return fn

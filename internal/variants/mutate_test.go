@@ -90,8 +90,10 @@ func TestApplyMutations(t *testing.T) {
 	for _, fn := range k.Pipeline.Mutators {
 		mut = append(mut, fn.Name+"="+fn.Image)
 	}
-	want := "porchbot-variant.namespace=" + NamespaceImage + ",porchbot-variant.mutator.0=gcr.io/kpt-fn/set-annotations:v0.1.4,=gcr.io/kpt-fn/set-labels:v0.2.0"
-	if strings.Join(mut, ",") != want || k.Pipeline.Mutators[0].ConfigMap["namespace"] != "edge-1" ||
+	// The namespace runs last: after the package's own functions (which
+	// may set a namespace of their own).
+	want := "porchbot-variant.mutator.0=gcr.io/kpt-fn/set-annotations:v0.1.4,=gcr.io/kpt-fn/set-labels:v0.2.0,porchbot-variant.namespace=" + NamespaceImage
+	if strings.Join(mut, ",") != want || k.Pipeline.Mutators[2].ConfigMap["namespace"] != "edge-1" ||
 		len(k.Pipeline.Validators) != 1 || k.Pipeline.Validators[0].Name != "porchbot-variant.validator.0" {
 		t.Fatalf("pipeline:\n%s", once["Kptfile"])
 	}
@@ -144,5 +146,45 @@ func TestApplyRequiredInjectionWithoutMatch(t *testing.T) {
 	optional := strings.Replace(pkgConfig, "kpt.dev/config-injection: required", "kpt.dev/config-injection: optional", 1)
 	if _, err := Apply(map[string][]byte{"Kptfile": []byte(pkgKptfile), "settings.yaml": []byte(optional)}, testMutation(t, nil)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDisownAndDescribe: orphaning removes the two ownership annotations
+// and nothing else; Describe names the labels, the namespace and each
+// injected resource with its file.
+func TestDisownAndDescribe(t *testing.T) {
+	v := config.Variant{Upstream: config.VariantUpstream{Package: "base/upf"}, Labels: map[string]string{"tier": "edge"},
+		Namespace: "edge", Injectors: []string{"site/upf.yaml"}}
+	m, err := MutationFor("acme/catalog", v, config.Repository{Owner: "acme", Name: "edge-1"},
+		map[string][]byte{"site/upf.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upf-site\ndata:\n  dnn: edge-1\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{kptfile.FileName: []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\n"),
+		"site.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upf-site\n  annotations:\n    kpt.dev/config-injection: required\ndata:\n  dnn: none\n")}
+	out, err := Apply(files, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(Describe(m, out), "\n")
+	for _, want := range []string{"`tier: edge`", "Namespace `edge`", "`ConfigMap upf-site` in `site.yaml` injected from `site/upf.yaml`", m.Spec} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("Describe lacks %q:\n%s", want, lines)
+		}
+	}
+	kf, _ := kptfile.Parse(out[kptfile.FileName])
+	if own, spec := Owned(kf.Kptfile()); own == nil || !own.SameEntry(m.Owner) || spec != m.Spec {
+		t.Fatalf("Owned after Apply: %+v %q", own, spec)
+	}
+	dis, err := Disown(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kf, _ = kptfile.Parse(dis[kptfile.FileName])
+	if own, spec := Owned(kf.Kptfile()); own != nil || spec != "" {
+		t.Fatalf("Disown left %+v %q:\n%s", own, spec, dis[kptfile.FileName])
+	}
+	if kf.Kptfile().Metadata.Labels["tier"] != "edge" || string(dis["site.yaml"]) != string(out["site.yaml"]) {
+		t.Fatalf("Disown changed more than the ownership:\n%s", dis[kptfile.FileName])
 	}
 }

@@ -1,0 +1,79 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/packages"
+)
+
+// maxVariantRows bounds the /porch variants table (a comment holds 65,536
+// characters).
+const maxVariantRows = 300
+
+// VariantReporter is implemented by a Lifecycle that carries variants out:
+// the state of every target of the repository's variants entries, planned
+// and not acted on. Without it, variants replies that this server does not
+// carry variants out.
+type VariantReporter interface {
+	Variants(ctx context.Context, s *lifecycle.Session) (*lifecycle.VariantReport, error)
+}
+
+// runVariants is /porch variants: a table of variant, target, downstream
+// package, tracked revision and state.
+func runVariants(ctx context.Context, cr *commentRun, _ Command) result {
+	vr, can := cr.r.Lifecycle.(VariantReporter)
+	if !can {
+		return result{status: statusFailed, text: codeSpan(Prefix+" variants") + " is not available on this server: it carries no variants out."}
+	}
+	s, err := cr.session(ctx)
+	if err != nil {
+		return cr.fail(err)
+	}
+	rep, err := vr.Variants(ctx, s)
+	if err != nil {
+		return cr.fail(err)
+	}
+	return ok(renderVariants(s.Config.Variants, rep))
+}
+
+// renderVariants renders a report as markdown.
+func renderVariants(entries []config.Variant, rep *lifecycle.VariantReport) string {
+	if len(entries) == 0 && len(rep.Results) == 0 {
+		return "No `variants:` entry in " + codeSpan(config.Path) + ": this repository fans no package out."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Variants** of %s\n\n| variant | target | downstream package | tracked revision | state |\n|---|---|---|---|---|\n", codeSpan(rep.Upstream))
+	for i, r := range rep.Results {
+		if i == maxVariantRows {
+			fmt.Fprintf(&b, "| … and %d more | | | | |\n", len(rep.Results)-maxVariantRows)
+			break
+		}
+		a := r.Action
+		variant := "gone (" + codeSpan(a.Owner.Package) + ")"
+		if a.Variant >= 0 && a.Variant < len(entries) {
+			v := entries[a.Variant]
+			rev := "latest"
+			if v.Upstream.Revision != config.LatestRevision {
+				rev = fmt.Sprintf("v%d", v.Upstream.Revision)
+			}
+			variant = fmt.Sprintf("%s %s", codeSpan(fmt.Sprintf("variants[%d]", a.Variant)), codeSpan(v.Upstream.Package+"@"+rev))
+		}
+		pkg, tracked := "—", "—"
+		if a.Package != "" {
+			pkg = codeSpan(a.Package)
+		}
+		if r.Tracked > 0 {
+			tracked = codeSpan(packages.TagName(a.Owner.Package, r.Tracked))
+		}
+		state := r.State()
+		if r.PullRequest != 0 {
+			state += fmt.Sprintf(" (%s#%d)", a.Target, r.PullRequest)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", tableCell(variant), tableCell(codeSpan(a.Target)), tableCell(pkg), tracked, tableCell(quiet(state)))
+	}
+	return b.String()
+}

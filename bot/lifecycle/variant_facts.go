@@ -1,0 +1,333 @@
+package lifecycle
+
+// The facts a variant plan is made from: the upstream's published
+// revisions, the repositories of the upstream's installation (with their
+// topics), and for each target its packages with their ownership
+// annotations and porchbot's pull requests of variant work there. Targets
+// are the repositories of the upstream's own installation only: a
+// repository of another account is never written to because a catalog
+// names it or shares a topic with it.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/variants"
+)
+
+// VariantRepoLister lists the repositories of an installation (satisfied
+// by github.Client.Apps with an installation token).
+type VariantRepoLister interface {
+	ListRepos(ctx context.Context, opts *github.ListOptions) (*github.ListRepositories, *github.Response, error)
+}
+
+// Bounds of one reconcile.
+const (
+	// maxVariantRepos is how many repositories of the installation are
+	// listed at most (20 pages).
+	maxVariantRepos = 2000
+	// maxVariantTargets is how many target repositories one reconcile
+	// looks at; the rest are reported failed, for a later run.
+	maxVariantTargets = 1000
+)
+
+// Workspaces of the variants' drafts.
+const (
+	variantWorkspace = "variant"        // drafts/<pkg>/variant: the clone
+	orphanWorkspace  = "variant-orphan" // drafts/<pkg>/variant-orphan: the ownership removed
+)
+
+// variantFacts are the upstream's facts of one reconcile, and those of
+// the target being worked on (one at a time: a reconcile over a thousand
+// targets holds one target's session).
+type variantFacts struct {
+	src variants.Source
+	// upstream revisions: what a publish just made (commit and release
+	// known), by package; the release notes of each revision.
+	published map[string]PublishedRevision
+	notes     map[string]func(from, to int) []UpstreamNote
+	// targets to look at, in order.
+	todo []variantTarget
+	// The current target: its session and recent pull requests (any state).
+	session *Session
+	pulls   []*github.PullRequest
+}
+
+// variantTarget is a repository to look at.
+type variantTarget struct {
+	name string
+	// repo is set when it is in the upstream's installation.
+	repo *installedRepo
+	// onlyOwned: not targeted by an entry, looked at only for packages
+	// this upstream owns (removals).
+	onlyOwned bool
+	// err is why it is not looked at.
+	err error
+}
+
+type installedRepo struct {
+	repo   Repo
+	topics []string
+}
+
+// prepare reads the upstream's facts and lists the targets.
+func (c *VariantController) prepare(ctx context.Context, up *Session, published []PublishedRevision) (*variantFacts, error) {
+	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
+		published: map[string]PublishedRevision{}, notes: map[string]func(int, int) []UpstreamNote{}}
+	for _, r := range published {
+		f.published[r.Package] = r
+	}
+	upPkgs := map[string]bool{}
+	for _, v := range up.Config.Variants {
+		upPkgs[v.Upstream.Package] = true
+	}
+	for _, pkg := range sortedPaths(upPkgs) {
+		revs, err := up.publishedRevisions(ctx, pkg)
+		if err != nil {
+			return nil, err
+		}
+		f.src.Latest[pkg] = max(packages.Latest(revs), f.published[pkg].Revision)
+	}
+	candidates := c.candidates(ctx, up, upPkgs)
+	if len(up.Config.Variants) == 0 && len(candidates) == 0 {
+		return f, nil
+	}
+	installed, err := c.installed(ctx, up)
+	if err != nil {
+		return nil, err
+	}
+	wanted := map[string]string{} // lower → as written ("?" first: only for what this upstream owns)
+	for _, v := range up.Config.Variants {
+		for _, r := range v.Targets.Repositories {
+			wanted[strings.ToLower(r)] = r
+		}
+		if v.Targets.Topic == "" {
+			continue
+		}
+		for k, ir := range installed {
+			if slices.ContainsFunc(ir.topics, func(t string) bool { return strings.EqualFold(t, v.Targets.Topic) }) {
+				wanted[k] = ir.repo.FullName()
+			}
+		}
+	}
+	for _, r := range candidates {
+		if _, ok := wanted[strings.ToLower(r)]; !ok {
+			wanted[strings.ToLower(r)] = "?" + r
+		}
+	}
+	n := 0
+	for _, k := range sortedPaths(wanted) {
+		name, onlyOwned := strings.CutPrefix(wanted[k], "?")
+		ir, ok := installed[k]
+		switch {
+		case !ok || strings.EqualFold(name, up.Repo.FullName()):
+			if !onlyOwned {
+				f.todo = append(f.todo, variantTarget{name: name, err: fmt.Errorf("%s is not a repository of the installation of %s: "+
+					"a variant writes only to repositories of its own installation", name, up.Repo.FullName())})
+			}
+			continue
+		case n >= maxVariantTargets:
+			f.todo = append(f.todo, variantTarget{name: ir.repo.FullName(),
+				err: fmt.Errorf("more than %d target repositories: left for the next run", maxVariantTargets)})
+			continue
+		}
+		n++
+		f.todo = append(f.todo, variantTarget{name: ir.repo.FullName(), repo: &ir, onlyOwned: onlyOwned})
+	}
+	return f, nil
+}
+
+// candidates are the repositories whose packages track one of the
+// upstream's packages (the entries' and those at its deployment head).
+func (c *VariantController) candidates(ctx context.Context, up *Session, upPkgs map[string]bool) []string {
+	if c.Finder == nil {
+		return nil
+	}
+	pkgs := map[string]bool{}
+	for p := range upPkgs {
+		pkgs[p] = true
+	}
+	names, _ := up.topLevelPackages(ctx)
+	for _, n := range names {
+		pkgs[n] = true
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range sortedPaths(pkgs) {
+		for _, d := range c.Finder.DownstreamsOf(ctx, up.Repo, "/"+PackageDir(up.Config.Packages.Root, p)) {
+			if !seen[strings.ToLower(d.Repo)] {
+				seen[strings.ToLower(d.Repo)] = true
+				out = append(out, d.Repo)
+			}
+		}
+	}
+	return out
+}
+
+// installed lists the repositories of up's installation, by lower-case
+// owner/name.
+func (c *VariantController) installed(ctx context.Context, up *Session) (map[string]installedRepo, error) {
+	var lister VariantRepoLister
+	switch {
+	case c.Repos != nil:
+		lister = c.Repos(up)
+	case up.GH != nil:
+		lister = up.GH.Apps
+	default:
+		return nil, fmt.Errorf("no client to list the installation's repositories")
+	}
+	out := map[string]installedRepo{}
+	opts := &github.ListOptions{PerPage: 100}
+	for len(out) < maxVariantRepos {
+		list, resp, err := lister.ListRepos(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the installation's repositories: %w", err)
+		}
+		for _, r := range list.Repositories {
+			repo := Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: up.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
+			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return out, nil
+}
+
+// target opens one installed repository and reads its facts. With
+// onlyOwned, a repository holding no package this upstream owns gives nil
+// (no call spent on it).
+func (c *VariantController) target(ctx context.Context, up *Session, f *variantFacts, ir installedRepo, onlyOwned bool) (*variants.Target, error) {
+	ds, err := c.Open(ctx, ir.repo)
+	if err != nil {
+		return nil, err
+	}
+	t := &variants.Target{Repo: ds.Repo.FullName(), Installed: true, Topics: ir.topics, Packages: map[string]variants.Package{},
+		Limit: ds.Config.Updates.PRConcurrentLimit}
+	names, err := ds.topLevelPackages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	owned := false
+	for _, n := range names {
+		p, err := readVariantPackage(ctx, ds, ds.DeploymentHead, n)
+		if err != nil {
+			continue // an unreadable Kptfile: not a variant's
+		}
+		if p.Owner != nil && strings.EqualFold(p.Owner.Upstream, up.Repo.FullName()) {
+			owned = true
+		}
+		t.Packages[n] = p
+	}
+	if onlyOwned && !owned {
+		return nil, nil
+	}
+	f.session = ds
+	api := c.Updates.API(ds)
+	prs, _, err := api.Proposal.Pulls.List(ctx, ds.Repo.Owner, ds.Repo.Name, &github.PullRequestListOptions{State: "all",
+		Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return nil, fmt.Errorf("list pull requests of %s: %w", t.Repo, err)
+	}
+	f.pulls = prs
+	for _, pr := range prs {
+		if pr.GetState() != "open" || !api.Proposal.isBot(pr.GetUser()) || IsForkPullRequest(ds.Repo, pr) {
+			continue
+		}
+		p, ok := variantProposal(ctx, ds, pr)
+		if !ok {
+			continue
+		}
+		t.Busy++
+		t.Open = append(t.Open, p)
+	}
+	return t, nil
+}
+
+// variantProposal reads what porchbot's open pull request pr brings, from
+// its branch name and the Kptfile at its head.
+func variantProposal(ctx context.Context, ds *Session, pr *github.PullRequest) (variants.Proposal, bool) {
+	head := pr.GetHead().GetRef()
+	p := variants.Proposal{Number: pr.GetNumber()}
+	if pkg, ok := packages.ParseUpdateBranchName(head); ok {
+		p.Package, p.Kind = pkg, variants.Update
+	} else if pkg, ws, ok := packages.ParseDraftBranchName(head); ok {
+		p.Package = pkg
+		switch ws {
+		case variantWorkspace:
+			p.Kind = variants.Clone
+		case orphanWorkspace:
+			p.Kind = variants.Orphan
+		case deletionWorkspace:
+			p.Kind = variants.Delete
+		default:
+			return p, false
+		}
+	} else {
+		return p, false
+	}
+	sha := pr.GetHead().GetSHA()
+	if !plumbing.IsHash(sha) {
+		return p, true
+	}
+	if got, err := readVariantPackage(ctx, ds, plumbing.NewHash(sha), p.Package); err == nil {
+		if got.Owner != nil {
+			p.Owner = *got.Owner
+		}
+		p.Revision, p.Spec = got.Revision, got.Spec
+	}
+	return p, true
+}
+
+// readVariantPackage reads the ownership and tracked revision of package
+// pkg at commit.
+func readVariantPackage(ctx context.Context, ds *Session, commit plumbing.Hash, pkg string) (variants.Package, error) {
+	data, ok, err := ds.ReadFile(ctx, commit, packageDir(ds.Config, pkg)+"/"+kptfile.FileName)
+	if err != nil || !ok {
+		return variants.Package{}, fmt.Errorf("no Kptfile of %s at %s: %v", pkg, commit, err)
+	}
+	kf, err := kptfile.Parse(data)
+	if err != nil {
+		return variants.Package{}, err
+	}
+	var p variants.Package
+	p.Owner, p.Spec = variants.Owned(kf.Kptfile())
+	if l := kf.Kptfile().UpstreamLock; l != nil && l.Git != nil {
+		pkgName := ""
+		if p.Owner != nil {
+			pkgName = p.Owner.Package
+		}
+		p.Revision = lockRevision(pkgName, l.Git.Ref)
+	}
+	return p, nil
+}
+
+// topLevelPackages lists the packages at the deployment head.
+func (s *Session) topLevelPackages(ctx context.Context) ([]string, error) {
+	if s.DeploymentHead.IsZero() {
+		return nil, nil
+	}
+	var names []string
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		var err error
+		names, err = newLandingWalker(ctx, repo, s.Config.Packages.Root).topLevelPackages(s.DeploymentHead)
+		return err
+	})
+	return names, err
+}
+
+// ownedByVariantOf reports whether the Kptfile names a variant of the
+// upstream repository as its owner.
+func ownedByVariantOf(kf *kptfile.File, upstream string) bool {
+	own, _ := variants.Owned(kf.Kptfile())
+	return own != nil && strings.EqualFold(own.Upstream, upstream)
+}

@@ -1,0 +1,76 @@
+package lifecycle
+
+// A variant's downstream that is behind the wanted revision, or whose
+// entry changed (its mutations digest differs), or that adoptExisting
+// takes over: an update pull request on porch/update/<pkg>, the path of
+// upstream updates (PlanUpdate, ProposeUpdate), with the variant's
+// mutations applied to the merged package before its render. Applying them
+// again is idempotent, so the variant's own edits never come back as
+// conflicts with themselves. The plain update fan-out leaves a package a
+// variant owns to it (UpdatePlan.Variant).
+
+import (
+	"context"
+	"errors"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/variants"
+)
+
+// errVariantWaiting: the update branch is pushed and its pull request
+// waits for the target's updates.prConcurrentLimit.
+var errVariantWaiting = errors.New("waiting for updates.prConcurrentLimit")
+
+func (c *VariantController) update(ctx context.Context, up, ds *Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
+	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
+	if err != nil {
+		return 0, err
+	}
+	m, err := c.mutation(ctx, up, ds, v)
+	if err != nil {
+		return 0, err
+	}
+	var mutated map[string][]byte
+	opts := UpdateOptions{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
+		out, err := variants.Apply(files, m)
+		mutated = out
+		return out, err
+	}}
+	plan, err := PlanUpdate(ctx, ds, a.Package, upRev, opts)
+	if err != nil {
+		return 0, err
+	}
+	if plan.UpToDate {
+		return 0, nil
+	}
+	plan.Labels = []string{variants.Label}
+	plan.Note = variantNote(up, a, v, m, mutated)
+	plan.Holds = func(data []byte) bool {
+		kf, err := kptfile.Parse(data)
+		if err != nil {
+			return false
+		}
+		own, spec := variants.Owned(kf.Kptfile())
+		return own != nil && own.SameEntry(a.Owner) && spec == a.Spec
+	}
+	plan.Pulls = f.pulls
+	out, err := ProposeUpdate(ctx, ds, c.Updates.API(ds), plan, c.notesFor(ctx, f, upRev)(plan.From, upRev.Revision))
+	if err != nil {
+		return 0, err
+	}
+	if c.Updates.Metrics != nil {
+		c.Updates.Metrics.Outcome(out.State)
+	}
+	switch out.State {
+	case UpdateWaiting:
+		return 0, errVariantWaiting
+	case UpdateHeld:
+		return out.PR.GetNumber(), requestErrorf("`%s` has commits porchbot did not make: not overwritten", plan.Branch)
+	case UpdateRefused:
+		return out.PR.GetNumber(), requestErrorf("not updated: %s", plan.Refused)
+	case UpdateDeclined:
+		return 0, requestErrorf("the update to %s was closed unmerged", upRev.Tag())
+	}
+	return out.PR.GetNumber(), nil
+}
