@@ -8,16 +8,17 @@ import (
 
 // GitHub's secondary limits allow 80 content-creating requests a minute
 // and 500 an hour. porchbot's API transport keeps mutating calls at least
-// --mutation-spacing apart (60 a minute at the default 1 s), which keeps the
-// first; UpdateBudget keeps the second across a fan-out: before each
+// --mutation-spacing apart (75 a minute at the default 800 ms), which keeps
+// the first; UpdateBudget keeps the second across a fan-out: before each
 // downstream update, the fan-out reserves the content-creating calls an
 // update makes and waits, when the last hour's reservations would exceed
 // the budget, until enough of them are an hour old.
 
-// UpdateContentCalls is what one update reserves: the branch push, the pull
-// request and the labels (its requester record is in the body; reviewers, a
-// refresh's edit or a comment are within it on average).
-const UpdateContentCalls = 3
+// UpdateContentCalls is what one update reserves: the pull request and the
+// labels, its content-creating API requests (the branch push is git, not an
+// API request; its requester record is in the body; reviewers, a refresh's
+// edit or a comment come out of the 100 left beside the budget).
+const UpdateContentCalls = 2
 
 // DefaultUpdateBudget is the update fan-outs' share of GitHub's 500
 // content-creating requests an hour; the rest is left to the other steps.

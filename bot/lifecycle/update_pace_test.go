@@ -17,7 +17,7 @@ func TestUpdateBudget(t *testing.T) {
 		Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); now = now.Add(d); return nil }}
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
-		if err := b.Wait(ctx, UpdateContentCalls); err != nil {
+		if err := b.Wait(ctx, 4); err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(10 * time.Minute)
@@ -26,7 +26,7 @@ func TestUpdateBudget(t *testing.T) {
 		t.Fatalf("waited %v within the budget", slept)
 	}
 	// 8 used at t0 (4) and t0+10m (4); now t0+20m: the next 4 wait for t0+1h.
-	if err := b.Wait(ctx, UpdateContentCalls); err != nil {
+	if err := b.Wait(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
 	if len(slept) != 1 || slept[0] != 40*time.Minute || !now.Equal(t0.Add(time.Hour)) {

@@ -38,6 +38,9 @@ const (
 	// limits of content-creating requests.
 	secondaryPerMinute = 80
 	secondaryPerHour   = 500
+	// variantPacingTarget: porchbot's paced fan-out takes at least this
+	// share (%) of the least time GitHub's limits allow.
+	variantPacingTarget = 90
 )
 
 // limitCeiling is the least time GitHub's secondary limits allow for
@@ -193,6 +196,13 @@ func BenchmarkVariantFanout(b *testing.B) {
 			strings.Join(r.run.byEndpoint(nf), "\n      "))
 		if per > float64(r.target) {
 			b.Errorf("%s: %.2f REST calls per target, over the target of %d", r.what, per, r.target)
+		}
+		if pct := 100 * limitCeiling(int(writes)).Seconds() / paced.Seconds(); pct < variantPacingTarget {
+			b.Errorf("%s: porchbot's pacing takes %s, %.0f%% of what GitHub's limits allow (target ≥ %d%%)",
+				r.what, paced.Round(time.Second), pct, variantPacingTarget)
+		}
+		if perMinute > secondaryPerMinute {
+			b.Errorf("%s: %.0f REST writes a minute, over GitHub's %d", r.what, perMinute, secondaryPerMinute)
 		}
 	}
 	fmt.Fprintf(os.Stdout, "  peak live heap (bot + forge, the forge's held webhook payloads included): %.1f MiB (target ≤ 256)\n"+

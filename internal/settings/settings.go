@@ -96,7 +96,7 @@ var Options = []Option{
 	{"workers", "PORCHBOT_WORKERS", "0", "event workers (0: twice the CPUs, at least 4)"},
 	{"max-body-bytes", "PORCHBOT_MAX_BODY_BYTES", "26214400", "largest webhook body accepted (25 MiB, as GitHub's cap)"},
 	{"dedupe-size", "PORCHBOT_DEDUPE_SIZE", "10000", "deliveries remembered to process each X-GitHub-Delivery at most once"},
-	{"mutation-spacing", "PORCHBOT_MUTATION_SPACING", "1s", "least time between two mutating GitHub API calls (0 with the embedded forge)"},
+	{"mutation-spacing", "PORCHBOT_MUTATION_SPACING", "800ms", "least time between two mutating GitHub API calls (0 with the embedded forge)"},
 	{"shutdown-timeout", "PORCHBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for the queue to drain"},
 	{"exec-allowlist", "PORCHBOT_EXEC_ALLOWLIST", "", "exec functions repositories may run, comma-separated: name, or name=/path pinning the program"},
 	{"min-approvals", "PORCHBOT_MIN_APPROVALS", "0", "least approvals.required a repository may ask for"},

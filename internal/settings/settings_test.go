@@ -16,7 +16,7 @@ func TestDefaultsAreEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !s.Embedded() || s.Listen != ":8080" || s.ForgeListen != "127.0.0.1:3000" || s.MaxBodyBytes != 25<<20 ||
-		s.MutationSpacing != time.Second || s.QueueSize != 1024 {
+		s.MutationSpacing != 800*time.Millisecond || s.QueueSize != 1024 {
 		t.Fatalf("unexpected defaults: %+v", s)
 	}
 }
