@@ -325,6 +325,29 @@ func TestBuiltinsRunInPlace(t *testing.T) {
 	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
 }
 
+// Compacted (as a large package is before its first function runs in place),
+// the resources render to the same files.
+func TestBuiltinsRunInPlaceCompacted(t *testing.T) {
+	defer func(c int) { compactFrom = c }(compactFrom)
+	compactFrom = 0
+	dir := t.TempDir()
+	disk := filesys.MakeFsOnDisk()
+	for _, d := range []string{"a", "b"} {
+		genPackageAt(t, disk, filepath.Join(dir, d), 30, 4, benchPipeline)
+	}
+	r1, err := Render(context.Background(), disk, filepath.Join(dir, "a"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(context.Background(), disk, filepath.Join(dir, "b"), Options{serialized: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r1.stats.inPlace != 4 {
+		t.Errorf("stats %+v: want 4 runs in place", r1.stats)
+	}
+	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
+}
+
 // A built-in run in place that reorders fields (set-namespace v0.1.0 takes
 // every resource through JSON, which sorts keys) leaves what kpt's order
 // sync needs the input for: the render starts again with copies, gives the

@@ -122,13 +122,15 @@ func (r *renderer) run() error {
 	if err := reconcile(out, snap); err != nil {
 		return err
 	}
-	if r.largestCopy > bigCopy || r.res.stats.inPlace > 0 {
-		// The last function's input and its copy (or, in place, its
-		// shapes and whatever the function held) were live together, and
+	r.shapeSlab = nil // no function runs any more
+	if r.largestCopy > bigCopy || (r.res.stats.inPlace > 0 && r.shapeHint <= bigCopy) {
+		// The last function's input and its copy were live together, and
 		// the collector's next goal is twice that; the writer would grow
-		// the heap up to it. Collected now, the goal is twice what is left
-		// (1,000 resources in place: 1.26x the floor's peak memory with
-		// this collection, 1.45x without).
+		// the heap up to it. Collected now, the goal is twice what is left.
+		// In place, a small package's heap is near the goal the collector
+		// set at some peak of the functions' (1,000 resources: 1.26x the
+		// floor's peak memory with this collection, 1.45x without); a
+		// large one's is not, and would only pay for the collection.
 		runtime.GC()
 	}
 	if r.opts.Output != nil {
@@ -177,7 +179,9 @@ type renderer struct {
 	// copying: functions run on copies only (a render started again after
 	// errReplay); foreign: a function other than an in-place built-in ran
 	copying, foreign bool
-	shapeHint        int // shapes the last in-place run took, and some
+	compacted        bool   // the first in-place run copied the resources into slabs (compact)
+	shapeHint        int    // shapes the last in-place run took, and some
+	shapeSlab        shapes // the largest slab of shapes so far, reused
 }
 
 type pkgNode struct {
