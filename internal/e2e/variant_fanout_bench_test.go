@@ -186,13 +186,13 @@ func BenchmarkVariantFanout(b *testing.B) {
 			"    git requests per target: %.2f\n    wall time:               %s unpaced on the forge (%.0f ms per target)\n"+
 			"    secondary limit:         %d REST writes (and %d git pushes); GitHub's limits (%d a minute, %d an hour) allow the writes in %s at the fastest; "+
 			"porchbot's production pacing (--mutation-spacing %s, an hourly budget of %d with %d reserved per target) takes %s: %.0f%% of what the limits allow; "+
-			"%.0f writes a minute at most. Were GitHub to count the pushes: %s at the fastest, %.0f%%, and %.0f a minute at most\n"+
+			"%.0f writes a minute at most. (git pushes are no API requests; were GitHub to count them: %s at the fastest, and %.0f a minute)\n"+
 			"    per target by endpoint:\n      %s\n",
 			r.what, per, r.target, r.run.perReconcile(), float64(r.run.git())/nf, r.run.wall.Round(time.Millisecond),
 			float64(r.run.wall.Milliseconds())/nf, writes, pushes, secondaryPerMinute, secondaryPerHour, limitCeiling(int(writes)).Round(time.Second),
 			ghclient.DefaultMutationSpacing, lifecycle.DefaultUpdateBudget, lifecycle.UpdateContentCalls,
 			paced.Round(time.Second), 100*limitCeiling(int(writes)).Seconds()/paced.Seconds(), perMinute,
-			limitCeiling(int(writes+pushes)).Round(time.Second), 100*limitCeiling(int(writes+pushes)).Seconds()/paced.Seconds(), perMinute+pushesPerMinute,
+			limitCeiling(int(writes+pushes)).Round(time.Second), perMinute+pushesPerMinute,
 			strings.Join(r.run.byEndpoint(nf), "\n      "))
 		if per > float64(r.target) {
 			b.Errorf("%s: %.2f REST calls per target, over the target of %d", r.what, per, r.target)
