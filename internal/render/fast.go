@@ -86,6 +86,13 @@ func plainShallow(n *yaml.Node) bool {
 		!(n.Kind == yaml.ScalarNode && n.Style&yaml.FoldedStyle != 0)
 }
 
+// inputShape is the shapes of a function's input resource n, in a buffer
+// the next call reuses.
+func (r *renderer) inputShape(n *yaml.Node) shapeRef {
+	r.inputShapes = shapeOf(n, r.inputShapes)
+	return shapeRef{r.inputShapes, 0}
+}
+
 // compactFrom is the number of nodes (some 7,000 resources) above which the
 // first in-place run compacts the resources (compact); a variable for the
 // tests.
@@ -406,9 +413,11 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			if err := order.SyncOrder(in, n); err != nil {
 				return nil, none, nil, err
 			}
-		} else if kindsClash(in.YNode(), n.YNode()) {
-			return nil, none, nil, errNeedsExact{}
 		} else {
+			from := f.r.inputShape(in.YNode())
+			if shapeClash(from, n.YNode()) {
+				return nil, none, nil, errNeedsExact{}
+			}
 			if !commentsKept(in.YNode(), n.YNode()) {
 				// the output is as the round trip would leave it: kpt's
 				// comment copy, on this resource alone
@@ -417,7 +426,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 					return nil, none, nil, errNeedsExact{}
 				}
 			}
-			if !orderMatches(in.YNode(), n.YNode()) {
+			if !shapeOrderMatches(from, n.YNode()) {
 				if err := order.SyncOrder(in, n); err != nil {
 					return nil, none, nil, err
 				}

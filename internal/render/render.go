@@ -182,6 +182,7 @@ type renderer struct {
 	compacted        bool   // the first in-place run copied the resources into slabs (compact)
 	shapeHint        int    // shapes the last in-place run took, and some
 	shapeSlab        shapes // the largest slab of shapes so far, reused
+	inputShapes      shapes // the copy path's shapes of one input (inputShape)
 }
 
 type pkgNode struct {

@@ -2,17 +2,18 @@ package render
 
 import "sigs.k8s.io/kustomize/kyaml/yaml"
 
-// Shapes: what the checks after a function need of a resource without
-// comments as it was before the function ran (see runInPlace). A function
-// that runs on the resource itself instead of a copy (no comment to give
-// back, so kpt's comment copy has nothing to do) leaves kpt's other two
-// steps to check: its comment copy fails where a node changed kind
-// (kindsClash), and its order sync reorders what the function reordered
-// (orderMatches). Both need only the kinds, nullness, mapping keys and
-// child order of the input, which a shape holds in a fraction of a node
-// tree's memory. shapeClash and shapeOrderMatches answer as kindsClash and
-// orderMatches do on the node tree the shape was taken from
-// (TestShapeChecksAgreeWithNodeChecks).
+// Shapes: what kpt's two steps after a function need of its input as it
+// was. kpt copies comments from each input resource to its output
+// (comments.CopyComments), which fails where it meets at one place a node of
+// one kind in the input and of another in the output, and puts the output's
+// fields back in the input's order (order.SyncOrder). Whether either would
+// act is told by the kinds, nullness, mapping keys and child order of the
+// input alone, which a resource's shapes hold in a fifth of a node tree's
+// memory: a function run in place keeps them instead of a copy (runInPlace
+// in fast.go), and the copy path takes them of its input for the same
+// checks. shapeClash and shapeOrderMatches are tested against kyaml's own
+// comment copy and order sync (TestShapeChecksAsKyaml,
+// TestKindsClashCoversCopyCommentsErrors).
 
 // shape is one node; its children are kids[first : first+n] of the
 // resource's shapes.
@@ -132,7 +133,13 @@ func (r shapeRef) hasDupKeys() bool {
 	return false
 }
 
-// shapeClash is kindsClash(from, to), from being the node s was taken of.
+// shapeClash reports whether comments.CopyComments(from, to) may fail, from
+// being the node the shapes were taken of: it does when it meets at one
+// place a node of one kind in from and of another in to (neither null).
+// Mapping values are compared by key and sequence elements all with all,
+// which covers the element pairs CopyComments walks (by index, or by merge
+// key for the lists the schema says are associative), so this may report a
+// clash where there is none, never miss one.
 func shapeClash(from shapeRef, to *yaml.Node) bool {
 	f := from.node()
 	if f.null || isNullNode(to) {
@@ -162,7 +169,8 @@ func shapeClash(from shapeRef, to *yaml.Node) bool {
 	return false
 }
 
-// shapeClashAt is clashAt for shapes on the from side.
+// shapeClashAt reports whether the nodes found at one place in from and in
+// to differ in kind, there or below.
 func shapeClashAt(from []shapeRef, to []*yaml.Node) bool {
 	fk, fok := uniformShapeKind(from)
 	tk, tok := uniformKind(to)
@@ -191,7 +199,8 @@ func shapeClashAt(from []shapeRef, to []*yaml.Node) bool {
 	return false
 }
 
-// shapeClashMappings is clashMappings for shapes on the from side.
+// shapeClashMappings is shapeClashAt for mappings: the values of each key
+// compared.
 func shapeClashMappings(from []shapeRef, to []*yaml.Node) bool {
 	var done map[string]bool
 	if len(to) > 1 {
@@ -255,8 +264,10 @@ func shapeValuesOf(mappings []shapeRef, k string) []shapeRef {
 	return out
 }
 
-// shapeOrderMatches is orderMatches(from, to), from being the node the
-// shape was taken of.
+// shapeOrderMatches reports whether order.SyncOrder(from, to) would leave to
+// as it is, from being the node the shapes were taken of: in every mapping
+// it visits, the keys to shares with from come first and in from's order,
+// and sequences are visited element by element.
 func shapeOrderMatches(from shapeRef, to *yaml.Node) bool {
 	if to == nil {
 		return true
@@ -316,4 +327,41 @@ func shapeOrderMatches(from shapeRef, to *yaml.Node) bool {
 		}
 	}
 	return true
+}
+
+// The output side's helpers.
+
+func isNullNode(n *yaml.Node) bool { return n == nil || n.Tag == yaml.NodeTagNull }
+
+// uniformKind returns the kind of the nodes that are neither nil nor null
+// (0 if there are none) and whether they all have that kind.
+func uniformKind(nodes []*yaml.Node) (yaml.Kind, bool) {
+	var kind yaml.Kind
+	for _, n := range nodes {
+		if isNullNode(n) {
+			continue
+		}
+		if kind == 0 {
+			kind = n.Kind
+		} else if n.Kind != kind {
+			return kind, false
+		}
+	}
+	return kind, true
+}
+
+// valuesOf returns the values of every key named k in the mappings.
+func valuesOf(mappings []*yaml.Node, k string) []*yaml.Node {
+	var out []*yaml.Node
+	for _, m := range mappings {
+		if m == nil || m.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == k {
+				out = append(out, m.Content[i+1])
+			}
+		}
+	}
+	return out
 }
