@@ -269,6 +269,7 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			// from the scattering, and the copies would only add to its
 			// peak memory.) The decoder's nodes become garbage resource
 			// by resource.
+			f.r.res.stats.compacted = true
 			for i, n := range input {
 				compact(n.YNode(), before[i])
 			}

@@ -283,9 +283,11 @@ func TestInMemoryTagsAsReadBack(t *testing.T) {
 	compareFileMaps(t, outs[true], outs[false])
 }
 
-// The built-ins run in memory without their runner bookkeeping, and give
-// what they give serialized (through Process); on disk too.
-func TestBuiltinsInMemoryOnDisk(t *testing.T) {
+// renderBothWays renders a generated package of built-ins in memory and
+// the same package serialized, on disk, requires the same files of both
+// and returns the in-memory render's result.
+func renderBothWays(t *testing.T) *Result {
+	t.Helper()
 	dir := t.TempDir()
 	disk := filesys.MakeFsOnDisk()
 	for _, d := range []string{"a", "b"} {
@@ -298,31 +300,17 @@ func TestBuiltinsInMemoryOnDisk(t *testing.T) {
 	if _, err := Render(context.Background(), disk, filepath.Join(dir, "b"), Options{serialized: true}); err != nil {
 		t.Fatal(err)
 	}
-	if r1.stats.inMemory != 4 || r1.stats.roundTrip != 0 {
-		t.Errorf("stats %+v: want 4 in-memory runs without round trip", r1.stats)
-	}
 	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
+	return r1
 }
 
-// Built-ins run on the resources themselves when nothing has comments: no
-// copy, the same files as the serialized run.
-func TestBuiltinsRunInPlace(t *testing.T) {
-	dir := t.TempDir()
-	disk := filesys.MakeFsOnDisk()
-	for _, d := range []string{"a", "b"} {
-		genPackageAt(t, disk, filepath.Join(dir, d), 30, 4, benchPipeline)
+// The built-ins run in memory without their runner bookkeeping, and give
+// what they give serialized (through Process); on disk too. Nothing having
+// comments, they run on the resources themselves: no copy.
+func TestBuiltinsInMemoryOnDisk(t *testing.T) {
+	if s := renderBothWays(t).stats; s.inMemory != 4 || s.inPlace != 4 || s.roundTrip != 0 || s.replays != 0 || s.compacted {
+		t.Errorf("stats %+v: want 4 in-memory runs in place, no round trip, no replay", s)
 	}
-	r1, err := Render(context.Background(), disk, filepath.Join(dir, "a"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Render(context.Background(), disk, filepath.Join(dir, "b"), Options{serialized: true}); err != nil {
-		t.Fatal(err)
-	}
-	if r1.stats.inPlace != 4 || r1.stats.replays != 0 {
-		t.Errorf("stats %+v: want 4 runs in place, no replay", r1.stats)
-	}
-	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
 }
 
 // Compacted (as a large package is before its first function runs in place),
@@ -330,22 +318,9 @@ func TestBuiltinsRunInPlace(t *testing.T) {
 func TestBuiltinsRunInPlaceCompacted(t *testing.T) {
 	defer func(c int) { compactFrom = c }(compactFrom)
 	compactFrom = 0
-	dir := t.TempDir()
-	disk := filesys.MakeFsOnDisk()
-	for _, d := range []string{"a", "b"} {
-		genPackageAt(t, disk, filepath.Join(dir, d), 30, 4, benchPipeline)
+	if s := renderBothWays(t).stats; s.inPlace != 4 || !s.compacted {
+		t.Errorf("stats %+v: want 4 runs in place, compacted", s)
 	}
-	r1, err := Render(context.Background(), disk, filepath.Join(dir, "a"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Render(context.Background(), disk, filepath.Join(dir, "b"), Options{serialized: true}); err != nil {
-		t.Fatal(err)
-	}
-	if r1.stats.inPlace != 4 {
-		t.Errorf("stats %+v: want 4 runs in place", r1.stats)
-	}
-	compareFileMaps(t, treeFiles(t, disk, filepath.Join(dir, "b")), treeFiles(t, disk, filepath.Join(dir, "a")))
 }
 
 // A built-in run in place that reorders fields (set-namespace v0.1.0 takes

@@ -125,11 +125,12 @@ type Result struct {
 }
 
 type runStats struct {
-	inMemory   int // in process, no serialization
-	inPlace    int // of those, on the input itself (no copy)
-	replays    int // renders started again with copies (errReplay)
-	roundTrip  int // in process, output serialized (comments in the output)
-	serialized int // through a serialized ResourceList
+	inMemory   int  // in process, no serialization
+	inPlace    int  // of those, on the input itself (no copy)
+	replays    int  // renders started again with copies (errReplay)
+	compacted  bool // the resources were copied into slabs (compact)
+	roundTrip  int  // in process, output serialized (comments in the output)
+	serialized int  // through a serialized ResourceList
 	// in-memory resources whose comments kpt's comment copy had to restore
 	commentCopy int
 	// outputs with a header comment read back on their own

@@ -26,22 +26,32 @@ func applyReplacements(rl *framework.ResourceList) error {
 	if isEmptyConfig(fc) {
 		return fail(fmt.Errorf("FunctionConfig is missing. Expect `ApplyReplacements`"))
 	}
-	kind, apiVersion := getString(fc, yaml.KindField), getString(fc, yaml.APIVersionField)
-	if kind != applyReplacementsKind || apiVersion != fnConfigAPIVersion {
-		return fail(fmt.Errorf("received functionConfig of kind %s and apiVersion %s, "+
-			"only functionConfig of kind %s and apiVersion %s is supported",
-			kind, apiVersion, applyReplacementsKind, fnConfigAPIVersion))
+	replacements, err := replacementsOf(fc)
+	if err != nil {
+		return fail(err)
 	}
-	var cfg struct {
-		Replacements []types.Replacement `yaml:"replacements,omitempty"`
-	}
-	if err := fc.YNode().Decode(&cfg); err != nil {
-		return fail(fmt.Errorf("unable to convert functionConfig to %s:\n%w", "replacements", err))
-	}
-	items, err := replacement.Filter{Replacements: cfg.Replacements}.Filter(rl.Items)
+	items, err := replacement.Filter{Replacements: replacements}.Filter(rl.Items)
 	if err != nil {
 		return fail(err)
 	}
 	rl.Items = items
 	return nil
+}
+
+// replacementsOf reads an ApplyReplacements function config, as every
+// release does.
+func replacementsOf(fc *yaml.RNode) ([]types.Replacement, error) {
+	kind, apiVersion := getString(fc, yaml.KindField), getString(fc, yaml.APIVersionField)
+	if kind != applyReplacementsKind || apiVersion != fnConfigAPIVersion {
+		return nil, fmt.Errorf("received functionConfig of kind %s and apiVersion %s, "+
+			"only functionConfig of kind %s and apiVersion %s is supported",
+			kind, apiVersion, applyReplacementsKind, fnConfigAPIVersion)
+	}
+	var cfg struct {
+		Replacements []types.Replacement `yaml:"replacements,omitempty"`
+	}
+	if err := fc.YNode().Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("unable to convert functionConfig to %s:\n%w", "replacements", err)
+	}
+	return cfg.Replacements, nil
 }

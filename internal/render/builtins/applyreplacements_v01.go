@@ -35,19 +35,11 @@ func applyReplacementsV010(rl *framework.ResourceList) error {
 		// panic into this result
 		return fail(fmt.Errorf("runtime error: invalid memory address or nil pointer dereference"))
 	}
-	kind, apiVersion := getString(fc, yaml.KindField), getString(fc, yaml.APIVersionField)
-	if kind != applyReplacementsKind || apiVersion != fnConfigAPIVersion {
-		return fail(fmt.Errorf("received functionConfig of kind %s and apiVersion %s, "+
-			"only functionConfig of kind %s and apiVersion %s is supported",
-			kind, apiVersion, applyReplacementsKind, fnConfigAPIVersion))
+	replacements, err := replacementsOf(fc)
+	if err != nil {
+		return fail(err)
 	}
-	var cfg struct {
-		Replacements []types.Replacement `yaml:"replacements,omitempty"`
-	}
-	if err := fc.YNode().Decode(&cfg); err != nil {
-		return fail(fmt.Errorf("unable to convert functionConfig to %s:\n%w", "replacements", err))
-	}
-	for _, r := range cfg.Replacements {
+	for _, r := range replacements {
 		if err := replaceV010(rl.Items, r); err != nil {
 			return fail(err)
 		}
