@@ -53,7 +53,10 @@ func TestFullQueueCommandAnsweredByResync(t *testing.T) {
 	w := newWorld(t, "--queue-size", "1")
 	fg := w.svc.Embedded.Forge
 	const repo = "acme/catalog"
+	// one at a time: each issue's "issues" event must leave the one-event
+	// queue before the next comes
 	issue := w.createIssue("alice", repo, "Package requests")
+	w.settle()
 	other := w.createIssue("alice", "acme/edge-1", "Questions")
 	w.settle()
 
