@@ -18,8 +18,8 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-build: ## build bin/porchbot, stamped with `git describe` and the commit (porchbot version)
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/porchbot
+build: ## build bin/porchbot, a static binary (as the image's) stamped with `git describe` and the commit (porchbot version)
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/porchbot
 
 image: ## build the container image ghcr.io/porchbot/porchbot:<git describe> (IMAGE=…; Dockerfile: static binary, CA certificates, non-root)
 	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE) .

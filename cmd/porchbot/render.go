@@ -87,7 +87,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// kpt has no package limits: those are the server's (docs/limits.md)
 	opts := render.Options{AllowExec: *allowExec, MaxFiles: -1, MaxBytes: -1,
-		Bounds: render.Bounds{MaxYAMLNodes: -1}}
+		Bounds: render.Bounds{MaxYAMLNodes: -1}, OwnProcess: true}
 	if *allowExec {
 		opts.ExecAllowlist = []string{"*"}
 		if strings.TrimSpace(*allowlist) != "" {

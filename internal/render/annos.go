@@ -223,7 +223,13 @@ func clearAnnotation(rn *yaml.RNode, key string) {
 	}
 	for i := 0; i+1 < len(a.Content); i += 2 {
 		if a.Content[i].Value == key {
-			a.Content = append(a.Content[:i:i], a.Content[i+2:]...)
+			// in place, as kyaml's FieldClearer removes a field, and the
+			// two slots left over emptied, or the array would keep the
+			// removed nodes alive
+			n := len(a.Content)
+			copy(a.Content[i:], a.Content[i+2:])
+			clear(a.Content[n-2:])
+			a.Content = a.Content[:n-2]
 			return
 		}
 	}
@@ -252,7 +258,9 @@ func (s snapshot) maps() map[string]map[string]string {
 // preprocess is kio.PreprocessResourcesForInternalAnnotationMigration.
 func preprocess(nodes []*yaml.RNode) (snapshot, error) {
 	out := make(snapshot, len(nodes))
-	pairs := make([]string, 0, 20*len(nodes))
+	// a resource read from a file has 4 internal annotations (path and
+	// index, both formats); more grow the array
+	pairs := make([]string, 0, 8*len(nodes))
 	for i, n := range nodes {
 		id := strconv.Itoa(i)
 		if err := setAnnotation(n, migrationKey, id); err != nil {

@@ -98,8 +98,10 @@ func TestConformanceKptOrchestration(t *testing.T) {
 func buildFnScripts(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "porchbot")
+	// static, as make build and the image build it (no libc to load)
 	build := exec.Command("go", "build", "-o", bin, "./cmd/porchbot")
 	build.Dir = "../.."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/porchbot: %v\n%s", err, out)
 	}

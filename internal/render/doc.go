@@ -12,8 +12,10 @@
 //     subpackage without a pipeline passes its resources through.
 //   - Resources: every Kptfile, *.yaml, *.yml and *.json file of a package
 //     (.krmignore honoured), the Kptfile and function config files included,
-//     read with kyaml's LocalPackageReader as kpt reads them (reader
-//     annotations, sequence-indentation annotation, package-path annotation).
+//     read as kyaml's LocalPackageReader reads them for kpt (reader
+//     annotations, sequence-indentation annotation, package-path annotation):
+//     its walk lists the files, and read.go sets the annotations on the node
+//     tree, leaving to kyaml's reader what is out of the ordinary.
 //   - Pipeline: mutators, then validators; validators get copies, so whatever
 //     they change is discarded. A mutator's configPath config is the package's
 //     resource at that path as mutated so far; a validator's is the file as

@@ -101,12 +101,13 @@ var compactFrom = 4 * bigCopy
 // compact replaces what n holds with a copy in one slab (n itself, the
 // node its parents point to, stays), s being n's shapes (their number is the
 // nodes', the sum of their n the Content entries').
-func compact(n *yaml.Node, s shapes) {
+func compact(n *yaml.Node, s shapes, keys map[string]string) {
 	slots := 0
 	for _, x := range s {
 		slots += int(x.n)
 	}
-	*n = *copySized(n, len(s), slots)
+	slab := &nodeSlab{nodes: make([]yaml.Node, len(s)), slots: make([]*yaml.Node, slots), keys: keys}
+	*n = *slab.copy(n)
 }
 
 // copySized deep-copies n as yaml.CopyYNode does (aliases keep pointing at
@@ -127,6 +128,12 @@ func copySized(n *yaml.Node, nodes, slots int) *yaml.Node {
 type nodeSlab struct {
 	nodes []yaml.Node
 	slots []*yaml.Node
+	// keys, when set, interns mapping keys: the decoder allocates each
+	// scalar's text on its own, and every lookup of a field by name reads
+	// the text of the keys it compares; one string per distinct key keeps
+	// the common ones (metadata, annotations, name) in the cache, and the
+	// heap smaller
+	keys map[string]string
 }
 
 func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
@@ -152,6 +159,17 @@ func (s *nodeSlab) copy(n *yaml.Node) *yaml.Node {
 		for i, x := range n.Content {
 			if x != nil {
 				c.Content[i] = s.copy(x)
+			}
+		}
+		if s.keys != nil && c.Kind == yaml.MappingNode {
+			for i := 0; i < k; i += 2 {
+				if key := c.Content[i]; key != nil && key.Kind == yaml.ScalarNode {
+					if v, ok := s.keys[key.Value]; ok {
+						key.Value = v
+					} else {
+						s.keys[key.Value] = key.Value
+					}
+				}
 			}
 		}
 	}
@@ -270,8 +288,9 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 			// peak memory.) The decoder's nodes become garbage resource
 			// by resource.
 			f.r.res.stats.compacted = true
+			keys := map[string]string{}
 			for i, n := range input {
-				compact(n.YNode(), before[i])
+				compact(n.YNode(), before[i], keys)
 			}
 		}
 	}
@@ -350,6 +369,10 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		}
 	}
 	if !roundTrip {
+		if need := max(f.r.shapeHint, total); cap(f.r.marks) < need {
+			// one allocation for what the walk marks (the nodes, about)
+			f.r.marks = make([]*yaml.Node, 0, need)
+		}
 		unstable, shared := stableUnshared(output, &f.r.marks)
 		roundTrip = shared
 		for _, i := range unstable {

@@ -6,9 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"sigs.k8s.io/kustomize/kyaml/comments"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -382,5 +384,62 @@ spec:
 	}
 	if len(res.Steps) != 2 || len(res.Results.Items) != 2 {
 		t.Errorf("%d steps, %d result items; want 2 of each", len(res.Steps), len(res.Results.Items))
+	}
+}
+
+// Compaction gives every mapping key its text from one string per
+// distinct key, and changes nothing else.
+func TestCompactInternsKeys(t *testing.T) {
+	var nodes []*yaml.RNode
+	for _, name := range []string{"a", "b"} {
+		n, err := yaml.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\ndata:\n  k: v\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, n)
+	}
+	want := []string{nodes[0].MustString(), nodes[1].MustString()}
+	keys := map[string]string{}
+	for _, n := range nodes {
+		compact(n.YNode(), shapeOf(n.YNode(), nil), keys)
+	}
+	for i, n := range nodes {
+		if got := n.MustString(); got != want[i] {
+			t.Errorf("compacted:\n%s\nwant:\n%s", got, want[i])
+		}
+	}
+	a, b := nodes[0].YNode().Content[4], nodes[1].YNode().Content[4]
+	if a.Value != "metadata" || unsafe.StringData(a.Value) != unsafe.StringData(b.Value) {
+		t.Errorf("the two metadata keys do not share their text")
+	}
+}
+
+// A render that is all its process does paces the collector at
+// smallGCPercent while a small package is in memory, and leaves the pace
+// as it found it; any other render leaves it alone.
+func TestOwnProcessPacesTheCollector(t *testing.T) {
+	before := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(before)
+	var during int
+	probe := framework.ResourceListProcessorFunc(func(*framework.ResourceList) error {
+		during = debug.SetGCPercent(-1)
+		debug.SetGCPercent(during)
+		return nil
+	})
+	for _, own := range []bool{true, false} {
+		fs, root := memPkg(t, map[string]string{
+			"Kptfile": kptfile("p", "pipeline:\n  mutators:\n    - image: probe\n"),
+			"cm.yaml": cm("c"),
+		})
+		if _, err := Render(context.Background(), fs, root, Options{OwnProcess: own,
+			Resolve: fakeResolver(map[string]framework.ResourceListProcessor{"probe": probe})}); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: smallGCPercent, false: 137}[own]; during != want {
+			t.Errorf("OwnProcess %v: GOGC %d during the render, want %d", own, during, want)
+		}
+		if after := debug.SetGCPercent(137); after != 137 {
+			t.Errorf("OwnProcess %v: GOGC %d after the render", own, after)
+		}
 	}
 }

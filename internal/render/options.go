@@ -57,6 +57,11 @@ type Options struct {
 	// KPT_DISABLE_ATTRIBUTION environment variable does for kpt.
 	NoAttribution bool
 
+	// OwnProcess says the render is all the process does (the command
+	// line): it may set the garbage collector's pace for its own peak
+	// memory, which a server running renders side by side must not.
+	OwnProcess bool
+
 	// DisplayDir is the package's path as users know it (its directory in
 	// the repository, say): errors name files under it instead of the
 	// path in the file system rendered.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -111,6 +112,17 @@ func (r *renderer) run() error {
 	if err != nil {
 		return err
 	}
+	if r.opts.OwnProcess && r.readBytes > 0 && r.readBytes <= smallPackageBytes {
+		// From here on the heap holds the package; what the functions and
+		// the writer allocate besides is garbage, which the collector lets
+		// pile up to the size of the live heap before it runs. For a small
+		// package the program's own code is a third of the peak memory
+		// (the App's, 20 MiB resident), so the heap is held lower: the
+		// collector runs a few more times over a small heap (1,000
+		// resources: 1.3x the floor's peak memory instead of 1.45x, for
+		// some 5% more CPU time).
+		defer debug.SetGCPercent(debug.SetGCPercent(smallGCPercent))
+	}
 	snap, err := preprocess(nodes)
 	if err != nil {
 		return err
@@ -149,6 +161,14 @@ func (r *renderer) run() error {
 // 1.6-1.9x).
 const bigCopy = 1 << 17
 
+// smallPackageBytes is the size of KRM files up to which a render that is
+// all its process does (Options.OwnProcess) paces the collector at
+// smallGCPercent once the package is read.
+const smallPackageBytes = 1 << 20
+
+// smallGCPercent is the collector's pace (GOGC) for a small package.
+const smallGCPercent = 60
+
 // unwrapKyaml strips the stack-trace wrapper kio.Pipeline puts around errors.
 func unwrapKyaml(err error) error {
 	var ge *goerrors.Error
@@ -176,6 +196,7 @@ type renderer struct {
 
 	marks       []*yaml.Node // stableUnshared's scratch space
 	largestCopy int          // most nodes the in-memory path copied for one function
+	readBytes   int64        // bytes of the files the direct reader read
 	// copying: functions run on copies only (a render started again after
 	// errReplay); foreign: a function other than an in-place built-in ran
 	copying, foreign bool
@@ -427,15 +448,7 @@ func (r *renderer) hydrate(pkg *pkgNode, byPkg map[string][]*yaml.RNode) ([]*yam
 
 // localResources reads the package's own resources (not its subpackages').
 func (r *renderer) localResources(pkg *pkgNode) ([]*yaml.RNode, error) {
-	nodes, err := kio.LocalPackageReader{
-		PackagePath:       pkg.abs,
-		PackageFileName:   kfile.FileName,
-		MatchFilesGlob:    matchAllKRM,
-		PreserveSeqIndent: true,
-		SetAnnotations:    map[string]string{pkgPathAnnotation: pkg.abs},
-		WrapBareSeqNode:   true,
-		FileSystem:        filesys.FileSystemOrOnDisk{FileSystem: r.fsys},
-	}.Read()
+	nodes, err := r.readPackage(pkg)
 	if err != nil {
 		return nil, fmt.Errorf("package %s: %w", pkg.rel, err)
 	}

@@ -46,6 +46,8 @@ type setAnnotationsConfig struct {
 	Annotations                map[string]string `yaml:"annotations,omitempty"`
 	FieldSpecs                 []types.FieldSpec `yaml:"fieldSpecs,omitempty"`
 	AdditionalAnnotationFields []types.FieldSpec `yaml:"additionalAnnotationFields,omitempty"`
+
+	commonOnly bool // no field spec of the user's: the direct path may run
 }
 
 func setAnnotations(rl *framework.ResourceList) error {
@@ -102,6 +104,7 @@ func (c *setAnnotationsConfig) load(fc *yaml.RNode) error {
 	if len(c.Annotations) == 0 {
 		return fmt.Errorf("input annotation list cannot be empty")
 	}
+	c.commonOnly = len(c.AdditionalAnnotationFields) == 0
 	c.AdditionalAnnotationFields = append(c.AdditionalAnnotationFields, commonAnnotationFieldSpecs...)
 	return nil
 }
@@ -122,22 +125,36 @@ func (c *setAnnotationsConfig) run(items []*yaml.RNode) ([]*yaml.RNode, *annotat
 		return nil, nil, err
 	}
 	var sets []annotationSet
-	out := make([]*yaml.RNode, 0, len(rs))
-	for _, r := range rs {
-		filePath, fileIndex := fileAnnotations(&r.RNode)
-		f := annofilter.Filter{Annotations: c.Annotations, FsSlice: c.AdditionalAnnotationFields}
-		sets = sets[:0]
-		f.WithMutationTracker(func(key, value, _ string, node *yaml.RNode) {
-			k := annotationResultKey{filePath: filePath, fileIndex: fileIndex, fieldPath: strings.Join(node.FieldPath(), ".")}
+	track := func(filePath, fileIndex string) func(key, value, fieldPath string, annotations *yaml.Node) {
+		return func(key, value, fieldPath string, annotations *yaml.Node) {
+			k := annotationResultKey{filePath: filePath, fileIndex: fileIndex, fieldPath: fieldPath}
 			if _, ok := res.values[k]; !ok {
 				res.values[k] = map[string]string{}
 				res.order = append(res.order, k)
 			}
 			res.values[k][key] = value
-			sets = append(sets, annotationSet{annotations: node.YNode(), key: key})
-		})
-		if err := r.ApplyFilter(f); err != nil {
-			return nil, nil, fmt.Errorf("failed to run transformer: %w", err)
+			sets = append(sets, annotationSet{annotations: annotations, key: key})
+		}
+	}
+	var direct *directAnnotator
+	if c.commonOnly {
+		direct = newDirectAnnotator(c.Annotations)
+	}
+	out := make([]*yaml.RNode, 0, len(rs))
+	for _, r := range rs {
+		filePath, fileIndex := fileAnnotations(&r.RNode)
+		sets = sets[:0]
+		if direct != nil && directlyAnnotatable(&r.RNode) {
+			direct.annotate(&r.RNode, track(filePath, fileIndex))
+		} else {
+			f := annofilter.Filter{Annotations: c.Annotations, FsSlice: c.AdditionalAnnotationFields}
+			set := track(filePath, fileIndex)
+			f.WithMutationTracker(func(key, value, _ string, node *yaml.RNode) {
+				set(key, value, strings.Join(node.FieldPath(), "."), node.YNode())
+			})
+			if err := r.ApplyFilter(f); err != nil {
+				return nil, nil, fmt.Errorf("failed to run transformer: %w", err)
+			}
 		}
 		unshareValues(sets)
 		out = append(out, &r.RNode)
