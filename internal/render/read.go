@@ -82,7 +82,7 @@ func (r *renderer) readPackageDirect(pkg *pkgNode) ([]*yaml.RNode, error) {
 			return nil, errReadWithKyaml
 		}
 		r.readBytes += int64(len(data))
-		if out, err = appendFileResources(out, data, pkg.abs, filepath.ToSlash(rel)); err != nil {
+		if out, err = appendFileResources(out, data, pkg.abs, rel); err != nil {
 			return nil, err
 		}
 	}
