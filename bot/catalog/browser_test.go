@@ -35,7 +35,11 @@ func browser(t *testing.T, exe string) context.Context {
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-sync", true),
+		// no UserDataDir: the allocator makes a fresh profile of its own and
+		// removes it once the browser has exited, as well as it can (its
+		// helper processes may outlive it for a moment, writing there; in
+		// t.TempDir that failed the test's cleanup)
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
