@@ -2,10 +2,12 @@ package render
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -154,10 +156,15 @@ func freshCopy(b *testing.B, src, dst string) {
 // same functions being `porchbot fn` exec functions, checks that it leaves
 // the same files, and prints how many times faster porchbot is. The run
 // fails when the render takes over 1.5x the floor's time or peak memory.
-// Run with -benchtime 5x or more.
+// Run with -benchtime 5x or more: the testing package's first round of one
+// iteration is then left out (one sample is no figure to judge), and each
+// size starts with an unmeasured run of both programs.
 func BenchmarkRenderVsFloorProcess(b *testing.B) {
-	tmp := b.TempDir()
 	porchbot, fnDir := benchBinary(b)
+	if probeRound(b) {
+		return
+	}
+	tmp := b.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
@@ -174,6 +181,12 @@ func BenchmarkRenderVsFloorProcess(b *testing.B) {
 		genPackageAt(b, disk, src, n, 50, processPipeline)
 		work := filepath.Join(tmp, "work")
 		var floor, render best
+		// unmeasured: the first run of a program just built, or of one on
+		// a package just written, pays for what later runs find cached
+		freshCopy(b, src, work)
+		spawn(b, []string{exe, "-test.run=^$"}, []string{attackEnv + "=floor", dirEnv + "=" + work})
+		freshCopy(b, src, work)
+		spawn(b, []string{porchbot, "render", work}, nil)
 		for i := 0; i < b.N; i++ {
 			freshCopy(b, src, work)
 			floor.add(spawn(b, []string{exe, "-test.run=^$"}, []string{attackEnv + "=floor", dirEnv + "=" + work}))
@@ -281,4 +294,19 @@ func kptExec(b *testing.B, kpt, fnDir, src, key string) (processRun, map[string]
 	delete(files, "Kptfile")
 	kptRuns[key] = kptRun{run, files}
 	return run, files
+}
+
+// probeRound reports whether this is the testing package's first round
+// (b.N = 1) of a benchmark asked for a fixed count above one (-benchtime
+// 5x): the round with that count follows, and it is the one to measure.
+func probeRound(b *testing.B) bool {
+	if b.N != 1 {
+		return false
+	}
+	f := flag.Lookup("test.benchtime")
+	if f == nil {
+		return false
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(f.Value.String(), "x"))
+	return strings.HasSuffix(f.Value.String(), "x") && err == nil && n > 1
 }
