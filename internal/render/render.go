@@ -134,7 +134,7 @@ func (r *renderer) run() error {
 	if err := reconcile(out, snap); err != nil {
 		return err
 	}
-	r.shapeSlab = nil // no function runs any more
+	r.shapeSlab, r.marks = nil, nil // no function runs any more: the writer need not keep them
 	if r.largestCopy > bigCopy || (r.res.stats.inPlace > 0 && r.shapeHint <= bigCopy) {
 		// The last function's input and its copy were live together, and
 		// the collector's next goal is twice that; the writer would grow
