@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -41,18 +42,32 @@ func browser(t *testing.T, exe string) context.Context {
 		// helper processes may outlive it for a moment, writing there; in
 		// t.TempDir that failed the test's cleanup)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelCtx()
-		cancelAlloc()
-	})
-	if err := chromedp.Run(ctx); err != nil { // starts the browser
-		t.Fatalf("start %s: %v", exe, err)
+	// Chromium, started beside a busy test run, now and then exits before
+	// it listens ("chrome failed to start", nothing of porchbot's running
+	// yet): a browser that did not start is started again, twice at most.
+	var errs []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(actx)
+		ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+		stop := func() {
+			cancelTimeout()
+			cancelCtx()
+			cancelAlloc()
+		}
+		if err := chromedp.Run(ctx); err != nil { // starts the browser
+			stop()
+			errs = append(errs, fmt.Sprintf("attempt %d: %v", attempt, err))
+			continue
+		}
+		for _, e := range errs {
+			t.Logf("start %s: %s", exe, e)
+		}
+		t.Cleanup(stop)
+		return ctx
 	}
-	return ctx
+	t.Fatalf("start %s:\n%s", exe, strings.Join(errs, "\n"))
+	return nil
 }
 
 // signInBrowser opens the catalog signed out, which leads to the forge's
