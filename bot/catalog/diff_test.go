@@ -54,7 +54,7 @@ func TestCatalogShowsANewRevision(t *testing.T) {
 	w.push(t, cat, "acme/catalog", "basens: silver tier")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := w.srv.Catalog.Idle(ctx); err != nil {
+	if err := w.Svc.Catalog.Idle(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, pkg, _ := alice.get(w.catalog + "/repos/acme/catalog/packages/basens"); !strings.Contains(pkg, "basens/v3") ||

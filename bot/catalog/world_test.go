@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -19,8 +20,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/service"
-	"github.com/porchbot/porchbot/internal/settings"
+	"github.com/porchbot/porchbot/internal/demo"
 )
 
 // The catalog's world: `porchbot serve` on its embedded forge. acme (alice
@@ -53,8 +53,9 @@ app:
 `
 
 type world struct {
-	srv     *service.Service
+	*demo.World
 	logs    *syncBuffer // everything porchbot logged
+	clones  int         // clones made so far (each has a directory of its own)
 	catalog string      // the catalog's URL
 	forge   string      // the forge's URL
 }
@@ -69,28 +70,18 @@ func startWorld(t *testing.T) *world {
 	if err := os.WriteFile(seed, []byte(worldSeed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := settings.Parse([]string{"--listen", "127.0.0.1:0", "--forge-listen", "127.0.0.1:0",
-		"--data-dir", filepath.Join(dir, "data"), "--forge-seed", seed, "--resync-interval", "0"}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := logrus.New()
 	logs := &syncBuffer{}
 	log.SetOutput(logs)
 	if os.Getenv("CATALOG_TEST_LOG") != "" {
 		log.SetOutput(io.MultiWriter(logs, os.Stderr))
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := service.Start(ctx, s, log, io.Discard, "test")
+	dw, err := demo.StartWorld(context.Background(), demo.WorldOptions{DataDir: dir, Seed: seed, Log: log})
 	if err != nil {
-		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cancel()
-		_ = srv.Close(context.Background())
-	})
-	w := &world{srv: srv, logs: logs, catalog: srv.CatalogURL, forge: srv.Embedded.Forge.BaseURL()}
+	t.Cleanup(func() { _ = dw.Close() })
+	w := &world{World: dw, logs: logs, catalog: dw.Svc.CatalogURL, forge: dw.Forge.BaseURL()}
 	if w.catalog == "" {
 		t.Fatal("the catalog is not served in embedded mode")
 	}
@@ -107,12 +98,13 @@ func startWorld(t *testing.T) *world {
 	w.push(t, cat, "acme/catalog", "basens: gold tier")
 
 	// A draft of basens, proposed.
-	runGit(t, cat, "checkout", "-q", "-b", "drafts/basens/w1")
+	w.git(t, cat, "checkout", "-q", "-b", "drafts/basens/w1")
 	write(t, cat, "basens/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: base\n  labels:\n    tier: platinum\n")
-	runGit(t, cat, "commit", "-q", "-am", "basens: platinum tier")
-	runGit(t, cat, "push", "-q", "origin", "HEAD")
+	w.git(t, cat, "commit", "-q", "-am", "basens: platinum tier")
+	w.git(t, cat, "push", "-q", "origin", "HEAD")
 	w.settle(t)
-	if _, _, err := srv.Clients.Token(ctx, "alice-token").PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{
+	ctx := context.Background()
+	if _, _, err := w.Client("alice").PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{
 		Title: github.String("basens: platinum tier"), Head: github.String("drafts/basens/w1"), Base: github.String("main")}); err != nil {
 		t.Fatal(err)
 	}
@@ -147,15 +139,15 @@ func write(t *testing.T, dir, name, content string) {
 	}
 }
 
-// clone clones fullName as login (whose token is "<login>-token").
+// clone clones fullName as login, on main.
 func (w *world) clone(t *testing.T, login, fullName string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "work")
-	remote := strings.Replace(w.forge, "http://", "http://"+login+":"+login+"-token@", 1) + "/" + fullName + ".git"
-	runGit(t, "", "clone", "-q", remote, dir)
-	runGit(t, dir, "config", "user.name", login)
-	runGit(t, dir, "config", "user.email", login+"@example.com")
-	runGit(t, dir, "checkout", "-q", "-B", "main")
+	w.clones++
+	dir, err := w.Clone(context.Background(), login, fullName, fmt.Sprintf("%s-%d", strings.ReplaceAll(fullName, "/", "-"), w.clones))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.git(t, dir, "checkout", "-q", "-B", "main")
 	return dir
 }
 
@@ -164,34 +156,32 @@ func (w *world) clone(t *testing.T, login, fullName string) string {
 // resync does (it publishes direct pushes when no approval is required).
 func (w *world) push(t *testing.T, dir, full, message string) {
 	t.Helper()
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-q", "-m", message)
-	runGit(t, dir, "push", "-q", "origin", "HEAD:main")
+	w.git(t, dir, "add", "-A")
+	w.git(t, dir, "commit", "-q", "-m", message)
+	w.git(t, dir, "push", "-q", "origin", "HEAD:main")
 	w.settle(t)
 	ctx := context.Background()
-	id, err := w.srv.Clients.InstallationIDForRepo(ctx, full)
+	id, err := w.Svc.Clients.InstallationIDForRepo(ctx, full)
 	if err != nil {
 		t.Fatal(err)
 	}
 	owner, name, _ := strings.Cut(full, "/")
-	s, err := w.srv.App.Opener.Open(ctx, lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
+	s, err := w.Svc.App.Opener.Open(ctx, lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := w.srv.ResyncDeps()
+	deps := w.Svc.ResyncDeps()
 	if _, err := lifecycle.Resync(ctx, s, deps.API(s), deps); err != nil {
 		t.Fatal(err)
 	}
 	w.settle(t)
 }
 
-func runGit(t *testing.T, dir string, args ...string) {
+// git runs git in dir (demo.World.Git), failing the test on an error.
+func (w *world) git(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "credential.helper=", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	if _, err := w.Git(context.Background(), dir, args...); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -247,19 +237,12 @@ func (v *viewer) signIn(w *world, login string) string {
 	return string(b)
 }
 
-// settle waits for every webhook to be delivered and handled (handling
-// may send more).
+// settle waits until every webhook is delivered and handled (handling
+// may send more), and fails the test on a delivery porchbot refused.
 func (w *world) settle(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	for i := 0; i < 5; i++ {
-		if err := w.srv.Embedded.Forge.WaitDeliveries(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.srv.Bot.WaitIdle(ctx); err != nil {
-			t.Fatal(err)
-		}
+	if err := w.Settle(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 
