@@ -110,7 +110,7 @@ func (f *Forge) getReadme(w http.ResponseWriter, r *http.Request) {
 // GitHub). The forge keeps one hourly core budget; the others are shown
 // at their GitHub limits, unspent.
 func (f *Forge) getRateLimit(w http.ResponseWriter, r *http.Request) {
-	now := f.opts.Now()
+	now := f.clockNow()
 	win := f.rate.take(caller(r), now, false)
 	rate := func(limit, used int, reset int64, resource string) map[string]any {
 		return map[string]any{"limit": limit, "used": used, "remaining": max(limit-used, 0), "reset": reset, "resource": resource}

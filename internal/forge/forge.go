@@ -54,6 +54,7 @@ type Forge struct {
 	rate          rateBudget
 
 	nextID atomic.Int64
+	clock  atomic.Pointer[func() time.Time] // SetClock's, else opts.Now (clock.go)
 
 	stats  *Stats
 	faults *faultInjector
@@ -117,7 +118,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // newID hands out GitHub-style numeric ids, unique across all objects.
 func (f *Forge) newID() int64 { return f.nextID.Add(1) }
 
-func (f *Forge) now() time.Time { return f.opts.Now().UTC().Truncate(time.Second) }
+func (f *Forge) now() time.Time { return f.clockNow().UTC().Truncate(time.Second) }
 
 // Start listens on addr (e.g. "127.0.0.1:0") and serves in the background.
 // BaseURL reports the address actually bound.

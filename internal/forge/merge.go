@@ -65,7 +65,9 @@ func (f *Forge) mergePullHandler(w http.ResponseWriter, r *http.Request) {
 		writeError(w, out.status, out.msg)
 		return
 	}
-	f.refsChanged(repo, merger, []RefChange{out.change})
+	change := out.change
+	change.Kind = ActivityPRMerge
+	f.refsChanged(repo, merger, []RefChange{change})
 	f.emitPull(repo, pullEvent{view: out.view, action: "closed", sender: merger})
 	writeJSON(w, r, http.StatusOK, &github.PullRequestMergeResult{
 		SHA: github.String(out.sha), Merged: github.Bool(true), Message: github.String("Pull Request successfully merged")})

@@ -52,6 +52,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesPulls(api)
 	f.routesReviews(api)
 	f.routesIssueEvents(api)
+	f.routesActivity(api)
 	f.routesIssues(api)
 	f.routesComments(api)
 	f.routesReactions(api)
@@ -121,7 +122,7 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // injectFaults applies the configured latency, 5xx and rate limits.
 func (f *Forge) injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d := f.faults.decide(strings.TrimPrefix(r.URL.Path, apiPrefix), f.opts.Now())
+		d := f.faults.decide(strings.TrimPrefix(r.URL.Path, apiPrefix), f.clockNow())
 		if d.latency > 0 {
 			t := time.NewTimer(d.latency)
 			select {
@@ -156,7 +157,7 @@ func (f *Forge) authMiddleware(next http.Handler) http.Handler {
 			return
 		}
 		// GET /rate_limit does not count against the budget, as on GitHub.
-		f.rate.setHeaders(w, p, f.opts.Now(), r.URL.Path != apiPrefix+"/rate_limit")
+		f.rate.setHeaders(w, p, f.clockNow(), r.URL.Path != apiPrefix+"/rate_limit")
 		next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
 	})
 }

@@ -259,6 +259,7 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	ev := field(d.do(alice, "GET", I+"/events", nil, ok), "0.id")
 	d.do(alice, "GET", R+"/issues/events/"+ev, nil, ok)
 	d.do(alice, "GET", I+"/timeline", nil, ok)
+	d.do(alice, "GET", R+"/activity?per_page=1", nil, ok)
 
 	// The publication.
 	d.do(alice, "POST", R+"/releases/generate-notes", map[string]any{"tag_name": "network/upf/v1", "target_commitish": "main"}, ok)

@@ -107,6 +107,7 @@ type Repo struct {
 
 	ReviewComments map[int64]*ReviewComment // created when first needed
 	IssueEvents    []*IssueEvent            // oldest first
+	Activities     []*Activity              // oldest first (activity.go)
 }
 
 // FullName is "owner/name".
