@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -36,6 +37,7 @@ func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *gith
 		Author:        comment.GetUser().GetLogin(),
 		AuthorType:    comment.GetUser().GetType(),
 		Body:          comment.GetBody(),
+		CreatedAt:     comment.GetCreatedAt().Time,
 		DeliveryID:    deliveryFrom(ctx),
 	})
 }
@@ -94,15 +96,32 @@ func (o CommandOps) OpenProposal(ctx context.Context, s *lifecycle.Session, pkg,
 	return commands.Outcome{Text: fmt.Sprintf("Proposed `%s/%s`.", pkg, workspace), PullRequest: pr.GetNumber()}, nil
 }
 
-// RecordApproval is /porch approve: the record, then the evaluation.
-func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, number int, headSHA, login string) (commands.Outcome, error) {
+// RecordApproval is /porch approve: the pull request's head when the
+// comment was written (lifecycle.HeadAtComment, one REST call), the record
+// at that head, then the evaluation. An approval of an older head counts
+// for the current one only when the packages' content is the same (the
+// policy's carry-over rule). A head that cannot be established is not
+// approved: the reply says why and what to do.
+func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, number int, at time.Time, login string) (commands.Outcome, error) {
 	api := o.App.proposalAPI(s.GH)
-	if err := lifecycle.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(headSHA)); err != nil {
-		return commands.Outcome{}, userError(err)
-	}
 	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
 		return commands.Outcome{}, err
+	}
+	if pr.GetState() != "open" || !lifecycle.IntoDeployment(s, pr) {
+		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not an open proposal", number)}
+	}
+	seen, err := lifecycle.HeadAtComment(ctx, s.GH, pr, at)
+	if err != nil {
+		return commands.Outcome{}, err
+	}
+	if seen.Commit == "" {
+		return commands.Outcome{}, &commands.UserError{Msg: "This approval does not count: porchbot cannot tell which commit " +
+			"the pull request's head was when you wrote it (" + seen.Why + "). Approve with a review (it names its commit), " +
+			"or comment `/porch approve` again."}
+	}
+	if err := lifecycle.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(seen.Commit)); err != nil {
+		return commands.Outcome{}, userError(err)
 	}
 	out, err := lifecycle.EvaluateApproval(ctx, s, api, pr)
 	if err != nil {
@@ -111,7 +130,12 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, nu
 	if out == nil {
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not an open proposal", number)}
 	}
-	return commands.Outcome{Text: "Approval recorded. " + out.Result.Summary, PullRequest: number}, nil
+	text := "Approval recorded. "
+	if head := strings.ToLower(pr.GetHead().GetSHA()); seen.Commit != head {
+		text = fmt.Sprintf("Approval recorded for %s, the head when you wrote the comment; the head is now %s, "+
+			"which it covers only if the packages' content is the same. ", seen.Commit[:7], head[:min(7, len(head))])
+	}
+	return commands.Outcome{Text: text + out.Result.Summary, PullRequest: number}, nil
 }
 
 // Reject is /porch reject.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -36,8 +37,8 @@ func (f *fakeLifecycle) OpenProposal(_ context.Context, s *lifecycle.Session, pk
 	return commands.Outcome{Text: "Opened the proposal.", PullRequest: 42, Branch: "drafts/" + pkg + "/" + ws}, err
 }
 
-func (f *fakeLifecycle) RecordApproval(_ context.Context, _ *lifecycle.Session, pr int, head, login string) (commands.Outcome, error) {
-	err := f.record("approve #%d at %s by %s", pr, head, login)
+func (f *fakeLifecycle) RecordApproval(_ context.Context, _ *lifecycle.Session, pr int, at time.Time, login string) (commands.Outcome, error) {
+	err := f.record("approve #%d written %s by %s", pr, at.UTC().Format(time.RFC3339), login)
 	return commands.Outcome{Text: "Approval recorded; the policy counts it."}, err
 }
 

@@ -97,7 +97,8 @@ func (h *harness) comment(t *testing.T, token, repo string, number int, author, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return commands.CommentEvent{Repo: h.repo(repo), Number: number, CommentID: c.GetID(), Author: author, AuthorType: "User", Body: body}
+	return commands.CommentEvent{Repo: h.repo(repo), Number: number, CommentID: c.GetID(), Author: author, AuthorType: "User", Body: body,
+		CreatedAt: c.GetCreatedAt().Time}
 }
 
 // run handles ev and returns the REST calls it made (app-level calls —

@@ -84,6 +84,10 @@ type Verb struct {
 	// tokenised (reject's reason: "isn't ready" must not be a quoting
 	// error).
 	Text bool
+	// AuthorBound verbs act on their author's own standing beyond write
+	// access (approver, requester, reader of another repository): a
+	// comment the resync found does not run them (found.go).
+	AuthorBound bool
 }
 
 // Usage is "/porch <name> <syntax>".
@@ -102,24 +106,24 @@ var Verbs = []Verb{
 		Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, Flags: []string{FlagWorkspace, FlagDescription}},
 	{Name: "clone", Syntax: "<owner/repo/package@vN | https://host/owner/repo.git/dir@ref> <package> [--workspace W]",
 		Summary: "new package draft cloned from a published revision or a git URL, upstream and upstream lock set (`kpt pkg get`)",
-		Access:  WriteAccess, MinArgs: 2, MaxArgs: 2, Args: []ArgKind{ArgAny, ArgPackage}, Flags: []string{FlagWorkspace}},
+		Access:  WriteAccess, MinArgs: 2, MaxArgs: 2, Args: []ArgKind{ArgAny, ArgPackage}, Flags: []string{FlagWorkspace}, AuthorBound: true},
 	{Name: "edit", Syntax: "<package> [--from vN] [--workspace W]", Summary: "new draft copied from the latest (or given) published revision",
 		Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, Flags: []string{FlagFrom, FlagWorkspace}},
 	{Name: "propose", Syntax: "[<package>/<workspace>]", Summary: "open the pull request for a draft (in a draft's pull request: no argument)",
-		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgDraft}},
-	{Name: "approve", Summary: "counts as an approval from the commenter", Access: ApprovalPolicy, Where: InPullRequest},
+		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgDraft}, AuthorBound: true},
+	{Name: "approve", Summary: "counts as an approval from the commenter", Access: ApprovalPolicy, Where: InPullRequest, AuthorBound: true},
 	{Name: "reject", Syntax: "[reason]", Summary: "close the proposal; the draft branch stays", Access: WriteAccess, Where: InPullRequest, Text: true},
 	{Name: "render", Summary: "render the draft again now (a fork's pull request: checked, not pushed)", Access: WriteAccess, Where: InPullRequest},
 	{Name: "upgrade", Syntax: "<package> [--to vN] [--strategy " + strings.Join(kptfile.UpdateStrategies, "|") + "]",
 		Summary: "update pull request (`porch/update/<package>`) to the latest (or given) upstream revision, now", Access: WriteAccess,
-		MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, Flags: []string{FlagTo, FlagStrategy}},
+		MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, Flags: []string{FlagTo, FlagStrategy}, AuthorBound: true},
 	{Name: "rollback", Syntax: "<package> v<N> [--workspace W]", Summary: "new draft whose contents are revision N",
 		Access: WriteAccess, MinArgs: 2, MaxArgs: 2, Args: []ArgKind{ArgPackage, ArgRevision}, Flags: []string{FlagWorkspace}},
-	{Name: "delete", Syntax: "<package>", Summary: "deletion proposal pull request", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
+	{Name: "delete", Syntax: "<package>", Summary: "deletion proposal pull request", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, AuthorBound: true},
 	{Name: "variants", Summary: "in the repository of an upstream package: each variant's targets, their downstream package, the revision it tracks and its state",
 		Access: WriteAccess},
 	{Name: "publish", Syntax: "[<package>]", Summary: "tag a landed package now: with `publishOn: never`, or a landing not published for want of approval (an approver's; counts as their approval)",
-		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
+		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgPackage}, AuthorBound: true},
 }
 
 // LookupVerb finds a verb by name (case-insensitive).

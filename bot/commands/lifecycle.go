@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"time"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 )
@@ -28,9 +29,10 @@ type Lifecycle interface {
 	// deployment branch labelled porch/proposed (or labels the open one).
 	OpenProposal(ctx context.Context, s *lifecycle.Session, pkg, workspace, by string) (Outcome, error)
 	// RecordApproval records /porch approve by login on pull request pr at
-	// its head commit headSHA; the approval policy decides whether it
-	// counts (Outcome.Text says).
-	RecordApproval(ctx context.Context, s *lifecycle.Session, pr int, headSHA, login string) (Outcome, error)
+	// the head it had when the comment was written (at, GitHub's
+	// created_at); the approval policy decides whether it counts
+	// (Outcome.Text says). A head that cannot be established is a refusal.
+	RecordApproval(ctx context.Context, s *lifecycle.Session, pr int, at time.Time, login string) (Outcome, error)
 	// Reject closes proposal pr with a reason ("" for none); the draft
 	// branch stays.
 	Reject(ctx context.Context, s *lifecycle.Session, pr int, login, reason string) (Outcome, error)

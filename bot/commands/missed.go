@@ -70,7 +70,8 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon 
 			break
 		}
 		ev := CommentEvent{Repo: repo, Number: issueNumberOf(c), IsPullRequest: strings.Contains(c.GetHTMLURL(), "/pull/"),
-			CommentID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(), Body: c.GetBody(), takeOver: true}
+			CommentID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(), Body: c.GetBody(),
+			CreatedAt: c.GetCreatedAt().Time, takeOver: true, found: true}
 		claimed, err := r.handle(ctx, ev)
 		if err != nil {
 			errs = append(errs, err)

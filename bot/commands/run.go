@@ -28,6 +28,10 @@ type CommentEvent struct {
 	// ("User", "Bot"). Comments by bots are ignored.
 	Author, AuthorType string
 	Body               string
+	// CreatedAt is when the comment was written (GitHub's created_at,
+	// whole seconds): /porch approve binds to the pull request's head at
+	// that moment.
+	CreatedAt time.Time
 	// DeliveryID is the webhook delivery (X-GitHub-Delivery) that brought
 	// the comment ("" when the resync found it): the log lines of the run
 	// carry it, and an internal error names it.
@@ -36,6 +40,10 @@ type CommentEvent struct {
 	// takeOver lets a claim older than the command deadline with no reply
 	// be taken over (set by AnswerMissed only).
 	takeOver bool
+	// found marks a comment the resync read as it is now, not as its
+	// author wrote it (set by AnswerMissed only): its words may have been
+	// changed by a writer in the second it was written (found.go).
+	found bool
 }
 
 // FromBot reports a comment written by a bot (type Bot, or a login ending
@@ -186,6 +194,10 @@ func (cr *commentRun) execute(ctx context.Context, c Command) result {
 	}
 	if v.Where == InPullRequest && !cr.ev.IsPullRequest {
 		return result{cmd: c, status: statusRefused, text: codeSpan(Prefix+" "+v.Name) + " works in pull request comments only."}
+	}
+	if res, refused := cr.foundRefusal(v); refused {
+		res.cmd = c
+		return res
 	}
 	if res, refused := cr.authorize(ctx, v); refused {
 		res.cmd = c

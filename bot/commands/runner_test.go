@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -357,15 +358,16 @@ func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 		t.Errorf("reply\n%s", reply)
 	}
 
-	// approve is judged by the policy, not by write access: no permission call.
+	// approve is judged by the policy, not by write access: no permission
+	// call; and it binds to the comment's time, not to a head the runner reads.
 	ev := inPR(forgetest.CarolToken, "carol", "/porch approve")
-	ev.HeadRef, ev.HeadSHA, ev.HeadRepo = "drafts/basens/v1", pr.GetHead().GetSHA(), "acme/catalog"
+	written := ev.CreatedAt.UTC().Format(time.RFC3339)
 	calls, _ = h.run(t, ev)
 	wantCalls(t, "approve", calls, map[string]int64{reactionCall: 1, replyCall: 1})
 
 	h.run(t, inPR(forgetest.BobToken, "bob", "/porch reject this isn't ready\n/porch publish\n/porch delete old\n/porch propose basens/v1"))
 	sha := pr.GetHead().GetSHA()
-	want := []string{"propose acme/catalog basens/v1 by alice", "render basens/v1 at " + sha, "approve #" + itoa(n) + " at " + sha + " by carol",
+	want := []string{"propose acme/catalog basens/v1 by alice", "render basens/v1 at " + sha, "approve #" + itoa(n) + " written " + written + " by carol",
 		"reject #" + itoa(n) + " by bob: this isn't ready", "publish #" + itoa(n) + " by bob", "delete old by bob",
 		"propose acme/catalog basens/v1 by bob"}
 	if got := h.fake.Calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -32,14 +32,11 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 	})
 }
 
-// runApprove is /porch approve, recorded at the pull request's head.
+// runApprove is /porch approve, recorded at the pull request's head when
+// the comment was written.
 func runApprove(ctx context.Context, cr *commentRun, _ Command) result {
-	head, err := cr.pullHead(ctx)
-	if err != nil {
-		return cr.fail(err)
-	}
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
-		return cr.r.Lifecycle.RecordApproval(ctx, s, cr.ev.Number, head.sha, cr.ev.Author)
+		return cr.r.Lifecycle.RecordApproval(ctx, s, cr.ev.Number, cr.ev.CreatedAt, cr.ev.Author)
 	})
 }
 

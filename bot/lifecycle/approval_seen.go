@@ -1,0 +1,100 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	ghclient "github.com/porchbot/porchbot/internal/github"
+)
+
+// seenActivityPage is how many of the head branch's latest activities
+// HeadAtComment reads (one page): a comment older than that many pushes
+// is not placed.
+const seenActivityPage = 100
+
+// SeenHead is the head of a pull request at the moment a comment was
+// written: Commit, or, when that cannot be established with certainty,
+// none and Why (for the commenter).
+type SeenHead struct {
+	Commit string
+	Why    string
+}
+
+// HeadAtComment is the head of pull request pr when a comment was written
+// at at (GitHub's created_at, whole seconds): the commit its head branch
+// pointed to then, read from the repository activity of the head's
+// repository (GET /repos/{owner}/{repo}/activity?ref=<branch>, one REST
+// call, the latest 100 moves of the branch, newest first). It is not
+// established, and Why says so, when
+//   - the branch moved in the same second as the comment (GitHub dates
+//     both to the second: which came first is unknown);
+//   - the listing is not readable (a fork porchbot cannot read), does not
+//     end at the pull request's head (a push meanwhile), or does not reach
+//     back to the comment (no recorded move before it, or more than 100
+//     since).
+//
+// Other errors of the call are returned.
+func HeadAtComment(ctx context.Context, gh *github.Client, pr *github.PullRequest, at time.Time) (SeenHead, error) {
+	hr := pr.GetHead().GetRepo()
+	owner, name, ref := hr.GetOwner().GetLogin(), hr.GetName(), pr.GetHead().GetRef()
+	if owner == "" || name == "" || ref == "" {
+		return SeenHead{Why: "the pull request's head branch is gone"}, nil
+	}
+	if at.IsZero() {
+		return SeenHead{Why: "GitHub did not say when the comment was written"}, nil
+	}
+	acts, resp, err := ghclient.ListActivities(ctx, gh, owner, name,
+		ghclient.ActivityListOptions{Ref: "refs/heads/" + ref, PerPage: seenActivityPage})
+	var ge *github.ErrorResponse
+	if errors.As(err, &ge) && ge.Response != nil &&
+		(ge.Response.StatusCode == http.StatusNotFound || ge.Response.StatusCode == http.StatusForbidden) {
+		return SeenHead{Why: "porchbot cannot read the pushes of the pull request's head branch (a fork's)"}, nil
+	}
+	if err != nil {
+		return SeenHead{}, fmt.Errorf("head of #%d when the comment was written: %w", pr.GetNumber(), err)
+	}
+	more := resp != nil && resp.After != ""
+	return headAt(acts, more, pr.GetHead().GetSHA(), at), nil
+}
+
+// headAt places a comment written at at among a branch's activities
+// (newest first; more when older ones were not listed) whose latest move
+// must end at current: the commit the branch pointed to then.
+func headAt(acts []*ghclient.Activity, more bool, current string, at time.Time) SeenHead {
+	sec := at.UTC().Truncate(time.Second)
+	if len(acts) == 0 {
+		return SeenHead{Why: "GitHub lists no push of the pull request's branch"}
+	}
+	if !strings.EqualFold(acts[0].After, current) {
+		return SeenHead{Why: "the branch's recorded pushes do not end at the pull request's head yet"}
+	}
+	for _, a := range acts {
+		t := a.Timestamp.GetTime()
+		if t == nil {
+			return SeenHead{Why: "GitHub did not date a push of the branch"}
+		}
+		switch moved := t.UTC().Truncate(time.Second); {
+		case moved.Equal(sec):
+			return SeenHead{Why: fmt.Sprintf("the branch moved to %s in the same second as the comment (%s): "+
+				"which of the two came first is not known", propShort(strings.ToLower(a.After)), sec.Format(time.RFC3339))}
+		case moved.After(sec):
+			continue
+		}
+		after := strings.ToLower(a.After)
+		if len(after) != 40 || !plumbing.IsHash(after) || plumbing.NewHash(after).IsZero() {
+			return SeenHead{Why: "the branch did not exist when the comment was written"}
+		}
+		return SeenHead{Commit: after}
+	}
+	if more {
+		return SeenHead{Why: fmt.Sprintf("the branch moved more than %d times since the comment", seenActivityPage)}
+	}
+	return SeenHead{Why: "GitHub lists no push of the branch before the comment"}
+}
