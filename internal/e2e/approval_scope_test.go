@@ -18,6 +18,22 @@ const otherKptfile = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: 
 func (w *world) proposeUPF(branch string) (string, *github.PullRequest, string) {
 	w.t.Helper()
 	const repo = "acme/catalog"
+	dir, pr := w.openUPF(branch)
+	w.approve("bob", repo, pr.GetNumber())
+	w.settle()
+	head := w.pull(repo, pr.GetNumber()).GetHead().GetSHA()
+	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() != "success" {
+		w.t.Fatalf("approval after bob's review: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
+	}
+	return dir, pr, head
+}
+
+// openUPF pushes a draft of network/upf with replicas: 3 as alice and
+// opens its pull request, not approved; it returns the clone and the pull
+// request.
+func (w *world) openUPF(branch string) (string, *github.PullRequest) {
+	w.t.Helper()
+	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)
 	w.git(dir, "switch", "-q", "-c", branch)
 	deployment := readFile(w.t, dir, "network/upf/deployment.yaml")
@@ -28,13 +44,7 @@ func (w *world) proposeUPF(branch string) (string, *github.PullRequest, string) 
 	w.git(dir, "pull", "-q", "--ff-only", "origin", branch)
 	pr := w.openPull("alice", repo, branch, "Scale the UPF")
 	w.settle()
-	w.approve("bob", repo, pr.GetNumber())
-	w.settle()
-	head := w.pull(repo, pr.GetNumber()).GetHead().GetSHA()
-	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() != "success" {
-		w.t.Fatalf("approval after bob's review: %s %s", run.GetConclusion(), run.GetOutput().GetSummary())
-	}
-	return dir, pr, head
+	return dir, pr
 }
 
 // pushAll commits everything in dir and pushes it; it returns the pull

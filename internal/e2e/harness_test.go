@@ -25,6 +25,8 @@ type world struct {
 	t   testing.TB
 	svc *service.Service
 	ctx context.Context
+	// clock is the forge's clock as the world moves it (clock_helpers_test.go).
+	clock worldClock
 }
 
 func newWorld(t testing.TB, extraArgs ...string) *world {

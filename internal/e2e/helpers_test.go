@@ -48,6 +48,7 @@ func (w *world) comment(user, repo string, n int, body string) *github.IssueComm
 
 func (w *world) commentWith(c *github.Client, repo string, n int, body string) *github.IssueComment {
 	w.t.Helper()
+	w.laterSecond() // as a person's: after what they read (GitHub dates to the second)
 	owner, name := splitRepo(repo)
 	cm, _, err := c.Issues.CreateComment(w.ctx, owner, name, n, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
