@@ -168,10 +168,16 @@ func TestResyncFoundApproveDoesNotCount(t *testing.T) {
 	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() == "success" {
 		t.Fatalf("a resync-found /porch approve counted:\n%s", run.GetOutput().GetSummary())
 	}
+	// A new comment counts: one activity listing places it, and the pull
+	// request is read once (as many calls as before the binding).
+	before := w.stats()
 	w.comment("bob", repo, n, "/porch approve")
 	w.settle()
 	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() != "success" {
 		t.Fatalf("bob's new /porch approve: %s\n%s", run.GetConclusion(), run.GetOutput().GetSummary())
+	}
+	if a, p := callsSince(w, before, "GET /repos/{owner}/{repo}/activity"), callsSince(w, before, "GET /repos/{owner}/{repo}/pulls/{number}"); a != 1 || p != 1 {
+		t.Errorf("/porch approve listed activities %d times and read the pull request %d times, want once each", a, p)
 	}
 }
 
