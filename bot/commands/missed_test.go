@@ -138,3 +138,34 @@ func TestAnswerMissedTakesOverAbandonedClaim(t *testing.T) {
 		t.Fatalf("answered again: %v (%v)", ran, err)
 	}
 }
+
+// TestAnswerMissedRunsWriterVerbsOnly: a comment the resync finds is read
+// as it is now, and a writer may have changed its words in the second it
+// was written. What needs no more than write access runs (init); what acts
+// on the author's own standing (propose records them as requester,
+// clone reads another repository as them) is answered, not run.
+func TestAnswerMissedRunsWriterVerbsOnly(t *testing.T) {
+	h := newHarness(t)
+	h.seed(t, "catalog", map[string][]byte{"README.md": []byte("x\n")})
+	n := h.issue(t, "catalog")
+	found := h.comment(t, forgetest.AliceToken, "catalog", n, "alice",
+		"/porch init a\n/porch propose a/v1\n/porch clone acme/catalog/a@v1 b")
+	ran, err := h.runner.AnswerMissed(context.Background(), h.repo("catalog"), 0)
+	if err != nil || !slices.Equal(ran, []int64{found.CommentID}) {
+		t.Fatalf("answered %v (%v), want [%d]", ran, err, found.CommentID)
+	}
+	var reply string
+	for _, c := range h.comments(t, "catalog", n) {
+		if c.GetUser().GetType() == "Bot" {
+			reply = c.GetBody()
+		}
+	}
+	for _, want := range []string{"✅ `/porch init a`", "🚫 `/porch propose a/v1`", "🚫 `/porch clone acme/catalog/a@v1 b`", "comment it again"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply has no %q:\n%s", want, reply)
+		}
+	}
+	if got := h.fake.Calls(); slices.ContainsFunc(got, func(c string) bool { return strings.HasPrefix(c, "propose") }) {
+		t.Errorf("a found /porch propose ran: %v", got)
+	}
+}
