@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -72,6 +73,27 @@ func (w *world) deliverLate(d forge.Delivery) {
 	w.settle()
 }
 
+// upfProposalWorld is a world with alice's proposal of network/upf, not
+// approved: her clone, the pull request's number and head.
+func upfProposalWorld(t *testing.T) (w *world, dir string, n int, head string) {
+	t.Helper()
+	w = newWorld(t)
+	dir, pr := w.openUPF("drafts/network/upf/scale")
+	n = pr.GetNumber()
+	return w, dir, n, w.pull("acme/catalog", n).GetHead().GetSHA()
+}
+
+// resyncSettled runs one resync of repo and waits for what it causes.
+func (w *world) resyncSettled(repo string) *lifecycle.ResyncReport {
+	w.t.Helper()
+	rep, err := w.resync(repo)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.settle()
+	return rep
+}
+
 // TestApproveBindsToTheHeadWhenWritten (#21 §3): bob's `/porch approve` is
 // written on the head he reviewed; alice pushes a change to the package
 // before porchbot gets to the comment. The approval is recorded for the
@@ -79,11 +101,8 @@ func (w *world) deliverLate(d forge.Delivery) {
 // comment fall in the same second, porchbot cannot tell which head bob saw:
 // nothing is recorded and the reply says what to do.
 func TestApproveBindsToTheHeadWhenWritten(t *testing.T) {
-	w := newWorld(t)
+	w, dir, n, seen := upfProposalWorld(t)
 	const repo = "acme/catalog"
-	dir, pr := w.openUPF("drafts/network/upf/scale")
-	n := pr.GetNumber()
-	seen := w.pull(repo, n).GetHead().GetSHA()
 
 	c, lost := w.lostComment("bob", repo, n, "/porch approve")
 	w.laterSecond()
@@ -146,18 +165,11 @@ func TestApproveBindsToTheHeadWhenWritten(t *testing.T) {
 // now; GitHub dates edits to the second, so its words may not be its
 // author's. It is answered, and does not count; a new comment does.
 func TestResyncFoundApproveDoesNotCount(t *testing.T) {
-	w := newWorld(t)
+	w, _, n, head := upfProposalWorld(t)
 	const repo = "acme/catalog"
-	_, pr := w.openUPF("drafts/network/upf/scale")
-	n := pr.GetNumber()
-	head := w.pull(repo, n).GetHead().GetSHA()
 
 	c, _ := w.lostComment("bob", repo, n, "/porch approve")
-	rep, err := w.resync(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.settle()
+	rep := w.resyncSettled(repo)
 	if !slices.Contains(rep.CommandsAnswered, c.GetID()) {
 		t.Fatalf("the resync answered %v, not bob's comment %d", rep.CommandsAnswered, c.GetID())
 	}
@@ -187,11 +199,8 @@ func TestResyncFoundApproveDoesNotCount(t *testing.T) {
 // "edited" webhook runs nothing; the resync finds a comment that looks
 // unedited and does not run it as bob's approval.
 func TestEditedIntoApproveRunsNothing(t *testing.T) {
-	w := newWorld(t)
+	w, _, n, head := upfProposalWorld(t)
 	const repo = "acme/catalog"
-	_, pr := w.openUPF("drafts/network/upf/scale")
-	n := pr.GetNumber()
-	head := w.pull(repo, n).GetHead().GetSHA()
 	owner, name := splitRepo(repo)
 
 	w.settle()
@@ -214,11 +223,7 @@ func TestEditedIntoApproveRunsNothing(t *testing.T) {
 		t.Fatal("porchbot acted on an edited comment's webhook")
 	}
 
-	rep, err := w.resync(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.settle()
+	rep := w.resyncSettled(repo)
 	t.Logf("resync answered %v", rep.CommandsAnswered)
 	if run := w.checkRun(repo, head, "porchbot/approval"); run.GetConclusion() == "success" {
 		t.Fatalf("alice's words in bob's comment counted as bob's approval:\n%s", run.GetOutput().GetSummary())

@@ -59,12 +59,5 @@ func (f *Forge) recordActivities(repo *Repo, sender *Account, changes []RefChang
 	}
 	repo.mu.Lock()
 	defer repo.mu.Unlock()
-	for i := range acts {
-		a := acts[i]
-		a.ID = f.newID()
-		repo.Activities = append(repo.Activities, &a)
-	}
-	if len(repo.Activities) > maxActivities {
-		repo.Activities = repo.Activities[len(repo.Activities)-maxActivities:]
-	}
+	repo.Activities = appendNewest(f, repo.Activities, acts, func(a *Activity, id int64) { a.ID = id }, maxActivities)
 }

@@ -48,14 +48,7 @@ func (f *Forge) recordIssueEvent(repo *Repo, e pullEvent) {
 	}
 	repo.mu.Lock()
 	defer repo.mu.Unlock()
-	for i := range evs {
-		ev := evs[i]
-		ev.ID = f.newID()
-		repo.IssueEvents = append(repo.IssueEvents, &ev)
-	}
-	if len(repo.IssueEvents) > maxIssueEvents {
-		repo.IssueEvents = repo.IssueEvents[len(repo.IssueEvents)-maxIssueEvents:]
-	}
+	repo.IssueEvents = appendNewest(f, repo.IssueEvents, evs, func(ev *IssueEvent, id int64) { ev.ID = id }, maxIssueEvents)
 }
 
 // maxIssueEvents bounds the events a repository keeps.
