@@ -1,6 +1,10 @@
 package lifecycle
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +57,33 @@ func TestHeadAtPlacesTheCommentAmongPushes(t *testing.T) {
 		if got.Commit != "" || !strings.Contains(got.Why, c.want) {
 			t.Errorf("%s: %+v, want no commit and a reason with %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestHeadAtCommentOfAnUnreadableFork: a fork's activity that porchbot
+// cannot read (404, as GitHub answers for a repository one may not see)
+// leaves the head unknown; any other error is porchbot's.
+func TestHeadAtCommentOfAnUnreadableFork(t *testing.T) {
+	status := http.StatusNotFound
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/repos/carol/catalog/activity" || r.URL.Query().Get("ref") != "refs/heads/fix" {
+			t.Errorf("unexpected call %s", r.URL)
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"message":"no"}`))
+	}))
+	defer srv.Close()
+	gh := github.NewClient(nil)
+	gh.BaseURL, _ = url.Parse(srv.URL + "/")
+	pr := &github.PullRequest{Number: github.Int(4), Head: &github.PullRequestBranch{Ref: github.String("fix"),
+		SHA:  github.String("3333333333333333333333333333333333333333"),
+		Repo: &github.Repository{Name: github.String("catalog"), Owner: &github.User{Login: github.String("carol")}}}}
+	seen, err := HeadAtComment(context.Background(), gh, pr, time.Now())
+	if err != nil || seen.Commit != "" || !strings.Contains(seen.Why, "cannot read") {
+		t.Fatalf("unreadable fork: %+v, %v", seen, err)
+	}
+	status = http.StatusBadGateway
+	if _, err := HeadAtComment(context.Background(), gh, pr, time.Now()); err == nil {
+		t.Fatal("a 502 was taken for an answer")
 	}
 }
