@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -116,6 +117,8 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, nu
 		return commands.Outcome{}, err
 	}
 	if seen.Commit == "" {
+		s.Log.WithFields(logrus.Fields{"pull_request": number, "user": login, "written": at, "why": seen.Why}).
+			Info("/porch approve not recorded: the head it was written on is unknown")
 		return commands.Outcome{}, &commands.UserError{Msg: "This approval does not count: porchbot cannot tell which commit " +
 			"the pull request's head was when you wrote it (" + seen.Why + "). Approve with a review (it names its commit), " +
 			"or comment `/porch approve` again."}
