@@ -218,7 +218,7 @@ func (cr *commentRun) authorize(ctx context.Context, v Verb) (result, bool) {
 // (and reused for a minute across comments with Runner.Permissions).
 func (cr *commentRun) permission(ctx context.Context) (level, role string, err error) {
 	if !cr.permDone {
-		cr.permLevel, cr.role, cr.permErr = cr.r.Permissions.lookup(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
+		cr.permLevel, cr.role, cr.permErr = cr.r.Permissions.Lookup(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
 		cr.permDone = true
 	}
 	return cr.permLevel, cr.role, cr.permErr
