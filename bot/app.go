@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/metrics"
 )
@@ -31,6 +32,10 @@ type App struct {
 	// Memberships reuses team membership answers across events (approvers
 	// "@org/team"); nil looks each time.
 	Memberships *lifecycle.MembershipCache
+	// Flows applies the rule of content crossing repositories
+	// (internal/flow) to the update fan-out, upgrades and variants; its
+	// caches are shared with the commands (nil: caches of its own).
+	Flows *flow.Checker
 	// Renders remembers the render checks this process wrote, for the
 	// approval verdict (nil: each evaluation lists them).
 	Renders *lifecycle.RenderStates

@@ -11,6 +11,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -20,7 +21,12 @@ type CommandRunner interface {
 }
 
 // Commands turns issue_comment events into commands.CommentEvents.
-type Commands struct{ Runner CommandRunner }
+// Flows, if set, keeps the visibility the event gives of its repository
+// (the flow rule of clone and upgrade then asks GitHub for it no more).
+type Commands struct {
+	Runner CommandRunner
+	Flows  *flow.Checker
+}
 
 // OnComment runs the commands of a new comment.
 func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *github.IssueCommentEvent) error {
@@ -28,6 +34,7 @@ func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *gith
 		return nil
 	}
 	r, issue, comment := ev.GetRepo(), ev.GetIssue(), ev.GetComment()
+	c.Flows.Remember(r)
 	return c.Runner.Handle(ctx, commands.CommentEvent{
 		Repo:          repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch()),
 		Number:        issue.GetNumber(),

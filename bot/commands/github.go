@@ -22,6 +22,7 @@ type (
 	reposAPI interface {
 		GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
 		Get(ctx context.Context, owner, repo string) (*github.Repository, *github.Response, error)
+		GetCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) (*github.RepositoryCommit, *github.Response, error)
 	}
 	issuesAPI interface {
 		CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)

@@ -39,15 +39,6 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 	if f.SourceVisibility, err = c.visibility(ctx, req.Source); err != nil {
 		return err
 	}
-	f.TargetVisibility = req.Target.Visibility
-	if f.SourceVisibility != Public {
-		if f.TargetVisibility, err = c.visibility(ctx, req.Target); err != nil {
-			return err
-		}
-	}
-	if Widens(f.SourceVisibility, f.TargetVisibility) && !f.AllowWider {
-		return refusal(f)
-	}
 	if f.Requester == "" && req.Commit != "" {
 		if f.Requester, err = c.Authors.Login(ctx, req.CommitRepo.API, req.CommitRepo.Owner, req.CommitRepo.Name, req.Commit); err != nil {
 			return err
@@ -64,6 +55,20 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 		if f.CanReadSource = CanRead(level); !f.CanReadSource {
 			return refusal(f)
 		}
+	}
+	f.TargetVisibility = req.Target.Visibility
+	if f.SourceVisibility != Public {
+		if f.TargetVisibility, err = c.visibility(ctx, req.Target); err != nil {
+			return err
+		}
+	}
+	if Widens(f.SourceVisibility, f.TargetVisibility) && !f.AllowWider && req.Allow != nil {
+		if f.AllowWider, err = req.Allow(ctx); err != nil {
+			return err
+		}
+	}
+	if Widens(f.SourceVisibility, f.TargetVisibility) && !f.AllowWider {
+		return refusal(f)
 	}
 	if f.CanWriteTarget = req.TargetVouched; !f.CanWriteTarget {
 		level, err := c.permission(ctx, req.Target, f.Requester)

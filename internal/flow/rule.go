@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -36,8 +37,12 @@ type Request struct {
 	// writer's merge).
 	SourceVouched, TargetVouched bool
 	// AllowWider: the source's configuration lets its content go where
-	// more people can read it (flows.allowWiderReaders).
+	// more people can read it (flows.allowWiderReaders). Allow, when set,
+	// is asked instead, and only when the flow would widen and the
+	// requester can read the source (nothing of a source is read for
+	// someone who cannot read it, its configuration included).
 	AllowWider bool
+	Allow      func(ctx context.Context) (bool, error)
 }
 
 // Facts are what the rule decides on.
@@ -61,7 +66,10 @@ type Refusal struct {
 func (r *Refusal) Error() string { return r.Reason }
 
 // Decide is the rule: nil when content may go from the source into the
-// target, else why not. A repository into itself is always allowed.
+// target, else why not, in this order: who asked, whether they can read
+// the source, whether the target has more readers than the source, and
+// whether they can write the target. A repository into itself is always
+// allowed.
 func Decide(f Facts) *Refusal {
 	if strings.EqualFold(f.Source, f.Target) {
 		return nil
@@ -70,15 +78,15 @@ func Decide(f Facts) *Refusal {
 		return &Refusal{Source: f.Source, Target: f.Target, Requester: f.Requester, Reason: fmt.Sprintf(format, a...)}
 	}
 	switch {
-	case Widens(f.SourceVisibility, f.TargetVisibility) && !f.AllowWider:
-		return refuse("%s is %s and %s is %s: porchbot does not carry a repository's content where more people can read it "+
-			"unless the configuration of %s allows it (flows.allowWiderReaders)",
-			f.Source, f.SourceVisibility, f.Target, f.TargetVisibility, f.Source)
 	case f.Requester == "":
 		return refuse("porchbot cannot tell who asked for content of %s to go into %s: it carries content only for someone "+
 			"who can read the one and write the other", f.Source, f.Target)
 	case !f.CanReadSource:
 		return refuse("@%s cannot read %s: porchbot carries content only from repositories the requester can read", f.Requester, f.Source)
+	case Widens(f.SourceVisibility, f.TargetVisibility) && !f.AllowWider:
+		return refuse("%s is %s and %s is %s: porchbot does not carry a repository's content where more people can read it "+
+			"unless the configuration of %s allows it (flows.allowWiderReaders)",
+			f.Source, f.SourceVisibility, f.Target, f.TargetVisibility, f.Source)
 	case !f.CanWriteTarget:
 		return refuse("@%s cannot write %s: porchbot carries content only into repositories the requester can write", f.Requester, f.Target)
 	}
