@@ -21,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -58,6 +59,9 @@ type UpdateFanout struct {
 	// Pacer keeps the updates within GitHub's hourly limit of
 	// content-creating calls (nil: unpaced, as on the local forge).
 	Pacer UpdatePacer
+	// Flows applies the rule of content crossing repositories
+	// (internal/flow) to every update (nil: caches of its own per check).
+	Flows *flow.Checker
 }
 
 // UpdateResult is the outcome of one downstream package.
@@ -164,6 +168,9 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.updateFlow(ctx, up.Session, ds, packageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
+		return nil, nil, err
+	}
 	opts.Render = f.Render
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
 	if err != nil {
@@ -177,6 +184,9 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 }
 
 func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+	if err := f.updateFlow(ctx, up.Session, ds, packageDir(ds.Config, pkg), ""); err != nil {
+		return nil, err
+	}
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
 	if err != nil {
 		return nil, err

@@ -39,16 +39,20 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 	if f.SourceVisibility, err = c.visibility(ctx, req.Source); err != nil {
 		return err
 	}
-	if f.Requester == "" && req.Commit != "" {
-		if f.Requester, err = c.Authors.Login(ctx, req.CommitRepo.API, req.CommitRepo.Owner, req.CommitRepo.Name, req.Commit); err != nil {
-			return err
+	// The requester is resolved (the configuration commit's author) only
+	// when an access must be looked up.
+	requester := func() (string, error) {
+		if f.Requester == "" && req.Commit != "" {
+			f.Requester, err = c.Authors.Login(ctx, req.CommitRepo.API, req.CommitRepo.Owner, req.CommitRepo.Name, req.Commit)
 		}
-	}
-	if f.Requester == "" {
-		return refusal(f)
+		return f.Requester, err
 	}
 	if f.CanReadSource = req.SourceVouched || f.SourceVisibility == Public; !f.CanReadSource {
-		level, err := c.permission(ctx, req.Source, f.Requester)
+		login, err := requester()
+		if err != nil || login == "" {
+			return errOr(err, f)
+		}
+		level, err := c.permission(ctx, req.Source, login)
 		if err != nil {
 			return err
 		}
@@ -71,11 +75,23 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 		return refusal(f)
 	}
 	if f.CanWriteTarget = req.TargetVouched; !f.CanWriteTarget {
-		level, err := c.permission(ctx, req.Target, f.Requester)
+		login, err := requester()
+		if err != nil || login == "" {
+			return errOr(err, f)
+		}
+		level, err := c.permission(ctx, req.Target, login)
 		if err != nil {
 			return err
 		}
 		f.CanWriteTarget = CanWrite(level)
+	}
+	return refusal(f)
+}
+
+// errOr is err, else the rule's answer.
+func errOr(err error, f Facts) error {
+	if err != nil {
+		return err
 	}
 	return refusal(f)
 }

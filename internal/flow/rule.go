@@ -66,9 +66,10 @@ type Refusal struct {
 func (r *Refusal) Error() string { return r.Reason }
 
 // Decide is the rule: nil when content may go from the source into the
-// target, else why not, in this order: who asked, whether they can read
-// the source, whether the target has more readers than the source, and
-// whether they can write the target. A repository into itself is always
+// target, else why not, in this order: whether the requester can read the
+// source, whether the target has more readers than the source, and
+// whether the requester can write the target (a requester porchbot could
+// not tell is refused only when their access had to be looked up). A repository into itself is always
 // allowed.
 func Decide(f Facts) *Refusal {
 	if strings.EqualFold(f.Source, f.Target) {
@@ -77,16 +78,19 @@ func Decide(f Facts) *Refusal {
 	refuse := func(format string, a ...any) *Refusal {
 		return &Refusal{Source: f.Source, Target: f.Target, Requester: f.Requester, Reason: fmt.Sprintf(format, a...)}
 	}
+	unknown := refuse("porchbot cannot tell who asked for content of %s to go into %s: it carries content only for someone "+
+		"who can read the one and write the other", f.Source, f.Target)
 	switch {
-	case f.Requester == "":
-		return refuse("porchbot cannot tell who asked for content of %s to go into %s: it carries content only for someone "+
-			"who can read the one and write the other", f.Source, f.Target)
+	case !f.CanReadSource && f.Requester == "":
+		return unknown
 	case !f.CanReadSource:
 		return refuse("@%s cannot read %s: porchbot carries content only from repositories the requester can read", f.Requester, f.Source)
 	case Widens(f.SourceVisibility, f.TargetVisibility) && !f.AllowWider:
 		return refuse("%s is %s and %s is %s: porchbot does not carry a repository's content where more people can read it "+
 			"unless the configuration of %s allows it (flows.allowWiderReaders)",
 			f.Source, f.SourceVisibility, f.Target, f.TargetVisibility, f.Source)
+	case !f.CanWriteTarget && f.Requester == "":
+		return unknown
 	case !f.CanWriteTarget:
 		return refuse("@%s cannot write %s: porchbot carries content only into repositories the requester can write", f.Requester, f.Target)
 	}

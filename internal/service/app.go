@@ -52,7 +52,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 // newUpdateFanout is the fan-out of publishes to downstream update pull
 // requests, finding downstreams with registry (the App's).
 func newUpdateFanout(app *bot.App, registry lifecycle.DownstreamFinder, m *metrics.Metrics) *lifecycle.UpdateFanout {
-	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render,
+	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
 		Releases: func(s *lifecycle.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
 	if m != nil {
 		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFanoutDoesNotCarryPrivateIntoPublic: mallory, who may write the
+// public acme/site but cannot read the private acme/vault of the same
+// installation, pushes a Kptfile naming the vault's app as its upstream.
+// The vault publishes app/v2: its fan-out opens nothing in acme/site (the
+// author of the commit that set the upstream cannot read the vault), and
+// the refusal is reported on that commit, where mallory sees it.
+func TestFanoutDoesNotCarryPrivateIntoPublic(t *testing.T) {
+	w := newWorld(t)
+	v1 := w.privateVault()
+	set := w.trackVault("mallory", v1)
+
+	w.publishVault("v2", "the-secret")
+	if revs := w.revisions(vaultRepo, "app"); len(revs) != 2 {
+		t.Fatalf("the vault published %v", revs)
+	}
+	w.vaultLeaked()
+	run := w.checkRunMaybe(siteRepo, set, "porchbot/flow")
+	if run == nil || run.GetConclusion() != "failure" || !strings.Contains(run.GetOutput().GetSummary(), "@mallory cannot read acme/vault") {
+		t.Fatalf("the refusal is not reported on mallory's commit: %+v", run)
+	}
+}
+
+// TestUpgradeDoesNotCarryPrivateIntoPublic: in the public acme/site,
+// /porch upgrade of a package tracking the private acme/vault is refused
+// for mallory (she cannot read the vault) and for alice (she can, but the
+// site has more readers than the vault), each told why; once the vault's
+// configuration allows its content into wider repositories
+// (flows.allowWiderReaders), alice's upgrade opens the update pull request.
+func TestUpgradeDoesNotCarryPrivateIntoPublic(t *testing.T) {
+	w := newWorld(t)
+	v1 := w.privateVault()
+	w.trackVault("mallory", v1)
+	w.publishVault("v2", "the-secret")
+
+	issue := w.createIssue("mallory", siteRepo, "Upgrade")
+	c := w.comment("mallory", siteRepo, issue, "/porch upgrade app")
+	w.settle()
+	if reply := w.replyTo(siteRepo, issue, c).GetBody(); !strings.Contains(reply, "cannot read acme/vault") {
+		t.Errorf("mallory's reply: %s", reply)
+	}
+	w.vaultLeaked()
+
+	c = w.comment("alice", siteRepo, issue, "/porch upgrade app")
+	w.settle()
+	if reply := w.replyTo(siteRepo, issue, c).GetBody(); !strings.Contains(reply, "acme/vault is private and acme/site is public") {
+		t.Errorf("alice's reply: %s", reply)
+	}
+	w.vaultLeaked()
+
+	dir := w.clone("alice", vaultRepo)
+	w.write(dir, ".github/porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nflows:\n  allowWiderReaders: true\n")
+	w.git(dir, "add", "-A")
+	w.git(dir, "commit", "-q", "-m", "The vault's app may go public")
+	w.git(dir, "push", "-q", "origin", "HEAD:main")
+	w.settle()
+	c = w.comment("alice", siteRepo, issue, "/porch upgrade app")
+	w.settle()
+	prs := w.updatePullsOf(siteRepo, "porch/update/app")
+	if len(prs) != 1 {
+		t.Fatalf("allowed: %d update pull requests; reply: %s", len(prs), w.replyTo(siteRepo, issue, c).GetBody())
+	}
+	if cm, _ := w.file(siteRepo, prs[0].GetHead().GetSHA(), "app/cm.yaml"); !strings.Contains(cm, "the-secret") {
+		t.Errorf("the allowed update brings:\n%s", cm)
+	}
+}
