@@ -10,8 +10,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/metrics"
 )
 

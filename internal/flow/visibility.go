@@ -55,10 +55,14 @@ func VisibilityOf(r *github.Repository) Visibility {
 }
 
 // Widens reports whether content of a repository of visibility from,
-// put into one of visibility to, reaches more readers. Unknown widens
-// (and is widened) always: the rule never guesses.
+// put into one of visibility to, reaches more readers. Nothing is wider
+// than public; otherwise Unknown widens (and is widened) always: the rule
+// never guesses.
 func Widens(from, to Visibility) bool {
-	if from == Unknown || to == Unknown {
+	switch {
+	case from == Public:
+		return false
+	case from == Unknown || to == Unknown:
 		return true
 	}
 	return to > from
