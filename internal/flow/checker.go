@@ -48,11 +48,7 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 		return f.Requester, err
 	}
 	if f.CanReadSource = req.SourceVouched || f.SourceVisibility == Public; !f.CanReadSource {
-		login, err := requester()
-		if err != nil || login == "" {
-			return errOr(err, f)
-		}
-		level, err := c.permission(ctx, req.Source, login)
+		level, err := c.requesterLevel(ctx, req.Source, requester)
 		if err != nil {
 			return err
 		}
@@ -75,11 +71,7 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 		return refusal(f)
 	}
 	if f.CanWriteTarget = req.TargetVouched; !f.CanWriteTarget {
-		login, err := requester()
-		if err != nil || login == "" {
-			return errOr(err, f)
-		}
-		level, err := c.permission(ctx, req.Target, login)
+		level, err := c.requesterLevel(ctx, req.Target, requester)
 		if err != nil {
 			return err
 		}
@@ -88,12 +80,14 @@ func (c *Checker) Check(ctx context.Context, req Request) error {
 	return refusal(f)
 }
 
-// errOr is err, else the rule's answer.
-func errOr(err error, f Facts) error {
-	if err != nil {
-		return err
+// requesterLevel is the requester's permission on r, "" when porchbot
+// cannot tell who the requester is.
+func (c *Checker) requesterLevel(ctx context.Context, r Repo, requester func() (string, error)) (string, error) {
+	login, err := requester()
+	if err != nil || login == "" {
+		return "", err
 	}
-	return refusal(f)
+	return c.permission(ctx, r, login)
 }
 
 // refusal is Decide's answer as an error (nil when allowed).
