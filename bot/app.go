@@ -96,7 +96,7 @@ func (a *App) Handlers() Handlers {
 	h["installation"], h["installation_repositories"] = installation, installation
 	for name, handler := range h {
 		if name != "installation" && name != "installation_repositories" {
-			h[name] = touching{h: handler, app: a}
+			h[name] = touching{h: seeingRepos{h: handler, app: a}, app: a}
 		}
 	}
 	return h

@@ -11,7 +11,6 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -21,12 +20,7 @@ type CommandRunner interface {
 }
 
 // Commands turns issue_comment events into commands.CommentEvents.
-// Flows, if set, keeps the visibility the event gives of its repository
-// (the flow rule of clone and upgrade then asks GitHub for it no more).
-type Commands struct {
-	Runner CommandRunner
-	Flows  *flow.Checker
-}
+type Commands struct{ Runner CommandRunner }
 
 // OnComment runs the commands of a new comment.
 func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *github.IssueCommentEvent) error {
@@ -34,7 +28,6 @@ func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *gith
 		return nil
 	}
 	r, issue, comment := ev.GetRepo(), ev.GetIssue(), ev.GetComment()
-	c.Flows.Remember(r)
 	return c.Runner.Handle(ctx, commands.CommentEvent{
 		Repo:          repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch()),
 		Number:        issue.GetNumber(),

@@ -37,6 +37,19 @@ func flowRepo(s *Session) flow.Repo {
 	return r
 }
 
+// sourceVisibility is the visibility of s's repository, once for a whole
+// fan-out (Unknown when it cannot be had: each check asks again).
+func sourceVisibility(ctx context.Context, c *flow.Checker, s *Session) flow.Visibility {
+	if c == nil {
+		return flow.Unknown
+	}
+	v, err := c.Visibility(ctx, flowRepo(s))
+	if err != nil {
+		s.Log.WithError(err).Warn("repository visibility unknown: each update asks again")
+	}
+	return v
+}
+
 // checkFlow applies the rule; a refusal comes back as a *RequestError
 // (shown to whoever asked), wrapping the *flow.Refusal.
 func checkFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
@@ -58,12 +71,15 @@ func flowRefusal(err error) (*flow.Refusal, bool) {
 	return refused, ok
 }
 
-// updateFlow checks the update of the package at dir of ds from us: for
+// updateFlow checks the update of the package at dir of ds from up's
+// repository (its visibility, when up knows it, asked no more): for
 // requestedBy (a command's commenter), or else for the author of the
 // commit of ds's deployment branch that set the package's upstream to us
 // (its landing there vouches for ds's side).
-func (f *UpdateFanout) updateFlow(ctx context.Context, us, ds *Session, dir, requestedBy string) error {
-	req := flow.Request{Source: flowRepo(us), Target: flowRepo(ds), Requester: requestedBy,
+func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *Session, dir, requestedBy string) error {
+	us, src := up.Session, flowRepo(up.Session)
+	src.Visibility = up.Visibility
+	req := flow.Request{Source: src, Target: flowRepo(ds), Requester: requestedBy,
 		AllowWider: us.Config.Flows.AllowWiderReaders}
 	if requestedBy == "" {
 		set, err := upstreamSetAt(ctx, ds, dir)

@@ -128,6 +128,7 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 	}
 	f.queued(total)
 	notes := f.notesSource(ctx, up)
+	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
 	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
 	var results []UpdateResult
 	var errs []error
@@ -168,7 +169,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.updateFlow(ctx, up.Session, ds, packageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
+	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
 		return nil, nil, err
 	}
 	opts.Render = f.Render
@@ -184,7 +185,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 }
 
 func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
-	if err := f.updateFlow(ctx, up.Session, ds, packageDir(ds.Config, pkg), ""); err != nil {
+	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), ""); err != nil {
 		return nil, err
 	}
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)

@@ -73,8 +73,14 @@ func (w *world) publishVault(ws, secret string) {
 // account so that GitHub links the commit to them; it returns the commit.
 func (w *world) trackVault(user, v1 string) string {
 	w.t.Helper()
+	return w.trackVaultIn(siteRepo, user, v1)
+}
+
+// trackVaultIn is trackVault in repo.
+func (w *world) trackVaultIn(repo, user, v1 string) string {
+	w.t.Helper()
 	acct, _ := w.svc.Embedded.Forge.Account(user)
-	dir := w.clone(user, siteRepo)
+	dir := w.clone(user, repo)
 	w.git(dir, "config", "user.email", acct.Email)
 	url := strings.TrimSuffix(w.svc.Clients.URLs().GitURL("acme", "vault"), ".git")
 	lock := "    repo: " + url + "\n    directory: /app\n    ref: app/v1\n"

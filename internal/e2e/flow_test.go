@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // TestFanoutDoesNotCarryPrivateIntoPublic: mallory, who may write the
@@ -10,11 +12,19 @@ import (
 // installation, pushes a Kptfile naming the vault's app as its upstream.
 // The vault publishes app/v2: its fan-out opens nothing in acme/site (the
 // author of the commit that set the upstream cannot read the vault), and
-// the refusal is reported on that commit, where mallory sees it.
+// the refusal is reported on that commit, where mallory sees it. bob, who
+// can read the vault, tracks it in the private acme/ops: his package gets
+// its update pull request (an allowed flow).
 func TestFanoutDoesNotCarryPrivateIntoPublic(t *testing.T) {
 	w := newWorld(t)
 	v1 := w.privateVault()
 	set := w.trackVault("mallory", v1)
+	if _, err := w.svc.Embedded.Forge.CreateRepo("acme", "ops", forge.RepoOptions{Private: true,
+		Collaborators: map[string]forge.Permission{"alice": forge.PermAdmin, "bob": forge.PermWrite}}); err != nil {
+		t.Fatal(err)
+	}
+	w.seedReadme("acme/ops")
+	w.trackVaultIn("acme/ops", "bob", v1)
 
 	w.publishVault("v2", "the-secret")
 	if revs := w.revisions(vaultRepo, "app"); len(revs) != 2 {
@@ -24,6 +34,9 @@ func TestFanoutDoesNotCarryPrivateIntoPublic(t *testing.T) {
 	run := w.checkRunMaybe(siteRepo, set, "porchbot/flow")
 	if run == nil || run.GetConclusion() != "failure" || !strings.Contains(run.GetOutput().GetSummary(), "@mallory cannot read acme/vault") {
 		t.Fatalf("the refusal is not reported on mallory's commit: %+v", run)
+	}
+	if prs := w.updatePullsOf("acme/ops", "porch/update/app"); len(prs) != 1 {
+		t.Fatalf("bob's package in acme/ops: %d update pull requests", len(prs))
 	}
 }
 

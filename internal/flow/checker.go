@@ -127,13 +127,10 @@ func (c *Checker) permission(ctx context.Context, r Repo, login string) (string,
 	return level, nil
 }
 
-// Visibility is a repository's visibility as far as the caches know
-// (Unknown otherwise): for deciding what a thread may name without a call.
-func (c *Checker) Visibility(owner, name string) Visibility {
-	if c == nil {
-		return Unknown
-	}
-	return c.Visibilities.Get(owner, name)
+// Visibility is r's visibility: as given, kept, or asked (one call, kept
+// a minute).
+func (c *Checker) Visibility(ctx context.Context, r Repo) (Visibility, error) {
+	return c.visibility(ctx, r)
 }
 
 // Remember keeps the visibility of repositories porchbot read anyway.

@@ -43,7 +43,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: app.Flows.Permissions, Flows: app.Flows, Log: log,
 		InstallationFor: installationFor}
-	app.Comments = &bot.Commands{Runner: runner, Flows: app.Flows}
+	app.Comments = &bot.Commands{Runner: runner}
 	app.Ticks = runner
 	app.NewDashboards()
 	return app
