@@ -67,12 +67,7 @@ func TestUpgradeDoesNotCarryPrivateIntoPublic(t *testing.T) {
 	}
 	w.vaultLeaked()
 
-	dir := w.clone("alice", vaultRepo)
-	w.write(dir, ".github/porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nflows:\n  allowWiderReaders: true\n")
-	w.git(dir, "add", "-A")
-	w.git(dir, "commit", "-q", "-m", "The vault's app may go public")
-	w.git(dir, "push", "-q", "origin", "HEAD:main")
-	w.settle()
+	w.pushConfigTo(vaultRepo, "alice", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nflows:\n  allowWiderReaders: true\n", w.settle)
 	c = w.comment("alice", siteRepo, issue, "/porch upgrade app")
 	w.settle()
 	prs := w.updatePullsOf(siteRepo, "porch/update/app")

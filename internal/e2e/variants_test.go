@@ -114,11 +114,18 @@ func (w *world) pushConfigSettled(content string, settle func()) {
 // access. It returns the commit.
 func (w *world) pushConfigAs(user, content string, settle func()) string {
 	w.t.Helper()
+	return w.pushConfigTo(upstreamRepo, user, content, settle)
+}
+
+// pushConfigTo is pushConfigAs in repo.
+func (w *world) pushConfigTo(repo, user, content string, settle func()) string {
+	w.t.Helper()
 	acct, _ := w.svc.Embedded.Forge.Account(user)
-	dir := w.clone(user, upstreamRepo)
+	dir := w.clone(user, repo)
 	w.git(dir, "config", "user.email", acct.Email)
 	w.write(dir, catalogConfig, content)
-	w.git(dir, "commit", "-q", "-am", "Variants of the UPF")
+	w.git(dir, "add", "-A")
+	w.git(dir, "commit", "-q", "-m", "Configuration of "+repo)
 	w.git(dir, "push", "-q", "origin", "HEAD:main")
 	settle()
 	return w.git(dir, "rev-parse", "HEAD")
