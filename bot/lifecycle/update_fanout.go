@@ -141,7 +141,12 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 			}
 			f.queued(-1)
 			state := "failed"
-			if res.Err != nil {
+			if _, refused := flowRefusal(res.Err); refused {
+				// The flow rule's answer, reported on the downstream
+				// commit that asked (flow_check.go): not a failure.
+				state = UpdateRefused
+				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Info("update refused by the flow rule")
+			} else if res.Err != nil {
 				errs = append(errs, fmt.Errorf("update %s in %s: %w", pkg, repo, res.Err))
 				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Warn("update failed")
 			} else {
