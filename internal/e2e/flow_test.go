@@ -43,9 +43,10 @@ func TestFanoutDoesNotCarryPrivateIntoPublic(t *testing.T) {
 // TestUpgradeDoesNotCarryPrivateIntoPublic: in the public acme/site,
 // /porch upgrade of a package tracking the private acme/vault is refused
 // for mallory (she cannot read the vault) and for alice (she can, but the
-// site has more readers than the vault), each told why; once the vault's
-// configuration allows its content into wider repositories
-// (flows.allowWiderReaders), alice's upgrade opens the update pull request.
+// site has more readers than the vault), and so is alice's /porch clone of
+// the vault's app, each told why; once the vault's configuration allows its
+// content into wider repositories (flows.allowWiderReaders), alice's upgrade
+// opens the update pull request and her clone its draft.
 func TestUpgradeDoesNotCarryPrivateIntoPublic(t *testing.T) {
 	w := newWorld(t)
 	v1 := w.privateVault()
@@ -60,12 +61,17 @@ func TestUpgradeDoesNotCarryPrivateIntoPublic(t *testing.T) {
 	}
 	w.vaultLeaked()
 
-	c = w.comment("alice", siteRepo, issue, "/porch upgrade app")
-	w.settle()
-	if reply := w.replyTo(siteRepo, issue, c).GetBody(); !strings.Contains(reply, "acme/vault is private and acme/site is public") {
-		t.Errorf("alice's reply: %s", reply)
+	for _, cmd := range []string{"/porch upgrade app", "/porch clone acme/vault/app@v2 copy"} {
+		c = w.comment("alice", siteRepo, issue, cmd)
+		w.settle()
+		if reply := w.replyTo(siteRepo, issue, c).GetBody(); !strings.Contains(reply, "acme/vault is private and acme/site is public") {
+			t.Errorf("alice's %s: %s", cmd, reply)
+		}
 	}
 	w.vaultLeaked()
+	if sha := w.branchSHA(siteRepo, "drafts/copy/v1"); sha != "" {
+		t.Fatal("alice's clone of the vault reached the public acme/site")
+	}
 
 	w.pushConfigTo(vaultRepo, "alice", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nflows:\n  allowWiderReaders: true\n", w.settle)
 	c = w.comment("alice", siteRepo, issue, "/porch upgrade app")
@@ -76,5 +82,10 @@ func TestUpgradeDoesNotCarryPrivateIntoPublic(t *testing.T) {
 	}
 	if cm, _ := w.file(siteRepo, prs[0].GetHead().GetSHA(), "app/cm.yaml"); !strings.Contains(cm, "the-secret") {
 		t.Errorf("the allowed update brings:\n%s", cm)
+	}
+	c = w.comment("alice", siteRepo, issue, "/porch clone acme/vault/app@v2 copy")
+	w.settle()
+	if sha := w.branchSHA(siteRepo, "drafts/copy/v1"); sha == "" {
+		t.Fatalf("allowed: no clone; reply: %s", w.replyTo(siteRepo, issue, c).GetBody())
 	}
 }
