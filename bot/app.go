@@ -11,6 +11,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/metrics"
 )
 
@@ -31,6 +32,10 @@ type App struct {
 	// Memberships reuses team membership answers across events (approvers
 	// "@org/team"); nil looks each time.
 	Memberships *lifecycle.MembershipCache
+	// Flows applies the rule of content crossing repositories
+	// (internal/flow) to the update fan-out, upgrades and variants; its
+	// caches are shared with the commands (nil: caches of its own).
+	Flows *flow.Checker
 	// Renders remembers the render checks this process wrote, for the
 	// approval verdict (nil: each evaluation lists them).
 	Renders *lifecycle.RenderStates
@@ -91,7 +96,7 @@ func (a *App) Handlers() Handlers {
 	h["installation"], h["installation_repositories"] = installation, installation
 	for name, handler := range h {
 		if name != "installation" && name != "installation_repositories" {
-			h[name] = touching{h: handler, app: a}
+			h[name] = touching{h: seeingRepos{h: handler, app: a}, app: a}
 		}
 	}
 	return h

@@ -121,6 +121,7 @@ func (a *App) OpenRepo(ctx context.Context, fullName string) (*lifecycle.Session
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", fullName, err)
 	}
+	a.Flows.Remember(info)
 	return a.open(ctx, repoOf(id, info.GetOwner().GetLogin(), info.GetName(), info.GetDefaultBranch()))
 }
 

@@ -22,7 +22,7 @@ import (
 // fan-out's API, render and pacing, target repositories opened as the
 // App, candidates from the downstream registry.
 func NewVariantController(a *App, m *metrics.Metrics) *lifecycle.VariantController {
-	c := &lifecycle.VariantController{Updates: a.Updates, Open: a.open, Finder: a}
+	c := &lifecycle.VariantController{Updates: a.Updates, Open: a.open, Finder: a, Flows: a.Flows}
 	if m != nil {
 		c.Metrics = &VariantMetrics{Gauge: m.VariantTargets}
 	}

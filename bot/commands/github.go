@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/flow"
 )
 
 // The GitHub calls the runner makes, as small interfaces satisfied by
@@ -21,6 +22,7 @@ type (
 	reposAPI interface {
 		GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
 		Get(ctx context.Context, owner, repo string) (*github.Repository, *github.Response, error)
+		GetCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) (*github.RepositoryCommit, *github.Response, error)
 	}
 	issuesAPI interface {
 		CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
@@ -44,34 +46,15 @@ func apiOf(c *github.Client) githubAPI {
 
 // Permission levels as the permission endpoint names them.
 const (
-	permAdmin = "admin"
-	permWrite = "write" // maintain is folded into write by the endpoint
-	permRead  = "read"
-	permNone  = "none"
+	permAdmin = flow.LevelAdmin
+	permWrite = flow.LevelWrite // maintain is folded into write by the endpoint
+	permRead  = flow.LevelRead
+	permNone  = flow.LevelNone
 )
 
-// permission is a user's permission on a repository: the endpoint's
-// level, and the precise role for messages. A user GitHub does not know
-// has none.
-func permission(ctx context.Context, repos reposAPI, owner, repo, login string) (level, role string, err error) {
-	p, resp, err := repos.GetPermissionLevel(ctx, owner, repo, login)
-	if err != nil {
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
-			return permNone, permNone, nil
-		}
-		return "", "", err
-	}
-	level = strings.ToLower(p.GetPermission())
-	role = p.GetUser().GetRoleName()
-	if role == "" {
-		role = level
-	}
-	return level, role, nil
-}
+func canWrite(level string) bool { return flow.CanWrite(level) }
 
-func canWrite(level string) bool { return level == permAdmin || level == permWrite }
-
-func canRead(level string) bool { return canWrite(level) || level == permRead }
+func canRead(level string) bool { return flow.CanRead(level) }
 
 // isNotFound reports a 404 from the API.
 func isNotFound(err error) bool {

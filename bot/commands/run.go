@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/flow"
 )
 
 // CommentEvent is a new comment on an issue or a pull request.
@@ -76,6 +77,9 @@ type Runner struct {
 	// Permissions, if set, reuses commenters' permission answers for a
 	// short time (one per process); nil looks them up for every comment.
 	Permissions *PermissionCache
+	// Flows applies the rule of content crossing repositories (clone);
+	// nil: a checker per comment, with Permissions.
+	Flows *flow.Checker
 	// BotLogin is the App's bot user, whose replies AnswerMissed reads
 	// (default lifecycle.DefaultBotLogin).
 	BotLogin string
@@ -230,7 +234,7 @@ func (cr *commentRun) authorize(ctx context.Context, v Verb) (result, bool) {
 // (and reused for a minute across comments with Runner.Permissions).
 func (cr *commentRun) permission(ctx context.Context) (level, role string, err error) {
 	if !cr.permDone {
-		cr.permLevel, cr.role, cr.permErr = cr.r.Permissions.lookup(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
+		cr.permLevel, cr.role, cr.permErr = cr.r.Permissions.Lookup(ctx, cr.api.repos, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Author)
 		cr.permDone = true
 	}
 	return cr.permLevel, cr.role, cr.permErr
@@ -308,4 +312,12 @@ func (cr *commentRun) outcome(o Outcome) result {
 		text += " — " + strings.Join(ls, " · ")
 	}
 	return ok(text)
+}
+
+// flows is the flow rule's checker.
+func (r *Runner) flows() *flow.Checker {
+	if r.Flows != nil {
+		return r.Flows
+	}
+	return &flow.Checker{Permissions: r.Permissions}
 }

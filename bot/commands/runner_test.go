@@ -235,7 +235,10 @@ func TestRunnerCloneFromAnotherRepository(t *testing.T) {
 	n := h.issue(t, "edge-1")
 
 	calls, reply := h.run(t, h.comment(t, forgetest.AliceToken, "edge-1", n, "alice", "/porch clone acme/catalog/basens@v1 basens"))
-	wantCalls(t, "clone", calls, map[string]int64{reactionCall: 1, permissionCall: 2, replyCall: 1, "GET /repos/{owner}/{repo}": 1})
+	// The harness keeps no permission answers and no event gave edge-1's
+	// visibility: the command's permission, the source read and this
+	// repository's write (internal/flow), and both repositories.
+	wantCalls(t, "clone", calls, map[string]int64{reactionCall: 1, permissionCall: 3, replyCall: 1, "GET /repos/{owner}/{repo}": 2})
 
 	files, head := h.draftFiles(t, "edge-1", "drafts/basens/v1", "basens")
 	repo := h.env.Forge.BaseURL() + "/acme/catalog"
@@ -260,7 +263,7 @@ func TestRunnerCloneFromAnotherRepository(t *testing.T) {
 
 	// mallory may write to edge-1 but cannot read acme/catalog.
 	calls, reply = h.run(t, h.comment(t, forgetest.AliceToken, "edge-1", n, "mallory", "/porch clone acme/catalog/basens@v1 other"))
-	if !strings.Contains(reply, "@\u200bmallory cannot read acme/catalog: clone only from repositories you can read") {
+	if !strings.Contains(reply, "@\u200bmallory cannot read acme/catalog: porchbot carries content only from repositories the requester can read") {
 		t.Errorf("reply\n%s", reply)
 	}
 	t.Logf("refused clone: %d REST calls %v", total(calls), calls)

@@ -2,10 +2,11 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -77,10 +78,12 @@ func runClone(ctx context.Context, cr *commentRun, c Command) result {
 }
 
 // openSource opens a clone source in another repository: the App must
-// see it, and the commenter must be able to read it (a private or internal
-// repository's content must not reach people who cannot read it).
-// REST calls: the repository, and the commenter's permission unless the
-// repository is public.
+// see it, and the flow of its content into this repository must pass the
+// rule of internal/flow for the commenter (read the source, write this
+// repository, never toward more readers unless the source's configuration
+// allows it). REST calls: the repository; the commenter's permission on it
+// unless it is public, this repository's visibility unless it is public
+// (each cached a minute; the permission here is the command's own).
 func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*lifecycle.Session, error) {
 	full := owner + "/" + repo
 	id := cr.ev.Repo.InstallationID
@@ -104,17 +107,34 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*life
 		}
 		return nil, fmt.Errorf("read repository %s: %w", full, err)
 	}
-	if vis := strings.ToLower(info.GetVisibility()); vis != "public" && (vis != "" || info.GetPrivate()) {
-		level, _, err := permission(ctx, api.repos, info.GetOwner().GetLogin(), info.GetName(), cr.ev.Author)
-		if err != nil {
-			return nil, fmt.Errorf("permission of %s on %s: %w", cr.ev.Author, full, err)
+	src := flow.Repo{Owner: info.GetOwner().GetLogin(), Name: info.GetName(), Visibility: flow.VisibilityOf(info), API: api.repos}
+	var s *lifecycle.Session
+	open := func(ctx context.Context) (*lifecycle.Session, error) {
+		if s == nil {
+			s, err = cr.r.Sessions.Open(ctx, lifecycle.Repo{Owner: src.Owner, Name: src.Name,
+				InstallationID: id, DefaultBranch: info.GetDefaultBranch()})
 		}
-		if !canRead(level) {
-			return nil, &UserError{Msg: fmt.Sprintf("@%s cannot read %s: clone only from repositories you can read", cr.ev.Author, full)}
-		}
+		return s, err
 	}
-	return cr.r.Sessions.Open(ctx, lifecycle.Repo{Owner: info.GetOwner().GetLogin(), Name: info.GetName(),
-		InstallationID: id, DefaultBranch: info.GetDefaultBranch()})
+	// The source's configuration is read (its session opened) only when
+	// the flow would widen and the commenter can read the source.
+	allow := func(ctx context.Context) (bool, error) {
+		s, err := open(ctx)
+		if err != nil {
+			return false, err
+		}
+		return s.Config.Flows.AllowWiderReaders, nil
+	}
+	err = cr.r.flows().Check(ctx, flow.Request{Source: src, Target: flow.Repo{Owner: cr.ev.Repo.Owner, Name: cr.ev.Repo.Name, API: cr.api.repos},
+		Requester: cr.ev.Author, Allow: allow})
+	var refused *flow.Refusal
+	if errors.As(err, &refused) {
+		return nil, &UserError{Msg: refused.Reason}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx)
 }
 
 // describeDraft is the reply for a new draft: its branch, what it holds,

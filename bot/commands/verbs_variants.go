@@ -46,6 +46,7 @@ func renderVariants(entries []config.Variant, rep *lifecycle.VariantReport) stri
 		return "No `variants:` entry in " + codeSpan(config.Path) + ": this repository fans no package out."
 	}
 	var b strings.Builder
+	hidden := 0
 	fmt.Fprintf(&b, "**Variants** of %s\n\n| variant | target | downstream package | tracked revision | state |\n|---|---|---|---|---|\n", codeSpan(rep.Upstream))
 	for i, r := range rep.Results {
 		if i == maxVariantRows {
@@ -69,11 +70,17 @@ func renderVariants(entries []config.Variant, rep *lifecycle.VariantReport) stri
 		if r.Tracked > 0 {
 			tracked = codeSpan(packages.TagName(a.Owner.Package, r.Tracked))
 		}
-		state := r.State()
-		if r.PullRequest != 0 {
+		state, target := r.State(), codeSpan(a.Target)
+		if r.Hidden {
+			hidden++
+			state, target = strings.ReplaceAll(state, a.Target, "that repository"), "a repository you may not see"
+		} else if r.PullRequest != 0 {
 			state += fmt.Sprintf(" (%s#%d)", a.Target, r.PullRequest)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", tableCell(variant), tableCell(codeSpan(a.Target)), tableCell(pkg), tracked, tableCell(quiet(state)))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", tableCell(variant), tableCell(target), tableCell(pkg), tracked, tableCell(quiet(state)))
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "\n%d row(s) are of repositories not every reader of this repository can read: they are not named here.\n", hidden)
 	}
 	return b.String()
 }

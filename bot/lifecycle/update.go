@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -36,6 +37,9 @@ type UpstreamRevision struct {
 	// Release is the revision's release when the publish just made it
 	// (nil: not known here); its notes then cost no call.
 	Release *github.RepositoryRelease
+	// Visibility of the repository, when a fan-out read it once for all
+	// its downstream packages (Unknown: the flow rule asks).
+	Visibility flow.Visibility
 }
 
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in

@@ -21,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -58,6 +59,9 @@ type UpdateFanout struct {
 	// Pacer keeps the updates within GitHub's hourly limit of
 	// content-creating calls (nil: unpaced, as on the local forge).
 	Pacer UpdatePacer
+	// Flows applies the rule of content crossing repositories
+	// (internal/flow) to every update (nil: caches of its own per check).
+	Flows *flow.Checker
 }
 
 // UpdateResult is the outcome of one downstream package.
@@ -124,6 +128,7 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 	}
 	f.queued(total)
 	notes := f.notesSource(ctx, up)
+	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
 	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
 	var results []UpdateResult
 	var errs []error
@@ -136,7 +141,12 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 			}
 			f.queued(-1)
 			state := "failed"
-			if res.Err != nil {
+			if _, refused := flowRefusal(res.Err); refused {
+				// The flow rule's answer, reported on the downstream
+				// commit that asked (flow_check.go): not a failure.
+				state = UpdateRefused
+				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Info("update refused by the flow rule")
+			} else if res.Err != nil {
 				errs = append(errs, fmt.Errorf("update %s in %s: %w", pkg, repo, res.Err))
 				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Warn("update failed")
 			} else {
@@ -164,6 +174,9 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
+		return nil, nil, err
+	}
 	opts.Render = f.Render
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
 	if err != nil {
@@ -177,6 +190,9 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 }
 
 func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), ""); err != nil {
+		return nil, err
+	}
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
@@ -48,6 +49,10 @@ type VariantController struct {
 	// entries name are looked at.
 	Finder  DownstreamFinder
 	Metrics VariantMetrics
+	// Flows applies the rule of content crossing repositories
+	// (internal/flow) to every clone, update and adoption (nil: caches of
+	// its own per check).
+	Flows *flow.Checker
 }
 
 // VariantResult is one planned action and what carrying it out did.
@@ -59,6 +64,9 @@ type VariantResult struct {
 	// (0: none, or not known).
 	Tracked int
 	Err     error
+	// Hidden: the target may not be named in the upstream's threads (not
+	// every reader of the upstream can read it, and no entry names it).
+	Hidden bool
 }
 
 // VariantReport is one reconcile of an upstream repository.
@@ -140,9 +148,16 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 			if terr != nil && a.State == variants.NotInstalled {
 				a.State, a.Reason = variants.Failed, terr.Error()
 			}
-			r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision}
+			r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision, Hidden: facts.hidden(up, vt)}
 			if a.Kind != variants.Report && facts.session != nil && !a.Refresh {
 				r.Err = declined(ctx, facts.session, facts, a)
+			}
+			if carriesContent(a.Kind) && r.Err == nil {
+				r.Err = c.variantFlow(ctx, up, facts, vt, a, act)
+				if _, refused := flowRefusal(r.Err); r.Err != nil && act {
+					log.WithError(r.Err).WithFields(logrus.Fields{"target": a.Target, "package": a.Package, "refused": refused}).
+						Warn("variant action not carried out: the flow rule")
+				}
 			}
 			if act && a.Kind != variants.Report && r.Err == nil {
 				r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)

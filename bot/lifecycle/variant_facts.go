@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
@@ -56,6 +57,10 @@ type variantFacts struct {
 	notes     map[string]func(from, to int) []UpstreamNote
 	// targets to look at, in order.
 	todo []variantTarget
+	// repos are the installation's repositories (by lower-case name);
+	// entryAt the configuration commit of each entry (variant_flow.go).
+	repos   map[string]installedRepo
+	entryAt map[int]plumbing.Hash
 	// The current target: its session and recent pull requests (any state).
 	session *Session
 	pulls   []*github.PullRequest
@@ -74,8 +79,9 @@ type variantTarget struct {
 }
 
 type installedRepo struct {
-	repo   Repo
-	topics []string
+	repo       Repo
+	topics     []string
+	visibility flow.Visibility
 }
 
 // prepare reads the upstream's facts and lists the targets.
@@ -104,6 +110,7 @@ func (c *VariantController) prepare(ctx context.Context, up *Session, published 
 	if err != nil {
 		return nil, err
 	}
+	f.repos = installed
 	wanted := map[string]string{} // lower → as written ("?" first: only for what this upstream owns)
 	for _, v := range up.Config.Variants {
 		for _, r := range v.Targets.Repositories {
@@ -193,7 +200,8 @@ func (c *VariantController) installed(ctx context.Context, up *Session) (map[str
 		}
 		for _, r := range list.Repositories {
 			repo := Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: up.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
-			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics}
+			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics, visibility: flow.VisibilityOf(r)}
+			c.Flows.Remember(r)
 		}
 		if resp == nil || resp.NextPage == 0 {
 			break

@@ -62,6 +62,17 @@ type Config struct {
 	Updates   Updates
 	Variants  []Variant
 	Dashboard Dashboard
+	Flows     Flows
+}
+
+// Flows says where this repository's content may go (internal/flow,
+// docs/configuration.md).
+type Flows struct {
+	// AllowWiderReaders lets porchbot carry this repository's content
+	// (clones, update pull requests, variants) into repositories more
+	// people can read (a public one, for a private or internal
+	// repository; an internal one, for a private). Default false.
+	AllowWiderReaders bool
 }
 
 // Dashboard configures the "Package dashboard" issue (docs/dashboard.md).

@@ -17,13 +17,14 @@ var Limits = strictyaml.DefaultLimits
 
 // Fields of each mapping, in the order the specification documents them.
 var (
-	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard"}
+	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard", "flows"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
 	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
 	renderFields    = []string{"onDraftPush", "mutators", "validators"}
 	functionsFields = []string{"exec"}
 	dashboardFields = []string{"enabled"}
+	flowsFields     = []string{"allowWiderReaders"}
 	updatesFields   = []string{"labels", "reviewers", "prConcurrentLimit", "automerge", "strategy", "onConflict"}
 )
 
@@ -102,6 +103,21 @@ func (d *decoder) top(n *yaml.Node) {
 	}
 	if v := f["dashboard"]; v != nil {
 		d.dashboard(v)
+	}
+	if v := f["flows"]; v != nil {
+		d.flows(v)
+	}
+}
+
+func (d *decoder) flows(n *yaml.Node) {
+	f, ok := d.r.Mapping(n, "flows", flowsFields...)
+	if !ok {
+		return
+	}
+	if v := f["allowWiderReaders"]; v != nil {
+		if b, ok := d.r.Bool(v, "flows.allowWiderReaders"); ok {
+			d.cfg.Flows.AllowWiderReaders = b
+		}
 	}
 }
 

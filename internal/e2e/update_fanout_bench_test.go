@@ -78,6 +78,13 @@ func BenchmarkUpdateFanout(b *testing.B) {
 	if rev.Release, _, err = w.client("alice").Repositories.GetReleaseByTag(w.ctx, owner, name, rev.Tag); err != nil {
 		b.Fatalf("the publish made no release of %s: %v", rev.Tag, err)
 	}
+	// The publish's event gives the upstream's visibility, which the flow
+	// rule (internal/flow) keeps, as here.
+	info, _, err := w.client("alice").Repositories.Get(w.ctx, owner, name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.svc.App.Flows.Remember(info)
 	fg := w.svc.Embedded.Forge
 	// The webhooks the fan-out causes wait in a sink until it is over, so
 	// its own calls are counted apart from the pull requests' lifecycle

@@ -105,11 +105,30 @@ func (w *world) pushConfig(content string) {
 // pushConfigSettled is pushConfig with another settle (a fleet's).
 func (w *world) pushConfigSettled(content string, settle func()) {
 	w.t.Helper()
-	dir := w.clone("alice", upstreamRepo)
+	w.pushConfigAs("alice", content, settle)
+}
+
+// pushConfigAs pushes the catalog's config straight to main as user, the
+// commit authored with their account's e-mail address: GitHub links it to
+// them, and the variants' flow rule (internal/flow) holds them to their
+// access. It returns the commit.
+func (w *world) pushConfigAs(user, content string, settle func()) string {
+	w.t.Helper()
+	return w.pushConfigTo(upstreamRepo, user, content, settle)
+}
+
+// pushConfigTo is pushConfigAs in repo.
+func (w *world) pushConfigTo(repo, user, content string, settle func()) string {
+	w.t.Helper()
+	acct, _ := w.svc.Embedded.Forge.Account(user)
+	dir := w.clone(user, repo)
+	w.git(dir, "config", "user.email", acct.Email)
 	w.write(dir, catalogConfig, content)
-	w.git(dir, "commit", "-q", "-am", "Variants of the UPF")
+	w.git(dir, "add", "-A")
+	w.git(dir, "commit", "-q", "-m", "Configuration of "+repo)
 	w.git(dir, "push", "-q", "origin", "HEAD:main")
 	settle()
+	return w.git(dir, "rev-parse", "HEAD")
 }
 
 // variantsTable is the reply to /porch variants in the catalog.

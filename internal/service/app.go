@@ -11,6 +11,7 @@ import (
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/flow"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/metrics"
@@ -25,7 +26,8 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		Configs: &config.Cache{}, Limits: limits, Logger: log}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
-		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log}
+		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log,
+		Flows: &flow.Checker{Permissions: &flow.PermissionCache{}}}
 	installationFor := func(ctx context.Context, owner, repo string) (int64, error) {
 		return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
 	}
@@ -39,7 +41,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		app.Updates.Pacer = &lifecycle.UpdateBudget{Limit: lifecycle.DefaultUpdateBudget}
 	}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
-		Web: clients.URLs().Web, Permissions: &commands.PermissionCache{}, Log: log,
+		Web: clients.URLs().Web, Permissions: app.Flows.Permissions, Flows: app.Flows, Log: log,
 		InstallationFor: installationFor}
 	app.Comments = &bot.Commands{Runner: runner}
 	app.Ticks = runner
@@ -50,7 +52,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 // newUpdateFanout is the fan-out of publishes to downstream update pull
 // requests, finding downstreams with registry (the App's).
 func newUpdateFanout(app *bot.App, registry lifecycle.DownstreamFinder, m *metrics.Metrics) *lifecycle.UpdateFanout {
-	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render,
+	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
 		Releases: func(s *lifecycle.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
 	if m != nil {
 		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}

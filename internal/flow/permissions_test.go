@@ -1,4 +1,4 @@
-package commands
+package flow
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func TestPermissionCacheReusesAnswersForTheTTL(t *testing.T) {
 	ctx := context.Background()
 	ask := func(login string) string {
 		t.Helper()
-		level, _, err := c.lookup(ctx, repos, "Acme", "Catalog", login)
+		level, _, err := c.Lookup(ctx, repos, "Acme", "Catalog", login)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,14 +62,14 @@ func TestPermissionCacheReusesAnswersForTheTTL(t *testing.T) {
 	}
 	repos.fail = true
 	now = now.Add(DefaultPermissionTTL + time.Second)
-	if _, _, err := c.lookup(ctx, repos, "acme", "catalog", "alice"); err == nil {
+	if _, _, err := c.Lookup(ctx, repos, "acme", "catalog", "alice"); err == nil {
 		t.Fatal("a failed lookup answered")
 	}
 	if ask("alice") != "read" || repos.calls != 5 {
 		t.Fatalf("a failed lookup was kept: %d lookups", repos.calls)
 	}
 	var none *PermissionCache
-	if level, _, err := none.lookup(ctx, repos, "acme", "catalog", "carol"); err != nil || level != "read" || repos.calls != 6 {
+	if level, _, err := none.Lookup(ctx, repos, "acme", "catalog", "carol"); err != nil || level != "read" || repos.calls != 6 {
 		t.Fatalf("nil cache: %s %v, %d lookups", level, err, repos.calls)
 	}
 }

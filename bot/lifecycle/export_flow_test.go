@@ -1,0 +1,4 @@
+package lifecycle
+
+// The flow rule's history walk (flow_check.go).
+var UpstreamSetAt = upstreamSetAt

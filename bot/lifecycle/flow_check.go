@@ -1,0 +1,193 @@
+package lifecycle
+
+// Content that crosses a repository boundary (an update of a downstream
+// package, a variant) passes internal/flow's rule; this file gives the
+// rule the sessions' repositories, finds who caused a flow driven by
+// configuration, and reports a refusal where that person sees it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/kptfile"
+)
+
+// flowHistoryCommits bounds the walk back to the commit that set a
+// Kptfile's upstream (or a configuration entry).
+const flowHistoryCommits = 1000
+
+// flowRepo is s's repository as a side of a flow, asked through s's
+// installation.
+func flowRepo(s *Session) flow.Repo {
+	r := flow.Repo{Owner: s.Repo.Owner, Name: s.Repo.Name}
+	if s.GH != nil {
+		r.API = s.GH.Repositories
+	}
+	return r
+}
+
+// sourceVisibility is the visibility of s's repository, once for a whole
+// fan-out (Unknown when it cannot be had: each check asks again).
+func sourceVisibility(ctx context.Context, c *flow.Checker, s *Session) flow.Visibility {
+	if c == nil {
+		return flow.Unknown
+	}
+	v, err := c.Visibility(ctx, flowRepo(s))
+	if err != nil {
+		s.Log.WithError(err).Warn("repository visibility unknown: each update asks again")
+	}
+	return v
+}
+
+// checkFlow applies the rule; a refusal comes back as a *RequestError
+// (shown to whoever asked), wrapping the *flow.Refusal.
+func checkFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
+	if c == nil {
+		c = &flow.Checker{}
+	}
+	err := c.Check(ctx, req)
+	var refused *flow.Refusal
+	if errors.As(err, &refused) {
+		return &RequestError{Msg: refused.Reason, Err: refused}
+	}
+	return err
+}
+
+// flowRefusal is the rule's refusal inside err, if that is what err is.
+func flowRefusal(err error) (*flow.Refusal, bool) {
+	var refused *flow.Refusal
+	ok := errors.As(err, &refused)
+	return refused, ok
+}
+
+// updateFlow checks the update of the package at dir of ds from up's
+// repository (its visibility, when up knows it, asked no more): for
+// requestedBy (a command's commenter), or else for the author of the
+// commit of ds's deployment branch that set the package's upstream to us
+// (its landing there vouches for ds's side).
+func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *Session, dir, requestedBy string) error {
+	us, src := up.Session, flowRepo(up.Session)
+	src.Visibility = up.Visibility
+	req := flow.Request{Source: src, Target: flowRepo(ds), Requester: requestedBy,
+		AllowWider: us.Config.Flows.AllowWiderReaders}
+	if requestedBy == "" {
+		set, err := upstreamSetAt(ctx, ds, dir)
+		if err != nil {
+			return err
+		}
+		req.Commit, req.CommitRepo, req.TargetVouched = set.String(), flowRepo(ds), true
+		err = checkFlow(ctx, f.Flows, req)
+		if refused, ok := flowRefusal(err); ok {
+			return errors.Join(err, reportRefusedFlow(ctx, ds, set, us.Repo.FullName(), refused.Reason))
+		}
+		return err
+	}
+	return checkFlow(ctx, f.Flows, req)
+}
+
+// FlowCheckName is the check run that reports, on the configuration
+// commit that asked for it, a flow of content the rule refused.
+const FlowCheckName = "porchbot/flow"
+
+// reportRefusedFlow posts a failed porchbot/flow check run saying why on
+// commit of s, where its author sees it; once per commit and key (the
+// other side of the flow): a check-runs list, and the post when there is
+// none yet.
+func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, key, why string) error {
+	if s.GH == nil {
+		return nil
+	}
+	runs, _, err := s.GH.Checks.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, commit.String(),
+		&github.ListCheckRunsOptions{CheckName: github.String(FlowCheckName), ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return fmt.Errorf("check runs of %s: %w", abbrevHash(commit), err)
+	}
+	for _, r := range runs.CheckRuns {
+		if r.GetExternalID() == key && r.GetOutput().GetSummary() == why {
+			return nil
+		}
+	}
+	create, _ := CheckRequests(CheckReport{Name: FlowCheckName, Conclusion: "failure",
+		Title: "Content not carried across repositories", Summary: why}, commit, time.Now().UTC())
+	create.ExternalID = github.String(key)
+	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, create); err != nil {
+		return fmt.Errorf("check run %s on %s: %w", FlowCheckName, abbrevHash(commit), err)
+	}
+	s.Log.WithFields(logrus.Fields{"commit": commit.String(), "flow": key}).Info("refused flow reported")
+	return nil
+}
+
+// upstreamSetAt is the commit of s's deployment branch (first parents:
+// the branch's own states; a merge commit stands for its merger) that
+// made the Kptfile at dir name the upstream repository it names at the
+// deployment head.
+func upstreamSetAt(ctx context.Context, s *Session, dir string) (plumbing.Hash, error) {
+	name := strings.Trim(dir+"/"+kptfile.FileName, "/")
+	var set plumbing.Hash
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		c, err := repo.CommitObject(s.DeploymentHead)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", s.DeploymentHead, err)
+		}
+		want, blob, err := upstreamIdentity(c, name)
+		if err != nil {
+			return err
+		}
+		set = c.Hash
+		for i := 0; i < flowHistoryCommits && c.NumParents() > 0; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if c, err = repo.CommitObject(c.ParentHashes[0]); err != nil {
+				return fmt.Errorf("parent of %s: %w", set, err)
+			}
+			f, err := c.File(name)
+			if err != nil {
+				return nil // no Kptfile before: set here
+			}
+			if f.Hash != blob {
+				got, b, err := upstreamIdentity(c, name)
+				if err != nil || got != want {
+					return nil
+				}
+				blob = b
+			}
+			set = c.Hash
+		}
+		return nil
+	})
+	return set, err
+}
+
+// upstreamIdentity is the upstream repository the Kptfile name at c
+// names (its host and path), and the file's blob.
+func upstreamIdentity(c *object.Commit, name string) (string, plumbing.Hash, error) {
+	f, err := c.File(name)
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("%s at %s: %w", name, c.Hash, err)
+	}
+	data, err := blobBytes(f)
+	if err != nil {
+		return "", plumbing.ZeroHash, err
+	}
+	g, err := kptfileUpstream(data)
+	if err != nil {
+		return "", f.Hash, err
+	}
+	id, err := downstreams.ParseRepoURL(g.Repo)
+	if err != nil {
+		return "", f.Hash, err
+	}
+	return id.String(), f.Hash, nil
+}
