@@ -241,6 +241,14 @@ func (c *VariantController) target(ctx context.Context, up *Session, f *variantF
 	}
 	f.session = ds
 	api := c.Updates.API(ds)
+	if quiet, err := noBotBranches(ctx, ds); err != nil {
+		return nil, err
+	} else if quiet {
+		// No porchbot branch: no open pull request of porchbot's (GitHub
+		// closes one whose head branch is deleted), nothing declined that
+		// a clone could meet again. An update lists the pull requests itself.
+		return t, nil
+	}
 	prs, _, err := api.Proposal.Pulls.List(ctx, ds.Repo.Owner, ds.Repo.Name, &github.PullRequestListOptions{State: "all",
 		Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
@@ -338,4 +346,20 @@ func (s *Session) topLevelPackages(ctx context.Context) ([]string, error) {
 func ownedByVariantOf(kf *kptfile.File, upstream string) bool {
 	own, _ := variants.Owned(kf.Kptfile())
 	return own != nil && strings.EqualFold(own.Upstream, upstream)
+}
+
+// noBotBranches says the session's cache holds no branch porchbot opens
+// pull requests from (drafts/…, porch/update/…): a target where porchbot
+// has never proposed anything, as the git fetch the session made shows.
+func noBotBranches(ctx context.Context, ds *Session) (bool, error) {
+	for _, prefix := range packages.BotBranchPrefixes() {
+		refs, err := ds.Git.ListRefs(ctx, "refs/remotes/origin/"+prefix)
+		if err != nil {
+			return false, fmt.Errorf("branches of %s: %w", ds.Repo.FullName(), err)
+		}
+		if len(refs) > 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }

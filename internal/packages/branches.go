@@ -12,6 +12,10 @@ const (
 	updatePrefix = "porch/update/"
 )
 
+// BotBranchPrefixes are the prefixes of every branch porchbot opens pull
+// requests from: drafts and update branches.
+func BotBranchPrefixes() []string { return []string{draftsPrefix, updatePrefix} }
+
 // ErrNotDraft is returned by CheckDraftBranchName for a branch outside
 // drafts/.
 var ErrNotDraft = errors.New("not a draft branch")
