@@ -22,7 +22,8 @@
 //     lines and goes at the top level of the document (or in a <details>
 //     block after its blank line).
 //   - Quiet: markdown porchbot composed itself that may carry words of
-//     others: mentions and references outside code are defused.
+//     others: mentions outside code are defused (porchbot's own #12
+//     references stay).
 //
 // Truncate and TruncateRunes cut raw text before it is quoted (so a cut
 // never splits a rune or an escape) and mark the cut.

@@ -71,21 +71,21 @@ func Fence(s string) string {
 	return fence + "\n" + s + "\n" + fence + "\n"
 }
 
-// Quiet defuses mentions (@user, @org/team), references (#123,
-// owner/repo#123, GH-123) and URLs in markdown porchbot composed itself
-// that carries words of others (an error message quoting its input). It
-// changes nothing else, and leaves code spans as they are (nothing is
-// live in them): text that could be markdown of its own goes through
-// Code, Text or Fence instead.
+// Quiet defuses mentions (@user, @org/team) in markdown porchbot
+// composed itself that may carry words of others (an error message that
+// quotes its input). It changes nothing else: porchbot's own references
+// (#12) and links stay live, code spans stay as they are (nothing is live
+// in them), and text that could be markdown of its own goes through Code,
+// Text or Fence instead.
 func Quiet(s string) string {
 	var b strings.Builder
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '`')
 		if i < 0 {
-			b.WriteString(defuse(s))
+			b.WriteString(unmention(s))
 			break
 		}
-		b.WriteString(defuse(s[:i]))
+		b.WriteString(unmention(s[:i]))
 		n := 1
 		for i+n < len(s) && s[i+n] == '`' {
 			n++
@@ -120,6 +120,19 @@ func closingRun(s string, n int) int {
 		i = j
 	}
 	return -1
+}
+
+// unmention puts a zero-width space after every "@" before a letter or
+// digit.
+func unmention(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if s[i] == '@' && i+1 < len(s) && isAlnum(s[i+1]) {
+			b.WriteString(zwsp)
+		}
+	}
+	return b.String()
 }
 
 // defuse puts a zero-width space where GitHub would notify, reference or

@@ -149,7 +149,7 @@ func TestFence(t *testing.T) {
 
 func TestQuiet(t *testing.T) {
 	for in, want := range map[string]string{
-		"`x` by @bob in #1":       "`x` by @\u200bbob in #\u200b1",
+		"`x` by @bob in #1":       "`x` by @\u200bbob in #1",
 		"package `@a #1` of @org": "package `@a #1` of @\u200borg",
 		"`` a`@b ``, @c":          "`` a`@b ``, @\u200bc",
 		"unclosed ` @d":           "unclosed ` @\u200bd",
