@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -173,7 +174,7 @@ func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, works
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	text := fmt.Sprintf("Rendered `%s`: %s.", pkg, out.Conclusion)
+	text := fmt.Sprintf("Rendered %s: %s.", mdquote.Code(pkg), out.Conclusion)
 	if out.Pushed {
 		text += " The rendered result was pushed as a new commit."
 	}
@@ -200,7 +201,7 @@ func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number
 	}
 	parts := make([]string, len(outs))
 	for i, out := range outs {
-		parts[i] = fmt.Sprintf("`%s`: %s", out.Package, out.Conclusion)
+		parts[i] = fmt.Sprintf("%s: %s", mdquote.Code(out.Package), out.Conclusion)
 	}
 	return commands.Outcome{Text: "Rendered from a fork with built-in functions only (exec functions never run for forks; " +
 		"nothing is pushed, a fork is not writable): " + strings.Join(parts, ", ") + "."}, nil
@@ -214,7 +215,7 @@ func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, p
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	return commands.Outcome{Text: fmt.Sprintf("Proposed the deletion of `%s`.", pkg), PullRequest: pr.GetNumber()}, nil
+	return commands.Outcome{Text: fmt.Sprintf("Proposed the deletion of %s.", mdquote.Code(pkg)), PullRequest: pr.GetNumber()}, nil
 }
 
 // Publish is /porch publish [<package>]: in a merged pull request (its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -48,28 +49,28 @@ func (o CommandOps) Upgrade(ctx context.Context, s *lifecycle.Session, pkg strin
 	tag := plan.Upstream.Tag()
 	switch out.State {
 	case lifecycle.UpdateUpToDate:
-		return commands.Outcome{Text: fmt.Sprintf("`%s` already tracks `%s` (upstream lock `%s`): nothing to update.", pkg, tag, plan.FromRef)}, nil
+		return commands.Outcome{Text: fmt.Sprintf("%s already tracks %s (upstream lock %s): nothing to update.", mdquote.Code(pkg), mdquote.Code(tag), mdquote.Code(plan.FromRef))}, nil
 	case lifecycle.UpdateOpened:
-		return commands.Outcome{Text: fmt.Sprintf("Opened the update of `%s` to `%s`%s.", pkg, tag, conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
+		return commands.Outcome{Text: fmt.Sprintf("Opened the update of %s to %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
 	case lifecycle.UpdateRefreshed, lifecycle.UpdateCurrent:
-		return commands.Outcome{Text: fmt.Sprintf("The update pull request of `%s` proposes `%s`%s.", pkg, tag, conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
+		return commands.Outcome{Text: fmt.Sprintf("The update pull request of %s proposes %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
 	case lifecycle.UpdateWaiting:
-		return commands.Outcome{Text: fmt.Sprintf("Pushed the update of `%s` to `%s`; its pull request waits: `updates.prConcurrentLimit` update pull requests are open.", pkg, tag), Branch: out.Branch}, nil
+		return commands.Outcome{Text: fmt.Sprintf("Pushed the update of %s to %s; its pull request waits: `updates.prConcurrentLimit` update pull requests are open.", mdquote.Code(pkg), mdquote.Code(tag)), Branch: out.Branch}, nil
 	case lifecycle.UpdateHeld:
-		return commands.Outcome{Text: fmt.Sprintf("`%s` has commits porchbot did not make: not overwritten. Delete the branch and ask again.", out.Branch), PullRequest: out.PR.GetNumber()}, nil
+		return commands.Outcome{Text: fmt.Sprintf("%s has commits porchbot did not make: not overwritten. Delete the branch and ask again.", mdquote.Code(out.Branch)), PullRequest: out.PR.GetNumber()}, nil
 	case lifecycle.UpdateRefused:
 		n := out.PR.GetNumber()
 		if n == 0 {
 			n = out.Issue // the issue listing the conflicts, when this call opened it
 		}
-		return commands.Outcome{Text: fmt.Sprintf("Not updated to `%s`: %s.", tag, plan.Refused) + "\n\n" + lifecycle.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
+		return commands.Outcome{Text: fmt.Sprintf("Not updated to %s: %s.", mdquote.Code(tag), plan.Refused) + "\n\n" + lifecycle.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
 	case lifecycle.UpdateVariant:
-		return commands.Outcome{Text: fmt.Sprintf("`%s` belongs to a variant of its upstream (`porchbot.dev/variant`): the variant keeps it updated, with its mutations; `/porch variants` in the upstream repository shows its state.", pkg)}, nil
+		return commands.Outcome{Text: fmt.Sprintf("%s belongs to a variant of its upstream (`porchbot.dev/variant`): the variant keeps it updated, with its mutations; `/porch variants` in the upstream repository shows its state.", mdquote.Code(pkg))}, nil
 	case lifecycle.UpdateDeclined:
 		// Asked for explicitly: the declined revision is proposed again.
-		return commands.Outcome{Text: fmt.Sprintf("The update of `%s` to `%s` was closed unmerged; reopen that pull request to take it after all.", pkg, tag)}, nil
+		return commands.Outcome{Text: fmt.Sprintf("The update of %s to %s was closed unmerged; reopen that pull request to take it after all.", mdquote.Code(pkg), mdquote.Code(tag))}, nil
 	}
-	return commands.Outcome{Text: strings.TrimSpace(fmt.Sprintf("Update of `%s` to `%s`: %s.", pkg, tag, out.State))}, nil
+	return commands.Outcome{Text: strings.TrimSpace(fmt.Sprintf("Update of %s to %s: %s.", mdquote.Code(pkg), mdquote.Code(tag), out.State))}, nil
 }
 
 func conflictsNote(plan *lifecycle.UpdatePlan) string {

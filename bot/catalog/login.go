@@ -14,7 +14,7 @@ const maxLogoutForm = 4 << 10
 // serveLogin starts a sign-in: a fresh OAuth state in a signed cookie, and
 // the browser sent to GitHub's authorize page.
 func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
-	st := signInState{state: randomToken(), back: localPath(r.URL.Query().Get("return")), expires: s.now().Add(stateTTL)}
+	st := signInState{state: randomToken(), back: returnPath(r.URL.Query().Get("return")), expires: s.now().Add(stateTTL)}
 	http.SetCookie(w, s.sessions.stateCookie(st, s.opts.Secure))
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, s.opts.OAuth.AuthorizeURL(st.state), http.StatusFound)

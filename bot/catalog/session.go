@@ -178,14 +178,5 @@ func (s *sessions) checkState(r *http.Request, got string, now time.Time) (strin
 	if err != nil {
 		return "", errBadState
 	}
-	return localPath(string(back)), nil
-}
-
-// localPath is p when it is a path of this site, else "/" (no open
-// redirect through the sign-in).
-func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") || len(p) > 2048 {
-		return "/"
-	}
-	return p
+	return returnPath(string(back)), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/suggest"
 )
@@ -143,7 +144,7 @@ func ParseDraftArg(a string) (pkg, workspace string, err error) {
 }
 
 func unknownFlag(v Verb, word int, name string) *ParseError {
-	msg := fmt.Sprintf("%s has no flag --%s", codeSpan(Prefix+" "+v.Name), name)
+	msg := fmt.Sprintf("%s has no flag --%s", mdquote.Code(Prefix+" "+v.Name), name)
 	if s := suggest.Nearest(name, v.Flags, MaxSuggestDistance); len(s) > 0 {
 		msg += fmt.Sprintf(" (did you mean --%s?)", s[0])
 	}
@@ -153,7 +154,7 @@ func unknownFlag(v Verb, word int, name string) *ParseError {
 // usageError is a refusal of word (from 1; 0 when the caller sets the
 // position) with the verb's usage.
 func usageError(v Verb, word int, msg string) *ParseError {
-	return &ParseError{Arg: word, Message: msg + "; usage: " + codeSpan(v.Usage())}
+	return &ParseError{Arg: word, Message: msg + "; usage: " + mdquote.Code(v.Usage())}
 }
 
 // unquoteText strips one pair of quotes around free text.

@@ -1,5 +1,7 @@
 package commands
 
+import "github.com/porchbot/porchbot/internal/mdquote"
+
 // A command runs only with the words its author wrote. A webhook's
 // "created" payload carries them (an "edited" one runs nothing). The
 // resync (AnswerMissed) reads a comment as it is now, and GitHub dates
@@ -20,10 +22,10 @@ func (cr *commentRun) foundRefusal(v Verb) (result, bool) {
 	}
 	why := "porchbot found this comment late (its webhook never arrived) and reads it as it is now: GitHub dates edits " +
 		"to the second, so porchbot cannot rule out that someone else changed its words as it was written, and " +
-		codeSpan(Prefix+" "+v.Name) + " acts on its author's own standing. "
+		mdquote.Code(Prefix+" "+v.Name) + " acts on its author's own standing. "
 	if v.Name == "approve" {
 		return result{status: statusRefused, text: why + "This approval does not count: approve with a review, " +
-			"or comment " + codeSpan(Prefix+" approve") + " again."}, true
+			"or comment " + mdquote.Code(Prefix+" approve") + " again."}, true
 	}
 	return result{status: statusRefused, text: why + "Nothing was run: comment it again."}, true
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // Access is who may run a verb.
@@ -159,16 +160,9 @@ func HelpMarkdown(names ...string) string {
 		if v.Where == InPullRequest {
 			summary += " (in a pull request)"
 		}
-		b.WriteString("| " + tableCell(codeSpan(v.Usage())) + " | " + tableCell(summary) + " | " + tableCell(v.Access.String()) + " |\n")
+		b.WriteString("| " + mdquote.Cell(mdquote.Code(v.Usage())) + " | " + mdquote.Cell(summary) + " | " + mdquote.Cell(v.Access.String()) + " |\n")
 	}
 	return b.String()
-}
-
-// tableCell escapes what would end a GitHub table cell (| and newlines),
-// inside code spans too: GitHub splits cells before reading code spans.
-func tableCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
 func containsFold(list []string, s string) bool {

@@ -58,14 +58,3 @@ func TestHelpVerbTableIsConsistent(t *testing.T) {
 		}
 	}
 }
-
-func TestCommandMarkdownCodeSpanAndQuiet(t *testing.T) {
-	for in, want := range map[string]string{"a": "`a`", "a`b": "`` a`b ``", "``": "``` `` ```"} {
-		if got := codeSpan(in); got != want {
-			t.Errorf("codeSpan(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := quiet("ask @bob or mail x@y.z, `@c`"); got != "ask @\u200bbob or mail x@y.z, `@c`" {
-		t.Errorf("quiet = %q", got)
-	}
-}

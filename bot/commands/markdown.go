@@ -2,36 +2,11 @@ package commands
 
 import (
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
-
-// codeSpan renders s as inline code, with a fence longer than any run of
-// backticks in it (so user input cannot break out of it).
-func codeSpan(s string) string {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if longest > 0 || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}
-
-// mention matches "@login" as GitHub would notify it.
-var mention = regexp.MustCompile(`(^|[^\w` + "`" + `])@([A-Za-z0-9])`)
-
-// quiet keeps text written by others (error messages that quote input)
-// from notifying anyone: "@x" becomes "@\u200bx".
-func quiet(s string) string { return mention.ReplaceAllString(s, "$1@\u200b$2") }
 
 // links builds the URLs of a repository's web pages.
 type links struct {
@@ -59,7 +34,7 @@ func escapeRef(ref string) string {
 }
 
 // mdLink is [text](url) with text as code.
-func mdCodeLink(text, u string) string { return "[" + codeSpan(text) + "](" + u + ")" }
+func mdCodeLink(text, u string) string { return "[" + mdquote.Code(text) + "](" + u + ")" }
 
 func short(sha string) string {
 	if len(sha) > 7 {

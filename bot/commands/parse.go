@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/shellwords"
 	"github.com/porchbot/porchbot/internal/suggest"
 )
@@ -176,7 +177,7 @@ func closesFence(trimmed, fence string) bool {
 func parseLine(num int, text, rest string) Command {
 	c := Command{Line: num, Text: text}
 	if len(text) > MaxLineLength {
-		c.Text = truncateUTF8(text, 200) + "…"
+		c.Text = mdquote.Truncate(text, 200+len("…"), "…")
 		c.Err = &ParseError{Column: utf8.RuneCountInString(text[:MaxLineLength]) + 1,
 			Message: fmt.Sprintf("this line is %d bytes long; a command line has at most %d", len(text), MaxLineLength)}
 		return c
@@ -196,7 +197,7 @@ func parseLine(num int, text, rest string) Command {
 	v, ok := LookupVerb(c.Verb)
 	if !ok {
 		c.Err = &ParseError{Unknown: verb, Suggestions: suggest.Nearest(verb, VerbNames(), MaxSuggestDistance), ShowHelp: true,
-			Column: column(afterAt - len(verb)), Message: fmt.Sprintf("unknown command %s", codeSpan(Prefix+" "+verb))}
+			Column: column(afterAt - len(verb)), Message: fmt.Sprintf("unknown command %s", mdquote.Code(Prefix+" "+verb))}
 		return c
 	}
 	if v.Text {
@@ -219,16 +220,6 @@ func parseLine(num int, text, rest string) Command {
 		c.Err = perr
 	}
 	return c
-}
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func pluralWord(n int, one, many string) string {

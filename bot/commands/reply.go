@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // MaxReplyLength bounds the reply (GitHub refuses comments over 65 536
@@ -52,11 +54,11 @@ type result struct {
 
 // describeParseError is the message of a line that could not be parsed.
 func describeParseError(e *ParseError) string {
-	msg := quiet(e.Message)
+	msg := mdquote.Quiet(e.Message)
 	if len(e.Suggestions) > 0 {
 		s := make([]string, len(e.Suggestions))
 		for i, v := range e.Suggestions {
-			s[i] = codeSpan(Prefix + " " + v)
+			s[i] = mdquote.Code(Prefix + " " + v)
 		}
 		msg += ". Did you mean " + strings.Join(s, " or ") + "?"
 	} else if e.Unknown != "" {
@@ -76,7 +78,7 @@ func renderReply(author string, results []result) string {
 		if text == "" {
 			text = Prefix + " " + r.cmd.Verb
 		}
-		fmt.Fprintf(&b, "\n%s %s\n%s\n", r.status.icon(), codeSpan(text), r.text)
+		fmt.Fprintf(&b, "\n%s %s\n%s\n", r.status.icon(), mdquote.Code(text), r.text)
 		help = help || r.help
 		helpShown = helpShown || r.status == statusOK && r.cmd.Verb == "help"
 	}
@@ -85,7 +87,8 @@ func renderReply(author string, results []result) string {
 	}
 	out := b.String()
 	if len(out) > MaxReplyLength {
-		out = truncateUTF8(out, MaxReplyLength) + "\n\n… (reply cut: it was too long for one comment)\n"
+		const cut = "\n\n… (reply cut: it was too long for one comment)\n"
+		out = mdquote.Truncate(out, MaxReplyLength+len(cut), cut)
 	}
 	return out
 }
@@ -126,7 +129,7 @@ func repliedTo(body string) int64 {
 func internalErrorText(ev CommentEvent) string {
 	ref := fmt.Sprintf("comment id %d", ev.CommentID)
 	if ev.DeliveryID != "" {
-		ref = fmt.Sprintf("delivery id %s (comment id %d)", codeSpan(ev.DeliveryID), ev.CommentID)
+		ref = fmt.Sprintf("delivery id %s (comment id %d)", mdquote.Code(ev.DeliveryID), ev.CommentID)
 	}
 	return "internal error: this is porchbot's fault, not yours. It was logged with " + ref +
 		"; try again, or give that id to the bot's operators."

@@ -12,6 +12,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // CommentEvent is a new comment on an issue or a pull request.
@@ -197,7 +198,7 @@ func (cr *commentRun) execute(ctx context.Context, c Command) result {
 		return result{cmd: c, status: statusFailed, text: "this command is not available", help: true}
 	}
 	if v.Where == InPullRequest && !cr.ev.IsPullRequest {
-		return result{cmd: c, status: statusRefused, text: codeSpan(Prefix+" "+v.Name) + " works in pull request comments only."}
+		return result{cmd: c, status: statusRefused, text: mdquote.Code(Prefix+" "+v.Name) + " works in pull request comments only."}
 	}
 	if res, refused := cr.foundRefusal(v); refused {
 		res.cmd = c
@@ -225,7 +226,7 @@ func (cr *commentRun) authorize(ctx context.Context, v Verb) (result, bool) {
 	}
 	if !canWrite(level) {
 		return result{status: statusRefused, text: fmt.Sprintf("@%s needs write access to %s to run %s (their permission: %s).",
-			cr.ev.Author, cr.ev.Repo.FullName(), codeSpan(Prefix+" "+v.Name), role)}, true
+			cr.ev.Author, cr.ev.Repo.FullName(), mdquote.Code(Prefix+" "+v.Name), role)}, true
 	}
 	return result{}, false
 }
@@ -275,9 +276,9 @@ func (cr *commentRun) fail(err error) result {
 	var user *UserError
 	switch {
 	case errors.As(err, &req):
-		return result{status: statusFailed, text: quiet(req.Msg)}
+		return result{status: statusFailed, text: mdquote.Quiet(req.Msg)}
 	case errors.As(err, &user):
-		return result{status: statusFailed, text: quiet(user.Msg)}
+		return result{status: statusFailed, text: mdquote.Quiet(user.Msg)}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		cr.log.WithError(err).Warn("porch command interrupted")
 		return result{status: statusFailed, text: "interrupted before it finished (the bot is shutting down or timed out); run it again"}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -52,7 +53,7 @@ func (cr *commentRun) editDraft(ctx context.Context, req lifecycle.EditRequest) 
 		what = "with the content of " + mdCodeLink(d.Source, cr.links.tree(d.Source))
 	}
 	if d.Unchanged {
-		what += fmt.Sprintf(" (the same content as on %s)", codeSpan(s.DeploymentBranch))
+		what += fmt.Sprintf(" (the same content as on %s)", mdquote.Code(s.DeploymentBranch))
 	}
 	return ok(cr.describeDraft(s, d, what))
 }
@@ -73,7 +74,7 @@ func runClone(ctx context.Context, cr *commentRun, c Command) result {
 		return cr.fail(err)
 	}
 	what := fmt.Sprintf("cloned from %s at %s, with `upstream` and `upstreamLock` set as `kpt pkg get` sets them",
-		codeSpan(d.Source), codeSpan(short(d.SourceCommit.String())))
+		mdquote.Code(d.Source), mdquote.Code(short(d.SourceCommit.String())))
 	return ok(cr.describeDraft(s, d, what))
 }
 
@@ -141,7 +142,7 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*life
 // what it was built on and what to do next.
 func (cr *commentRun) describeDraft(s *lifecycle.Session, d *lifecycle.Draft, what string) string {
 	return fmt.Sprintf("Created draft %s %s, on %s at %s (commit %s).\nNext: push changes to the branch, then %s.",
-		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, codeSpan(s.DeploymentBranch), codeSpan(short(d.Base.String())),
+		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, mdquote.Code(s.DeploymentBranch), mdquote.Code(short(d.Base.String())),
 		mdCodeLink(short(d.Commit.String()), cr.links.commit(d.Commit.String())),
-		codeSpan(Prefix+" propose "+d.Package+"/"+d.Workspace))
+		mdquote.Code(Prefix+" propose "+d.Package+"/"+d.Workspace))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -29,9 +30,9 @@ func runList(ctx context.Context, cr *commentRun, _ Command) result {
 // drafts, and the open proposals, deletion proposals and updates.
 func renderListing(l *lifecycle.Listing, ln links) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Packages** on %s\n\n", codeSpan(l.DeploymentBranch))
+	fmt.Fprintf(&b, "**Packages** on %s\n\n", mdquote.Code(l.DeploymentBranch))
 	if len(l.Packages) == 0 {
-		b.WriteString("none yet: " + codeSpan(Prefix+" init <package>") + " starts one.\n")
+		b.WriteString("none yet: " + mdquote.Code(Prefix+" init <package>") + " starts one.\n")
 	} else {
 		b.WriteString("| package | latest revision | |\n|---|---|---|\n")
 		for i, p := range l.Packages {
@@ -42,23 +43,23 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 			latest := "not published"
 			if p.Latest > 0 {
 				tag := packages.TagName(p.Name, p.Latest)
-				latest = "[" + codeSpan("v"+fmt.Sprint(p.Latest)) + "](" + ln.tree(tag) + ")"
+				latest = "[" + mdquote.Code("v"+fmt.Sprint(p.Latest)) + "](" + ln.tree(tag) + ")"
 			}
 			var notes []string
 			if p.Deleted() {
-				notes = append(notes, "deleted from "+codeSpan(l.DeploymentBranch))
+				notes = append(notes, "deleted from "+mdquote.Code(l.DeploymentBranch))
 			}
 			if len(p.Gaps) > 0 {
 				notes = append(notes, fmt.Sprintf("missing revision tags: %v", p.Gaps))
 			}
 			if p.Problem != "" {
-				notes = append(notes, quiet(p.Problem))
+				notes = append(notes, mdquote.Text(p.Problem))
 			}
-			name := codeSpan(p.Name)
+			name := mdquote.Code(p.Name)
 			if !p.Deleted() {
 				name = mdCodeLink(p.Name, ln.tree(l.DeploymentBranch+"/"+p.Dir))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", tableCell(name), latest, tableCell(strings.Join(notes, "; ")))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdquote.Cell(name), latest, mdquote.Cell(strings.Join(notes, "; ")))
 		}
 	}
 	b.WriteString("\n**Drafts**\n\n")
@@ -76,13 +77,13 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 			case d.Pull != 0:
 				pr = fmt.Sprintf("[#%d](%s)", d.Pull, ln.pull(d.Pull))
 			case d.Merged:
-				pr = "none: merged into " + codeSpan(l.DeploymentBranch)
+				pr = "none: merged into " + mdquote.Code(l.DeploymentBranch)
 			case d.Empty:
-				pr = "none: nothing to propose yet (no commits that are not on " + codeSpan(l.DeploymentBranch) + ")"
+				pr = "none: nothing to propose yet (no commits that are not on " + mdquote.Code(l.DeploymentBranch) + ")"
 			default:
-				pr = "none: " + codeSpan(Prefix+" propose "+d.Package+"/"+d.Workspace)
+				pr = "none: " + mdquote.Code(Prefix+" propose "+d.Package+"/"+d.Workspace)
 			}
-			fmt.Fprintf(&b, "| %s | %s |\n", tableCell(mdCodeLink(d.Branch, ln.tree(d.Branch))), tableCell(pr))
+			fmt.Fprintf(&b, "| %s | %s |\n", mdquote.Cell(mdCodeLink(d.Branch, ln.tree(d.Branch))), mdquote.Cell(pr))
 		}
 	}
 	writePulls(&b, "Proposals", l.Proposals, ln)
@@ -105,13 +106,13 @@ func writePulls(b *strings.Builder, title string, prs []lifecycle.PullStatus, ln
 			fmt.Fprintf(b, "- … and %d more\n", len(prs)-maxListRows)
 			break
 		}
-		what := codeSpan(p.Branch)
+		what := mdquote.Code(p.Branch)
 		if p.Package != "" {
-			what = codeSpan(p.Package)
+			what = mdquote.Code(p.Package)
 			if p.Workspace != "" {
-				what = codeSpan(p.Package + "/" + p.Workspace)
+				what = mdquote.Code(p.Package + "/" + p.Workspace)
 			}
 		}
-		fmt.Fprintf(b, "- [#%d](%s) %s: %s\n", p.Number, ln.pull(p.Number), what, quiet(strings.ReplaceAll(p.Title, "\n", " ")))
+		fmt.Fprintf(b, "- [#%d](%s) %s: %s\n", p.Number, ln.pull(p.Number), what, mdquote.Text(p.Title))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -17,7 +18,7 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 		pkg, ws, _ = ParseDraftArg(a) // checked by the parser
 	} else {
 		if !cr.ev.IsPullRequest {
-			return cr.fail(&UserError{Msg: "name the draft: " + codeSpan(Prefix+" propose <package>/<workspace>")})
+			return cr.fail(&UserError{Msg: "name the draft: " + mdquote.Code(Prefix+" propose <package>/<workspace>")})
 		}
 		var err error
 		if pkg, ws, err = cr.pullDraft(ctx); err != nil {
@@ -108,8 +109,8 @@ func runPublish(ctx context.Context, cr *commentRun, c Command) result {
 func runUpgrade(ctx context.Context, cr *commentRun, c Command) result {
 	up, can := cr.r.Lifecycle.(Upgrader)
 	if !can {
-		return result{status: statusFailed, text: codeSpan(Prefix+" upgrade") + " is not available on this server: it makes no " +
-			"update pull requests. " + codeSpan(Prefix+" clone") + " the newer upstream revision into a new package instead."}
+		return result{status: statusFailed, text: mdquote.Code(Prefix+" upgrade") + " is not available on this server: it makes no " +
+			"update pull requests. " + mdquote.Code(Prefix+" clone") + " the newer upstream revision into a new package instead."}
 	}
 	to, _ := packages.ParseRevision(c.Flag(FlagTo))
 	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
@@ -142,7 +143,7 @@ func (cr *commentRun) pullDraft(ctx context.Context) (pkg, ws string, err error)
 	pkg, ws, err = packages.CheckDraftBranchName(head.ref)
 	if err != nil {
 		return "", "", &UserError{Msg: fmt.Sprintf("this pull request's branch %s is not a draft (drafts/<package>/<workspace>): %v",
-			codeSpan(head.ref), err)}
+			mdquote.Code(head.ref), err)}
 	}
 	return pkg, ws, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -27,7 +28,7 @@ type VariantReporter interface {
 func runVariants(ctx context.Context, cr *commentRun, _ Command) result {
 	vr, can := cr.r.Lifecycle.(VariantReporter)
 	if !can {
-		return result{status: statusFailed, text: codeSpan(Prefix+" variants") + " is not available on this server: it carries no variants out."}
+		return result{status: statusFailed, text: mdquote.Code(Prefix+" variants") + " is not available on this server: it carries no variants out."}
 	}
 	s, err := cr.session(ctx)
 	if err != nil {
@@ -43,41 +44,41 @@ func runVariants(ctx context.Context, cr *commentRun, _ Command) result {
 // renderVariants renders a report as markdown.
 func renderVariants(entries []config.Variant, rep *lifecycle.VariantReport) string {
 	if len(entries) == 0 && len(rep.Results) == 0 {
-		return "No `variants:` entry in " + codeSpan(config.Path) + ": this repository fans no package out."
+		return "No `variants:` entry in " + mdquote.Code(config.Path) + ": this repository fans no package out."
 	}
 	var b strings.Builder
 	hidden := 0
-	fmt.Fprintf(&b, "**Variants** of %s\n\n| variant | target | downstream package | tracked revision | state |\n|---|---|---|---|---|\n", codeSpan(rep.Upstream))
+	fmt.Fprintf(&b, "**Variants** of %s\n\n| variant | target | downstream package | tracked revision | state |\n|---|---|---|---|---|\n", mdquote.Code(rep.Upstream))
 	for i, r := range rep.Results {
 		if i == maxVariantRows {
 			fmt.Fprintf(&b, "| … and %d more | | | | |\n", len(rep.Results)-maxVariantRows)
 			break
 		}
 		a := r.Action
-		variant := "gone (" + codeSpan(a.Owner.Package) + ")"
+		variant := "gone (" + mdquote.Code(a.Owner.Package) + ")"
 		if a.Variant >= 0 && a.Variant < len(entries) {
 			v := entries[a.Variant]
 			rev := "latest"
 			if v.Upstream.Revision != config.LatestRevision {
 				rev = fmt.Sprintf("v%d", v.Upstream.Revision)
 			}
-			variant = fmt.Sprintf("%s %s", codeSpan(fmt.Sprintf("variants[%d]", a.Variant)), codeSpan(v.Upstream.Package+"@"+rev))
+			variant = fmt.Sprintf("%s %s", mdquote.Code(fmt.Sprintf("variants[%d]", a.Variant)), mdquote.Code(v.Upstream.Package+"@"+rev))
 		}
 		pkg, tracked := "—", "—"
 		if a.Package != "" {
-			pkg = codeSpan(a.Package)
+			pkg = mdquote.Code(a.Package)
 		}
 		if r.Tracked > 0 {
-			tracked = codeSpan(packages.TagName(a.Owner.Package, r.Tracked))
+			tracked = mdquote.CodeCell(packages.TagName(a.Owner.Package, r.Tracked))
 		}
-		state, target := r.State(), codeSpan(a.Target)
+		state, target := mdquote.Quiet(r.State()), mdquote.Code(a.Target)
 		if r.Hidden {
 			hidden++
 			state, target = strings.ReplaceAll(state, a.Target, "that repository"), "a repository you may not see"
 		} else if r.PullRequest != 0 {
 			state += fmt.Sprintf(" (%s#%d)", a.Target, r.PullRequest)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", tableCell(variant), tableCell(target), tableCell(pkg), tracked, tableCell(quiet(state)))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdquote.Cell(variant), mdquote.Cell(target), mdquote.Cell(pkg), tracked, mdquote.Cell(state))
 	}
 	if hidden > 0 {
 		fmt.Fprintf(&b, "\n%d row(s) are of repositories not every reader of this repository can read: they are not named here.\n", hidden)

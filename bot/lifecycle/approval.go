@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -18,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // ApprovalCheckName is the check run reporting the approval policy.
@@ -337,10 +337,10 @@ func postApprovalCheck(ctx context.Context, s *Session, api ProposalAPI, pr *git
 	}
 	summary := res.Markdown(s.Config.Approvals)
 	if s.ConfigErr != nil {
-		summary += fmt.Sprintf("\n> [!WARNING]\n> The repository configuration on `%s` is invalid; the last good one applies: %s.\n> %s\n",
-			s.DeploymentBranch, s.ConfigVersion(), strings.ReplaceAll(s.ConfigErr.Error(), "\n", "\n> "))
+		summary += fmt.Sprintf("\n> [!WARNING]\n> The repository configuration on %s is invalid; the last good one applies: %s.\n\n%s",
+			mdquote.Code(s.DeploymentBranch), s.ConfigVersion(), mdquote.Fence(s.ConfigErr.Error()))
 	}
-	summary = truncateApprovalSummary(summary, approvalMaxSummary)
+	summary = mdquote.TruncateRunes(summary, approvalMaxSummary, "\n\n… (truncated)")
 	now := github.Timestamp{Time: time.Now().UTC()}
 	opts := github.CreateCheckRunOptions{
 		Name: ApprovalCheckName, HeadSHA: head,
@@ -356,14 +356,4 @@ func postApprovalCheck(ctx context.Context, s *Session, api ProposalAPI, pr *git
 		return nil, fmt.Errorf("approval of #%d: check run: %w", pr.GetNumber(), err)
 	}
 	return run, nil
-}
-
-// truncateApprovalSummary keeps s within max runes.
-func truncateApprovalSummary(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	const more = "\n\n… (truncated)"
-	r := []rune(s)
-	return string(r[:max-len([]rune(more))]) + more
 }

@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
 )
@@ -92,9 +92,9 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 		anns = anns[:MaxAnnotations]
 		summary += fmt.Sprintf("\n\n%d more annotation(s) not shown (porchbot sends at most %d per check run).", extra, MaxAnnotations)
 	}
-	title := truncateRunes(rep.Title, 1000, "…")
-	summary = truncateRunes(summary, maxOutputRunes, "\n\n… (summary truncated)")
-	text := truncateRunes(rep.Text, maxOutputRunes, "\n\n… (truncated: GitHub shows at most 65535 characters)")
+	title := mdquote.TruncateRunes(rep.Title, 1000, "…")
+	summary = mdquote.TruncateRunes(summary, maxOutputRunes, "\n\n… (summary truncated)")
+	text := mdquote.TruncateRunes(rep.Text, maxOutputRunes, "\n\n… (truncated: GitHub shows at most 65535 characters)")
 	output := func(batch []Annotation) *github.CheckRunOutput {
 		o := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(summary)}
 		if text != "" {
@@ -150,17 +150,17 @@ func (a Annotation) github() *github.CheckRunAnnotation {
 		msg = a.Title
 	}
 	out := &github.CheckRunAnnotation{Path: github.String(a.Path), StartLine: github.Int(start), EndLine: github.Int(end),
-		AnnotationLevel: github.String(level), Message: github.String(truncateRunes(msg, maxAnnotationRunes, "…"))}
+		AnnotationLevel: github.String(level), Message: github.String(mdquote.TruncateRunes(msg, maxAnnotationRunes, "…"))}
 	// columns only on a single line, as GitHub requires
 	if a.StartColumn > 0 && start == end {
 		out.StartColumn = github.Int(a.StartColumn)
 		out.EndColumn = github.Int(max(a.EndColumn, a.StartColumn))
 	}
 	if a.Title != "" {
-		out.Title = github.String(truncateRunes(a.Title, 255, "…"))
+		out.Title = github.String(mdquote.TruncateRunes(a.Title, 255, "…"))
 	}
 	if a.RawDetails != "" {
-		out.RawDetails = github.String(truncateRunes(a.RawDetails, maxAnnotationRunes, "…"))
+		out.RawDetails = github.String(mdquote.TruncateRunes(a.RawDetails, maxAnnotationRunes, "…"))
 	}
 	return out
 }
@@ -182,49 +182,6 @@ func sortAnnotations(in []Annotation) []Annotation {
 		return a.StartLine < b.StartLine
 	})
 	return out
-}
-
-// truncateRunes cuts s to at most n runes, ending with tail when cut.
-func truncateRunes(s string, n int, tail string) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	keep := n - utf8.RuneCountInString(tail)
-	if keep < 0 {
-		keep = 0
-	}
-	i := 0
-	for pos := range s {
-		if i == keep {
-			return s[:pos] + tail
-		}
-		i++
-	}
-	return s + tail
-}
-
-// mdCell escapes text for one markdown table cell: HTML-escaped, pipes
-// escaped, newlines as <br>.
-func mdCell(s string) string {
-	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\r\n", "<br>", "\n", "<br>").Replace(strings.TrimSpace(s))
-	return s
-}
-
-// mdCode is s as inline code (backticks inside are replaced).
-func mdCode(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
-}
-
-// mdFence is s as a fenced code block.
-func mdFence(s string) string {
-	fence := "```"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
 // The porchbot/render report.
@@ -299,7 +256,7 @@ func renderReport(f renderFacts) CheckReport {
 		if failed := failedStep(steps); failed != nil {
 			rep.Title = fmt.Sprintf("Render of %s failed: %s", f.Package, failed.Function())
 		}
-		fmt.Fprintf(&sum, "Rendering `%s` at %s failed:\n\n%s", f.Dir, f.Rendered, mdFence("Error: "+f.Err.Error()))
+		fmt.Fprintf(&sum, "Rendering %s at %s failed:\n\n%s", mdquote.Code(f.Dir), f.Rendered, mdquote.Fence("Error: "+f.Err.Error()))
 		if failed := failedStep(steps); failed != nil {
 			i := 0
 			for _, r := range errorResults(*failed) {
@@ -311,7 +268,7 @@ func renderReport(f renderFacts) CheckReport {
 					break
 				}
 				i++
-				fmt.Fprintf(&sum, "- %s\n", mdCell(truncateRunes(ResultLine(r), 500, "…")))
+				fmt.Fprintf(&sum, "- %s\n", mdquote.Text(mdquote.TruncateRunes(ResultLine(r), 500, "…")))
 			}
 		}
 		if f.ExecHint != "" && mentionsExec(steps) {
@@ -417,7 +374,7 @@ func changesList(changes []fileChange, dir string, limit int) string {
 			fmt.Fprintf(&b, "- … and %d more\n", len(changes)-limit)
 			break
 		}
-		fmt.Fprintf(&b, "- %s (%s)\n", mdCode(path.Join(dir, c.Path)), c.Kind)
+		fmt.Fprintf(&b, "- %s (%s)\n", mdquote.Code(path.Join(dir, c.Path)), c.Kind)
 	}
 	return b.String()
 }
@@ -438,9 +395,9 @@ func StepsTable(dir string, steps []render.Step) string {
 	b.WriteString("| Package | Function | Kind | Status | Duration | Results |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, s := range steps {
-		fn := mdCodeCell(s.Function())
+		fn := mdquote.CodeCell(s.Function())
 		if s.Name != "" {
-			fn += " (" + mdCell(s.Name) + ")"
+			fn += " (" + mdquote.Text(s.Name) + ")"
 		}
 		kind := string(s.Kind)
 		if s.Guardrail {
@@ -448,9 +405,9 @@ func StepsTable(dir string, steps []render.Step) string {
 		}
 		status := stepStatusText[s.Status]
 		if status == "" {
-			status = mdCell(string(s.Status))
+			status = mdquote.Text(string(s.Status))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCodeCell(path.Join(dir, s.Package)), fn, kind, status,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdquote.CodeCell(path.Join(dir, s.Package)), fn, kind, status,
 			formatStepDuration(s), stepResultsCell(s))
 	}
 	return b.String()
@@ -470,10 +427,10 @@ func stepResultsCell(s render.Step) string {
 		if r.Message == s.Message {
 			seenMsg = true
 		}
-		lines = append(lines, mdCell(truncateRunes(ResultLine(r), 500, "…")))
+		lines = append(lines, mdquote.Text(mdquote.TruncateRunes(ResultLine(r), 500, "…")))
 	}
 	if s.Message != "" && !seenMsg {
-		lines = append([]string{mdCell(truncateRunes(s.Message, 500, "…"))}, lines...)
+		lines = append([]string{mdquote.Text(mdquote.TruncateRunes(s.Message, 500, "…"))}, lines...)
 	}
 	return strings.Join(lines, "<br>")
 }
@@ -520,18 +477,10 @@ func stderrDetails(dir string, steps []render.Step) string {
 		if strings.TrimSpace(s.Stderr) == "" || s.Stderr == s.Message {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>stderr of %s (package %s)</summary>\n\n%s\n</details>\n",
-			mdCode(s.Function()), mdCode(path.Join(dir, s.Package)), mdFence(truncateRunes(s.Stderr, 8000, "\n…")))
+		fmt.Fprintf(&b, "\n<details><summary>stderr of <code>%s</code> (package <code>%s</code>)</summary>\n\n%s\n</details>\n",
+			mdquote.HTML(s.Function()), mdquote.HTML(path.Join(dir, s.Package)), mdquote.Fence(mdquote.TruncateRunes(s.Stderr, 8000, "\n…")))
 	}
 	return b.String()
-}
-
-// mdCodeCell is inline code inside a table cell.
-func mdCodeCell(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "`" + strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(s) + "`"
 }
 
 var severityLevel = map[framework.Severity]string{

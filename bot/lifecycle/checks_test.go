@@ -239,9 +239,9 @@ func TestCheckStepsTable(t *testing.T) {
 	got := StepsTable("pkgs/p", steps)
 	want := "| Package | Function | Kind | Status | Duration | Results |\n" +
 		"|---|---|---|---|---|---|\n" +
-		"| `pkgs/p` | `gcr.io/kpt-fn/set-labels:v0.2.0` | mutator | ✅ passed | 2ms | [info] set 2 \\| labels<br>ok |\n" +
+		"| `pkgs/p` | `gcr.io/kpt-fn/set-labels:v0.2.0` | mutator | ✅ passed | 2ms | \\[info\\] set 2 \\| labels ok |\n" +
 		"| `pkgs/p/sub` | `check <x>` (guard) | validator (repository guardrail) | ⏭️ skipped | — | skipped: exec |\n" +
-		"| `pkgs/p` | `gcr.io/kpt-fn/starlark:v0.5.0` | validator | ❌ failed | <1ms | [error] boom (Deployment web, d.yaml, spec.replicas) |\n"
+		"| `pkgs/p` | `gcr.io/kpt-fn/starlark:v0.5.0` | validator | ❌ failed | <1ms | \\[error\\] boom \\(Deployment web, d\\.yaml, spec\\.replicas\\) |\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -380,20 +380,5 @@ func TestConfigAnnotationsAndReport(t *testing.T) {
 	rep = configReport(config.Default(), nil, ckHead, "main")
 	if rep.Conclusion != ConclusionSuccess || !strings.Contains(rep.Summary, "| approvals | 1 from anyone with write access") {
 		t.Errorf("%+v", rep)
-	}
-}
-
-func TestCheckTruncateAndMarkdownHelpers(t *testing.T) {
-	if got := truncateRunes("héllo world", 5, "…"); got != "héll…" {
-		t.Errorf("truncate %q", got)
-	}
-	if got := truncateRunes("abc", 5, "…"); got != "abc" {
-		t.Errorf("truncate %q", got)
-	}
-	if got := mdCell(" a|b <i>\nc "); got != `a\|b &lt;i&gt;<br>c` {
-		t.Errorf("mdCell %q", got)
-	}
-	if got := mdFence("x```y"); !strings.HasPrefix(got, "````\n") {
-		t.Errorf("mdFence %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // CheckOutcome is a check run the bot reported.
@@ -153,11 +154,11 @@ func configSummary(cfg *config.Config) string {
 		who = strings.Join(approvers, ", ")
 	}
 	fmt.Fprintf(&b, "| Setting | Value |\n|---|---|\n")
-	fmt.Fprintf(&b, "| packages.root | %s |\n", mdCodeCell(root))
-	fmt.Fprintf(&b, "| packages.deploymentBranch | %s |\n", mdCell(branch))
-	fmt.Fprintf(&b, "| lifecycle.publishOn | %s |\n", mdCodeCell(cfg.Lifecycle.PublishOn))
-	fmt.Fprintf(&b, "| approvals | %d from %s (self-approval %v) |\n", cfg.Approvals.Required, mdCell(who), cfg.Approvals.AllowSelfApproval)
-	fmt.Fprintf(&b, "| render.onDraftPush | %s |\n", mdCodeCell(cfg.Render.OnDraftPush))
+	fmt.Fprintf(&b, "| packages.root | %s |\n", mdquote.CodeCell(root))
+	fmt.Fprintf(&b, "| packages.deploymentBranch | %s |\n", mdquote.Text(branch))
+	fmt.Fprintf(&b, "| lifecycle.publishOn | %s |\n", mdquote.CodeCell(cfg.Lifecycle.PublishOn))
+	fmt.Fprintf(&b, "| approvals | %d from %s (self-approval %v) |\n", cfg.Approvals.Required, mdquote.Text(who), cfg.Approvals.AllowSelfApproval)
+	fmt.Fprintf(&b, "| render.onDraftPush | %s |\n", mdquote.CodeCell(cfg.Render.OnDraftPush))
 	fmt.Fprintf(&b, "| render guardrails | %d mutator(s), %d validator(s) |\n", len(cfg.Render.Mutators), len(cfg.Render.Validators))
 	fmt.Fprintf(&b, "| functions.exec | %d declared |\n", len(cfg.Functions.Exec))
 	fmt.Fprintf(&b, "| variants | %d |\n", len(cfg.Variants))
@@ -180,7 +181,7 @@ func problemsList(problems []config.Problem, err error) string {
 		if err == nil {
 			return ""
 		}
-		return mdFence(err.Error())
+		return mdquote.Fence(err.Error())
 	}
 	var b strings.Builder
 	for i, p := range problems {
@@ -188,7 +189,7 @@ func problemsList(problems []config.Problem, err error) string {
 			fmt.Fprintf(&b, "- … and %d more\n", len(problems)-100)
 			break
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", mdCode(fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)), mdCell(p.Message))
+		fmt.Fprintf(&b, "- %s: %s\n", mdquote.Code(fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)), mdquote.Text(p.Message))
 	}
 	return b.String()
 }

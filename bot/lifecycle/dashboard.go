@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -221,18 +222,18 @@ func DashboardBody(f DashboardFacts) string {
 		"Close the issue to stop it; porchbot opens it again only when `.github/porchbot.yaml` changes with `dashboard.enabled: true`.\n")
 	if f.ConfigError != "" {
 		b.WriteString("\n## Configuration errors\n\n")
-		fmt.Fprintf(&b, "`.github/porchbot.yaml` on `%s` is invalid; %s applies.\n\n", f.DeploymentBranch, f.ConfigInForce)
-		b.WriteString("```\n" + strings.ReplaceAll(truncateRunes(f.ConfigError, 4000, "…"), "```", "'''") + "\n```\n")
+		fmt.Fprintf(&b, "`.github/porchbot.yaml` on %s is invalid; %s applies.\n\n", mdquote.Code(f.DeploymentBranch), f.ConfigInForce)
+		b.WriteString(mdquote.Fence(mdquote.TruncateRunes(f.ConfigError, 4000, "…")))
 	}
 	writeSection(&b, "Packages", len(f.Packages), "No packages yet: `/porch init <package>` starts one.", func(i int) string {
 		p := f.Packages[i]
 		switch {
 		case p.Problem != "":
-			return fmt.Sprintf("- `%s`: %s", p.Name, p.Problem)
+			return fmt.Sprintf("- %s: %s", mdquote.Code(p.Name), mdquote.Text(p.Problem))
 		case p.Latest == 0:
-			return fmt.Sprintf("- `%s`: no published revision", p.Name)
+			return fmt.Sprintf("- %s: no published revision", mdquote.Code(p.Name))
 		}
-		line := fmt.Sprintf("- `%s`: [v%d](%s)", p.Name, p.Latest, f.link("tree/"+p.Name+"/v"+fmt.Sprint(p.Latest)))
+		line := fmt.Sprintf("- %s: [v%d](%s)", mdquote.Code(p.Name), p.Latest, f.link("tree/"+p.Name+"/v"+fmt.Sprint(p.Latest)))
 		if p.Deleted() {
 			line += " (deleted)"
 		}
@@ -241,7 +242,7 @@ func DashboardBody(f DashboardFacts) string {
 	writeSection(&b, "Drafts", len(f.Drafts), "No drafts.", func(i int) string {
 		d := f.Drafts[i]
 		a := DashboardAction{Kind: ActionRender, Package: d.Package, Workspace: d.Workspace}
-		label := fmt.Sprintf("`drafts/%s/%s`: render %s", d.Package, d.Workspace, renderWords(d.Render))
+		label := fmt.Sprintf("%s: render %s", mdquote.Code("drafts/"+d.Package+"/"+d.Workspace), renderWords(d.Render))
 		if d.Pull != 0 {
 			label += fmt.Sprintf(" — #%d", d.Pull)
 		}
@@ -255,19 +256,19 @@ func DashboardBody(f DashboardFacts) string {
 	})
 	writeSection(&b, "Waiting for `/porch publish`", len(f.Landings), "Nothing waits.", func(i int) string {
 		l := f.Landings[i]
-		return fmt.Sprintf("- `%s`: landed at %s, not published — `/porch publish %s` by an approver publishes it",
-			l.Package, shortSHA(l.Commit), l.Package)
+		return fmt.Sprintf("- %s: landed at %s, not published — %s by an approver publishes it",
+			mdquote.Code(l.Package), shortSHA(l.Commit), mdquote.Code("/porch publish "+l.Package))
 	})
 	writeSection(&b, "Upstream updates", len(f.Updates), "No pending updates.", func(i int) string {
 		u := f.Updates[i]
 		a := DashboardAction{Kind: ActionUpdate, Package: u.Package}
 		switch u.State {
 		case DashboardUpdateFailed:
-			return a.box(fmt.Sprintf("`%s`: #%d failed its render — tick to retry the update", u.Package, u.Pull))
+			return a.box(fmt.Sprintf("%s: #%d failed its render — tick to retry the update", mdquote.Code(u.Package), u.Pull))
 		case DashboardUpdateWaiting:
-			return fmt.Sprintf("- `%s`: waiting for a free slot (`updates.prConcurrentLimit`)", u.Package)
+			return fmt.Sprintf("- %s: waiting for a free slot (`updates.prConcurrentLimit`)", mdquote.Code(u.Package))
 		}
-		return fmt.Sprintf("- `%s`: #%d open", u.Package, u.Pull)
+		return fmt.Sprintf("- %s: #%d open", mdquote.Code(u.Package), u.Pull)
 	})
 	if f.Truncated {
 		b.WriteString("\n_Some sections are cut short: `/porch list` shows everything._\n")
@@ -296,11 +297,11 @@ func proposalLine(p DashboardProposal) string {
 	if p.Workspace != "" {
 		name += "/" + p.Workspace
 	}
-	line := fmt.Sprintf("- #%d `%s`: ", p.Number, name)
+	line := fmt.Sprintf("- #%d %s: ", p.Number, mdquote.Code(name))
 	v := p.Verdict
 	switch {
 	case v == nil:
-		return line + "approval not judged (" + p.Problem + ")"
+		return line + "approval not judged (" + mdquote.Text(p.Problem) + ")"
 	case v.Satisfied:
 		return line + fmt.Sprintf("approved (%d/%d)", len(v.Approvers), v.Required)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -183,13 +184,13 @@ func openDeletionPR(ctx context.Context, s *Session, api DeletionAPI, pkg, branc
 
 func deletionBody(s *Session, pkg, requester string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Proposes deleting package `%s`", pkg)
+	fmt.Fprintf(&b, "Proposes deleting package %s", mdquote.Code(pkg))
 	if requester != "" {
-		fmt.Fprintf(&b, " (requested by @%s with `/porch delete %s`)", requester, pkg)
+		fmt.Fprintf(&b, " (requested by @%s with %s)", requester, mdquote.Code("/porch delete "+pkg))
 	}
-	fmt.Fprintf(&b, ".\n\nMerging removes `%s` from `%s`. No revision is published for a deletion; "+
-		"the package's published revisions stay available as their `%s/v<N>` tags.\n\n"+
-		"Close this pull request to keep the package.\n", PackageDir(s.Config.Packages.Root, pkg), s.DeploymentBranch, pkg)
+	fmt.Fprintf(&b, ".\n\nMerging removes %s from %s. No revision is published for a deletion; "+
+		"the package's published revisions stay available as their %s tags.\n\n"+
+		"Close this pull request to keep the package.\n", mdquote.Code(PackageDir(s.Config.Packages.Root, pkg)), mdquote.Code(s.DeploymentBranch), mdquote.Code(pkg+"/v<N>"))
 	return b.String()
 }
 

@@ -552,7 +552,7 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 	}
 	text := run.GetOutput().GetText()
 	if !strings.Contains(text, "❌ failed") || !strings.Contains(text, "needs at least 2 replicas") || !strings.Contains(text, "validator") ||
-		!strings.Contains(run.GetOutput().GetSummary(), "- [error] fail: deployment app needs at least 2 replicas") {
+		!strings.Contains(run.GetOutput().GetSummary(), "- \\[error\\] fail: deployment app needs at least 2 replicas") {
 		t.Errorf("text:\n%s", text)
 	}
 	anns := rtAnnotations(t, h, run.GetID())

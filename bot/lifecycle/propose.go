@@ -18,6 +18,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -348,11 +349,11 @@ const propMaxBodyCommits = 50
 func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftCommit, nextRev int) string {
 	var b strings.Builder
 	branch := packages.DraftBranch(pkg, ws)
-	fmt.Fprintf(&b, "Proposes package `%s`, workspace `%s` (draft branch `%s`), for `%s`.\n\n",
-		pkg, ws, branch, s.DeploymentBranch)
+	fmt.Fprintf(&b, "Proposes package %s, workspace %s (draft branch %s), for %s.\n\n",
+		mdquote.Code(pkg), mdquote.Code(ws), mdquote.Code(branch), mdquote.Code(s.DeploymentBranch))
 	if s.Config.Lifecycle.PublishOn == config.PublishOnMerge {
-		fmt.Fprintf(&b, "Merging publishes the package's next revision (`%s` at the time of proposing).\n\n",
-			packages.TagName(pkg, nextRev))
+		fmt.Fprintf(&b, "Merging publishes the package's next revision (%s at the time of proposing).\n\n",
+			mdquote.Code(packages.TagName(pkg, nextRev)))
 	}
 	fmt.Fprintf(&b, "### Commits (%d)\n\n", len(commits))
 	for i, c := range commits {
@@ -360,7 +361,7 @@ func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftComm
 			fmt.Fprintf(&b, "- … and %d more\n", len(commits)-propMaxBodyCommits)
 			break
 		}
-		fmt.Fprintf(&b, "- `%s` %s — %s\n", c.Hash.String()[:7], propEscapeLine(c.Subject), propEscapeLine(c.Author))
+		fmt.Fprintf(&b, "- %s %s — %s\n", mdquote.Code(c.Hash.String()[:7]), mdquote.Text(c.Subject), mdquote.Text(c.Author))
 	}
 	b.WriteString("\n")
 	if requester != "" {
@@ -369,13 +370,6 @@ func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftComm
 	b.WriteString("Approve with a review or `/porch approve`; reject with `/porch reject [reason]` (the draft branch stays).\n\n")
 	b.WriteString(formatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws}) + "\n")
 	return b.String()
-}
-
-// propEscapeLine keeps a commit subject from opening HTML comments or
-// mentions in the body.
-func propEscapeLine(s string) string {
-	s = strings.ReplaceAll(s, "<!--", "&lt;!--")
-	return strings.ReplaceAll(s, "@", "@\u200b")
 }
 
 // propNextRevision is N+1 for the highest published revision N of pkg in the

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -96,15 +97,15 @@ func Reject(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullReq
 // to propose it again.
 func RejectedBranchNote(s *Session, pr *github.PullRequest) string {
 	if pkg, ws, ok := ParseProposal(s, pr); ok {
-		return fmt.Sprintf("The draft branch `%s` stays: push to it and run `/porch propose %s/%s` to propose it again.",
-			packages.DraftBranch(pkg, ws), pkg, ws)
+		return fmt.Sprintf("The draft branch %s stays: push to it and run %s to propose it again.",
+			mdquote.Code(packages.DraftBranch(pkg, ws)), mdquote.Code("/porch propose "+pkg+"/"+ws))
 	}
 	if IsForkPullRequest(s.Repo, pr) {
-		return fmt.Sprintf("The fork's branch `%s` stays: push to it and reopen the pull request to propose it again.",
-			pr.GetHead().GetLabel())
+		return fmt.Sprintf("The fork's branch %s stays: push to it and reopen the pull request to propose it again.",
+			mdquote.Code(pr.GetHead().GetLabel()))
 	}
-	return fmt.Sprintf("The branch `%s` stays: push to it and reopen the pull request to propose it again.",
-		pr.GetHead().GetRef())
+	return fmt.Sprintf("The branch %s stays: push to it and reopen the pull request to propose it again.",
+		mdquote.Code(pr.GetHead().GetRef()))
 }
 
 // rejectChangedPackages are the packages a pull request that is not a

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // releaseNotesMaxItems bounds each list of the notes; releaseNotesMaxBytes
@@ -41,16 +43,16 @@ type ReleaseNotes struct {
 // Markdown renders the notes.
 func (n ReleaseNotes) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Revision %d of package `%s`", n.Revision, n.Package)
+	fmt.Fprintf(&b, "Revision %d of package %s", n.Revision, mdquote.Code(n.Package))
 	if n.Commit != "" {
 		fmt.Fprintf(&b, ", published from commit %s", n.Commit)
 	}
 	b.WriteString(".\n\n")
 	switch {
 	case n.PR != nil && n.PR.URL != "":
-		fmt.Fprintf(&b, "Landed with [#%d %s](%s)", n.PR.Number, relNotesInline(n.PR.Title), n.PR.URL)
+		fmt.Fprintf(&b, "Landed with [#%d %s](%s)", n.PR.Number, mdquote.Text(n.PR.Title), n.PR.URL)
 	case n.PR != nil:
-		fmt.Fprintf(&b, "Landed with #%d %s", n.PR.Number, relNotesInline(n.PR.Title))
+		fmt.Fprintf(&b, "Landed with #%d %s", n.PR.Number, mdquote.Text(n.PR.Title))
 	default:
 		b.WriteString("Landed by a direct push to the deployment branch (no pull request)")
 	}
@@ -59,7 +61,7 @@ func (n ReleaseNotes) Markdown() string {
 	}
 	b.WriteString(".\n")
 	if n.PreviousTag != "" {
-		fmt.Fprintf(&b, "Previous revision: `%s`.\n", n.PreviousTag)
+		fmt.Fprintf(&b, "Previous revision: %s.\n", mdquote.Code(n.PreviousTag))
 	} else {
 		b.WriteString("First revision of this package.\n")
 	}
@@ -95,6 +97,7 @@ func (n ReleaseNotes) Markdown() string {
 
 	out := b.String()
 	if len(out) > releaseNotesMaxBytes {
+		// cut at a line break: every quoted line is whole
 		cut := strings.LastIndexByte(out[:releaseNotesMaxBytes], '\n')
 		out = out[:cut+1] + "\n… (truncated)\n"
 	}
@@ -119,15 +122,9 @@ func relNotesList(b *strings.Builder, title string, items []string) {
 			fmt.Fprintf(b, "- … and %d more\n", len(items)-i)
 			break
 		}
-		fmt.Fprintf(b, "- `%s`\n", strings.ReplaceAll(it, "`", "'"))
+		fmt.Fprintf(b, "- %s\n", mdquote.Code(it))
 	}
 	b.WriteString("\n")
-}
-
-// relNotesInline keeps a title on one line and out of link syntax.
-func relNotesInline(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.NewReplacer("[", "(", "]", ")").Replace(s)
 }
 
 // ApproversFromReviews lists the users whose latest decisive review

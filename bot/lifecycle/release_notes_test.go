@@ -67,7 +67,7 @@ func TestReleaseNotesMarkdown(t *testing.T) {
 		Resources: lifecycle.ResourcesDiff{Changed: []lifecycle.ResourceKey{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "cfg"}}},
 	}
 	md := n.Markdown()
-	for _, want := range []string{"Revision 3 of package `net/upf`", "[#7 Bump (upf)](https://example.com/pull/7) by @alice",
+	for _, want := range []string{"Revision 3 of package `net/upf`", "[#7 Bump \\[upf\\]](https://example.com/pull/7) by @alice",
 		"Previous revision: `net/upf/v2`", "- @bob\n- @carol\n", "Changed (1):\n- `v1/ConfigMap ns/cfg`", "Modified (1):\n- `cm.yaml`"} {
 		if !strings.Contains(md, want) {
 			t.Fatalf("notes lack %q:\n%s", want, md)

@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // MaxRenderAttempts is how many renders of one commit may die unfinished
@@ -267,7 +268,7 @@ func (a *renderAttempt) abandon(ctx context.Context, pkg string, cause error) {
 	default:
 		rep = CheckReport{Name: RenderCheckName, Conclusion: ConclusionFailure,
 			Title:   fmt.Sprintf("Render of %s failed", pkg),
-			Summary: fmt.Sprintf("porchbot could not render `%s` at %s:\n\n%s", pkg, a.head, mdFence("Error: "+cause.Error()))}
+			Summary: fmt.Sprintf("porchbot could not render %s at %s:\n\n%s", mdquote.Code(pkg), a.head, mdquote.Fence("Error: "+cause.Error()))}
 	}
 	// the step's context may be what ended it: report on a fresh one
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -2,10 +2,12 @@ package lifecycle
 
 import (
 	"fmt"
+	"html"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/update"
 )
 
@@ -56,15 +58,16 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 	repoLink := up.Session.Repo.FullName()
 	tagLink := func(tag string) string {
 		if web == "" {
-			return "`" + tag + "`"
+			return mdquote.Code(tag)
 		}
-		return fmt.Sprintf("[`%s`](%s/%s/tree/%s)", tag, strings.TrimSuffix(web, "/"), repoLink, tag)
+		return fmt.Sprintf("[%s](%s/%s/tree/%s)", mdquote.Code(tag), strings.TrimSuffix(web, "/"), repoLink, tag)
 	}
-	from := "`" + plan.FromRef + "`"
+	from := mdquote.Code(plan.FromRef)
 	if plan.From > 0 {
 		from = tagLink(plan.FromRef)
 	}
-	fmt.Fprintf(&b, "Updates `%s` from upstream `%s` (`%s` in %s): %s → %s.\n\n", plan.Package, up.Package, up.Directory(), repoLink, from, tagLink(up.Tag()))
+	fmt.Fprintf(&b, "Updates %s from upstream %s (%s in %s): %s → %s.\n\n", mdquote.Code(plan.Package), mdquote.Code(up.Package),
+		mdquote.Code(up.Directory()), mdquote.Text(repoLink), from, tagLink(up.Tag()))
 	fmt.Fprintf(&b, "Strategy `%s`, conflicts resolved to `%s` (`updates.onConflict`).", firstNonEmpty(plan.Strategy, "resource-merge"), plan.OnConflict)
 	if plan.Rendered {
 		b.WriteString(" Rendered with the package's pipeline.")
@@ -82,11 +85,11 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 		b.WriteString("No release notes upstream for this range.\n")
 	}
 	for _, n := range notes {
-		title := "`" + n.Tag + "`"
+		title := "<code>" + mdquote.HTML(n.Tag) + "</code>"
 		if n.URL != "" {
-			title = fmt.Sprintf("[`%s`](%s)", n.Tag, n.URL)
+			title = fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(n.URL), title)
 		}
-		fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n%s\n\n</details>\n", title, truncateNote(n.Body))
+		fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n%s\n</details>\n", title, quoteNote(n.Body))
 	}
 
 	b.WriteString("\n### Resources\n\n")
@@ -105,21 +108,21 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 	} else {
 		b.WriteString(ConflictsMarkdown(plan.Conflicts))
 	}
-	fmt.Fprintf(&b, "\n---\nporchbot refreshes this pull request when `%s` publishes a newer revision. "+
-		"To ask for it now, comment `/porch upgrade %s` (`--to vN` for a given revision, `--strategy S` for another strategy). "+
-		"Closing it unmerged declines this revision; the next one opens a new pull request.\n", up.Package, plan.Package)
+	fmt.Fprintf(&b, "\n---\nporchbot refreshes this pull request when %s publishes a newer revision. "+
+		"To ask for it now, comment %s (`--to vN` for a given revision, `--strategy S` for another strategy). "+
+		"Closing it unmerged declines this revision; the next one opens a new pull request.\n", mdquote.Code(up.Package), mdquote.Code("/porch upgrade "+plan.Package))
 	return b.String()
 }
 
-func truncateNote(s string) string {
+// quoteNote is one revision's release notes, quoted: written by whoever
+// may edit the upstream release, they are shown as written (a fenced
+// block), never read as markdown of the body.
+func quoteNote(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "(no notes)"
+		return "(no notes)\n"
 	}
-	if len(s) > maxNoteBytes {
-		return s[:maxNoteBytes] + "\n\n…"
-	}
-	return s
+	return mdquote.Fence(mdquote.Truncate(s, maxNoteBytes, "\n… (cut: the notes are longer)"))
 }
 
 // ConflictsMarkdown is the conflicts table (update.WriteTable's columns)
@@ -128,11 +131,10 @@ func ConflictsMarkdown(cs []update.Conflict) string {
 	var b strings.Builder
 	b.WriteString("| file | resource | field | local | upstream | taken |\n|---|---|---|---|---|---|\n")
 	cell := func(s string) string {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
 		if s == "" {
 			return "(removed)"
 		}
-		return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+		return mdquote.CodeCell(s)
 	}
 	for i, c := range cs {
 		if i == 100 {

@@ -38,7 +38,7 @@ func TestUpdateBodyMarker(t *testing.T) {
 	if got := updateMarkerRevision(body); got != 7 {
 		t.Fatalf("marker revision %d in:\n%s", got, body)
 	}
-	for _, want := range []string{"[`network/upf/v5`](https://github.example/acme/catalog/tree/network/upf/v5)", "`network/upf/v7`", "six", "[`network/upf/v7`](https://x/r/7)",
+	for _, want := range []string{"[`network/upf/v5`](https://github.example/acme/catalog/tree/network/upf/v5)", "`network/upf/v7`", "six", `<summary><a href="https://x/r/7"><code>network/upf/v7</code></a></summary>`,
 		"| `d.yaml` | `apps/v1 Deployment upf/upf` | `spec.replicas` | `2\\|3` | `4` | upstream |", "/porch upgrade upf"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)

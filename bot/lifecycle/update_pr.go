@@ -27,6 +27,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -424,8 +425,8 @@ func refusedMarker(plan *UpdatePlan) updateCommentMarker {
 // a branch someone else pushed to.
 func heldComment(plan *UpdatePlan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nUpstream `%s` published `%s`. `%s` has commits porchbot did not make, so porchbot did not overwrite it. "+
-		"The update would have changed:\n\n", heldMarker(plan), plan.Upstream.Package, plan.Upstream.Tag(), plan.Branch)
+	fmt.Fprintf(&b, "%s\nUpstream %s published %s. %s has commits porchbot did not make, so porchbot did not overwrite it. "+
+		"The update would have changed:\n\n", heldMarker(plan), mdquote.Code(plan.Upstream.Package), mdquote.Code(plan.Upstream.Tag()), mdquote.Code(plan.Branch))
 	if plan.Resources.Empty() {
 		b.WriteString("No resource.\n")
 	}

@@ -48,11 +48,12 @@ func (n *narrator) plain(format string, a ...any) { fmt.Fprintf(n.w, format+"\n"
 var (
 	mdLink    = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
 	mdCodeRun = regexp.MustCompile("`+([^`]*?)`+")
+	mdEscape  = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
 )
 
 // plainText turns porchbot's markdown into terminal text: links become
-// "text <url>", code spans lose their backticks, HTML entities are
-// unescaped.
+// "text <url>", code spans lose their backticks, backslash escapes outside
+// them and HTML entities are unescaped.
 func plainText(md string) string {
 	md = mdLink.ReplaceAllStringFunc(md, func(m string) string {
 		s := mdLink.FindStringSubmatch(m)
@@ -62,9 +63,15 @@ func plainText(md string) string {
 		}
 		return text + " <" + s[2] + ">"
 	})
-	md = mdCodeRun.ReplaceAllString(md, "$1")
-	md = strings.ReplaceAll(md, "\u200b", "")
-	return html.UnescapeString(md)
+	var b strings.Builder
+	last := 0
+	for _, m := range mdCodeRun.FindAllStringSubmatchIndex(md, -1) {
+		b.WriteString(mdEscape.ReplaceAllString(md[last:m[0]], "$1")) // quoted text (mdquote.Text)
+		b.WriteString(md[m[2]:m[3]])
+		last = m[1]
+	}
+	b.WriteString(mdEscape.ReplaceAllString(md[last:], "$1"))
+	return html.UnescapeString(strings.ReplaceAll(b.String(), "\u200b", ""))
 }
 
 // maxCell is the widest a table column gets; longer cells wrap.

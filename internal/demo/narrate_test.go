@@ -7,14 +7,14 @@ import (
 
 func TestTextTable(t *testing.T) {
 	md := "### Functions\n\n| Package | Function | Results |\n|---|---|---|\n" +
-		"| `network/upf` | `set-namespace` (ns) | [info] a &lt;b&gt;<br>[warning] x \\| y |\n" +
-		"| `p` | [`fn`](http://x/fn) | ok |\n\nSee [the docs](http://x/docs)."
+		"| `network/upf` | `set-namespace` (ns) | \\[info\\] a &lt;b&gt;<br>\\[warning\\] x \\| y |\n" +
+		"| `p` | [`fn`](http://x/fn) | `a\\_b` c\\_d |\n\nSee [the docs](http://x/docs)."
 	want := "### Functions\n\n" +
 		"Package      Function            Results\n" +
 		"───────────  ──────────────────  ───────────────\n" +
 		"network/upf  set-namespace (ns)  [info] a <b>\n" +
 		"                                 [warning] x | y\n" +
-		"p            fn <http://x/fn>    ok\n" +
+		"p            fn <http://x/fn>    a\\_b c_d\n" +
 		"\nSee the docs <http://x/docs>."
 	if got := textTable(md); got != want {
 		t.Errorf("textTable:\n%s\nwant:\n%s", got, want)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // tableCellMax bounds a value in the table: conflicts show a field, not a
@@ -55,8 +57,5 @@ func cell(s string) string {
 		}
 		return r
 	}, s)
-	if r := []rune(s); len(r) > tableCellMax {
-		s = string(r[:tableCellMax-1]) + "…"
-	}
-	return s
+	return mdquote.TruncateRunes(s, tableCellMax, "…")
 }

@@ -1,0 +1,72 @@
+package lifecycle
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+
+	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
+	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/update"
+)
+
+// writers are porchbot's real templates, each given one piece of text
+// that users control in every place it takes one (prefixed where an empty
+// text is written otherwise: "(no notes)", "(removed)").
+var writers = map[string]func(s string) string{
+	"update pull request body": func(s string) string {
+		up := UpstreamRevision{Session: &Session{Repo: Repo{Owner: "acme", Name: "catalog"}}, Package: "network/upf", Dir: "network/upf", Revision: 3}
+		plan := &UpdatePlan{Upstream: up, Package: "upf", FromRef: "network/upf/v1", From: 1, OnConflict: "upstream", Files: map[string][]byte{},
+			Conflicts: []update.Conflict{{File: "f" + s, Resource: "r" + s, Field: "k" + s, Local: "l" + s, Upstream: "u" + s, Taken: "upstream"}}}
+		return UpdateBody(plan, "https://github.example/", []UpstreamNote{
+			{Revision: 2, Tag: "network/upf/v2", URL: "https://github.example/acme/catalog/releases/tag/network/upf/v2", Body: "n" + s},
+			{Revision: 3, Tag: "network/upf/v3", Body: "n" + s}})
+	},
+	"release notes": func(s string) string {
+		return ReleaseNotes{Package: "network/upf", Revision: 2, Tag: "network/upf/v2", PreviousTag: "network/upf/v1",
+			PR:        &ReleasePR{Number: 7, Title: s, URL: "https://github.example/acme/catalog/pull/7", Author: "alice"},
+			Approvers: []string{"bob"}, Files: FilesDiff{Modified: []string{"f" + s}}}.Markdown()
+	},
+	"render check": func(s string) string {
+		steps := []render.Step{{Package: ".", Image: "gcr.io/kpt-fn/starlark:v0.5.0", Name: "n" + s, Kind: render.Validator,
+			Status: render.StepFailed, Message: "m" + s, Stderr: "e" + s,
+			Results: []*framework.Result{{Message: "r" + s, Severity: framework.Error}}}}
+		rep := renderReport(renderFacts{Package: "p", Dir: "p", Err: errors.New(s), Result: ckResult(steps...)})
+		return rep.Summary + "\n" + rep.Text
+	},
+	"dashboard": func(s string) string {
+		return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+			Packages:      []PackageStatus{{Name: "p", Problem: "x" + s}},
+			Proposals:     []DashboardProposal{{Number: 1, Title: s, Package: "p", Problem: "x" + s}},
+			ConfigError:   "c" + s,
+			ConfigInForce: "the last good one"})
+	},
+}
+
+// checkWriters asserts that s, in every template, leaves the document's
+// structure as a harmless text does and makes nothing live that porchbot
+// did not write itself.
+func checkWriters(t *testing.T, s string) {
+	t.Helper()
+	for name, write := range writers {
+		doc, plain := write(s), write("q")
+		if got, want := mdtest.Structure(doc), mdtest.Structure(plain); got != want {
+			t.Fatalf("%s with %q: structure changed\n%s\ngot:\n%s\nwant:\n%s", name, s, doc, got, want)
+		}
+		if got, want := mdtest.Live(doc), mdtest.Live(plain); !slices.Equal(got, want) {
+			t.Fatalf("%s with %q: live %q, porchbot's own %q in\n%s", name, s, got, want, doc)
+		}
+	}
+}
+
+// FuzzWritersQuote: no text in porchbot's templates changes the structure
+// of what porchbot writes around it or mentions anyone.
+func FuzzWritersQuote(f *testing.F) {
+	for _, s := range []string{"</details>\n\n<!--\n", "```\n# x\n```", "| a |\n|---|\n", "@acme/platform #1 o/r#2 https://x.example www.x.example",
+		"`` ` ``", "<summary>x</summary>", "-->", "\r\n\x00\u202e", "1. x\n> y\n===", "[x](javascript:alert(1))", "&lt;details&gt;"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkWriters)
+}
