@@ -146,7 +146,7 @@ func dashboardLandings(ctx context.Context, s *Session) ([]DashboardLanding, err
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
-	tags, err := ReadRevisionTags(ctx, s.Git)
+	tags, err := ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}

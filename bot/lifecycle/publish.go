@@ -352,7 +352,7 @@ func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, r
 	)
 	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		if tags, err = readLandingTags(repo.Storer); err != nil {
+		if tags, err = p.s.readLandingTags(repo.Storer); err != nil {
 			return err
 		}
 		w := newLandingWalker(ctx, repo, p.s.Config.Packages.Root)
@@ -453,7 +453,8 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 			continue
 		}
 		n := packages.Next(tags.Revisions(l.Package))
-		err = p.createTag(ctx, l.Package, n, l.Commit)
+		rec := p.revisionRecord(l, n, v)
+		err = p.createTag(ctx, rec)
 		if errors.Is(err, errPublishTagExists) {
 			log.WithFields(logrus.Fields{"tag": packages.TagName(l.Package, n), "commit": l.Commit.String()}).
 				Info("tag already exists: another replica published; deciding again")
@@ -462,7 +463,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		if err != nil {
 			return false, err
 		}
-		tags.add(l.Package, n, l.Commit)
+		tags.published(rec, l.Commit)
 		last, lastCommit = l.Tree, l.Commit
 		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
 			Commit: l.Commit, PR: v.pr.GetNumber(), Approvers: v.approvers}

@@ -639,7 +639,7 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 		t.Fatalf("c3 changed %s", got)
 	}
 
-	tags, err := lifecycle.ReadRevisionTags(ctx, s.Git)
+	tags, err := lifecycle.ReadRevisionTags(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}

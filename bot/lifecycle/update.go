@@ -41,10 +41,15 @@ type UpstreamRevision struct {
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in
 // s's cache).
 func NewUpstreamRevision(ctx context.Context, s *Session, pkg string, n int) (UpstreamRevision, error) {
-	h, err := s.Git.ResolveRef(ctx, packages.TagRef(pkg, n))
+	h, err := s.revisionCommit(ctx, pkg, n)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of `%s`", s.Repo.FullName(), n, pkg)
+		}
+		if errors.Is(err, errNotARevision) {
+			return UpstreamRevision{}, requestErrorf("%s's tag `%s` is not a revision porchbot published (%s): "+
+				"nothing is derived from it until an approver of %s adopts it with `/porch publish %s`",
+				s.Repo.FullName(), packages.TagName(pkg, n), unverifiedWhy(err), s.Repo.FullName(), pkg)
 		}
 		return UpstreamRevision{}, err
 	}
