@@ -149,7 +149,11 @@ func readIndex(ctx context.Context, s *lifecycle.Session) (*index.Index, string,
 		} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return err
 		}
-		idx, err = index.Build(ctx, index.NewGitSource(r), index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root})
+		src, approvers, err := lifecycle.PublishedIndexSource(s, r)
+		if err != nil {
+			return err
+		}
+		idx, err = index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Approvers: approvers})
 		source = "index rebuilt from the tags (no readable " + branch + ")"
 		return err
 	})

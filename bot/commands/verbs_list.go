@@ -61,6 +61,17 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", tableCell(name), latest, tableCell(strings.Join(notes, "; ")))
 		}
 	}
+	if len(l.Unverified) > 0 {
+		b.WriteString("\n**Tags that are not porchbot's revisions** (nothing is derived from them: no release, index entry, update or variant; an approver's " +
+			codeSpan(Prefix+" publish <package>") + " adopts them)\n\n")
+		for i, u := range l.Unverified {
+			if i == maxListRows {
+				fmt.Fprintf(&b, "- … and %d more\n", len(l.Unverified)-maxListRows)
+				break
+			}
+			fmt.Fprintf(&b, "- %s on %s: %s\n", codeSpan(u.Name()), codeSpan(u.Commit.String()[:7]), quiet(u.Why.Error()))
+		}
+	}
 	b.WriteString("\n**Drafts**\n\n")
 	if len(l.Drafts) == 0 {
 		b.WriteString("none.\n")

@@ -125,9 +125,12 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 			}
 			extra = append(extra, t)
 		}
-		src := withTags{git: index.NewGitSource(r), extra: extra}
+		src, approvers, err := s.publishedIndexSource(r, extra, u.Approvers)
+		if err != nil {
+			return err
+		}
 		idx, err := index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Previous: prev,
-			Approvers: u.Approvers, Downstreams: u.Downstreams})
+			Approvers: approvers, Downstreams: u.Downstreams})
 		if err != nil {
 			return err
 		}
@@ -195,10 +198,40 @@ func indexMessage(u IndexUpdate) string {
 	return "Index: " + strings.Join(tags, ", ")
 }
 
-// withTags is a Source whose tags include ones the cache does not have yet.
+// PublishedIndexSource is the index's view of the repository r (the
+// session's cache): only the tags that are porchbot's revisions
+// (revrecord.IsRevision), with the approvers their signed records name, by
+// tag. A tag pushed by hand is in no index until it is adopted.
+func PublishedIndexSource(s *Session, r *git.Repository) (index.Source, map[string][]string, error) {
+	return s.publishedIndexSource(r, nil, nil)
+}
+
+// publishedIndexSource is PublishedIndexSource with extra tags (just
+// published, possibly not in the cache yet) and their approvers.
+func (s *Session) publishedIndexSource(r *git.Repository, extra []index.Tag, approvers map[string][]string) (index.Source, map[string][]string, error) {
+	tags, err := s.readLandingTags(r.Storer)
+	if err != nil {
+		return nil, nil, err
+	}
+	published := tags.Published()
+	all := map[string][]string{}
+	for name, rec := range published.records {
+		if len(rec.Approvers) > 0 {
+			all[name] = rec.Approvers
+		}
+	}
+	for name, a := range approvers {
+		all[name] = a
+	}
+	return withTags{git: index.NewGitSource(r), extra: extra, published: published}, all, nil
+}
+
+// withTags is a Source whose tags are the published ones of the cache and
+// ones the cache does not have yet.
 type withTags struct {
-	git   index.GitSource
-	extra []index.Tag
+	git       index.GitSource
+	extra     []index.Tag
+	published RevisionTags
 }
 
 func (w withTags) Tree(ctx context.Context, commit, dir string) (map[string][]byte, error) {
@@ -211,9 +244,15 @@ func (w withTags) Tags(ctx context.Context) ([]index.Tag, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	kept := tags[:0]
 	for _, t := range tags {
+		if _, ok := w.published.Record(t.Package, t.Revision); !ok {
+			continue // not porchbot's revision: in no index
+		}
 		seen[packages.TagName(t.Package, t.Revision)] = true
+		kept = append(kept, t)
 	}
+	tags = kept
 	for _, t := range w.extra {
 		if !seen[packages.TagName(t.Package, t.Revision)] {
 			tags = append(tags, t)

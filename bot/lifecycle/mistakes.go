@@ -252,10 +252,5 @@ func (s *Session) revisionTags(ctx context.Context) (map[string][]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	published := tags.Published()
-	out := map[string][]int{}
-	for _, pkg := range published.Packages() {
-		out[pkg] = published.Revisions(pkg)
-	}
-	return out, nil
+	return tags.Published().byPackage(), nil
 }

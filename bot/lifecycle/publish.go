@@ -118,6 +118,9 @@ type PublishedRevision struct {
 	ReleaseErr error
 	// Approvers are the approvals the verdict counted.
 	Approvers []string
+	// Adopted: a tag porchbot did not make, adopted by an approver's
+	// /porch publish (revision_adopt.go).
+	Adopted bool
 }
 
 // RefusedLanding is a landing not published because the merged package is
@@ -159,6 +162,17 @@ type PublishOutcome struct {
 	Superseded []string
 	// Races counts lost tag races (each cost a fetch of the tags).
 	Races int
+}
+
+// AdoptedTags lists the tags adopted (revision_adopt.go).
+func (o *PublishOutcome) AdoptedTags() []string {
+	var out []string
+	for _, r := range o.Published {
+		if r.Adopted {
+			out = append(out, r.Tag)
+		}
+	}
+	return out
 }
 
 // Tags lists the published tags.
@@ -234,7 +248,14 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 // Publish; a landing that was not what was approved is reported in
 // Refused (no comment or draft: the command replies).
 func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
-	return publishPackageBy(ctx, s, api, pkg, commit, "")
+	return publishPackageBy(ctx, s, api, pkg, commit, "", "")
+}
+
+// PublishAdopting is PublishPackage by user by where no approval is
+// required (approvals.required: 0): it also adopts pkg's tags that are not
+// porchbot's revisions (revision_adopt.go).
+func PublishAdopting(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+	return publishPackageBy(ctx, s, api, pkg, commit, "", strings.TrimPrefix(strings.TrimSpace(by), "@"))
 }
 
 // PublishApproved is /porch publish <package> by approver by (whom the
@@ -248,16 +269,20 @@ func PublishApproved(ctx context.Context, s *Session, api PublishAPI, pkg string
 	if strings.TrimSpace(by) == "" {
 		return &PublishOutcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
 	}
-	return publishPackageBy(ctx, s, api, pkg, commit, strings.TrimPrefix(strings.TrimSpace(by), "@"))
+	by = strings.TrimPrefix(strings.TrimSpace(by), "@")
+	return publishPackageBy(ctx, s, api, pkg, commit, by, by)
 }
 
-func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+// publishPackageBy publishes pkg up to commit, the latest landing as
+// approved by by ("": as its verdict says), after adopting the package's
+// tags porchbot did not make when adopter is set.
+func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by, adopter string) (*PublishOutcome, error) {
 	out := &PublishOutcome{Commit: commit}
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
 	}
 	p := newPublisher(s, api, out, false)
-	p.approvedBy = by
+	p.approvedBy, p.adoptedBy = by, adopter
 	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
@@ -268,10 +293,15 @@ func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg strin
 		}
 		return out, fmt.Errorf("publish %s at %s: %w", pkg, commit, err)
 	}
+	if adopter != "" {
+		if err := p.adoptTags(ctx, pkg); err != nil {
+			return out, err
+		}
+	}
 	if err := p.publishPackage(ctx, pkg, commit, nil, false); err != nil {
 		return out, err
 	}
-	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
+	p.log.WithFields(logrus.Fields{"published": out.Tags(), "adopted": out.AdoptedTags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
 	p.updateIndex(ctx)
 	return out, nil
 }
@@ -294,6 +324,9 @@ type publisher struct {
 	// (PublishApproved); approveCommit is that landing.
 	approvedBy    string
 	approveCommit plumbing.Hash
+	// adoptedBy adopts the package's tags porchbot did not make
+	// (revision_adopt.go).
+	adoptedBy string
 	// repaired are the releases the resync made for revisions that had
 	// none: they get the package index too (index_asset.go).
 	repaired []*github.RepositoryRelease

@@ -72,7 +72,8 @@ func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n
 // releaseNotes gathers the notes of revision n of pkg at commit.
 func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
 	pr := v.pr
-	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr)}
+	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr),
+		Adopted: v.adopted}
 	files, err := p.s.Git.ReadTree(ctx, commit, dir)
 	if err != nil {
 		return notes, fmt.Errorf("read %s at %s: %w", dir, commit, err)

@@ -106,6 +106,15 @@ func (t RevisionTags) Record(pkg string, n int) (revrecord.Record, bool) {
 	return r, ok
 }
 
+// byPackage are the revisions of every package.
+func (t RevisionTags) byPackage() map[string][]int {
+	out := map[string][]int{}
+	for _, pkg := range t.Packages() {
+		out[pkg] = t.Revisions(pkg)
+	}
+	return out
+}
+
 // Published is the view of the tags that are porchbot's revisions.
 func (t RevisionTags) Published() RevisionTags {
 	var out RevisionTags

@@ -120,7 +120,7 @@ func (w *world) branchSHA(repo, branch string) string {
 }
 
 // tags lists the tags of repo under prefix (e.g. "network/upf/") with their
-// commits (the forge's tags are lightweight).
+// commits (annotated tags, porchbot's, peeled).
 func (w *world) tags(repo, prefix string) map[string]string {
 	w.t.Helper()
 	owner, name := splitRepo(repo)
@@ -131,7 +131,15 @@ func (w *world) tags(repo, prefix string) map[string]string {
 	}
 	out := map[string]string{}
 	for _, r := range refs {
-		out[strings.TrimPrefix(r.GetRef(), "refs/tags/")] = r.GetObject().GetSHA()
+		sha := r.GetObject().GetSHA()
+		if r.GetObject().GetType() == "tag" {
+			tag, _, err := w.client("alice").Git.GetTag(w.ctx, owner, name, sha)
+			if err != nil {
+				w.t.Fatalf("tag %s of %s: %v", r.GetRef(), repo, err)
+			}
+			sha = tag.GetObject().GetSHA()
+		}
+		out[strings.TrimPrefix(r.GetRef(), "refs/tags/")] = sha
 	}
 	return out
 }

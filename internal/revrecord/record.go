@@ -136,7 +136,8 @@ func Verify(key []byte, message, repo, pkg string, n int, commit string) (Record
 	}
 	switch {
 	case !strings.EqualFold(r.Repo, repo):
-		return Record{}, fmt.Errorf("%w: repository %s", ErrSubject, r.Repo)
+		// not named: readers of this repository may not read that one
+		return Record{}, fmt.Errorf("%w: in another repository", ErrSubject)
 	case r.Package != pkg || r.Revision != n:
 		return Record{}, fmt.Errorf("%w: %s/v%d", ErrSubject, r.Package, r.Revision)
 	case !strings.EqualFold(r.Commit, commit):
