@@ -27,7 +27,8 @@ package lifecycle
 // for review; merging that draft publishes it (a "reviewed" landing,
 // landing.go).
 //
-// REST calls per published landing: the tag (1), with lifecycle.releases
+// REST calls per published landing: none for the tag (porchbot's signed
+// annotated tag, pushed over git: revision_sign.go), with lifecycle.releases
 // the release (1) and, with approvals required, the pull request's reviews
 // (1), its comments when it has some (1) and approver lookups of the users
 // whose approval could count. Without a pull request (direct push, resync)
@@ -62,11 +63,6 @@ var ErrPublishContention = errors.New("publish: tags kept changing, gave up")
 // a top-level package at the commit.
 var ErrPublishNoPackage = errors.New("no such package")
 
-// PublishGit is the git data call publishing makes (s.GH.Git).
-type PublishGit interface {
-	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
-}
-
 // PublishReleases are the release calls (s.GH.Repositories).
 type PublishReleases interface {
 	CreateRelease(ctx context.Context, owner, repo string, release *github.RepositoryRelease) (*github.RepositoryRelease, *github.Response, error)
@@ -87,7 +83,6 @@ type PublishIssues interface {
 // PublishAPI is what publishing needs from GitHub. Approval reads the
 // approval facts of a landing's pull request (publish_approval.go).
 type PublishAPI struct {
-	Git      PublishGit
 	Releases PublishReleases
 	Pulls    PublishPulls
 	Issues   PublishIssues
@@ -100,7 +95,7 @@ type PublishAPI struct {
 
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
-	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
+	return PublishAPI{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
 		Checks: gh.Checks, Approval: NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
 }
 

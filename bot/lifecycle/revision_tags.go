@@ -190,7 +190,9 @@ type notRevisionError struct {
 	why error
 }
 
-func (e *notRevisionError) Error() string { return e.tag + " is " + errNotARevision.Error() + ": " + e.why.Error() }
+func (e *notRevisionError) Error() string {
+	return e.tag + " is " + errNotARevision.Error() + ": " + e.why.Error()
+}
 func (e *notRevisionError) Unwrap() []error { return []error{errNotARevision, e.why} }
 
 // unverifiedWhy is why a tag is not a revision (err from revisionCommit).
