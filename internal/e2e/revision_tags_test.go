@@ -39,10 +39,11 @@ func (w *world) handTag(user, annotate string) string {
 // wantNotARevision: the hand tag network/upf/v2 on commit got no release
 // and no update pull request in the downstreams, even after a resync of
 // the upstream and of the downstreams; its commit has a failed
-// porchbot/publish check run saying why and what to do; /porch list
-// shows it with why.
+// porchbot/publish check run saying why and what to do; the dashboard
+// and /porch list show it with why.
 func (w *world) wantNotARevision(commit, why string) {
 	w.t.Helper()
+	w.fastDashboards() // each resync refreshes the dashboard
 	for _, repo := range append([]string{upstreamRepo}, downstreamRepos...) {
 		if _, err := w.resync(repo); err != nil {
 			w.t.Fatalf("resync %s: %v", repo, err)
@@ -66,6 +67,10 @@ func (w *world) wantNotARevision(commit, why string) {
 	}
 	if !found {
 		w.t.Fatalf("no failed porchbot/publish check run on %s saying %q: %d runs", commit, why, len(w.publishChecks(upstreamRepo, commit)))
+	}
+	if body := w.dashboard(upstreamRepo).GetBody(); !strings.Contains(body, "Tags that are not porchbot's revisions") ||
+		!strings.Contains(body, "`"+upstreamPkg+"/v2`") || !strings.Contains(body, why) {
+		w.t.Fatalf("the dashboard does not show the hand-pushed tag:\n%s", body)
 	}
 	issue := w.createIssue("carol", upstreamRepo, "What is published?")
 	c := w.comment("bob", upstreamRepo, issue, "/porch list")
