@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -43,18 +42,10 @@ func (c *Cache) WriteTag(ctx context.Context, req TagRequest) (plumbing.Hash, er
 		}
 		return fail(err)
 	}
-	msg := req.Message
-	if !strings.HasSuffix(msg, "\n") {
-		msg += "\n"
-	}
-	t := &object.Tag{Name: req.Name, Tagger: tagger, Message: msg, TargetType: plumbing.CommitObject, Target: req.Target}
-	obj := repo.Storer.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
-		return fail(fmt.Errorf("encode: %w", err))
-	}
-	h, err := repo.Storer.SetEncodedObject(obj)
+	t := &object.Tag{Name: req.Name, Tagger: tagger, Message: endLine(req.Message), TargetType: plumbing.CommitObject, Target: req.Target}
+	h, err := storeObject(repo.Storer, t)
 	if err != nil {
-		return fail(fmt.Errorf("write: %w", err))
+		return fail(err)
 	}
 	return h, nil
 }
