@@ -195,13 +195,16 @@ func (e *notRevisionError) Error() string {
 }
 func (e *notRevisionError) Unwrap() []error { return []error{errNotARevision, e.why} }
 
-// unverifiedWhy is why a tag is not a revision (err from revisionCommit).
-func unverifiedWhy(err error) string {
+// notRevisionRequest is the answer to a request for revision n of pkg
+// whose tag is not porchbot's (err from revisionCommit).
+func (s *Session) notRevisionRequest(pkg string, n int, err error) error {
+	why := err.Error()
 	var e *notRevisionError
 	if errors.As(err, &e) {
-		return e.why.Error()
+		why = e.why.Error()
 	}
-	return err.Error()
+	return requestErrorf("`%s`'s tag `%s` is not a revision porchbot published (%s): nothing is derived from it "+
+		"until an approver there adopts it with `/porch publish %s`.", s.Repo.FullName(), packages.TagName(pkg, n), why, pkg)
 }
 
 // revisionCommit is the commit of revision n of pkg when its tag is a

@@ -47,9 +47,7 @@ func NewUpstreamRevision(ctx context.Context, s *Session, pkg string, n int) (Up
 			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of `%s`", s.Repo.FullName(), n, pkg)
 		}
 		if errors.Is(err, errNotARevision) {
-			return UpstreamRevision{}, requestErrorf("%s's tag `%s` is not a revision porchbot published (%s): "+
-				"nothing is derived from it until an approver of %s adopts it with `/porch publish %s`",
-				s.Repo.FullName(), packages.TagName(pkg, n), unverifiedWhy(err), s.Repo.FullName(), pkg)
+			return UpstreamRevision{}, s.notRevisionRequest(pkg, n, err)
 		}
 		return UpstreamRevision{}, err
 	}
