@@ -17,11 +17,17 @@ import (
 // it an annotated tag with that message. It returns the tagged commit.
 func (w *world) handTag(user, annotate string) string {
 	w.t.Helper()
+	return w.handTagN(user, 2, annotate)
+}
+
+// handTagN is handTag for the tag network/upf/v<n>.
+func (w *world) handTagN(user string, n int, annotate string) string {
+	w.t.Helper()
 	dir := w.clone(user, upstreamRepo)
 	w.replaceIn(dir, upstreamPkg+"/deployment.yaml", "upf:1.4.2", "upf:6.6.6")
 	w.git(dir, "commit", "-q", "-am", "An image nobody reviewed")
 	w.git(dir, "push", "-q", "origin", "HEAD:main")
-	tag := upstreamPkg + "/v2"
+	tag := packages.TagName(upstreamPkg, n)
 	if annotate == "" {
 		w.git(dir, "tag", tag)
 	} else {
@@ -151,5 +157,28 @@ func TestForgedRevisionRecordIsRefused(t *testing.T) {
 	w.wantNotARevision(tagged, "signature does not verify")
 	if revs := w.revisions(upstreamRepo, upstreamPkg); len(revs) != 2 || packages.Latest(revs) != 2 {
 		t.Fatalf("revisions %v", revs)
+	}
+}
+
+// TestHandPushedTagIsNoVariantSource: with a variant of network/upf (at
+// v2) proposed to acme/edge-1, alice tags a direct push network/upf/v3 by
+// hand. The variant keeps tracking v2: /porch variants says so and the
+// resync does not move edge-1's proposal to the hand-pushed tag.
+func TestHandPushedTagIsNoVariantSource(t *testing.T) {
+	w := variantWorld(t)
+	w.pushConfig(variantsConfig([]string{"acme/edge-1"}, ""))
+	before := w.checkVariantClone("acme/edge-1")
+	w.handTagN("alice", 3, "")
+	if _, err := w.resync(upstreamRepo); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	prs := w.openPullsFrom("acme/edge-1", variantDraft)
+	if len(prs) != 1 || prs[0].GetNumber() != before.GetNumber() || strings.Contains(prs[0].GetBody(), upstreamPkg+"/v3") {
+		t.Fatalf("edge-1's variant proposal after a hand-pushed v3: %d open\n%s", len(prs), prs[0].GetBody())
+	}
+	w.checkVariantClone("acme/edge-1") // still network/upf/v2, locked to its commit
+	if row := w.tableRow(w.variantsTable(), "acme/edge-1"); strings.Contains(row, upstreamPkg+"/v3") {
+		t.Fatalf("/porch variants tracks the hand-pushed tag: %s", row)
 	}
 }
