@@ -90,8 +90,9 @@ func (w *world) wantNotARevision(commit, why string) {
 // TestHandPushedTagIsNotARevision: alice (an approver with write access)
 // pushes a change of the upstream package straight to main and tags it
 // network/upf/v2 by hand. It is no revision: no release, no update pull
-// request downstream (not from the resync either), a failed
-// porchbot/publish check run, a row in /porch list. Her own /porch publish
+// request downstream (not from the resync, not by /porch upgrade --to v2
+// either), a failed porchbot/publish check run, a row in /porch list and
+// on the dashboard. Her own /porch publish
 // does not adopt it; bob's does: the tag becomes porchbot's signed tag on
 // the same commit, gets its release, and the downstreams their update.
 func TestHandPushedTagIsNotARevision(t *testing.T) {
@@ -99,8 +100,19 @@ func TestHandPushedTagIsNotARevision(t *testing.T) {
 	tagged := w.handTag("alice", "")
 	w.wantNotARevision(tagged, "lightweight")
 
+	// Asked for by name downstream, it is refused too.
+	ask := w.createIssue("alice", "acme/edge-1", "The new UPF")
+	c := w.comment("alice", "acme/edge-1", ask, "/porch upgrade upf --to v2")
+	w.settle()
+	if reply := w.replyTo("acme/edge-1", ask, c).GetBody(); !strings.Contains(reply, "is not a revision porchbot published") {
+		t.Fatalf("/porch upgrade to the hand-pushed tag:\n%s", reply)
+	}
+	if prs := w.updatePulls("acme/edge-1"); len(prs) != 0 {
+		t.Fatalf("/porch upgrade to the hand-pushed tag opened %s", prs[0].GetTitle())
+	}
+
 	issue := w.createIssue("alice", upstreamRepo, "Publish the UPF")
-	c := w.comment("alice", upstreamRepo, issue, "/porch publish "+upstreamPkg)
+	c = w.comment("alice", upstreamRepo, issue, "/porch publish "+upstreamPkg)
 	w.settle()
 	if rels := w.releases(upstreamRepo); contains(rels, upstreamPkg+"/v2") {
 		t.Fatalf("alice adopted her own tag: %v\n%s", rels, w.replyTo(upstreamRepo, issue, c).GetBody())
