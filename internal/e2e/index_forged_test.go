@@ -17,7 +17,8 @@ import (
 // its own signed index, rebuilt from the revisions (approvers from their
 // signed tags, description and site from the Kptfile at the tagged
 // commit), and the next publish's index and release asset carry nothing
-// of his.
+// of his. Deleted, the index is rebuilt with every approver (they are in
+// the signed tags).
 func TestForgedIndexIsIgnored(t *testing.T) {
 	w := newWorld(t)
 	const repo = "acme/catalog"
@@ -77,6 +78,16 @@ func TestForgedIndexIsIgnored(t *testing.T) {
 	if msg := w.commitMessage(repo, w.branchSHA(repo, index.DefaultBranch)); !strings.Contains(msg, "Porchbot-Index-Signature: ") {
 		t.Fatalf("the index branch's head is not porchbot's:\n%s", msg)
 	}
+
+	// Deleted, the index comes back whole: its approvers are in the signed
+	// tags.
+	w.git(dir, "push", "-q", "origin", ":refs/heads/"+index.DefaultBranch)
+	w.settle()
+	if _, err := w.resync(repo); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	wantGenuine("rebuilt after its deletion", w.indexOnBranch(repo))
 
 	w.publishUPFReplicas(3)
 	wantGenuine("after the next publish", w.indexOnBranch(repo))
