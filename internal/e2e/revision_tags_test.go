@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -192,5 +194,52 @@ func TestHandPushedTagIsNoVariantSource(t *testing.T) {
 	w.checkVariantClone("acme/edge-1") // still network/upf/v2, locked to its commit
 	if row := w.tableRow(w.variantsTable(), "acme/edge-1"); strings.Contains(row, upstreamPkg+"/v3") {
 		t.Fatalf("/porch variants tracks the hand-pushed tag: %s", row)
+	}
+}
+
+// TestUnsignedRevisionsAreAdoptedAtOnce: a repository from before signed
+// revisions has lightweight tags basens/v1 and basens/v2 on landings of
+// main. They are no revisions until bob, an approver, runs /porch publish
+// basens once: both become porchbot's signed tags on the same commits and
+// the reply lists them.
+func TestUnsignedRevisionsAreAdoptedAtOnce(t *testing.T) {
+	w := newWorld(t)
+	const repo = "acme/catalog"
+	owner, name := splitRepo(repo)
+	lightweight := func(tag, sha string) {
+		t.Helper()
+		if _, _, err := w.client("alice").Git.CreateRef(w.ctx, owner, name, &github.Reference{
+			Ref: github.String("refs/tags/" + tag), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v1 := w.branchSHA(repo, "main")
+	lightweight("basens/v1", v1)
+	v2 := w.pushStraightToMain(repo)
+	w.settle()
+	lightweight("basens/v2", v2)
+	w.settle()
+	if rels := w.releases(repo); len(rels) != 0 {
+		t.Fatalf("releases of unsigned tags: %v", rels)
+	}
+
+	issue := w.createIssue("bob", repo, "Adopt the old revisions")
+	c := w.comment("bob", repo, issue, "/porch publish basens")
+	w.settle()
+	reply := w.replyTo(repo, issue, c).GetBody()
+	if !strings.Contains(reply, "Adopted") || !strings.Contains(reply, "basens/v1, basens/v2") {
+		t.Fatalf("reply:\n%s", reply)
+	}
+	if tags := w.tags(repo, "basens/"); len(tags) != 2 || tags["basens/v1"] != v1 || tags["basens/v2"] != v2 {
+		t.Fatalf("tags after the adoption: %v", tags)
+	}
+	for _, tag := range []string{"basens/v1", "basens/v2"} {
+		ref, _, err := w.client("alice").Git.GetRef(w.ctx, owner, name, "tags/"+tag)
+		if err != nil || ref.GetObject().GetType() != "tag" {
+			t.Fatalf("%s after the adoption: %+v %v", tag, ref.GetObject(), err)
+		}
+	}
+	if rels := w.releases(repo); !contains(rels, "basens/v2") {
+		t.Fatalf("no release for the adopted basens/v2: %v", rels)
 	}
 }
