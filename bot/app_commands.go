@@ -258,9 +258,13 @@ func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number in
 			return commands.Outcome{}, rerr
 		}
 	}
-	if approver {
+	switch {
+	case approver:
 		out, err = lifecycle.PublishApproved(ctx, s, api, pkg, commit, by)
-	} else {
+	case s.Config.Approvals.Required <= 0:
+		// No approval required: whoever may publish adopts tags too.
+		out, err = lifecycle.PublishAdopting(ctx, s, api, pkg, commit, by)
+	default:
 		// Anyone with write access publishes what met the policy.
 		out, err = lifecycle.PublishPackage(ctx, s, api, pkg, commit)
 	}
@@ -284,5 +288,12 @@ func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number in
 		}
 		return commands.Outcome{Text: "Nothing to publish: " + why, PullRequest: number}, nil
 	}
-	return commands.Outcome{Text: "Published " + strings.Join(tags, ", ") + ".", Tag: tags[len(tags)-1], PullRequest: number}, nil
+	text := "Published " + strings.Join(tags, ", ") + "."
+	if adopted := out.AdoptedTags(); len(adopted) > 0 {
+		text += " Adopted as porchbot's revisions (tags porchbot did not make, now signed on the same commits): " + strings.Join(adopted, ", ") + "."
+	}
+	for _, r := range out.Refused {
+		text += " " + r.Reason + "."
+	}
+	return commands.Outcome{Text: text, Tag: tags[len(tags)-1], PullRequest: number}, nil
 }

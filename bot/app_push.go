@@ -12,8 +12,9 @@ import (
 )
 
 // OnPush renders drafts (SPEC §3), reports a broken config pushed to the
-// deployment branch, and marks a direct push there that changes a package
-// as waiting for an approver (porchbot/publish).
+// deployment branch, marks a direct push there that changes a package
+// as waiting for an approver (porchbot/publish), and reports a revision
+// tag pushed by someone else (porchbot/publish).
 func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushEvent) error {
 	if ev.GetDeleted() {
 		return nil
@@ -22,6 +23,9 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
 	if repo.Owner == "" {
 		repo.Owner = r.GetOwner().GetName()
+	}
+	if tag, isTag := strings.CutPrefix(ev.GetRef(), "refs/tags/"); isTag {
+		return a.tagPushed(ctx, repo, tag, ev.GetSender().GetLogin())
 	}
 	branch, isBranch := strings.CutPrefix(ev.GetRef(), "refs/heads/")
 	if !isBranch {
@@ -59,6 +63,21 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 		api.Approval = a.proposalAPI(s.GH)
 		_, err = lifecycle.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()), ev.GetSender().GetLogin())
 	}
+	return err
+}
+
+// tagPushed reports a revision tag <pkg>/v<N> that someone other than
+// porchbot pushed and that is not porchbot's signed revision
+// (lifecycle.ReportTagPush); porchbot's own tag pushes cost nothing.
+func (a *App) tagPushed(ctx context.Context, repo lifecycle.Repo, tag, sender string) error {
+	if _, _, ok := packages.ParseTagName(tag); !ok || sender == a.botLogin() {
+		return nil
+	}
+	s, err := a.open(ctx, repo)
+	if err != nil {
+		return err
+	}
+	_, err = lifecycle.ReportTagPush(ctx, s, lifecycle.NewPublishAPI(s.GH), tag, sender)
 	return err
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -126,31 +125,28 @@ func readIndex(ctx context.Context, s *lifecycle.Session) (*index.Index, string,
 	var source string
 	err := s.Git.With(ctx, func(r *git.Repository) error {
 		ref, err := r.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
-		if err == nil {
-			c, err := r.CommitObject(ref.Hash())
-			if err != nil {
-				return fmt.Errorf("the index branch %s: %w", branch, err)
+		switch {
+		case err == nil:
+			var ok bool
+			if idx, ok, err = lifecycle.SignedIndexAt(s, r, ref.Hash()); err != nil {
+				return err
 			}
-			if f, err := c.File(index.FileName); err == nil && f.Size <= index.MaxTreeBytes {
-				rd, err := f.Reader()
-				if err != nil {
-					return err
-				}
-				defer rd.Close()
-				data, err := io.ReadAll(io.LimitReader(rd, index.MaxTreeBytes))
-				if err != nil {
-					return err
-				}
-				if idx, err = index.Decode(data); err == nil {
-					source = "index " + branch + " at " + ref.Hash().String()[:7]
-					return nil
-				}
+			if ok {
+				source = "index " + branch + " at " + ref.Hash().String()[:7]
+				return nil
 			}
-		} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+			// Unreadable, or not porchbot's (a commit someone else pushed):
+			// what it says is not shown.
+			s.Log.WithField("head", ref.Hash().String()).Warn("catalog: the index branch's head is not porchbot's signed index; showing the index rebuilt from the revisions")
+		case !errors.Is(err, plumbing.ErrReferenceNotFound):
 			return err
 		}
-		idx, err = index.Build(ctx, index.NewGitSource(r), index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root})
-		source = "index rebuilt from the tags (no readable " + branch + ")"
+		src, approvers, err := lifecycle.PublishedIndexSource(s, r)
+		if err != nil {
+			return err
+		}
+		idx, err = index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Approvers: approvers})
+		source = "index rebuilt from porchbot's revisions (no index of porchbot's on " + branch + ")"
 		return err
 	})
 	if err != nil {

@@ -58,11 +58,18 @@ func (h *harness) seed(t *testing.T, name string, files map[string][]byte) strin
 	return sha
 }
 
-// ref creates refs/<kind>/<name> at sha in acme/<repo> as alice (REST).
+// ref creates refs/<kind>/<name> at sha in acme/<repo> as alice (REST); a
+// revision tag refs/tags/<pkg>/v<N> as porchbot publishes it (signed).
 func (h *harness) ref(t *testing.T, repo, ref, sha string) {
 	t.Helper()
-	_, _, err := h.user(forgetest.AliceToken).Git.CreateRef(context.Background(), "acme", repo,
-		&github.Reference{Ref: github.String(ref), Object: &github.GitObject{SHA: github.String(sha)}})
+	gh := h.user(forgetest.AliceToken)
+	var err error
+	if tag, ok := strings.CutPrefix(ref, "refs/tags/"); ok {
+		err = lifecycletest.RevisionTag(context.Background(), gh, "acme", repo, tag, sha)
+	} else {
+		_, _, err = gh.Git.CreateRef(context.Background(), "acme", repo,
+			&github.Reference{Ref: github.String(ref), Object: &github.GitObject{SHA: github.String(sha)}})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ var Verbs = []Verb{
 	{Name: "delete", Syntax: "<package>", Summary: "deletion proposal pull request", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, AuthorBound: true},
 	{Name: "variants", Summary: "in the repository of an upstream package: each variant's targets, their downstream package, the revision it tracks and its state",
 		Access: WriteAccess},
-	{Name: "publish", Syntax: "[<package>]", Summary: "tag a landed package now: with `publishOn: never`, or a landing not published for want of approval (an approver's; counts as their approval)",
+	{Name: "publish", Syntax: "[<package>]", Summary: "tag a landed package now: with `publishOn: never`, or a landing not published for want of approval (an approver's; counts as their approval); an approver's also adopts the package's tags porchbot did not make (signs them on the same commits)",
 		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgPackage}, AuthorBound: true},
 }
 

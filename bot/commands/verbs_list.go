@@ -62,6 +62,17 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdquote.Cell(name), latest, mdquote.Cell(strings.Join(notes, "; ")))
 		}
 	}
+	if len(l.Unverified) > 0 {
+		b.WriteString("\n**Tags that are not porchbot's revisions** (nothing is derived from them: no release, index entry, update or variant; an approver's " +
+			mdquote.Code(Prefix+" publish <package>") + " adopts them)\n\n")
+		for i, u := range l.Unverified {
+			if i == maxListRows {
+				fmt.Fprintf(&b, "- … and %d more\n", len(l.Unverified)-maxListRows)
+				break
+			}
+			fmt.Fprintf(&b, "- %s on %s: %s\n", mdquote.Code(u.Name()), mdquote.Code(u.Commit.String()[:7]), mdquote.Quiet(u.Why.Error()))
+		}
+	}
 	b.WriteString("\n**Drafts**\n\n")
 	if len(l.Drafts) == 0 {
 		b.WriteString("none.\n")

@@ -264,8 +264,11 @@ type resolvedUpstream struct {
 func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (resolvedUpstream, error) {
 	if !cs.URL {
 		tag := packages.TagName(cs.Package, cs.Revision)
-		h, err := src.Git.ResolveRef(ctx, "refs/tags/"+tag)
+		h, err := src.revisionCommit(ctx, cs.Package, cs.Revision)
 		if err != nil {
+			if errors.Is(err, errNotARevision) {
+				return resolvedUpstream{}, src.notRevisionRequest(cs.Package, cs.Revision, err)
+			}
 			if errors.Is(err, gitstore.ErrNotFound) {
 				revs, _ := src.publishedRevisions(ctx, cs.Package)
 				if len(revs) == 0 {

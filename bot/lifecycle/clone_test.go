@@ -12,6 +12,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
+	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -192,6 +193,14 @@ func TestCloneMatchesKptPkgGet(t *testing.T) {
 	if want == nil {
 		return
 	}
+	// porchbot's revisions are annotated tags: kpt pkg get locks the tag
+	// object (what ls-remote lists for the ref), porchbot the commit it
+	// names (docs/updates.md). Both resolve to the same tree.
+	tagRef, _, err := h.user(forgetest.AliceToken).Git.GetRef(ctx, "acme", "catalog", "tags/network/upf/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want["Kptfile"] = bytes.ReplaceAll(want["Kptfile"], []byte("commit: "+tagRef.GetObject().GetSHA()), []byte("commit: "+sha))
 	for name, w := range want {
 		if g, ok := got[name]; !ok {
 			t.Errorf("kpt pkg get wrote %s, porchbot did not", name)

@@ -49,6 +49,8 @@ type DashboardFacts struct {
 	Proposals        []DashboardProposal
 	Landings         []DashboardLanding
 	Updates          []DashboardUpdate
+	// UnverifiedTags are tags that are not porchbot's revisions.
+	UnverifiedTags []UnverifiedTag
 	// ConfigError is the deployment branch's configuration problem ("" for
 	// none); ConfigInForce names the version that applies instead.
 	ConfigError, ConfigInForce string
@@ -259,6 +261,13 @@ func DashboardBody(f DashboardFacts) string {
 		return fmt.Sprintf("- %s: landed at %s, not published — %s by an approver publishes it",
 			mdquote.Code(l.Package), shortSHA(l.Commit), mdquote.Code("/porch publish "+l.Package))
 	})
+	if len(f.UnverifiedTags) > 0 {
+		writeSection(&b, "Tags that are not porchbot's revisions", len(f.UnverifiedTags), "", func(i int) string {
+			u := f.UnverifiedTags[i]
+			return fmt.Sprintf("- `%s` on %s: %s — nothing is derived from it; `/porch publish %s` by an approver adopts it",
+				u.Name(), shortSHA(u.Commit.String()), u.Why, u.Package)
+		})
+	}
 	writeSection(&b, "Upstream updates", len(f.Updates), "No pending updates.", func(i int) string {
 		u := f.Updates[i]
 		a := DashboardAction{Kind: ActionUpdate, Package: u.Package}

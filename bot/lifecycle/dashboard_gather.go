@@ -33,7 +33,7 @@ func GatherDashboard(ctx context.Context, s *Session, api ProposalAPI, web strin
 		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
 	}
 	f := &DashboardFacts{Repo: s.Repo.FullName(), Web: web, DeploymentBranch: s.DeploymentBranch,
-		Packages: l.Packages, Truncated: l.PullsTruncated}
+		Packages: l.Packages, Truncated: l.PullsTruncated, UnverifiedTags: l.Unverified}
 	if s.ConfigErr != nil {
 		f.ConfigError, f.ConfigInForce = s.ConfigErr.Error(), s.ConfigVersion()
 	}
@@ -146,7 +146,7 @@ func dashboardLandings(ctx context.Context, s *Session) ([]DashboardLanding, err
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
-	tags, err := ReadRevisionTags(ctx, s.Git)
+	tags, err := ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}

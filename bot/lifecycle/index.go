@@ -14,6 +14,7 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/revrecord"
 )
 
 // The package index (SPEC §8, docs/index.md) lives on a branch of its own,
@@ -77,13 +78,15 @@ func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, 
 	}
 	var built []byte
 	res, err := s.CommitUnderLease(ctx, DefaultIdentity, branch, head, indexLeaseAttempts, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
-		data, changed, err := buildIndex(ctx, s, head, u)
+		data, changed, signed, err := buildIndex(ctx, s, head, u)
 		built = data
-		if err != nil || !changed {
+		if err != nil || !changed && signed {
 			return nil, err
 		}
-		return &PackageCommit{Parent: head, Dir: "", Files: map[string][]byte{index.FileName: data},
-			Message: indexMessage(u)}, nil
+		// A head porchbot did not sign is replaced by a signed commit, even
+		// one with the same index.
+		return &PackageCommit{Parent: head, Dir: "", Files: map[string][]byte{index.FileName: data}, AllowEmpty: !signed,
+			Message: revrecord.SignIndexMessage(s.recordKey(), s.Repo.FullName(), data, indexMessage(u))}, nil
 	})
 	out := indexResult{head: res.Head, pushed: res.Pushed, data: built}
 	if errors.Is(err, gitstore.ErrNoChanges) {
@@ -99,21 +102,24 @@ func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, 
 }
 
 // buildIndex builds the index bytes on the index branch's head (ZeroHash:
-// none yet) and says whether they differ from the index there.
-func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpdate) ([]byte, bool, error) {
-	var data, old []byte
-	err := s.Git.With(ctx, func(r *git.Repository) error {
+// none yet) and says whether they differ from the index there and whether
+// that head is porchbot's (signed). The index of a head porchbot did not
+// sign is not read: the index is rebuilt from the tags porchbot published
+// and the Kptfiles at their commits.
+func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpdate) (data []byte, changed, signed bool, err error) {
+	var old []byte
+	signed = true
+	err = s.Git.With(ctx, func(r *git.Repository) error {
 		var prev *index.Index
 		if !head.IsZero() {
-			c, err := r.CommitObject(head)
-			if err != nil {
-				return fmt.Errorf("the index branch at %s: %w", head, err)
+			var err error
+			if old, signed, err = s.indexAt(r, head); err != nil {
+				return err
 			}
-			if f, err := c.File(index.FileName); err == nil {
-				if text, err := f.Contents(); err == nil {
-					old = []byte(text)
-					prev, _ = index.Decode(old) // an unreadable index is rebuilt from scratch
-				}
+			if signed {
+				prev, _ = index.Decode(old) // an unreadable index is rebuilt from scratch
+			} else {
+				s.Log.WithField("head", head.String()).Warn("the index branch's head is not porchbot's (no valid signature): ignored, the index is rebuilt from the revisions")
 			}
 		}
 		extra := make([]index.Tag, 0, len(u.Published))
@@ -125,9 +131,12 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 			}
 			extra = append(extra, t)
 		}
-		src := withTags{git: index.NewGitSource(r), extra: extra}
+		src, approvers, err := s.publishedIndexSource(r, extra, u.Approvers)
+		if err != nil {
+			return err
+		}
 		idx, err := index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Previous: prev,
-			Approvers: u.Approvers, Downstreams: u.Downstreams})
+			Approvers: approvers, Downstreams: u.Downstreams})
 		if err != nil {
 			return err
 		}
@@ -138,9 +147,43 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 		return err
 	})
 	if err != nil || data == nil {
+		return nil, false, true, err
+	}
+	return data, !bytes.Equal(data, old), signed, nil
+}
+
+// indexAt reads index.yaml at commit of the index branch (nil when it has
+// none, or it is larger than index.MaxTreeBytes) and says whether porchbot
+// signed the commit for it (revrecord.IndexSigned).
+func (s *Session) indexAt(r *git.Repository, commit plumbing.Hash) ([]byte, bool, error) {
+	c, err := r.CommitObject(commit)
+	if err != nil {
+		return nil, false, fmt.Errorf("the index branch at %s: %w", commit, err)
+	}
+	f, err := c.File(index.FileName)
+	if err != nil || f.Size > index.MaxTreeBytes {
+		return nil, false, nil
+	}
+	text, err := f.Contents()
+	if err != nil {
+		return nil, false, nil
+	}
+	data := []byte(text)
+	return data, revrecord.IndexSigned(s.recordKey(), s.Repo.FullName(), data, c.Message), nil
+}
+
+// SignedIndexAt is the index at commit of the index branch when porchbot
+// signed it (ok false: absent, unreadable or not porchbot's).
+func SignedIndexAt(s *Session, r *git.Repository, commit plumbing.Hash) (*index.Index, bool, error) {
+	data, signed, err := s.indexAt(r, commit)
+	if err != nil || !signed || data == nil {
 		return nil, false, err
 	}
-	return data, !bytes.Equal(data, old), nil
+	idx, err := index.Decode(data)
+	if err != nil {
+		return nil, false, nil
+	}
+	return idx, true, nil
 }
 
 // IndexDownstreams sorts the downstream packages tracking packages of the
@@ -195,10 +238,40 @@ func indexMessage(u IndexUpdate) string {
 	return "Index: " + strings.Join(tags, ", ")
 }
 
-// withTags is a Source whose tags include ones the cache does not have yet.
+// PublishedIndexSource is the index's view of the repository r (the
+// session's cache): only the tags that are porchbot's revisions
+// (revrecord.IsRevision), with the approvers their signed records name, by
+// tag. A tag pushed by hand is in no index until it is adopted.
+func PublishedIndexSource(s *Session, r *git.Repository) (index.Source, map[string][]string, error) {
+	return s.publishedIndexSource(r, nil, nil)
+}
+
+// publishedIndexSource is PublishedIndexSource with extra tags (just
+// published, possibly not in the cache yet) and their approvers.
+func (s *Session) publishedIndexSource(r *git.Repository, extra []index.Tag, approvers map[string][]string) (index.Source, map[string][]string, error) {
+	tags, err := s.readLandingTags(r.Storer)
+	if err != nil {
+		return nil, nil, err
+	}
+	published := tags.Published()
+	all := map[string][]string{}
+	for name, rec := range published.records {
+		if len(rec.Approvers) > 0 {
+			all[name] = rec.Approvers
+		}
+	}
+	for name, a := range approvers {
+		all[name] = a
+	}
+	return withTags{git: index.NewGitSource(r), extra: extra, published: published}, all, nil
+}
+
+// withTags is a Source whose tags are the published ones of the cache and
+// ones the cache does not have yet.
 type withTags struct {
-	git   index.GitSource
-	extra []index.Tag
+	git       index.GitSource
+	extra     []index.Tag
+	published RevisionTags
 }
 
 func (w withTags) Tree(ctx context.Context, commit, dir string) (map[string][]byte, error) {
@@ -211,9 +284,15 @@ func (w withTags) Tags(ctx context.Context) ([]index.Tag, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	kept := tags[:0]
 	for _, t := range tags {
+		if _, ok := w.published.Record(t.Package, t.Revision); !ok {
+			continue // not porchbot's revision: in no index
+		}
 		seen[packages.TagName(t.Package, t.Revision)] = true
+		kept = append(kept, t)
 	}
+	tags = kept
 	for _, t := range w.extra {
 		if !seen[packages.TagName(t.Package, t.Revision)] {
 			tags = append(tags, t)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/index"
 )
@@ -31,11 +32,10 @@ func (h *harness) indexOnForge(t *testing.T) *index.Index {
 	return idx
 }
 
-// tag makes a tag through the API, as a publish does.
+// tag makes a revision tag as a publish does (signed; REST as alice).
 func (h *harness) tag(t *testing.T, tag, sha string) {
 	t.Helper()
-	if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(context.Background(), "acme", "catalog",
-		&github.Reference{Ref: github.String("refs/tags/" + tag), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+	if err := lifecycletest.RevisionTag(context.Background(), h.user(forgetest.AliceToken), "acme", "catalog", tag, sha); err != nil {
 		t.Fatal(err)
 	}
 }

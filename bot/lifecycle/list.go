@@ -47,6 +47,9 @@ type Listing struct {
 	Updates []PullStatus
 	// PullsTruncated reports more open pull requests than List reads.
 	PullsTruncated bool
+	// Unverified are the <pkg>/v<N> tags that are not revisions porchbot
+	// published (revision_adopt.go): nothing is derived from them.
+	Unverified []UnverifiedTag
 }
 
 // PackageStatus is one package.
@@ -123,10 +126,12 @@ func (s *Session) listPackages(ctx context.Context, l *Listing) error {
 			return err
 		}
 	}
-	revs, err := s.revisionTags(ctx)
+	tags, err := ReadRevisionTags(ctx, s)
 	if err != nil {
 		return err
 	}
+	l.Unverified = tags.Unverified()
+	revs := tags.Published().byPackage()
 	seen := map[string]bool{}
 	for _, p := range packages.Discover(paths, s.Config.Packages.Root) {
 		if !p.TopLevel() {

@@ -245,16 +245,12 @@ func (s *Session) taggedPackages(ctx context.Context) ([]string, error) {
 	return slices.Sorted(maps.Keys(revs)), nil
 }
 
-// revisionTags are the published revisions of every package, from the
-// cache's tags.
+// revisionTags are the published revisions of every package: the tags
+// porchbot published (revrecord.IsRevision), from the cache.
 func (s *Session) revisionTags(ctx context.Context) (map[string][]int, error) {
-	refs, err := s.Git.ListRefs(ctx, "refs/tags/")
+	tags, err := ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(refs))
-	for _, r := range refs {
-		names = append(names, r.Name().String())
-	}
-	return packages.Revisions(names), nil
+	return tags.Published().byPackage(), nil
 }

@@ -289,17 +289,14 @@ func (s *Session) branchExists(ctx context.Context, branch string) (bool, error)
 	return false, fmt.Errorf("look up branch %s: %w", branch, err)
 }
 
-// publishedRevisions lists pkg's revisions from the cache's tags.
+// publishedRevisions lists pkg's revisions: the tags porchbot published
+// (revrecord.IsRevision), from the cache.
 func (s *Session) publishedRevisions(ctx context.Context, pkg string) ([]int, error) {
-	refs, err := s.Git.ListRefs(ctx, "refs/tags/"+pkg+"/v")
+	tags, err := ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(refs))
-	for _, r := range refs {
-		names = append(names, r.Name().String())
-	}
-	return packages.Revisions(names)[pkg], nil
+	return tags.Published().Revisions(pkg), nil
 }
 
 // draftPackageDir is the repository directory of package pkg.

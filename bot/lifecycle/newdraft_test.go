@@ -8,21 +8,20 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// ndTag creates a lightweight tag on the forge as alice (REST).
+// ndTag creates revision tag name on the forge as porchbot publishes it
+// (signed; REST as alice).
 func (h *harness) ndTag(t *testing.T, repo, name, sha string) {
 	t.Helper()
 	owner, r, _ := strings.Cut(repo, "/")
-	_, _, err := h.user(forgetest.AliceToken).Git.CreateRef(context.Background(), owner, r,
-		&github.Reference{Ref: github.String("refs/tags/" + name), Object: &github.GitObject{SHA: github.String(sha)}})
-	if err != nil {
+	if err := lifecycletest.RevisionTag(context.Background(), h.user(forgetest.AliceToken), owner, r, name, sha); err != nil {
 		t.Fatal(err)
 	}
 }

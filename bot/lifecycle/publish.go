@@ -27,7 +27,8 @@ package lifecycle
 // for review; merging that draft publishes it (a "reviewed" landing,
 // landing.go).
 //
-// REST calls per published landing: the tag (1), with lifecycle.releases
+// REST calls per published landing: none for the tag (porchbot's signed
+// annotated tag, pushed over git: revision_sign.go), with lifecycle.releases
 // the release (1) and, with approvals required, the pull request's reviews
 // (1), its comments when it has some (1) and approver lookups of the users
 // whose approval could count. Without a pull request (direct push, resync)
@@ -62,11 +63,6 @@ var ErrPublishContention = errors.New("publish: tags kept changing, gave up")
 // a top-level package at the commit.
 var ErrPublishNoPackage = errors.New("no such package")
 
-// PublishGit is the git data call publishing makes (s.GH.Git).
-type PublishGit interface {
-	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
-}
-
 // PublishReleases are the release calls (s.GH.Repositories).
 type PublishReleases interface {
 	CreateRelease(ctx context.Context, owner, repo string, release *github.RepositoryRelease) (*github.RepositoryRelease, *github.Response, error)
@@ -87,7 +83,6 @@ type PublishIssues interface {
 // PublishAPI is what publishing needs from GitHub. Approval reads the
 // approval facts of a landing's pull request (publish_approval.go).
 type PublishAPI struct {
-	Git      PublishGit
 	Releases PublishReleases
 	Pulls    PublishPulls
 	Issues   PublishIssues
@@ -100,7 +95,7 @@ type PublishAPI struct {
 
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
-	return PublishAPI{Git: gh.Git, Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
+	return PublishAPI{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
 		Checks: gh.Checks, Approval: NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
 }
 
@@ -118,6 +113,9 @@ type PublishedRevision struct {
 	ReleaseErr error
 	// Approvers are the approvals the verdict counted.
 	Approvers []string
+	// Adopted: a tag porchbot did not make, adopted by an approver's
+	// /porch publish (revision_adopt.go).
+	Adopted bool
 }
 
 // RefusedLanding is a landing not published because the merged package is
@@ -159,6 +157,17 @@ type PublishOutcome struct {
 	Superseded []string
 	// Races counts lost tag races (each cost a fetch of the tags).
 	Races int
+}
+
+// AdoptedTags lists the tags adopted (revision_adopt.go).
+func (o *PublishOutcome) AdoptedTags() []string {
+	var out []string
+	for _, r := range o.Published {
+		if r.Adopted {
+			out = append(out, r.Tag)
+		}
+	}
+	return out
 }
 
 // Tags lists the published tags.
@@ -234,7 +243,14 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 // Publish; a landing that was not what was approved is reported in
 // Refused (no comment or draft: the command replies).
 func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
-	return publishPackageBy(ctx, s, api, pkg, commit, "")
+	return publishPackageBy(ctx, s, api, pkg, commit, "", "")
+}
+
+// PublishAdopting is PublishPackage by user by where no approval is
+// required (approvals.required: 0): it also adopts pkg's tags that are not
+// porchbot's revisions (revision_adopt.go).
+func PublishAdopting(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+	return publishPackageBy(ctx, s, api, pkg, commit, "", strings.TrimPrefix(strings.TrimSpace(by), "@"))
 }
 
 // PublishApproved is /porch publish <package> by approver by (whom the
@@ -248,16 +264,20 @@ func PublishApproved(ctx context.Context, s *Session, api PublishAPI, pkg string
 	if strings.TrimSpace(by) == "" {
 		return &PublishOutcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
 	}
-	return publishPackageBy(ctx, s, api, pkg, commit, strings.TrimPrefix(strings.TrimSpace(by), "@"))
+	by = strings.TrimPrefix(strings.TrimSpace(by), "@")
+	return publishPackageBy(ctx, s, api, pkg, commit, by, by)
 }
 
-func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+// publishPackageBy publishes pkg up to commit, the latest landing as
+// approved by by ("": as its verdict says), after adopting the package's
+// tags porchbot did not make when adopter is set.
+func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by, adopter string) (*PublishOutcome, error) {
 	out := &PublishOutcome{Commit: commit}
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
 	}
 	p := newPublisher(s, api, out, false)
-	p.approvedBy = by
+	p.approvedBy, p.adoptedBy = by, adopter
 	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
@@ -268,10 +288,15 @@ func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg strin
 		}
 		return out, fmt.Errorf("publish %s at %s: %w", pkg, commit, err)
 	}
+	if adopter != "" {
+		if err := p.adoptTags(ctx, pkg); err != nil {
+			return out, err
+		}
+	}
 	if err := p.publishPackage(ctx, pkg, commit, nil, false); err != nil {
 		return out, err
 	}
-	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
+	p.log.WithFields(logrus.Fields{"published": out.Tags(), "adopted": out.AdoptedTags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
 	p.updateIndex(ctx)
 	return out, nil
 }
@@ -294,6 +319,9 @@ type publisher struct {
 	// (PublishApproved); approveCommit is that landing.
 	approvedBy    string
 	approveCommit plumbing.Hash
+	// adoptedBy adopts the package's tags porchbot did not make
+	// (revision_adopt.go).
+	adoptedBy string
 	// repaired are the releases the resync made for revisions that had
 	// none: they get the package index too (index_asset.go).
 	repaired []*github.RepositoryRelease
@@ -352,7 +380,7 @@ func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, r
 	)
 	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		if tags, err = readLandingTags(repo.Storer); err != nil {
+		if tags, err = p.s.readLandingTags(repo.Storer); err != nil {
 			return err
 		}
 		w := newLandingWalker(ctx, repo, p.s.Config.Packages.Root)
@@ -453,7 +481,8 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 			continue
 		}
 		n := packages.Next(tags.Revisions(l.Package))
-		err = p.createTag(ctx, l.Package, n, l.Commit)
+		rec := p.revisionRecord(l, n, v)
+		err = p.createTag(ctx, rec)
 		if errors.Is(err, errPublishTagExists) {
 			log.WithFields(logrus.Fields{"tag": packages.TagName(l.Package, n), "commit": l.Commit.String()}).
 				Info("tag already exists: another replica published; deciding again")
@@ -462,7 +491,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		if err != nil {
 			return false, err
 		}
-		tags.add(l.Package, n, l.Commit)
+		tags.published(rec, l.Commit)
 		last, lastCommit = l.Tree, l.Commit
 		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
 			Commit: l.Commit, PR: v.pr.GetNumber(), Approvers: v.approvers}

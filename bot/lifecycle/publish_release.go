@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/revrecord"
 )
 
 // Making a revision: the tag (its creation is the compare-and-swap) and the
@@ -21,26 +21,15 @@ import (
 var errPublishTagExists = errors.New("tag already exists")
 
 // createTag creates refs/tags/<pkg>/v<n> on commit: the compare-and-swap.
-func (p *publisher) createTag(ctx context.Context, pkg string, n int, commit plumbing.Hash) error {
-	owner, repo := p.owner()
-	ref := packages.TagRef(pkg, n)
-	_, _, err := p.api.Git.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(ref),
-		Object: &github.GitObject{SHA: github.String(commit.String())}})
-	if err == nil {
-		// Mirror the new tag in the cache, so this session's later
-		// decisions see it without a fetch (a fetch sets the same value).
-		werr := p.s.Git.With(ctx, func(repo *git.Repository) error {
-			return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(ref), commit))
-		})
-		if werr != nil {
-			p.log.WithError(werr).WithField("tag", ref).Warn("could not record the new tag in the git cache")
-		}
-		return nil
+// The tag is porchbot's annotated tag carrying rec, signed (revision_sign.go),
+// pushed over git with the zero old value: no REST call, and a tag that
+// already exists (another replica's, or a person's) refuses the push.
+func (p *publisher) createTag(ctx context.Context, rec revrecord.Record) error {
+	err := p.s.pushRevisionTag(ctx, rec, plumbing.ZeroHash)
+	if errors.Is(err, gitstore.ErrLeaseBroken) {
+		return fmt.Errorf("%s: %w", packages.TagName(rec.Package, rec.Revision), errPublishTagExists)
 	}
-	if publishAlreadyExists(err) {
-		return fmt.Errorf("%s: %w", ref, errPublishTagExists)
-	}
-	return fmt.Errorf("create tag %s on %s: %w", ref, commit, err)
+	return err
 }
 
 // publishAlreadyExists recognises GitHub's 422 for an existing ref or release.
@@ -83,7 +72,8 @@ func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n
 // releaseNotes gathers the notes of revision n of pkg at commit.
 func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
 	pr := v.pr
-	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr)}
+	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr),
+		Adopted: v.adopted}
 	files, err := p.s.Git.ReadTree(ctx, commit, dir)
 	if err != nil {
 		return notes, fmt.Errorf("read %s at %s: %w", dir, commit, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/revrecord"
 )
 
 // pubFixture drives acme/catalog like people do: branches, pull requests,
@@ -157,13 +158,9 @@ func (f *pubFixture) land(branch, title string) (plumbing.Hash, *github.PullRequ
 // tags maps every tag to its commit.
 func (f *pubFixture) tags() map[string]string {
 	f.t.Helper()
-	refs, _, err := f.alice.Git.ListMatchingRefs(f.ctx, pubOwner, pubRepo, &github.ReferenceListOptions{Ref: "tags/"})
+	out, err := forgetest.Tags(f.ctx, f.alice, pubOwner, pubRepo, "")
 	if err != nil {
 		f.t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, r := range refs {
-		out[strings.TrimPrefix(r.GetRef(), "refs/tags/")] = r.GetObject().GetSHA()
 	}
 	return out
 }
@@ -263,13 +260,14 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 		t.Fatalf("published %v", got)
 	}
 	// The approval re-check at landing: reviews, comments and bob's
-	// permission; then the tag and the release (its approvers are the
-	// verdict's: no second list of reviews); then the package index, a
-	// git push and one REST call: index.yaml attached to the release.
-	if n := forge.SumREST(calls) - calls[indexAssetUpload]; n > 5 {
-		t.Fatalf("publish made %d REST calls (want ≤ 5) beside the index's: %v", n, calls)
+	// permission; then the release (its approvers are the verdict's: no
+	// second list of reviews); the tag is a git push (porchbot's signed
+	// annotated tag); then the package index, a git push and one REST
+	// call: index.yaml attached to the release.
+	if n := forge.SumREST(calls) - calls[indexAssetUpload]; n > 4 {
+		t.Fatalf("publish made %d REST calls (want ≤ 4) beside the index's: %v", n, calls)
 	}
-	if calls["POST /repos/{owner}/{repo}/git/refs"] != 1 || calls["POST /repos/{owner}/{repo}/releases"] != 1 || calls[indexAssetUpload] != 1 {
+	if calls["POST /repos/{owner}/{repo}/git/refs"] != 0 || calls["GIT receive-pack"] != 2 || calls["POST /repos/{owner}/{repo}/releases"] != 1 || calls[indexAssetUpload] != 1 {
 		t.Fatalf("calls %v", calls)
 	}
 	f.wantTags(map[string]plumbing.Hash{"basens/v1": m1})
@@ -332,7 +330,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 	if got := out.Tags(); len(got) != 1 || got[0] != "app/v1" {
 		t.Fatalf("published %v", got)
 	}
-	if n := forge.SumREST(calls); n != 2 { // find the pull request (none) + tag
+	if n := forge.SumREST(calls); n != 1 { // find the pull request (none); the tag is a git push
 		t.Fatalf("direct push publish made %d REST calls: %v", n, calls)
 	}
 	if f.release("app/v1") != nil {
@@ -639,7 +637,7 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 		t.Fatalf("c3 changed %s", got)
 	}
 
-	tags, err := lifecycle.ReadRevisionTags(ctx, s.Git)
+	tags, err := lifecycle.ReadRevisionTags(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -713,23 +711,44 @@ func TestPublishSkipsOtherBranchesAndUnmergedPRs(t *testing.T) {
 	f.wantTags(map[string]plumbing.Hash{})
 }
 
-// A fake tag API that fails: the error is returned, wrapped.
-type failingRefs struct{ err error }
-
-func (f failingRefs) CreateRef(context.Context, string, string, *github.Reference) (*github.Reference, *github.Response, error) {
-	return nil, nil, f.err
-}
-
-func TestPublishTagErrorIsWrapped(t *testing.T) {
+// A published revision is porchbot's annotated tag with its signed record:
+// the repository, package, revision, commit and approvers; a copy of its
+// message on another tag, or the same tag judged under another key, is no
+// revision.
+func TestPublishedTagCarriesItsSignedRecord(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	c := f.commit("main", "", func(files map[string][]byte) { files["x/Kptfile"] = pubKptfile("x") })
 	s := f.h.open(t)
-	boom := errors.New("boom")
-	api := lifecycle.NewPublishAPI(s.GH)
-	api.Git = failingRefs{err: boom}
-	_, err := lifecycle.Publish(f.ctx, s, api, plumbing.NewHash(c), nil)
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "x/v1") {
-		t.Fatalf("error %v", err)
+	if out := publish(t, s, plumbing.NewHash(c), nil); strings.Join(out.Tags(), ",") != "x/v1" {
+		t.Fatalf("published %v", out.Tags())
+	}
+	ref, _, err := f.alice.Git.GetRef(f.ctx, pubOwner, pubRepo, "tags/x/v1")
+	if err != nil || ref.GetObject().GetType() != "tag" {
+		t.Fatalf("x/v1: %+v %v, want an annotated tag", ref.GetObject(), err)
+	}
+	tag, _, err := f.alice.Git.GetTag(f.ctx, pubOwner, pubRepo, ref.GetObject().GetSHA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := lifecycle.RecordKey(nil)
+	rec, err := revrecord.Verify(key, tag.GetMessage(), pubOwner+"/"+pubRepo, "x", 1, c)
+	if err != nil || rec.Commit != c {
+		t.Fatalf("record of x/v1: %+v %v\n%s", rec, err, tag.GetMessage())
+	}
+	if _, err := revrecord.Verify(lifecycle.RecordKey([]byte("another secret")), tag.GetMessage(), pubOwner+"/"+pubRepo, "x", 1, c); !errors.Is(err, revrecord.ErrSignature) {
+		t.Fatalf("under another key: %v", err)
+	}
+	for _, other := range []struct {
+		repo, pkg string
+		n         int
+	}{{"acme/other", "x", 1}, {pubOwner + "/" + pubRepo, "y", 1}, {pubOwner + "/" + pubRepo, "x", 2}} {
+		if _, err := revrecord.Verify(key, tag.GetMessage(), other.repo, other.pkg, other.n, c); !errors.Is(err, revrecord.ErrSubject) {
+			t.Fatalf("copied to %+v: %v", other, err)
+		}
+	}
+	forged := strings.Replace(tag.GetMessage(), `"revision":1`, `"revision":2`, 1)
+	if _, err := revrecord.Verify(key, forged, pubOwner+"/"+pubRepo, "x", 2, c); !errors.Is(err, revrecord.ErrSignature) {
+		t.Fatalf("altered record: %v", err)
 	}
 }
 

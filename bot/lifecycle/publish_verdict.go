@@ -27,6 +27,9 @@ type landingVerdict struct {
 	// approvers are the approvals that covered the published tree (nil:
 	// no pull request, or none required).
 	approvers []string
+	// adopted: a tag pushed by hand, adopted by an approver's /porch
+	// publish (revision_adopt.go).
+	adopted bool
 }
 
 // checkApproval refuses v unless its pull request met the approval policy

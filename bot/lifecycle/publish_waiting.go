@@ -154,22 +154,29 @@ func waitingExternalID(pkg, pusher string) string {
 // such record: a push whose webhook was lost, the state found at install).
 // One check-runs call.
 func (p *publisher) landingPusher(ctx context.Context, l Landing) (string, error) {
+	return p.recordedPusher(ctx, l.Commit, l.Package)
+}
+
+// recordedPusher is the pusher the App's first porchbot/publish check run
+// on commit recorded for subject (a package, or a tag name for a tag
+// pushed by hand), "" when none did.
+func (p *publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, subject string) (string, error) {
 	lister := p.api.Approval.CheckList
 	if lister == nil {
 		return "", nil
 	}
 	owner, repo := p.owner()
-	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, l.Commit.String(),
+	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, commit.String(),
 		&github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
-		return "", fmt.Errorf("check runs of %s: %w", publishShort(l.Commit), err)
+		return "", fmt.Errorf("check runs of %s: %w", publishShort(commit), err)
 	}
 	pusher, first := "", int64(0)
 	for _, cr := range res.CheckRuns {
 		if !p.api.Approval.isOwnRun(cr) {
 			continue
 		}
-		if pkg, who := waitingRecord(cr.GetExternalID()); pkg == l.Package && who != "" && (first == 0 || cr.GetID() < first) {
+		if what, who := waitingRecord(cr.GetExternalID()); what == subject && who != "" && (first == 0 || cr.GetID() < first) {
 			pusher, first = who, cr.GetID()
 		}
 	}

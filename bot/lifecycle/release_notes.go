@@ -34,7 +34,9 @@ type ReleaseNotes struct {
 	PreviousTag string
 	Commit      string
 	// PR is nil for a direct push.
-	PR        *ReleasePR
+	PR *ReleasePR
+	// Adopted: a tag pushed by hand that an approver adopted.
+	Adopted   bool
 	Approvers []string
 	Files     FilesDiff
 	Resources ResourcesDiff
@@ -49,6 +51,8 @@ func (n ReleaseNotes) Markdown() string {
 	}
 	b.WriteString(".\n\n")
 	switch {
+	case n.Adopted:
+		b.WriteString("A tag pushed by hand, adopted as a revision by an approver's `/porch publish`")
 	case n.PR != nil && n.PR.URL != "":
 		fmt.Fprintf(&b, "Landed with [#%d %s](%s)", n.PR.Number, mdquote.Text(n.PR.Title), n.PR.URL)
 	case n.PR != nil:

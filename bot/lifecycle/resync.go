@@ -162,7 +162,7 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 	}
 
 	if s.Config.Lifecycle.PublishOn == config.PublishOnMerge {
-		tags, err := ReadRevisionTags(ctx, s.Git)
+		tags, err := ReadRevisionTags(ctx, s)
 		if err != nil {
 			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 		}
@@ -235,7 +235,7 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 // releases. When the repository has more, a tag whose commit is older than
 // the oldest listed release is assumed to have its release.
 func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *ResyncReport) error {
-	tags, err := ReadRevisionTags(ctx, p.s.Git)
+	tags, err := ReadRevisionTags(ctx, p.s)
 	if err != nil {
 		return err
 	}
@@ -254,8 +254,9 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 	}
 	full := len(rels) >= 100
 	var errs []error
+	published := tags.Published() // a tag porchbot did not make gets no release
 	for _, pkg := range atHead {
-		n, commit := tags.Latest(pkg)
+		n, commit := published.Latest(pkg)
 		if n == 0 || have[packages.TagName(pkg, n)] {
 			continue
 		}

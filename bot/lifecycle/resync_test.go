@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/index"
 )
@@ -75,8 +76,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 func TestResyncRepairsAMissingRelease(t *testing.T) {
 	f := newPubFixture(t, "")
 	c := f.commit("main", "", func(files map[string][]byte) { files["p/Kptfile"] = pubKptfile("p") })
-	if _, _, err := f.alice.Git.CreateRef(f.ctx, pubOwner, pubRepo, &github.Reference{
-		Ref: github.String("refs/tags/p/v1"), Object: &github.GitObject{SHA: github.String(c)}}); err != nil {
+	if err := lifecycletest.RevisionTag(f.ctx, f.alice, pubOwner, pubRepo, "p/v1", c); err != nil {
 		t.Fatal(err)
 	}
 	s := f.h.open(t)

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -10,16 +11,36 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/revrecord"
 )
 
 // Revision tags <package>/v<N> as read from a repository's git cache.
 
-// RevisionTags are the revision tags of a repository's cache, by package.
+// RevisionTags are the revision tags of a repository's cache, by package:
+// every <pkg>/v<N> tag (numbering and the landings they hold count them
+// all), each judged by revrecord.IsRevision. Published is the view of the
+// tags porchbot published: the only one anything is derived from.
 type RevisionTags struct {
 	byPkg map[string]map[int]plumbing.Hash
 	// at is the highest revision of a package on a commit.
 	at map[string]map[plumbing.Hash]int
+	// records are the verified records, by tag name; unverified the
+	// tags that are not porchbot's revisions, by tag name.
+	records    map[string]revrecord.Record
+	unverified map[string]UnverifiedTag
 }
+
+// UnverifiedTag is a <pkg>/v<N> tag that is not a revision porchbot
+// published: pushed by hand (lightweight or annotated), made before
+// revisions were signed, or with a record that does not verify here.
+type UnverifiedTag struct {
+	revrecord.Tag
+	// Why it is not porchbot's.
+	Why error
+}
+
+// Name is the tag's name.
+func (u UnverifiedTag) Name() string { return packages.TagName(u.Package, u.Revision) }
 
 // Revisions lists pkg's revisions, ascending.
 func (t RevisionTags) Revisions(pkg string) []int {
@@ -60,6 +81,9 @@ func (t *RevisionTags) add(pkg string, n int, commit plumbing.Hash) {
 	if t.byPkg == nil {
 		t.byPkg, t.at = map[string]map[int]plumbing.Hash{}, map[string]map[plumbing.Hash]int{}
 	}
+	if t.records == nil {
+		t.records, t.unverified = map[string]revrecord.Record{}, map[string]UnverifiedTag{}
+	}
 	if t.byPkg[pkg] == nil {
 		t.byPkg[pkg], t.at[pkg] = map[int]plumbing.Hash{}, map[plumbing.Hash]int{}
 	}
@@ -67,41 +91,141 @@ func (t *RevisionTags) add(pkg string, n int, commit plumbing.Hash) {
 	t.at[pkg][commit] = max(t.at[pkg][commit], n)
 }
 
-// ReadRevisionTags reads every <pkg>/v<N> tag of the cache, peeled to
-// its commit.
-func ReadRevisionTags(ctx context.Context, cache *gitstore.Cache) (RevisionTags, error) {
+// published records a revision porchbot made (verified, or just created).
+func (t *RevisionTags) published(rec revrecord.Record, commit plumbing.Hash) {
+	t.add(rec.Package, rec.Revision, commit)
+	name := packages.TagName(rec.Package, rec.Revision)
+	t.records[name] = rec
+	delete(t.unverified, name)
+}
+
+// Record is the verified record of revision n of pkg (ok false: no such
+// revision of porchbot's).
+func (t RevisionTags) Record(pkg string, n int) (revrecord.Record, bool) {
+	r, ok := t.records[packages.TagName(pkg, n)]
+	return r, ok
+}
+
+// byPackage are the revisions of every package.
+func (t RevisionTags) byPackage() map[string][]int {
+	out := map[string][]int{}
+	for _, pkg := range t.Packages() {
+		out[pkg] = t.Revisions(pkg)
+	}
+	return out
+}
+
+// Published is the view of the tags that are porchbot's revisions.
+func (t RevisionTags) Published() RevisionTags {
+	var out RevisionTags
+	for name, rec := range t.records {
+		if h, ok := t.Commit(rec.Package, rec.Revision); ok && packages.TagName(rec.Package, rec.Revision) == name {
+			out.published(rec, h)
+		}
+	}
+	return out
+}
+
+// Unverified lists the tags that are not porchbot's revisions, by package
+// and revision.
+func (t RevisionTags) Unverified() []UnverifiedTag {
+	out := make([]UnverifiedTag, 0, len(t.unverified))
+	for _, u := range t.unverified {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Package != out[j].Package {
+			return out[i].Package < out[j].Package
+		}
+		return out[i].Revision < out[j].Revision
+	})
+	return out
+}
+
+// ReadRevisionTags reads every <pkg>/v<N> tag of the session's cache,
+// peeled to its commit, each judged by revrecord.IsRevision under the
+// session's record key.
+func ReadRevisionTags(ctx context.Context, s *Session) (RevisionTags, error) {
 	var tags RevisionTags
-	err := cache.With(ctx, func(repo *git.Repository) error {
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		tags, err = readLandingTags(repo.Storer)
+		tags, err = s.readLandingTags(repo.Storer)
 		return err
 	})
 	if err != nil {
-		return RevisionTags{}, fmt.Errorf("read revision tags of %s: %w", cache.Name(), err)
+		return RevisionTags{}, fmt.Errorf("read revision tags of %s: %w", s.Git.Name(), err)
 	}
 	return tags, nil
 }
 
-func readLandingTags(s storer.Storer) (RevisionTags, error) {
+func (s *Session) readLandingTags(st storer.Storer) (RevisionTags, error) {
 	var tags RevisionTags
-	iter, err := s.IterReferences()
+	iter, err := st.IterReferences()
 	if err != nil {
 		return tags, err
 	}
+	key, repo := s.recordKey(), s.Repo.FullName()
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() != plumbing.HashReference || !ref.Name().IsTag() {
-			return nil
-		}
-		pkg, n, ok := packages.ParseTag(ref.Name().String())
+		t, rec, ok, why := revrecord.IsRevision(st, key, repo, ref)
 		if !ok {
 			return nil
 		}
-		h, err := gitstore.PeelToCommit(s, ref.Hash())
-		if err != nil {
-			return nil // a tag of something that is not a commit is no revision
+		if why == nil {
+			tags.published(rec, t.Commit)
+			return nil
 		}
-		tags.add(pkg, n, h)
+		tags.add(t.Package, t.Revision, t.Commit)
+		tags.unverified[packages.TagName(t.Package, t.Revision)] = UnverifiedTag{Tag: t, Why: why}
 		return nil
 	})
 	return tags, err
+}
+
+// errNotARevision: a tag exists but porchbot did not publish it.
+var errNotARevision = errors.New("not a revision porchbot published")
+
+// notRevisionError is errNotARevision for one tag, with why.
+type notRevisionError struct {
+	tag string
+	why error
+}
+
+func (e *notRevisionError) Error() string {
+	return e.tag + " is " + errNotARevision.Error() + ": " + e.why.Error()
+}
+func (e *notRevisionError) Unwrap() []error { return []error{errNotARevision, e.why} }
+
+// notRevisionRequest is the answer to a request for revision n of pkg
+// whose tag is not porchbot's (err from revisionCommit).
+func (s *Session) notRevisionRequest(pkg string, n int, err error) error {
+	why := err.Error()
+	var e *notRevisionError
+	if errors.As(err, &e) {
+		why = e.why.Error()
+	}
+	return requestErrorf("`%s`'s tag `%s` is not a revision porchbot published (%s): nothing is derived from it "+
+		"until an approver there adopts it with `/porch publish %s`.", s.Repo.FullName(), packages.TagName(pkg, n), why, pkg)
+}
+
+// revisionCommit is the commit of revision n of pkg when its tag is a
+// revision porchbot published (revrecord.IsRevision); a tag that is not
+// wraps errNotARevision with why, a missing one gitstore.ErrNotFound.
+func (s *Session) revisionCommit(ctx context.Context, pkg string, n int) (plumbing.Hash, error) {
+	var commit plumbing.Hash
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		ref, err := repo.Storer.Reference(plumbing.ReferenceName(packages.TagRef(pkg, n)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", packages.TagName(pkg, n), gitstore.ErrNotFound)
+		}
+		t, _, ok, why := revrecord.IsRevision(repo.Storer, s.recordKey(), s.Repo.FullName(), ref)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: %w", packages.TagName(pkg, n), gitstore.ErrNotFound)
+		case why != nil:
+			return &notRevisionError{tag: packages.TagName(pkg, n), why: why}
+		}
+		commit = t.Commit
+		return nil
+	})
+	return commit, err
 }

@@ -51,6 +51,8 @@ type Opener struct {
 	// Downstreams, if set, names in the package index the downstream
 	// packages known to track each package (Session.Downstreams).
 	Downstreams DownstreamRegistry
+	// RecordKey signs and verifies revision records (RecordKey; the App's).
+	RecordKey []byte
 }
 
 // Session is one event's view of a repository: its installation client,
@@ -81,6 +83,8 @@ type Session struct {
 	// Downstreams is the Opener's (nil: the package index keeps the
 	// downstreams it lists).
 	Downstreams DownstreamRegistry
+	// RecordKey is the Opener's (record_key.go).
+	RecordKey []byte
 }
 
 // Open fetches the repository (branches and tags) and reads its config.
@@ -98,7 +102,8 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 		log = logrus.StandardLogger()
 	}
 	log = logfields.Apply(ctx, log) // a delivery's id, when one set this off
-	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams}
+	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams,
+		RecordKey: o.RecordKey}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {
 		return nil, err
 	}

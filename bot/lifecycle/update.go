@@ -45,10 +45,13 @@ type UpstreamRevision struct {
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in
 // s's cache).
 func NewUpstreamRevision(ctx context.Context, s *Session, pkg string, n int) (UpstreamRevision, error) {
-	h, err := s.Git.ResolveRef(ctx, packages.TagRef(pkg, n))
+	h, err := s.revisionCommit(ctx, pkg, n)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of `%s`", s.Repo.FullName(), n, pkg)
+		}
+		if errors.Is(err, errNotARevision) {
+			return UpstreamRevision{}, s.notRevisionRequest(pkg, n, err)
 		}
 		return UpstreamRevision{}, err
 	}

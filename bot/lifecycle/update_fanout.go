@@ -72,15 +72,23 @@ type UpdateResult struct {
 }
 
 // Published fans the published revisions of s out to their downstream
-// packages. Each package's failure is logged and returned (joined); the
-// others go on.
+// packages: each package's highest (several at once come from a backfill,
+// or from adopting tags porchbot did not make). Each package's failure is
+// logged and returned (joined); the others go on.
 func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []PublishedRevision) ([]UpdateResult, error) {
 	if f == nil || f.Finder == nil || f.Open == nil {
 		return nil, nil
 	}
 	var results []UpdateResult
 	var errs []error
+	highest := map[string]int{}
 	for _, r := range revs {
+		highest[r.Package] = max(highest[r.Package], r.Revision)
+	}
+	for _, r := range revs {
+		if r.Revision < highest[r.Package] {
+			continue // a later revision of the package is proposed instead
+		}
 		up := UpstreamRevision{Session: s, Package: r.Package, Dir: PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision,
 			Commit: r.Commit, Release: r.Release}
 		res, err := f.fanOut(ctx, up)

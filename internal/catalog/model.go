@@ -39,7 +39,8 @@ type Repository struct {
 	// Root is packages.root: package name N lives at Root/N.
 	Root string
 	// IndexSource says where the package list came from: the index
-	// branch at a commit, or rebuilt from the tags when there is none.
+	// branch at a commit, or rebuilt from porchbot's revisions when the
+	// branch has no index porchbot signed.
 	IndexSource string
 	ConfigError string
 	Packages    []Package // by name

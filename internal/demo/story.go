@@ -390,10 +390,18 @@ func (s *story) merge() error {
 	if err != nil {
 		return fmt.Errorf("no tag %s: %w", tag, err)
 	}
-	if ref.GetObject().GetSHA() != s.mergeSHA {
-		return fmt.Errorf("tag %s points at %s, not at the merge %s", tag, short(ref.GetObject().GetSHA()), short(s.mergeSHA))
+	// porchbot's revision: an annotated tag carrying its signed record.
+	if ref.GetObject().GetType() != "tag" {
+		return fmt.Errorf("tag %s is not porchbot's annotated tag", tag)
 	}
-	s.n.act("porchbot", "tagged %s at %s <%s>", tag, short(s.mergeSHA), s.url(catalog, "tree", tag))
+	obj, _, err := s.alice().Git.GetTag(s.ctx, owner, name, ref.GetObject().GetSHA())
+	if err != nil {
+		return fmt.Errorf("tag %s: %w", tag, err)
+	}
+	if obj.GetObject().GetSHA() != s.mergeSHA {
+		return fmt.Errorf("tag %s points at %s, not at the merge %s", tag, short(obj.GetObject().GetSHA()), short(s.mergeSHA))
+	}
+	s.n.act("porchbot", "tagged %s at %s, its record of the approval signed in the tag <%s>", tag, short(s.mergeSHA), s.url(catalog, "tree", tag))
 	rel, _, err := s.alice().Repositories.GetReleaseByTag(s.ctx, owner, name, tag)
 	if err != nil {
 		return fmt.Errorf("no release for %s: %w", tag, err)

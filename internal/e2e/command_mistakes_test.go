@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -20,15 +18,10 @@ import (
 func TestCommandMistakes(t *testing.T) {
 	w := newWorld(t)
 	const repo = "acme/catalog"
-	owner, name := splitRepo(repo)
 	issue := w.createIssue("alice", repo, "Mistakes")
 
 	// basens is published as v1; network/upf is on main, unpublished.
-	main := w.branchSHA(repo, "main")
-	if _, _, err := w.client("alice").Git.CreateRef(w.ctx, owner, name, &github.Reference{
-		Ref: github.String("refs/tags/basens/v1"), Object: &github.GitObject{SHA: github.String(main)}}); err != nil {
-		t.Fatal(err)
-	}
+	w.publishFound(repo, w.branchSHA(repo, "main"), "basens")
 	// A draft with nothing to propose (at main's head), and one merged.
 	dir := w.clone("alice", repo)
 	w.git(dir, "push", "-q", "origin", "HEAD:refs/heads/drafts/basens/empty")

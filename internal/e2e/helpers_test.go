@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -121,18 +122,13 @@ func (w *world) branchSHA(repo, branch string) string {
 }
 
 // tags lists the tags of repo under prefix (e.g. "network/upf/") with their
-// commits (the forge's tags are lightweight).
+// commits (annotated tags, porchbot's, peeled).
 func (w *world) tags(repo, prefix string) map[string]string {
 	w.t.Helper()
 	owner, name := splitRepo(repo)
-	refs, _, err := w.client("alice").Git.ListMatchingRefs(w.ctx, owner, name,
-		&github.ReferenceListOptions{Ref: "tags/" + prefix, ListOptions: github.ListOptions{PerPage: 100}})
+	out, err := forgetest.Tags(w.ctx, w.client("alice"), owner, name, prefix)
 	if err != nil {
-		w.t.Fatalf("tags of %s: %v", repo, err)
-	}
-	out := map[string]string{}
-	for _, r := range refs {
-		out[strings.TrimPrefix(r.GetRef(), "refs/tags/")] = r.GetObject().GetSHA()
+		w.t.Fatal(err)
 	}
 	return out
 }

@@ -97,13 +97,10 @@ func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.settle()
+	tags := w.tags("acme/catalog", "network/upf/")
 	for tag, want := range map[string]string{"network/upf/v1": seed, "network/upf/v2": res.GetSHA()} {
-		ref, _, err := alice.Git.GetRef(w.ctx, "acme", "catalog", "tags/"+tag)
-		if err != nil {
-			t.Fatalf("no tag %s: %v", tag, err)
-		}
-		if ref.GetObject().GetSHA() != want {
-			t.Fatalf("%s at %s, want %s", tag, ref.GetObject().GetSHA(), want)
+		if tags[tag] != want {
+			t.Fatalf("%s at %q, want %s", tag, tags[tag], want)
 		}
 	}
 	rel, _, err := alice.Repositories.GetReleaseByTag(w.ctx, "acme", "catalog", "network/upf/v2")

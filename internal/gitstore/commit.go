@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // CommitRequest describes a commit that replaces one directory.
@@ -102,23 +103,38 @@ func (c *Cache) Commit(ctx context.Context, req CommitRequest) (plumbing.Hash, e
 		return req.Parent, fmt.Errorf("gitstore: commit in %s: %w: %s is unchanged", c.loc.name, ErrNoChanges, displayDir(dir))
 	}
 
-	msg := req.Message
-	if !strings.HasSuffix(msg, "\n") {
-		msg += "\n"
-	}
 	cm := &object.Commit{
-		Author: author, Committer: committer, Message: msg,
+		Author: author, Committer: committer, Message: endLine(req.Message),
 		TreeHash: newRoot, ParentHashes: parents,
 	}
-	obj := repo.Storer.NewEncodedObject()
-	if err := cm.Encode(obj); err != nil {
-		return fail(fmt.Errorf("encode commit: %w", err))
-	}
-	h, err := repo.Storer.SetEncodedObject(obj)
+	h, err := storeObject(repo.Storer, cm)
 	if err != nil {
-		return fail(fmt.Errorf("write commit: %w", err))
+		return fail(fmt.Errorf("commit: %w", err))
 	}
 	c.logger(ctx, "").WithFields(map[string]any{"commit": h.String(), "dir": displayDir(dir)}).Debug("git commit")
+	return h, nil
+}
+
+// endLine ends a commit or tag message with a newline.
+func endLine(msg string) string {
+	if !strings.HasSuffix(msg, "\n") {
+		return msg + "\n"
+	}
+	return msg
+}
+
+// storeObject encodes o (a commit or a tag) into s.
+func storeObject(s storer.EncodedObjectStorer, o interface {
+	Encode(plumbing.EncodedObject) error
+}) (plumbing.Hash, error) {
+	obj := s.NewEncodedObject()
+	if err := o.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode: %w", err)
+	}
+	h, err := s.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write: %w", err)
+	}
 	return h, nil
 }
 

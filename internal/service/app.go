@@ -22,10 +22,11 @@ import (
 // newApp puts the package lifecycle behind the event handlers.
 func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, m *metrics.Metrics, log *logrus.Logger) *bot.App {
 	limits := s.ServerLimits()
+	key := lifecycle.RecordKey(s.WebhookSecret)
 	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
-		Configs: &config.Cache{}, Limits: limits, Logger: log}
+		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
-		BotLogin: lifecycle.DefaultBotLogin, RecordKey: recordKey(s.WebhookSecret),
+		BotLogin: lifecycle.DefaultBotLogin, RecordKey: key,
 		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log,
 		Flows: &flow.Checker{Permissions: &flow.PermissionCache{}}}
 	installationFor := func(ctx context.Context, owner, repo string) (int64, error) {
@@ -72,12 +73,6 @@ func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus
 		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
 	}
 	return lifecycle.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
-}
-
-// recordKey signs /porch approve records; every replica derives the same
-// key from the shared webhook secret.
-func recordKey(secret []byte) []byte {
-	return append([]byte("porchbot approve records\x00"), secret...)
 }
 
 // startResync runs the periodic reconcile of every installed repository.

@@ -5,9 +5,12 @@
 package lifecycletest
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"testing"
 
+	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -15,6 +18,8 @@ import (
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/revrecord"
 )
 
 // Rig is a running forge and the bot's clients over it.
@@ -51,4 +56,25 @@ func New(t testing.TB) *Rig {
 	opener := &lifecycle.Opener{Clients: clients, Git: store, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: Limits, Logger: log}
 	return &Rig{Env: env, Clients: clients, Store: store, Opener: opener, Log: log}
+}
+
+// RevisionTag makes tag ("<pkg>/v<N>") on sha in owner/repo as porchbot
+// would have published it (an annotated tag carrying a record signed with
+// the rig's key, lifecycle.RecordKey(nil)), through gh's REST calls: the
+// fixture of an earlier revision.
+func RevisionTag(ctx context.Context, gh *github.Client, owner, repo, tag, sha string) error {
+	pkg, n, ok := packages.ParseTagName(tag)
+	if !ok {
+		return fmt.Errorf("%q is not a revision tag", tag)
+	}
+	rec := revrecord.Sign(lifecycle.RecordKey(nil), revrecord.Record{Repo: owner + "/" + repo, Package: pkg, Revision: n, Commit: sha})
+	obj, _, err := gh.Git.CreateTag(ctx, owner, repo, &github.Tag{Tag: github.String(tag), Message: github.String(revrecord.Message(rec)),
+		Object: &github.GitObject{Type: github.String("commit"), SHA: github.String(sha)},
+		Tagger: &github.CommitAuthor{Name: github.String(lifecycle.DefaultIdentity.Name), Email: github.String(lifecycle.DefaultIdentity.Email)}})
+	if err != nil {
+		return err
+	}
+	_, _, err = gh.Git.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String("refs/tags/" + tag),
+		Object: &github.GitObject{SHA: obj.SHA}})
+	return err
 }
