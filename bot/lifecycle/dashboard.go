@@ -264,8 +264,8 @@ func DashboardBody(f DashboardFacts) string {
 	if len(f.UnverifiedTags) > 0 {
 		writeSection(&b, "Tags that are not porchbot's revisions", len(f.UnverifiedTags), "", func(i int) string {
 			u := f.UnverifiedTags[i]
-			return fmt.Sprintf("- `%s` on %s: %s — nothing is derived from it; `/porch publish %s` by an approver adopts it",
-				u.Name(), shortSHA(u.Commit.String()), u.Why, u.Package)
+			return fmt.Sprintf("- %s on %s: %s — nothing is derived from it; %s by an approver adopts it",
+				mdquote.Code(u.Name()), shortSHA(u.Commit.String()), mdquote.Text(fmt.Sprint(u.Why)), mdquote.Code("/porch publish "+u.Package))
 		})
 	}
 	writeSection(&b, "Upstream updates", len(f.Updates), "No pending updates.", func(i int) string {
