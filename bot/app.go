@@ -62,6 +62,10 @@ type App struct {
 	// dashboard, whatever the replica (lifecycle.DashboardInterval when 0;
 	// tests shorten it).
 	DashboardInterval time.Duration
+	// DashboardNow is the clock the interval is measured on against the
+	// dashboard's updated_at (time.Now when nil; tests whose forge dates
+	// things ahead of real time give the forge's clock).
+	DashboardNow func() time.Time
 
 	// downstreams knows which packages of installed repositories track
 	// which upstream (app_downstreams.go); built on first use.

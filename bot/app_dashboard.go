@@ -127,7 +127,7 @@ func (a *App) EnsureDashboard(ctx context.Context, s *lifecycle.Session) error {
 
 func (a *App) dashboardSync(gh *github.Client, mayCreate bool) lifecycle.DashboardSync {
 	return lifecycle.DashboardSync{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
-		Interval: a.DashboardInterval}
+		Interval: a.DashboardInterval, Now: a.DashboardNow}
 }
 
 // dashboardFacts gathers what the dashboard shows; facts that could not

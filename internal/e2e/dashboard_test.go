@@ -21,6 +21,7 @@ func (w *world) fastDashboards() {
 	d := w.svc.App.Dashboards
 	d.Settle, d.Interval = time.Millisecond, time.Millisecond
 	w.svc.App.DashboardInterval = time.Millisecond
+	w.svc.App.DashboardNow = w.clock.now // the forge's dates, ahead of real time after w.comment
 }
 
 // settleDashboards settles the bot and the forge, and the dashboard
