@@ -18,6 +18,10 @@ import (
 // fastDashboards shortens the dashboard's debounce (settle and interval)
 // to a millisecond, so a test waits for refreshes, not for time.
 func (w *world) fastDashboards() {
+	if w.fastDash {
+		return // set once: the bot reads these while it runs
+	}
+	w.fastDash = true
 	d := w.svc.App.Dashboards
 	d.Settle, d.Interval = time.Millisecond, time.Millisecond
 	w.svc.App.DashboardInterval = time.Millisecond

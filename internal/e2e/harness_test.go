@@ -27,6 +27,8 @@ type world struct {
 	ctx context.Context
 	// clock is the forge's clock as the world moves it (clock_helpers_test.go).
 	clock worldClock
+	// fastDash: fastDashboards has shortened the dashboard's debounce.
+	fastDash bool
 }
 
 func newWorld(t testing.TB, extraArgs ...string) *world {
