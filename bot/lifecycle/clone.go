@@ -20,6 +20,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -274,7 +275,7 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 				if len(revs) == 0 {
 					return resolvedUpstream{}, src.noSourceRevision(ctx, cs.Package)
 				}
-				return resolvedUpstream{}, requestErrorf("`%s` has no revision `v%d` of `%s` (published: %s).", src.Repo.FullName(), cs.Revision, cs.Package, describeRevisions(revs))
+				return resolvedUpstream{}, requestErrorf("%s has no revision `v%d` of %s (published: %s).", mdquote.Code(src.Repo.FullName()), cs.Revision, mdquote.Code(cs.Package), describeRevisions(revs))
 			}
 			return resolvedUpstream{}, err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -152,7 +153,7 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 		rev = latest
 	}
 	if !slices.Contains(revs, rev) {
-		return nil, requestErrorf("`%s` has no revision `v%d` (published: %s).", req.Package, rev, describeRevisions(revs))
+		return nil, requestErrorf("%s has no revision `v%d` (published: %s).", mdquote.Code(req.Package), rev, describeRevisions(revs))
 	}
 	tag := packages.TagName(req.Package, rev)
 	src, err := s.Git.ResolveRef(ctx, "refs/tags/"+tag)
@@ -224,7 +225,7 @@ func (s *Session) checkNewPackage(ctx context.Context, pkg, dir string) error {
 	for _, p := range packages.Discover(paths, root) {
 		switch {
 		case p.Name == pkg:
-			return requestErrorf("package %s already exists on %s: use `/porch edit %s` for a new draft of it", pkg, s.DeploymentBranch, pkg)
+			return requestErrorf("package %s already exists on %s: use %s for a new draft of it", pkg, s.DeploymentBranch, mdquote.Code("/porch edit "+pkg))
 		case strings.HasPrefix(pkg, p.Name+"/"):
 			return requestErrorf("%s is inside package %s: it would be a subpackage of it, not a package of its own", pkg, p.Name)
 		case strings.HasPrefix(p.Name, pkg+"/"):
@@ -343,7 +344,7 @@ func describeRevisions(revs []int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("`v" + strconv.Itoa(r) + "`")
+		b.WriteString(mdquote.Code("v" + strconv.Itoa(r)))
 	}
 	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
@@ -66,7 +67,7 @@ func (c *VariantController) update(ctx context.Context, up, ds *Session, f *vari
 	case UpdateWaiting:
 		return 0, errVariantWaiting
 	case UpdateHeld:
-		return out.PR.GetNumber(), requestErrorf("`%s` has commits porchbot did not make: not overwritten", plan.Branch)
+		return out.PR.GetNumber(), requestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
 	case UpdateRefused:
 		return out.PR.GetNumber(), requestErrorf("not updated: %s", plan.Refused)
 	case UpdateDeclined:
