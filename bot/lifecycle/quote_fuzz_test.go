@@ -7,9 +7,12 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
+	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
+	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/update"
+	"github.com/porchbot/porchbot/internal/variants"
 )
 
 // writers are porchbot's real templates, each given one piece of text
@@ -42,6 +45,34 @@ var writers = map[string]func(s string) string{
 			Proposals:     []DashboardProposal{{Number: 1, Title: s, Package: "p", Problem: "x" + s}},
 			ConfigError:   "c" + s,
 			ConfigInForce: "the last good one"})
+	},
+	"approval check": func(s string) string {
+		return ApprovalResult{Summary: "Waiting", MissingGates: []GateStatus{{Package: "p" + s, ConditionType: "c" + s, Status: "False",
+			Reason: "r" + s, Message: "m" + s}, {ConditionType: "c" + s, Status: "Unknown", Message: "m" + s}}}.Markdown(config.Approvals{})
+	},
+	"deletion render check": func(s string) string {
+		rep := renderReport(renderFacts{Package: "p" + s, Dir: "d" + s, Missing: true, Deletion: true, DeploymentBranch: "main"})
+		return rep.Summary + "\n" + rep.Text
+	},
+	"publish refusal": func(s string) string {
+		return publishRefusalComment(&Session{DeploymentBranch: "main"}, Landing{Package: "p" + s}, landingVerdict{reason: "the package differs"},
+			[]string{"f" + s}, packages.DraftBranch("p"+s, "w"+s))
+	},
+	"variant pull request body": func(s string) string {
+		up := &Session{Repo: Repo{Owner: "acme", Name: "catalog"}}
+		upRev := UpstreamRevision{Session: up, Package: "u" + s, Dir: "d" + s, Revision: 2}
+		a := variants.Action{Target: "acme/edge-1", Package: "p" + s, Revision: 2}
+		m := variants.Mutation{Owner: variants.Ownership{Upstream: "acme/catalog", Package: "u" + s, Downstream: "p" + s},
+			Spec: "s" + s, Labels: map[string]string{"k" + s: "v" + s}, Namespace: "n" + s}
+		return variantCloneBody(up, &Session{Repo: Repo{Owner: "acme", Name: "edge-1"}}, a, upRev) +
+			variantNote(up, a, config.Variant{Upstream: config.VariantUpstream{Package: "u" + s}}, m, nil)
+	},
+	"variant removal body": func(s string) string {
+		return removalNote(variants.Action{Target: "acme/edge-1", Owner: variants.Ownership{Upstream: "acme/catalog", Package: "u" + s,
+			Downstream: "d" + s, OnRemove: "o" + s}})
+	},
+	"unknown package reply": func(s string) string {
+		return (&Session{DeploymentBranch: "main"}).unknownPackage("p"+s, []string{"p" + s + "x"}).Error()
 	},
 }
 
