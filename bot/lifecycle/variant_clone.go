@@ -45,11 +45,11 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 	}
 	kf, ok := files[kptfile.FileName]
 	if !ok {
-		return 0, requestErrorf("%s at %s is not a kpt package (no Kptfile)", upRev.Dir, upRev.Tag())
+		return 0, requestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(upRev.Dir), mdquote.Code(upRev.Tag()))
 	}
 	lock := kptfile.GitLock{Repo: upRev.RepoURL(), Directory: upRev.Directory(), Ref: upRev.Tag(), Commit: upRev.Commit.String()}
 	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(pkg), lock); err != nil {
-		return 0, requestErrorf("the upstream Kptfile of %s: %v", upRev.Tag(), err)
+		return 0, requestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(upRev.Tag()), err)
 	}
 	files = addKptMergeComments(files)
 	m, err := c.mutation(ctx, up, ds, v)

@@ -71,7 +71,7 @@ func (c *VariantController) update(ctx context.Context, up, ds *Session, f *vari
 	case UpdateRefused:
 		return out.PR.GetNumber(), requestErrorf("not updated: %s", plan.Refused)
 	case UpdateDeclined:
-		return 0, requestErrorf("the update to %s was closed unmerged", upRev.Tag())
+		return 0, requestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
 	return out.PR.GetNumber(), nil
 }
