@@ -235,7 +235,7 @@ func DashboardBody(f DashboardFacts) string {
 		case p.Latest == 0:
 			return fmt.Sprintf("- %s: no published revision", mdquote.Code(p.Name))
 		}
-		line := fmt.Sprintf("- %s: [v%d](%s)", mdquote.Code(p.Name), p.Latest, f.link("tree/"+p.Name+"/v"+fmt.Sprint(p.Latest)))
+		line := fmt.Sprintf("- %s: [v%d](%s)", mdquote.Code(p.Name), p.Latest, f.link("tree/"+mdquote.Path(p.Name)+"/v"+fmt.Sprint(p.Latest)))
 		if p.Deleted() {
 			line += " (deleted)"
 		}

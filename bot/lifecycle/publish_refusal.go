@@ -133,7 +133,7 @@ func publishRefusalComment(s *Session, l Landing, v landingVerdict, differs []st
 	if branch != "" {
 		fmt.Fprintf(&b, "\nThe merged state is on the draft branch %s", mdquote.Code(branch))
 		if u := v.pr.GetBase().GetRepo().GetHTMLURL(); u != "" {
-			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, branch)
+			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, mdquote.Path(branch))
 		}
 		_, ws, _ := packages.ParseDraftBranchName(branch)
 		fmt.Fprintf(&b, ". Review it to publish it: %s.\n", mdquote.Code("/porch propose "+l.Package+"/"+ws))

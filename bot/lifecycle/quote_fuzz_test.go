@@ -2,9 +2,11 @@ package lifecycle
 
 import (
 	"errors"
+	"regexp"
 	"slices"
 	"testing"
 
+	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -100,4 +102,38 @@ func FuzzWritersQuote(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkWriters)
+}
+
+// linkWriters put a name that users control into the URL of one of
+// porchbot's links as well as into its text.
+var linkWriters = map[string]func(s string) string{
+	"publish refusal": func(s string) string {
+		pr := &github.PullRequest{Base: &github.PullRequestBranch{Repo: &github.Repository{HTMLURL: github.String("https://github.example/acme/catalog")}}}
+		return publishRefusalComment(&Session{DeploymentBranch: "main"}, Landing{Package: "p" + s}, landingVerdict{reason: "the package differs", pr: pr},
+			nil, packages.DraftBranch("p"+s, "w"))
+	},
+	"dashboard": func(s string) string {
+		return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+			Packages: []PackageStatus{{Name: "p" + s, Dir: "p", Latest: 2}}, ConfigInForce: "the last good one"})
+	},
+}
+
+var linkDest = regexp.MustCompile(`(?m)^(\s*Link) .*$`)
+
+// TestNamesInLinksStayInTheirLinks: a name in a link's URL cannot end the
+// link and start markup after it; the documents differ only in where the
+// links point.
+func TestNamesInLinksStayInTheirLinks(t *testing.T) {
+	for _, s := range []string{")<!--", ") @acme/platform #1", "](https://evil.example)", "` </details>", "x y\n\n# z", "<details>"} {
+		for name, write := range linkWriters {
+			doc, plain := write(s), write("q")
+			got := linkDest.ReplaceAllString(mdtest.Structure(doc), "$1")
+			if want := linkDest.ReplaceAllString(mdtest.Structure(plain), "$1"); got != want {
+				t.Errorf("%s with %q: structure changed\n%s\ngot:\n%s\nwant:\n%s", name, s, doc, got, want)
+			}
+			if got, want := mdtest.Live(doc), mdtest.Live(plain); len(got) != len(want) {
+				t.Errorf("%s with %q: live %q, porchbot's own %q in\n%s", name, s, got, want, doc)
+			}
+		}
+	}
 }

@@ -60,7 +60,7 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 		if web == "" {
 			return mdquote.Code(tag)
 		}
-		return fmt.Sprintf("[%s](%s/%s/tree/%s)", mdquote.Code(tag), strings.TrimSuffix(web, "/"), repoLink, tag)
+		return fmt.Sprintf("[%s](%s/%s/tree/%s)", mdquote.Code(tag), strings.TrimSuffix(web, "/"), repoLink, mdquote.Path(tag))
 	}
 	from := mdquote.Code(plan.FromRef)
 	if plan.From > 0 {
