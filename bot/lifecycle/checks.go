@@ -282,7 +282,7 @@ func renderReport(f renderFacts) CheckReport {
 	case f.Pushed:
 		rep.Title = fmt.Sprintf("Rendered %s: pushed %d changed file(s)", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed. The rendered result of %s differed from what was pushed, "+
-			"so porchbot pushed %s (\"Render %s\") on top.\n", abbrevHash(f.Rendered), abbrevHash(f.Head), f.Package)
+			"so porchbot pushed %s (\"Render %s\") on top.\n", abbrevHash(f.Rendered), abbrevHash(f.Head), mdquote.Text(f.Package))
 	case len(f.Changes) > 0:
 		rep.Title = fmt.Sprintf("%s is not rendered: %d file(s) differ", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed, but the committed files are not the rendered result. "+
