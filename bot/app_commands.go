@@ -95,7 +95,7 @@ func (o CommandOps) OpenProposal(ctx context.Context, s *lifecycle.Session, pkg,
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	return commands.Outcome{Text: fmt.Sprintf("Proposed `%s/%s`.", pkg, workspace), PullRequest: pr.GetNumber()}, nil
+	return commands.Outcome{Text: fmt.Sprintf("Proposed %s.", mdquote.Code(pkg+"/"+workspace)), PullRequest: pr.GetNumber()}, nil
 }
 
 // RecordApproval is /porch approve: the pull request's head when the
@@ -281,7 +281,7 @@ func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number in
 			why = strings.TrimSpace(why + " " + r.Reason + ".")
 		}
 		if why == "" {
-			why = "no unpublished landing of `" + pkg + "`."
+			why = "no unpublished landing of " + mdquote.Code(pkg) + "."
 		}
 		if len(out.Refused) > 0 && note != "" {
 			why += " Only an approver's `/porch publish` counts as the approval it lacks (" + note + ")."

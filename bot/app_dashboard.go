@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -230,7 +231,7 @@ func (a *App) dashboardTick(act lifecycle.DashboardAction, by string) commands.T
 			branch := packages.DraftBranch(act.Package, act.Workspace)
 			head, err := s.Git.ResolveRef(ctx, "refs/remotes/origin/"+branch)
 			if err != nil {
-				return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("there is no draft `%s`", branch)}
+				return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("there is no draft %s", mdquote.Code(branch))}
 			}
 			return ops.Render(ctx, s, act.Package, act.Workspace, head.String())
 		}

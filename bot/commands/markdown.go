@@ -18,20 +18,11 @@ func (l links) base() string {
 }
 
 // tree is <web>/<owner>/<repo>/tree/<ref>.
-func (l links) tree(ref string) string { return l.base() + "/tree/" + escapeRef(ref) }
+func (l links) tree(ref string) string { return l.base() + "/tree/" + mdquote.Path(ref) }
 
 func (l links) pull(n int) string { return l.base() + "/pull/" + strconv.Itoa(n) }
 
 func (l links) commit(sha string) string { return l.base() + "/commit/" + sha }
-
-// escapeRef escapes each segment of a ref, keeping its slashes.
-func escapeRef(ref string) string {
-	segs := strings.Split(ref, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
-}
 
 // mdLink is [text](url) with text as code.
 func mdCodeLink(text, u string) string { return "[" + mdquote.Code(text) + "](" + u + ")" }

@@ -181,7 +181,7 @@ func TestRunnerInitCreatesTheDraftOnTheForge(t *testing.T) {
 
 	// Again: refused, clearly.
 	_, reply = h.run(t, h.comment(t, forgetest.BobToken, "catalog", n, "bob", "/porch init network/upf"))
-	if !strings.Contains(reply, "❌ `/porch init network/upf`\ndraft drafts/network/upf/v1 already exists; pass --workspace to start another one") {
+	if !strings.Contains(reply, "❌ `/porch init network/upf`\ndraft `drafts/network/upf/v1` already exists; pass --workspace to start another one") {
 		t.Errorf("second init:\n%s", reply)
 	}
 }

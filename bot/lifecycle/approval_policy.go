@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // The approval policy of proposals (SPEC §5) as pure domain logic, in the
@@ -368,7 +369,7 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 	if len(r.Approvers) > 0 {
 		b.WriteString("| Counted | via | on commit |\n|---|---|---|\n")
 		for _, a := range r.Approvers {
-			on := "`" + propShort(a.Commit) + "`"
+			on := mdquote.CodeCell(propShort(a.Commit))
 			if a.Carried {
 				on += " (" + a.CarriedNote + ")"
 			}
@@ -379,21 +380,21 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 	if len(r.Ignored) > 0 {
 		b.WriteString("Not counted:\n")
 		for _, ig := range r.Ignored {
-			fmt.Fprintf(&b, "- @%s (%s on `%s`): **%s** — %s\n", ig.User, ig.Source, propShort(ig.Commit), ig.Reason, ig.Detail)
+			fmt.Fprintf(&b, "- @%s (%s on %s): **%s** — %s\n", ig.User, ig.Source, mdquote.Code(propShort(ig.Commit)), ig.Reason, ig.Detail)
 		}
 		b.WriteString("\n")
 	}
 	if r.RenderProblem != "" {
-		fmt.Fprintf(&b, "Render: **%s** (check `%s`).\n\n", r.RenderProblem, RenderCheckName)
+		fmt.Fprintf(&b, "Render: **%s** (check %s).\n\n", r.RenderProblem, mdquote.Code(RenderCheckName))
 	}
 	if len(r.MissingGates) > 0 {
 		b.WriteString("Readiness gates not met (Kptfile `info.readinessGates`, conditions in `status.conditions`):\n")
 		for _, g := range r.MissingGates {
 			if g.Package != "" {
-				fmt.Fprintf(&b, "- `%s` of `%s`: %s\n", g.ConditionType, g.Package, g.Describe())
+				fmt.Fprintf(&b, "- %s of %s: %s\n", mdquote.Code(g.ConditionType), mdquote.Code(g.Package), mdquote.Text(g.Describe()))
 				continue
 			}
-			fmt.Fprintf(&b, "- `%s`: %s\n", g.ConditionType, g.Describe())
+			fmt.Fprintf(&b, "- %s: %s\n", mdquote.Code(g.ConditionType), mdquote.Text(g.Describe()))
 		}
 	}
 	return b.String()

@@ -162,7 +162,7 @@ func TestEvaluateMarkdownExplainsEveryVerdict(t *testing.T) {
 		"| @bob | review | `2222222` (same package content as the head) |",
 		"@alice (review on `1111111`): **self-approval**",
 		"@carol (/porch approve on `1111111`): **not an approver** — @carol is not a member of @acme/platform; approvers are bob, @acme/platform",
-		"`Reviewed`: False (Pending: security review)"} {
+		"`Reviewed`: False \\(Pending: security review\\)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

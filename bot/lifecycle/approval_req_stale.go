@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"fmt"
 	"strings"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // staleApproval reports that v, given on another commit than the head,
@@ -27,11 +29,11 @@ func staleApproval(v Vote, in ApprovalInputs) (bool, string) {
 			case then == p.Digest:
 				continue
 			case then == digestAbsent:
-				changed = append(changed, "`"+p.Name+"` was added")
+				changed = append(changed, mdquote.Code(p.Name)+" was added")
 			case p.Digest == digestAbsent:
-				changed = append(changed, "`"+p.Name+"` was removed")
+				changed = append(changed, mdquote.Code(p.Name)+" was removed")
 			default:
-				changed = append(changed, "`"+p.Name+"` changed")
+				changed = append(changed, mdquote.Code(p.Name)+" changed")
 			}
 		}
 	}

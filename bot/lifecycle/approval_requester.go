@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // Who asked for a proposal (the requester), for the self-approval rule.
@@ -63,8 +65,8 @@ func recordRequester(ctx context.Context, s *Session, issues RequesterComments, 
 	if len(key) > 0 {
 		m.Sig = requesterSignature(key, s.Repo.FullName(), n, user)
 	}
-	body := fmt.Sprintf("Requested by @%s (`%s`). Their own approval counts only if `approvals.allowSelfApproval` is true.\n\n%s\n",
-		user, how, formatBotMarker(requesterMarkerKind, m))
+	body := fmt.Sprintf("Requested by @%s (%s). Their own approval counts only if `approvals.allowSelfApproval` is true.\n\n%s\n",
+		user, mdquote.Code(how), formatBotMarker(requesterMarkerKind, m))
 	if _, _, err := issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(body)}); err != nil {
 		return fmt.Errorf("record the requester of #%d: %w", n, err)
 	}

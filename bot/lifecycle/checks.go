@@ -239,12 +239,12 @@ func renderReport(f renderFacts) CheckReport {
 	switch {
 	case f.Missing && f.Deletion:
 		rep.Title = fmt.Sprintf("Deletion of %s: nothing to render", f.Package)
-		fmt.Fprintf(&sum, "This commit deletes the package `%s` (it has no `%s/Kptfile`, and `%s` has the package): "+
-			"there is nothing to render. Merging it removes the package from `%s`; its published revisions "+
-			"(tags) are kept.\n", f.Package, f.Dir, f.DeploymentBranch, f.DeploymentBranch)
+		fmt.Fprintf(&sum, "This commit deletes the package %s (it has no %s, and %s has the package): "+
+			"there is nothing to render. Merging it removes the package from %s; its published revisions "+
+			"(tags) are kept.\n", mdquote.Code(f.Package), mdquote.Code(f.Dir+"/Kptfile"), mdquote.Code(f.DeploymentBranch), mdquote.Code(f.DeploymentBranch))
 	case f.Missing:
 		rep.Title = fmt.Sprintf("Package %s not found", f.Package)
-		fmt.Fprintf(&sum, "There is no `%s/Kptfile` at %s: nothing to render.\n", f.Dir, f.Rendered)
+		fmt.Fprintf(&sum, "There is no %s at %s: nothing to render.\n", mdquote.Code(f.Dir+"/Kptfile"), f.Rendered)
 	case f.Err != nil && f.Result != nil && len(f.Result.Skipped()) > 0 && !f.Result.Failed():
 		n := len(f.Result.Skipped())
 		rep.Title = fmt.Sprintf("Render of %s incomplete: %d exec function(s) not run", f.Package, n)
@@ -282,11 +282,11 @@ func renderReport(f renderFacts) CheckReport {
 	case f.Pushed:
 		rep.Title = fmt.Sprintf("Rendered %s: pushed %d changed file(s)", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed. The rendered result of %s differed from what was pushed, "+
-			"so porchbot pushed %s (\"Render %s\") on top.\n", abbrevHash(f.Rendered), abbrevHash(f.Head), f.Package)
+			"so porchbot pushed %s (\"Render %s\") on top.\n", abbrevHash(f.Rendered), abbrevHash(f.Head), mdquote.Text(f.Package))
 	case len(f.Changes) > 0:
 		rep.Title = fmt.Sprintf("%s is not rendered: %d file(s) differ", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed, but the committed files are not the rendered result. "+
-			"Run `kpt fn render %s` and commit the result.\n", f.Dir)
+			"Run %s and commit the result.\n", mdquote.Code("kpt fn render "+f.Dir))
 	default:
 		rep.Title = fmt.Sprintf("%s is rendered", f.Package)
 		fmt.Fprintf(&sum, "The pipeline passed and the committed files are the rendered result.\n")

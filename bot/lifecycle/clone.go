@@ -20,6 +20,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -73,28 +74,28 @@ func ParseCloneSource(src, web string) (CloneSource, error) {
 	}
 	left, rev, found := cutLast(src, "@")
 	if !found {
-		return CloneSource{}, requestErrorf("clone source %q: give the revision, as owner/repo/<package>@v<N>", src)
+		return CloneSource{}, requestErrorf("clone source %s: give the revision, as owner/repo/<package>@v<N>", mdquote.Code(src))
 	}
 	n, ok := packages.ParseRevision(rev)
 	if !ok {
-		return CloneSource{}, requestErrorf("clone source %q: %q is not a revision (v1, v2, …)", src, rev)
+		return CloneSource{}, requestErrorf("clone source %s: %s is not a revision (v1, v2, …)", mdquote.Code(src), mdquote.Code(rev))
 	}
 	parts := strings.SplitN(left, "/", 3)
 	if len(parts) < 3 {
-		return CloneSource{}, requestErrorf("clone source %q: write it owner/repo/<package>@v<N>", src)
+		return CloneSource{}, requestErrorf("clone source %s: write it owner/repo/<package>@v<N>", mdquote.Code(src))
 	}
 	if err := checkRepoName(parts[0], parts[1]); err != nil {
 		return CloneSource{}, err
 	}
 	if err := packages.ValidateName(parts[2]); err != nil {
-		return CloneSource{}, requestErrorf("clone source %q: %v", src, err)
+		return CloneSource{}, requestErrorf("clone source %s: %v", mdquote.Code(src), err)
 	}
 	return CloneSource{Owner: parts[0], Repo: parts[1], Package: parts[2], Revision: n}, nil
 }
 
 func parseCloneURL(src, web string) (CloneSource, error) {
 	bad := func(format string, a ...any) (CloneSource, error) {
-		return CloneSource{}, requestErrorf("clone source %q: "+format, append([]any{src}, a...)...)
+		return CloneSource{}, requestErrorf("clone source %s: "+format, append([]any{mdquote.Code(src)}, a...)...)
 	}
 	u, err := url.Parse(src)
 	if err != nil {
@@ -148,7 +149,7 @@ func parseCloneURL(src, web string) (CloneSource, error) {
 	dir = strings.Trim(dir, "/")
 	if dir != "" {
 		if path.Clean(dir) != dir || strings.HasPrefix(dir, "../") || dir == ".." {
-			return bad("the directory %q is not a clean path", dir)
+			return bad("the directory %s is not a clean path", mdquote.Code(dir))
 		}
 	}
 	return CloneSource{Owner: owner, Repo: repo, URL: true, Directory: dir, Ref: ref}, nil
@@ -167,7 +168,7 @@ func checkRepoName(owner, repo string) error {
 		return true
 	}
 	if !valid(owner, "-") || !valid(repo, "-_.") {
-		return requestErrorf("%q is not a GitHub repository name (owner/repo)", owner+"/"+repo)
+		return requestErrorf("%s is not a GitHub repository name (owner/repo)", mdquote.Code(owner+"/"+repo))
 	}
 	return nil
 }
@@ -230,17 +231,17 @@ func (s *Session) Clone(ctx context.Context, req CloneRequest, open RepoOpener) 
 	files, err := src.Git.ReadTree(ctx, up.commit, up.dir)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
-			return nil, requestErrorf("%s has no directory %s at %s", src.Repo.FullName(), displayRepoDir(up.dir), up.ref)
+			return nil, requestErrorf("%s has no directory %s at %s", src.Repo.FullName(), mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
 		}
 		return nil, err
 	}
 	kf, ok := files[kptfile.FileName]
 	if !ok {
-		return nil, requestErrorf("%s at %s is not a kpt package (no Kptfile)", displayRepoDir(up.dir), up.ref)
+		return nil, requestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
 	}
 	lock := kptfile.GitLock{Repo: strings.TrimSuffix(src.Git.URL(), ".git"), Directory: "/" + up.dir, Ref: up.ref, Commit: up.commit.String()}
 	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(req.Package), lock); err != nil {
-		return nil, requestErrorf("the upstream Kptfile of %s: %v", req.Source, err)
+		return nil, requestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(req.Source.String()), err)
 	}
 	files = addKptMergeComments(files)
 
@@ -274,7 +275,7 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 				if len(revs) == 0 {
 					return resolvedUpstream{}, src.noSourceRevision(ctx, cs.Package)
 				}
-				return resolvedUpstream{}, requestErrorf("`%s` has no revision `v%d` of `%s` (published: %s).", src.Repo.FullName(), cs.Revision, cs.Package, describeRevisions(revs))
+				return resolvedUpstream{}, requestErrorf("%s has no revision `v%d` of %s (published: %s).", mdquote.Code(src.Repo.FullName()), cs.Revision, mdquote.Code(cs.Package), describeRevisions(revs))
 			}
 			return resolvedUpstream{}, err
 		}
@@ -287,7 +288,7 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 			ref = src.DeploymentBranch
 		}
 		if ref == "" {
-			return resolvedUpstream{}, requestErrorf("%s: give the ref (…@<ref>)", cs)
+			return resolvedUpstream{}, requestErrorf("%s: give the ref (…@<ref>)", mdquote.Code(cs.String()))
 		}
 	}
 	// git's order for a short name: tags before branches; then a full id.
@@ -306,7 +307,7 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 			return resolvedUpstream{}, err
 		}
 	}
-	return resolvedUpstream{}, requestErrorf("%s has no tag, branch or commit %q", src.Repo.FullName(), ref)
+	return resolvedUpstream{}, requestErrorf("%s has no tag, branch or commit %s", src.Repo.FullName(), mdquote.Code(ref))
 }
 
 func displayRepoDir(dir string) string {

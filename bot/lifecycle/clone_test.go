@@ -311,8 +311,8 @@ func TestCloneRefusals(t *testing.T) {
 		{"acme/catalog/network/upf@v2", "x", "has no revision `v2` of `network/upf` (published: `v1`)"},
 		{"acme/catalog/network/other@v1", "x", "has no published revision of `network/other`"},
 		{web + "acme/catalog.git/network@main", "x", "is not a kpt package"},
-		{web + "acme/catalog.git/nowhere@main", "x", "has no directory nowhere"},
-		{web + "acme/catalog.git/network/upf@no-such-ref", "x", `no tag, branch or commit "no-such-ref"`},
+		{web + "acme/catalog.git/nowhere@main", "x", "has no directory `nowhere`"},
+		{web + "acme/catalog.git/network/upf@no-such-ref", "x", "no tag, branch or commit `no-such-ref`"},
 		{"acme/catalog/network/upf@v1", "network/other", "already exists"},
 		{"acme/edge-9/network/upf@v1", "x", "another repository is not available"},
 	} {

@@ -37,14 +37,14 @@ func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumb
 	if !ok {
 		rep = CheckReport{Name: ConfigCheckName, Conclusion: ConclusionSuccess,
 			Title: "No repository configuration: the defaults apply",
-			Summary: fmt.Sprintf("There is no `%s` at %s: once merged, the repository runs with the defaults "+
-				"(within the server's limits).\n", config.Path, head)}
+			Summary: fmt.Sprintf("There is no %s at %s: once merged, the repository runs with the defaults "+
+				"(within the server's limits).\n", mdquote.Code(config.Path), head)}
 	} else {
 		cfg, perr := config.Parse(config.Path, data, limits)
 		out.Problems = configProblems(perr)
 		rep = configReport(cfg, perr, head, s.DeploymentBranch)
 		if perr != nil {
-			rep.Summary += fmt.Sprintf("\nIn force on `%s` now: %s.\n", s.DeploymentBranch, s.ConfigVersion())
+			rep.Summary += fmt.Sprintf("\nIn force on %s now: %s.\n", mdquote.Code(s.DeploymentBranch), s.ConfigVersion())
 		}
 	}
 	out.Conclusion = rep.Conclusion
@@ -80,9 +80,9 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunW
 		Title: fmt.Sprintf("%s on %s is broken: the last good configuration stays in force (%s)", config.Path,
 			s.DeploymentBranch, lastGoodTitle(s.ConfigInForce))}
 	var sum strings.Builder
-	fmt.Fprintf(&sum, "`%s` at %s on `%s` does not parse (%s). Until the file is fixed, porchbot runs this repository "+
+	fmt.Fprintf(&sum, "%s at %s on %s does not parse (%s). Until the file is fixed, porchbot runs this repository "+
 		"with the newest version in the branch's history that passes: %s.\n\n",
-		config.Path, head, s.DeploymentBranch, plurals(max(len(problems), 1), "problem", "problems"), s.ConfigVersion())
+		mdquote.Code(config.Path), head, mdquote.Code(s.DeploymentBranch), plurals(max(len(problems), 1), "problem", "problems"), s.ConfigVersion())
 	sum.WriteString(problemsList(problems, s.ConfigErr))
 	rep.Summary = sum.String()
 	rep.Annotations = ConfigAnnotations(problems)
@@ -114,17 +114,17 @@ func configReport(cfg *config.Config, err error, head plumbing.Hash, deploymentB
 		problems := configProblems(err)
 		rep.Conclusion = ConclusionFailure
 		rep.Title = fmt.Sprintf("%s has %s", config.Path, plurals(max(len(problems), 1), "problem", "problems"))
-		rep.Summary = fmt.Sprintf("`%s` at %s is not a valid configuration; merging it would leave the repository "+
-			"on its last good configuration.\n\n%s", config.Path, head, problemsList(problems, err))
+		rep.Summary = fmt.Sprintf("%s at %s is not a valid configuration; merging it would leave the repository "+
+			"on its last good configuration.\n\n%s", mdquote.Code(config.Path), head, problemsList(problems, err))
 		rep.Annotations = ConfigAnnotations(problems)
 		return rep
 	}
 	rep.Conclusion = ConclusionSuccess
 	rep.Title = fmt.Sprintf("%s is valid", config.Path)
 	var b strings.Builder
-	fmt.Fprintf(&b, "`%s` at %s is a valid configuration within the server's limits. It takes effect once merged", config.Path, head)
+	fmt.Fprintf(&b, "%s at %s is a valid configuration within the server's limits. It takes effect once merged", mdquote.Code(config.Path), head)
 	if deploymentBranch != "" {
-		fmt.Fprintf(&b, " into `%s`", deploymentBranch)
+		fmt.Fprintf(&b, " into %s", mdquote.Code(deploymentBranch))
 	}
 	b.WriteString(".\n\n")
 	if cfg != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // Bounds of the walk back to the last good configuration: commits looked
@@ -99,11 +100,11 @@ func blobBytes(f *object.File) ([]byte, error) {
 func (s *Session) ConfigVersion() string {
 	switch {
 	case s.ConfigInForce.IsZero() && s.ConfigErr != nil:
-		return fmt.Sprintf("the defaults (no valid version of `%s` in the history of `%s`, looking back up to %d commits and %d versions)",
-			config.Path, s.DeploymentBranch, configHistoryCommits, configHistoryVersions)
+		return fmt.Sprintf("the defaults (no valid version of %s in the history of %s, looking back up to %d commits and %d versions)",
+			mdquote.Code(config.Path), mdquote.Code(s.DeploymentBranch), configHistoryCommits, configHistoryVersions)
 	case s.ConfigInForce.IsZero():
 		return "the defaults"
 	default:
-		return fmt.Sprintf("`%s` as of %s", config.Path, s.ConfigInForce)
+		return fmt.Sprintf("%s as of %s", mdquote.Code(config.Path), s.ConfigInForce)
 	}
 }

@@ -147,9 +147,9 @@ func (a DashboardAction) target() string {
 // String is the action as the dashboard words it.
 func (a DashboardAction) String() string {
 	if a.Kind == ActionUpdate {
-		return "update of `" + a.Package + "` again"
+		return "update of " + mdquote.Code(a.Package) + " again"
 	}
-	return "render of `drafts/" + a.target() + "`"
+	return "render of " + mdquote.Code("drafts/"+a.target())
 }
 
 // box is the checkbox line of an action, unticked.
@@ -235,7 +235,7 @@ func DashboardBody(f DashboardFacts) string {
 		case p.Latest == 0:
 			return fmt.Sprintf("- %s: no published revision", mdquote.Code(p.Name))
 		}
-		line := fmt.Sprintf("- %s: [v%d](%s)", mdquote.Code(p.Name), p.Latest, f.link("tree/"+p.Name+"/v"+fmt.Sprint(p.Latest)))
+		line := fmt.Sprintf("- %s: [v%d](%s)", mdquote.Code(p.Name), p.Latest, f.link("tree/"+mdquote.Path(p.Name)+"/v"+fmt.Sprint(p.Latest)))
 		if p.Deleted() {
 			line += " (deleted)"
 		}
@@ -379,7 +379,7 @@ func (f DashboardFacts) link(path string) string {
 
 func shortSHA(sha string) string {
 	if len(sha) > 7 {
-		return "`" + sha[:7] + "`"
+		return mdquote.Code(sha[:7])
 	}
-	return "`" + sha + "`"
+	return mdquote.Code(sha)
 }

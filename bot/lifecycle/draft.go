@@ -10,6 +10,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -233,6 +234,6 @@ func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []fileChang
 func movedReport(pkg, branch string, moved plumbing.Hash) CheckReport {
 	return CheckReport{Name: RenderCheckName, Conclusion: ConclusionNeutral,
 		Title: fmt.Sprintf("Render of %s superseded", pkg),
-		Summary: fmt.Sprintf("`%s` moved to %s while this commit rendered; porchbot renders the new head instead.\n",
-			branch, moved)}
+		Summary: fmt.Sprintf("%s moved to %s while this commit rendered; porchbot renders the new head instead.\n",
+			mdquote.Code(branch), moved)}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/suggest"
 )
@@ -61,7 +62,7 @@ func (s *Session) RequirePackage(ctx context.Context, pkg string) error {
 // unknownPackage is the refusal of a package name that is not one of
 // names.
 func (s *Session) unknownPackage(pkg string, names []string) error {
-	msg := fmt.Sprintf("There is no package `%s` on `%s`.", pkg, s.DeploymentBranch)
+	msg := fmt.Sprintf("There is no package %s on %s.", mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch))
 	if near := nearest(pkg, names); near != "" {
 		msg += " Did you mean " + near + "?"
 	}
@@ -76,7 +77,7 @@ func nearest(word string, names []string) string {
 	}
 	near = near[:min(len(near), maxNearest)]
 	for i, n := range near {
-		near[i] = "`" + n + "`"
+		near[i] = mdquote.Code(n)
 	}
 	if len(near) == 1 {
 		return near[0]
@@ -117,16 +118,16 @@ func (s *Session) CheckProposable(ctx context.Context, pulls MergedPulls, pkg, w
 		if pr.GetMergedAt().IsZero() && !pr.GetMerged() {
 			continue
 		}
-		return requestErrorf("`%s` is already merged (#%d): its changes are on `%s`. `/porch edit %s` starts the next draft.",
-			branch, pr.GetNumber(), s.DeploymentBranch, pkg)
+		return requestErrorf("%s is already merged (#%d): its changes are on %s. %s starts the next draft.",
+			mdquote.Code(branch), pr.GetNumber(), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
 	}
-	return requestErrorf("Nothing to propose: `%s` has no commits that are not on `%s`. Push changes to it, then `/porch propose %s/%s`.",
-		branch, s.DeploymentBranch, pkg, workspace)
+	return requestErrorf("Nothing to propose: %s has no commits that are not on %s. Push changes to it, then %s.",
+		mdquote.Code(branch), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch propose "+pkg+"/"+workspace))
 }
 
 // unknownDraft is the refusal of a draft that has no branch.
 func (s *Session) unknownDraft(ctx context.Context, pkg, workspace string) error {
-	msg := fmt.Sprintf("There is no draft `%s`.", packages.DraftBranch(pkg, workspace))
+	msg := fmt.Sprintf("There is no draft %s.", mdquote.Code(packages.DraftBranch(pkg, workspace)))
 	drafts, err := s.draftNames(ctx)
 	if err != nil {
 		return err
@@ -139,10 +140,10 @@ func (s *Session) unknownDraft(ctx context.Context, pkg, workspace string) error
 		return err
 	}
 	if slices.Contains(names, pkg) {
-		return &RequestError{Msg: msg + fmt.Sprintf(" `/porch edit %s` starts a draft of `%s`; `/porch list` lists the drafts.", pkg, pkg)}
+		return &RequestError{Msg: msg + fmt.Sprintf(" %s starts a draft of %s; `/porch list` lists the drafts.", mdquote.Code("/porch edit "+pkg), mdquote.Code(pkg))}
 	}
-	return &RequestError{Msg: msg + fmt.Sprintf(" `%s` is not a package on `%s`: `/porch init %s` starts a new one; `/porch list` lists the drafts.",
-		pkg, s.DeploymentBranch, pkg)}
+	return &RequestError{Msg: msg + fmt.Sprintf(" %s is not a package on %s: %s starts a new one; `/porch list` lists the drafts.",
+		mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch init "+pkg))}
 }
 
 // draftNames are the drafts as "<package>/<workspace>".
@@ -197,9 +198,9 @@ func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
 		if s.Config.Lifecycle.PublishOn == config.PublishOnNever {
 			how = "by `/porch publish` in the merged pull request (this repository says `publishOn: never`)"
 		}
-		return requestErrorf("`%s` has no published revision yet (no tag `%s`), so there is nothing to copy. "+
-			"A revision is published %s; meanwhile a branch `drafts/%s/<workspace>` pushed from `%s` is a draft of it.",
-			pkg, packages.TagName(pkg, 1), how, pkg, s.DeploymentBranch)
+		return requestErrorf("%s has no published revision yet (no tag %s), so there is nothing to copy. "+
+			"A revision is published %s; meanwhile a branch %s pushed from %s is a draft of it.",
+			mdquote.Code(pkg), mdquote.Code(packages.TagName(pkg, 1)), how, mdquote.Code("drafts/"+pkg+"/<workspace>"), mdquote.Code(s.DeploymentBranch))
 	}
 	drafts, err := s.draftNames(ctx)
 	if err != nil {
@@ -212,8 +213,8 @@ func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
 		}
 	}
 	if len(own) > 0 {
-		return requestErrorf("`%s` has no published revision yet: it is only a draft (`drafts/%s`). "+
-			"`/porch propose %s` proposes it, and its merge publishes `v1`.", pkg, own[0], own[0])
+		return requestErrorf("%s has no published revision yet: it is only a draft (%s). "+
+			"%s proposes it, and its merge publishes `v1`.", mdquote.Code(pkg), mdquote.Code("drafts/"+own[0]), mdquote.Code("/porch propose "+own[0]))
 	}
 	tagged, err := s.taggedPackages(ctx)
 	if err != nil {
@@ -229,7 +230,7 @@ func (s *Session) noSourceRevision(ctx context.Context, pkg string) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("`%s` has no published revision of `%s`.", s.Repo.FullName(), pkg)
+	msg := fmt.Sprintf("%s has no published revision of %s.", mdquote.Code(s.Repo.FullName()), mdquote.Code(pkg))
 	if near := nearest(pkg, tagged); near != "" {
 		msg += " Did you mean " + near + "?"
 	}

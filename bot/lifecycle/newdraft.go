@@ -15,6 +15,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -152,7 +153,7 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 		rev = latest
 	}
 	if !slices.Contains(revs, rev) {
-		return nil, requestErrorf("`%s` has no revision `v%d` (published: %s).", req.Package, rev, describeRevisions(revs))
+		return nil, requestErrorf("%s has no revision `v%d` (published: %s).", mdquote.Code(req.Package), rev, describeRevisions(revs))
 	}
 	tag := packages.TagName(req.Package, rev)
 	src, err := s.Git.ResolveRef(ctx, "refs/tags/"+tag)
@@ -163,12 +164,12 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 	files, err := s.Git.ReadTree(ctx, src, dir)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
-			return nil, requestErrorf("tag %s has no package at %s (was packages.root changed?)", tag, dir)
+			return nil, requestErrorf("tag %s has no package at %s (was packages.root changed?)", mdquote.Code(tag), mdquote.Code(dir))
 		}
 		return nil, err
 	}
 	if _, ok := files[packages.KptfileName]; !ok {
-		return nil, requestErrorf("tag %s has no %s/%s", tag, dir, packages.KptfileName)
+		return nil, requestErrorf("tag %s has no %s", mdquote.Code(tag), mdquote.Code(dir+"/"+packages.KptfileName))
 	}
 	ws, err := s.pickWorkspace(ctx, req.Package, req.Workspace, "v"+strconv.Itoa(latest+1), true)
 	if err != nil {
@@ -224,16 +225,16 @@ func (s *Session) checkNewPackage(ctx context.Context, pkg, dir string) error {
 	for _, p := range packages.Discover(paths, root) {
 		switch {
 		case p.Name == pkg:
-			return requestErrorf("package %s already exists on %s: use `/porch edit %s` for a new draft of it", pkg, s.DeploymentBranch, pkg)
+			return requestErrorf("package %s already exists on %s: use %s for a new draft of it", mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
 		case strings.HasPrefix(pkg, p.Name+"/"):
-			return requestErrorf("%s is inside package %s: it would be a subpackage of it, not a package of its own", pkg, p.Name)
+			return requestErrorf("%s is inside package %s: it would be a subpackage of it, not a package of its own", mdquote.Code(pkg), mdquote.Code(p.Name))
 		case strings.HasPrefix(p.Name, pkg+"/"):
-			return requestErrorf("package %s exists inside %s: a package there would swallow it as a subpackage", p.Name, pkg)
+			return requestErrorf("package %s exists inside %s: a package there would swallow it as a subpackage", mdquote.Code(p.Name), mdquote.Code(pkg))
 		}
 	}
 	for _, f := range paths {
 		if f == dir || strings.HasPrefix(f, dir+"/") {
-			return requestErrorf("%s already exists on %s and is not a package; refusing to overwrite it", dir, s.DeploymentBranch)
+			return requestErrorf("%s already exists on %s and is not a package; refusing to overwrite it", mdquote.Code(dir), mdquote.Code(s.DeploymentBranch))
 		}
 	}
 	return nil
@@ -252,7 +253,7 @@ func (s *Session) pickWorkspace(ctx context.Context, pkg, explicit, def string, 
 			return "", err
 		}
 		if exists {
-			return "", requestErrorf("draft %s already exists; pick another --workspace", packages.DraftBranch(pkg, explicit))
+			return "", requestErrorf("draft %s already exists; pick another --workspace", mdquote.Code(packages.DraftBranch(pkg, explicit)))
 		}
 		return explicit, nil
 	}
@@ -272,9 +273,9 @@ func (s *Session) pickWorkspace(ctx context.Context, pkg, explicit, def string, 
 		}
 	}
 	if !suffix {
-		return "", requestErrorf("draft %s already exists; pass --workspace to start another one", packages.DraftBranch(pkg, def))
+		return "", requestErrorf("draft %s already exists; pass --workspace to start another one", mdquote.Code(packages.DraftBranch(pkg, def)))
 	}
-	return "", requestErrorf("drafts %s to %s-%d all exist; pass --workspace", packages.DraftBranch(pkg, def), def, maxWorkspaceSuffix)
+	return "", requestErrorf("drafts %s to %s all exist; pass --workspace", mdquote.Code(packages.DraftBranch(pkg, def)), mdquote.Code(fmt.Sprintf("%s-%d", def, maxWorkspaceSuffix)))
 }
 
 // branchExists looks a branch up in the session's git cache.
@@ -315,7 +316,7 @@ func (s *Session) commitDraft(ctx context.Context, d *Draft, files map[string][]
 	})
 	if err != nil {
 		if errors.Is(err, gitstore.ErrLeaseBroken) {
-			return requestErrorf("draft %s was created by someone else meanwhile; nothing was overwritten", d.Branch)
+			return requestErrorf("draft %s was created by someone else meanwhile; nothing was overwritten", mdquote.Code(d.Branch))
 		}
 		return err
 	}
@@ -343,7 +344,7 @@ func describeRevisions(revs []int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("`v" + strconv.Itoa(r) + "`")
+		b.WriteString(mdquote.Code("v" + strconv.Itoa(r)))
 	}
 	return b.String()
 }

@@ -132,11 +132,11 @@ func TestNewDraftRefusals(t *testing.T) {
 		req  lifecycle.NewDraftRequest
 		want string
 	}{
-		{lifecycle.NewDraftRequest{Package: "basens"}, "already exists on main"},
-		{lifecycle.NewDraftRequest{Package: "basens/sub"}, "inside package basens"},
-		{lifecycle.NewDraftRequest{Package: "network"}, "package network/upf exists inside network"},
-		{lifecycle.NewDraftRequest{Package: "docs"}, "docs already exists on main and is not a package"},
-		{lifecycle.NewDraftRequest{Package: "fresh"}, "draft drafts/fresh/v1 already exists"},
+		{lifecycle.NewDraftRequest{Package: "basens"}, "already exists on `main`"},
+		{lifecycle.NewDraftRequest{Package: "basens/sub"}, "inside package `basens`"},
+		{lifecycle.NewDraftRequest{Package: "network"}, "package `network/upf` exists inside `network`"},
+		{lifecycle.NewDraftRequest{Package: "docs"}, "`docs` already exists on `main` and is not a package"},
+		{lifecycle.NewDraftRequest{Package: "fresh"}, "draft `drafts/fresh/v1` already exists"},
 		{lifecycle.NewDraftRequest{Package: "../escape"}, "invalid package name"},
 		{lifecycle.NewDraftRequest{Package: ".github"}, "invalid package name"},
 		{lifecycle.NewDraftRequest{Package: "ok", Workspace: "Bad_WS"}, "invalid workspace name"},

@@ -48,6 +48,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -527,15 +528,15 @@ func (p *publisher) deleted(ctx context.Context, tags RevisionTags, l Landing, p
 	}
 	revs := tags.Revisions(l.Package)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Package `%s` was deleted from `%s` (%s).", l.Package, p.s.DeploymentBranch, l.Commit)
+	fmt.Fprintf(&b, "Package %s was deleted from %s (%s).", mdquote.Code(l.Package), mdquote.Code(p.s.DeploymentBranch), l.Commit)
 	switch len(revs) {
 	case 0:
 		b.WriteString(" It had no published revision.\n")
 	case 1:
-		fmt.Fprintf(&b, " Its published revision remains as the tag `%s`.\n", packages.TagName(l.Package, revs[0]))
+		fmt.Fprintf(&b, " Its published revision remains as the tag %s.\n", mdquote.Code(packages.TagName(l.Package, revs[0])))
 	default:
-		fmt.Fprintf(&b, " Its %d published revisions remain as tags `%s` … `%s`.\n", len(revs),
-			packages.TagName(l.Package, revs[0]), packages.TagName(l.Package, revs[len(revs)-1]))
+		fmt.Fprintf(&b, " Its %d published revisions remain as tags %s … %s.\n", len(revs),
+			mdquote.Code(packages.TagName(l.Package, revs[0])), mdquote.Code(packages.TagName(l.Package, revs[len(revs)-1])))
 	}
 	owner, repo := p.owner()
 	if _, _, err := p.api.Issues.CreateComment(ctx, owner, repo, pr.GetNumber(), &github.IssueComment{Body: github.String(b.String())}); err != nil {

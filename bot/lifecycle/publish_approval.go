@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // Publishing re-checks the approval at landing (issue #8): a landing that
@@ -81,7 +83,7 @@ func (p *publisher) refusalStatus(ctx context.Context, l Landing, reason string)
 		Name: PublishCheckName, HeadSHA: l.Commit.String(), ExternalID: github.String(l.Package),
 		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Not published: " + l.Package),
-			Summary: github.String(fmt.Sprintf("`%s` was not published: %s.\n\nAn approver publishes it with `/porch publish %s`.", l.Package, reason, l.Package))}})
+			Summary: github.String(fmt.Sprintf("%s was not published: %s.\n\nAn approver publishes it with %s.", mdquote.Code(l.Package), reason, mdquote.Code("/porch publish "+l.Package)))}})
 	if err != nil {
 		return fmt.Errorf("check run %s on %s: %w", PublishCheckName, l.Commit, err)
 	}

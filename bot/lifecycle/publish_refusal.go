@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/sirupsen/logrus"
 )
@@ -113,7 +114,7 @@ func (p *publisher) draftMergedState(ctx context.Context, l Landing, published p
 
 func publishRefusalComment(s *Session, l Landing, v landingVerdict, differs []string, branch string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Not published.** `%s` landed on `%s` in %s, but %s", l.Package, s.DeploymentBranch, l.Commit, v.reason)
+	fmt.Fprintf(&b, "**Not published.** %s landed on %s in %s, but %s", mdquote.Code(l.Package), mdquote.Code(s.DeploymentBranch), l.Commit, v.reason)
 	if !v.head.IsZero() {
 		fmt.Fprintf(&b, " (%s)", v.head)
 	}
@@ -125,17 +126,17 @@ func publishRefusalComment(s *Session, l Landing, v landingVerdict, differs []st
 				fmt.Fprintf(&b, "- … and %d more\n", len(differs)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- `%s`\n", f)
+			fmt.Fprintf(&b, "- %s\n", mdquote.Code(f))
 		}
 		b.WriteString("\nAnother change to the same package most likely landed while this pull request was open, and the merge combined both.\n")
 	}
 	if branch != "" {
-		fmt.Fprintf(&b, "\nThe merged state is on the draft branch `%s`", branch)
+		fmt.Fprintf(&b, "\nThe merged state is on the draft branch %s", mdquote.Code(branch))
 		if u := v.pr.GetBase().GetRepo().GetHTMLURL(); u != "" {
-			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, branch)
+			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, mdquote.Path(branch))
 		}
 		_, ws, _ := packages.ParseDraftBranchName(branch)
-		fmt.Fprintf(&b, ". Review it to publish it: `/porch propose %s/%s`.\n", l.Package, ws)
+		fmt.Fprintf(&b, ". Review it to publish it: %s.\n", mdquote.Code("/porch propose "+l.Package+"/"+ws))
 	}
 	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // A landing without a pull request (a direct push to the deployment
@@ -88,10 +89,10 @@ func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumb
 	}
 	owner, repo := p.owner()
 	now := github.Timestamp{Time: time.Now().UTC()}
-	summary := fmt.Sprintf("`%s` changed on `%s` without a pull request (a direct push, or the state porchbot "+
+	summary := fmt.Sprintf("%s changed on %s without a pull request (a direct push, or the state porchbot "+
 		"found it in), so nobody approved it and it is not published.\n\nIt waits for an allowed approver's "+
-		"`/porch publish %s` (in any issue or pull request comment), which publishes it and names them as its approver.",
-		pkg, p.s.DeploymentBranch, pkg)
+		"%s (in any issue or pull request comment), which publishes it and names them as its approver.",
+		mdquote.Code(pkg), mdquote.Code(p.s.DeploymentBranch), mdquote.Code("/porch publish "+pkg))
 	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
 		Name: PublishCheckName, HeadSHA: commit.String(), ExternalID: github.String(waitingExternalID(pkg, pusher)),
 		Status: github.String("completed"), Conclusion: github.String("action_required"), CompletedAt: &now,

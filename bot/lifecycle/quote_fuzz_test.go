@@ -2,14 +2,19 @@ package lifecycle
 
 import (
 	"errors"
+	"regexp"
 	"slices"
 	"testing"
 
+	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
+	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
+	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/update"
+	"github.com/porchbot/porchbot/internal/variants"
 )
 
 // writers are porchbot's real templates, each given one piece of text
@@ -43,6 +48,34 @@ var writers = map[string]func(s string) string{
 			ConfigError:   "c" + s,
 			ConfigInForce: "the last good one"})
 	},
+	"approval check": func(s string) string {
+		return ApprovalResult{Summary: "Waiting", MissingGates: []GateStatus{{Package: "p" + s, ConditionType: "c" + s, Status: "False",
+			Reason: "r" + s, Message: "m" + s}, {ConditionType: "c" + s, Status: "Unknown", Message: "m" + s}}}.Markdown(config.Approvals{})
+	},
+	"deletion render check": func(s string) string {
+		rep := renderReport(renderFacts{Package: "p" + s, Dir: "d" + s, Missing: true, Deletion: true, DeploymentBranch: "main"})
+		return rep.Summary + "\n" + rep.Text
+	},
+	"publish refusal": func(s string) string {
+		return publishRefusalComment(&Session{DeploymentBranch: "main"}, Landing{Package: "p" + s}, landingVerdict{reason: "the package differs"},
+			[]string{"f" + s}, packages.DraftBranch("p"+s, "w"+s))
+	},
+	"variant pull request body": func(s string) string {
+		up := &Session{Repo: Repo{Owner: "acme", Name: "catalog"}}
+		upRev := UpstreamRevision{Session: up, Package: "u" + s, Dir: "d" + s, Revision: 2}
+		a := variants.Action{Target: "acme/edge-1", Package: "p" + s, Revision: 2}
+		m := variants.Mutation{Owner: variants.Ownership{Upstream: "acme/catalog", Package: "u" + s, Downstream: "p" + s},
+			Spec: "s" + s, Labels: map[string]string{"k" + s: "v" + s}, Namespace: "n" + s}
+		return variantCloneBody(up, &Session{Repo: Repo{Owner: "acme", Name: "edge-1"}}, a, upRev) +
+			variantNote(up, a, config.Variant{Upstream: config.VariantUpstream{Package: "u" + s}}, m, nil)
+	},
+	"variant removal body": func(s string) string {
+		return removalNote(variants.Action{Target: "acme/edge-1", Owner: variants.Ownership{Upstream: "acme/catalog", Package: "u" + s,
+			Downstream: "d" + s, OnRemove: "o" + s}})
+	},
+	"unknown package reply": func(s string) string {
+		return (&Session{DeploymentBranch: "main"}).unknownPackage("p"+s, []string{"p" + s + "x"}).Error()
+	},
 }
 
 // checkWriters asserts that s, in every template, leaves the document's
@@ -69,4 +102,38 @@ func FuzzWritersQuote(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkWriters)
+}
+
+// linkWriters put a name that users control into the URL of one of
+// porchbot's links as well as into its text.
+var linkWriters = map[string]func(s string) string{
+	"publish refusal": func(s string) string {
+		pr := &github.PullRequest{Base: &github.PullRequestBranch{Repo: &github.Repository{HTMLURL: github.String("https://github.example/acme/catalog")}}}
+		return publishRefusalComment(&Session{DeploymentBranch: "main"}, Landing{Package: "p" + s}, landingVerdict{reason: "the package differs", pr: pr},
+			nil, packages.DraftBranch("p"+s, "w"))
+	},
+	"dashboard": func(s string) string {
+		return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+			Packages: []PackageStatus{{Name: "p" + s, Dir: "p", Latest: 2}}, ConfigInForce: "the last good one"})
+	},
+}
+
+var linkDest = regexp.MustCompile(`(?m)^(\s*Link) .*$`)
+
+// TestNamesInLinksStayInTheirLinks: a name in a link's URL cannot end the
+// link and start markup after it; the documents differ only in where the
+// links point.
+func TestNamesInLinksStayInTheirLinks(t *testing.T) {
+	for _, s := range []string{")<!--", ") @acme/platform #1", "](https://evil.example)", "` </details>", "x y\n\n# z", "<details>"} {
+		for name, write := range linkWriters {
+			doc, plain := write(s), write("q")
+			got := linkDest.ReplaceAllString(mdtest.Structure(doc), "$1")
+			if want := linkDest.ReplaceAllString(mdtest.Structure(plain), "$1"); got != want {
+				t.Errorf("%s with %q: structure changed\n%s\ngot:\n%s\nwant:\n%s", name, s, doc, got, want)
+			}
+			if got, want := mdtest.Live(doc), mdtest.Live(plain); len(got) != len(want) {
+				t.Errorf("%s with %q: live %q, porchbot's own %q in\n%s", name, s, got, want, doc)
+			}
+		}
+	}
 }

@@ -204,7 +204,7 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	var err error
 	ext := github.String(attemptExternalID(a.n, now, pkg))
 	title := github.String(fmt.Sprintf("Rendering %s", pkg))
-	summary := github.String(fmt.Sprintf("porchbot is rendering `%s` at %s (attempt %d).", pkg, head, a.n))
+	summary := github.String(fmt.Sprintf("porchbot is rendering %s at %s (attempt %d).", mdquote.Code(pkg), head, a.n))
 	if newest != nil {
 		// an earlier attempt died: this one takes over its check run
 		log.Warn("an earlier render of this commit never finished; trying again")
@@ -258,8 +258,8 @@ func (a *renderAttempt) abandon(ctx context.Context, pkg string, cause error) {
 	case ctx.Err() != nil:
 		rep = CheckReport{Name: RenderCheckName, Conclusion: conclusionCancelled,
 			Title: fmt.Sprintf("Render of %s interrupted", pkg),
-			Summary: fmt.Sprintf("porchbot stopped before the render of `%s` at %s finished; "+
-				"it renders it again on its next resync.\n", pkg, a.head)}
+			Summary: fmt.Sprintf("porchbot stopped before the render of %s at %s finished; "+
+				"it renders it again on its next resync.\n", mdquote.Code(pkg), a.head)}
 	case cause == nil, errors.Is(cause, gitstore.ErrLeaseBroken):
 		rep = CheckReport{Name: RenderCheckName, Conclusion: ConclusionNeutral,
 			Title: fmt.Sprintf("Render of %s superseded", pkg),
@@ -288,9 +288,9 @@ func completedUpdate(rep CheckReport, now time.Time) github.UpdateCheckRunOption
 func quarantineReport(pkg string, head plumbing.Hash, attempts int) CheckReport {
 	return CheckReport{Name: RenderCheckName, Conclusion: ConclusionFailure,
 		Title: fmt.Sprintf("Render of %s quarantined", pkg),
-		Summary: fmt.Sprintf("porchbot started rendering `%s` at %s %d times and no render finished: the process "+
+		Summary: fmt.Sprintf("porchbot started rendering %s at %s %d times and no render finished: the process "+
 			"rendering it stopped each time (killed for memory, or crashed). The commit is quarantined: porchbot "+
 			"will not render it again.\n\nLook for what makes this package expensive to render (very large or "+
 			"deeply nested files, YAML aliases, a function that loops or allocates without bound), fix it and "+
-			"push a new commit; porchbot renders every new commit afresh.\n", pkg, head, attempts)}
+			"push a new commit; porchbot renders every new commit afresh.\n", mdquote.Code(pkg), head, attempts)}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
 )
@@ -305,7 +306,7 @@ func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Op
 		hint = "Pull requests from forks are rendered with built-in functions only; exec functions never run for them."
 	case len(names) == 0:
 		hint = "No exec function may run in this repository: an exec function must be declared in `functions.exec` of " +
-			"`" + config.Path + "` and named by the server's exec allowlist."
+			mdquote.Code(config.Path) + " and named by the server's exec allowlist."
 	default:
 		hint = "Exec functions that may run here (declared in `functions.exec` and allowed by the server): " +
 			strings.Join(names, ", ") + "."

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/revrecord"
 )
@@ -70,14 +71,14 @@ func (p *publisher) unverifiedStatus(ctx context.Context, u UnverifiedTag, pushe
 	now := github.Timestamp{Time: time.Now().UTC()}
 	by := "someone other than porchbot"
 	if pusher != "" {
-		by = "`" + pusher + "`"
+		by = mdquote.Code(pusher)
 	}
-	summary := fmt.Sprintf("The tag `%s` was pushed by %s; it is not a revision porchbot published: %s.\n\n"+
+	summary := fmt.Sprintf("The tag %s was pushed by %s; it is not a revision porchbot published: %s.\n\n"+
 		"Nothing is derived from it: no release, no package index entry, no update pull requests, no variant updates.\n\n"+
-		"If the tagged commit is what `%s` should publish, an allowed approver adopts the tag with `/porch publish %s` "+
+		"If the tagged commit is what %s should publish, an allowed approver adopts the tag with %s "+
 		"(porchbot then signs it on the same commit and it propagates like any revision; whoever pushed it cannot adopt "+
 		"it themselves unless approvals.allowSelfApproval). Otherwise delete the tag.",
-		u.Name(), by, u.Why, u.Package, u.Package)
+		mdquote.Code(u.Name()), by, u.Why, mdquote.Code(u.Package), mdquote.Code("/porch publish "+u.Package))
 	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
 		Name: PublishCheckName, HeadSHA: u.Commit.String(), ExternalID: github.String(waitingExternalID(u.Name(), pusher)),
 		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
@@ -112,7 +113,7 @@ func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
 			log.WithField("reason", reason).Info("tag not adopted")
 		}
 		if ok, err := p.firstParentOfDeployment(ctx, u.Commit); err != nil || !ok {
-			refuse(fmt.Sprintf("the tag `%s` is not on a commit of %s's first-parent history, so it is not adopted", u.Name(), p.s.DeploymentBranch))
+			refuse(fmt.Sprintf("the tag %s is not on a commit of %s's first-parent history, so it is not adopted", mdquote.Code(u.Name()), p.s.DeploymentBranch))
 			continue
 		}
 		if p.s.Config.Approvals.Required > 0 {
@@ -121,7 +122,7 @@ func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
 				return err
 			}
 			if self, detail := selfExcluded(p.s.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
-				refuse(fmt.Sprintf("@%s's /porch publish does not adopt `%s`: they pushed it (%s)", p.adoptedBy, u.Name(), detail))
+				refuse(fmt.Sprintf("@%s's /porch publish does not adopt %s: they pushed it (%s)", p.adoptedBy, mdquote.Code(u.Name()), detail))
 				continue
 			}
 		}
@@ -129,7 +130,7 @@ func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
 			Approvers: []string{p.adoptedBy}, By: p.adoptedBy, Adopted: true}
 		if err := p.s.pushRevisionTag(ctx, rec, u.Object); err != nil {
 			if errors.Is(err, gitstore.ErrLeaseBroken) {
-				refuse(fmt.Sprintf("the tag `%s` changed meanwhile; run the command again", u.Name()))
+				refuse(fmt.Sprintf("the tag %s changed meanwhile; run the command again", mdquote.Code(u.Name())))
 				continue
 			}
 			return err

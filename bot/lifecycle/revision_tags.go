@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/revrecord"
 )
@@ -203,8 +204,9 @@ func (s *Session) notRevisionRequest(pkg string, n int, err error) error {
 	if errors.As(err, &e) {
 		why = e.why.Error()
 	}
-	return requestErrorf("`%s`'s tag `%s` is not a revision porchbot published (%s): nothing is derived from it "+
-		"until an approver there adopts it with `/porch publish %s`.", s.Repo.FullName(), packages.TagName(pkg, n), why, pkg)
+	return requestErrorf("%s's tag %s is not a revision porchbot published (%s): nothing is derived from it "+
+		"until an approver there adopts it with %s.", mdquote.Code(s.Repo.FullName()), mdquote.Code(packages.TagName(pkg, n)), why,
+		mdquote.Code("/porch publish "+pkg))
 }
 
 // revisionCommit is the commit of revision n of pkg when its tag is a

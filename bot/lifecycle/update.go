@@ -22,6 +22,7 @@ import (
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/update"
 )
@@ -48,7 +49,7 @@ func NewUpstreamRevision(ctx context.Context, s *Session, pkg string, n int) (Up
 	h, err := s.revisionCommit(ctx, pkg, n)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of `%s`", s.Repo.FullName(), n, pkg)
+			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of %s", s.Repo.FullName(), n, mdquote.Code(pkg))
 		}
 		if errors.Is(err, errNotARevision) {
 			return UpstreamRevision{}, s.notRevisionRequest(pkg, n, err)
@@ -146,20 +147,20 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 	local, err := loadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
 	if err != nil {
 		if errors.Is(err, errPackageMissing) {
-			return nil, requestErrorf("`%s` is not a package on `%s`", pkg, ds.DeploymentBranch)
+			return nil, requestErrorf("%s is not a package on %s", mdquote.Code(pkg), mdquote.Code(ds.DeploymentBranch))
 		}
 		return nil, fmt.Errorf("update %s: %w", pkg, err)
 	}
 	kf, err := kptfile.Parse(local[kptfile.FileName])
 	if err != nil {
-		return nil, requestErrorf("the Kptfile of `%s`: %v", pkg, err)
+		return nil, requestErrorf("the Kptfile of %s: %v", mdquote.Code(pkg), err)
 	}
 	k := kf.Kptfile()
 	if k.Upstream == nil || k.Upstream.Git == nil {
-		return nil, requestErrorf("`%s` has no upstream in its Kptfile (`/porch clone` or `kpt pkg get` records one)", pkg)
+		return nil, requestErrorf("%s has no upstream in its Kptfile (`/porch clone` or `kpt pkg get` records one)", mdquote.Code(pkg))
 	}
 	if k.UpstreamLock == nil || k.UpstreamLock.Git == nil || !plumbing.IsHash(k.UpstreamLock.Git.Commit) {
-		return nil, requestErrorf("`%s` has no upstreamLock commit in its Kptfile: porchbot cannot tell what it was fetched from", pkg)
+		return nil, requestErrorf("%s has no upstreamLock commit in its Kptfile: porchbot cannot tell what it was fetched from", mdquote.Code(pkg))
 	}
 	if opts.Mutate == nil && ownedByVariantOf(kf, up.Session.Repo.FullName()) {
 		p.UpToDate, p.Variant = true, true
@@ -210,7 +211,7 @@ func (p *UpdatePlan) finish(ctx context.Context, ds *Session, local, files map[s
 	if opts.Mutate != nil {
 		var err error
 		if files, err = opts.Mutate(files); err != nil {
-			return nil, requestErrorf("`%s`: %v", p.Package, err)
+			return nil, requestErrorf("%s: %v", mdquote.Code(p.Package), err)
 		}
 		if maps.EqualFunc(files, local, func(a, b []byte) bool { return string(a) == string(b) }) {
 			p.UpToDate = true

@@ -60,7 +60,7 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 		if web == "" {
 			return mdquote.Code(tag)
 		}
-		return fmt.Sprintf("[%s](%s/%s/tree/%s)", mdquote.Code(tag), strings.TrimSuffix(web, "/"), repoLink, tag)
+		return fmt.Sprintf("[%s](%s/%s/tree/%s)", mdquote.Code(tag), strings.TrimSuffix(web, "/"), repoLink, mdquote.Path(tag))
 	}
 	from := mdquote.Code(plan.FromRef)
 	if plan.From > 0 {
@@ -68,7 +68,7 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 	}
 	fmt.Fprintf(&b, "Updates %s from upstream %s (%s in %s): %s → %s.\n\n", mdquote.Code(plan.Package), mdquote.Code(up.Package),
 		mdquote.Code(up.Directory()), mdquote.Text(repoLink), from, tagLink(up.Tag()))
-	fmt.Fprintf(&b, "Strategy `%s`, conflicts resolved to `%s` (`updates.onConflict`).", firstNonEmpty(plan.Strategy, "resource-merge"), plan.OnConflict)
+	fmt.Fprintf(&b, "Strategy %s, conflicts resolved to %s (`updates.onConflict`).", mdquote.Code(firstNonEmpty(plan.Strategy, "resource-merge")), mdquote.Code(plan.OnConflict))
 	if plan.Rendered {
 		b.WriteString(" Rendered with the package's pipeline.")
 	}

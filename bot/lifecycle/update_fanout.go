@@ -22,6 +22,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -230,29 +231,29 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 		return UpstreamRevision{}, err
 	}
 	if !ok {
-		return UpstreamRevision{}, requestErrorf("`%s` is not a package on `%s`", pkg, ds.DeploymentBranch)
+		return UpstreamRevision{}, requestErrorf("%s is not a package on %s", mdquote.Code(pkg), mdquote.Code(ds.DeploymentBranch))
 	}
 	git, err := kptfileUpstream(data)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("`%s`: %v", pkg, err)
+		return UpstreamRevision{}, requestErrorf("%s: %v", mdquote.Code(pkg), err)
 	}
 	id, err := downstreams.ParseRepoURL(git.Repo)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("`%s`: the upstream repository %q: %v", pkg, git.Repo, err)
+		return UpstreamRevision{}, requestErrorf("%s: the upstream repository %s: %v", mdquote.Code(pkg), mdquote.Code(git.Repo), err)
 	}
 	owner, repo := id.OwnerName()
 	upDir := strings.Trim(git.Directory, "/")
 	// The repository on this GitHub (the downstream's host), not one of
 	// the same name elsewhere.
 	if here, err := downstreams.ParseRepoURL(ds.Git.URL()); err != nil || here.Host != id.Host {
-		return UpstreamRevision{}, requestErrorf("`%s`: its upstream %s is not on this GitHub", pkg, git.Repo)
+		return UpstreamRevision{}, requestErrorf("%s: its upstream %s is not on this GitHub", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
 	if checkRepoName(owner, repo) != nil {
-		return UpstreamRevision{}, requestErrorf("`%s`: the upstream repository %q is not a GitHub repository", pkg, git.Repo)
+		return UpstreamRevision{}, requestErrorf("%s: the upstream repository %s is not a GitHub repository", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
 	us, err := f.Open(ctx, owner+"/"+repo)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("`%s`: porchbot cannot read its upstream %s: %v", pkg, git.Repo, err)
+		return UpstreamRevision{}, requestErrorf("%s: porchbot cannot read its upstream %s: %v", mdquote.Code(pkg), mdquote.Code(git.Repo), err)
 	}
 	// Only what the downstream's own installation may read is brought
 	// into it: a Kptfile naming a private repository of another
@@ -260,10 +261,10 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 	// the same rule, App.DownstreamsOf).
 	if us.Repo.InstallationID != ds.Repo.InstallationID {
 		if ds.GH == nil {
-			return UpstreamRevision{}, requestErrorf("`%s`: its upstream %s belongs to another installation", pkg, git.Repo)
+			return UpstreamRevision{}, requestErrorf("%s: its upstream %s belongs to another installation", mdquote.Code(pkg), mdquote.Code(git.Repo))
 		}
 		if _, _, err := ds.GH.Repositories.Get(ctx, us.Repo.Owner, us.Repo.Name); err != nil {
-			return UpstreamRevision{}, requestErrorf("`%s`: the App's installation on %s cannot read its upstream %s", pkg, ds.Repo.FullName(), git.Repo)
+			return UpstreamRevision{}, requestErrorf("%s: the App's installation on %s cannot read its upstream %s", mdquote.Code(pkg), ds.Repo.FullName(), mdquote.Code(git.Repo))
 		}
 	}
 	upPkg := upDir
@@ -276,7 +277,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 			return UpstreamRevision{}, err
 		}
 		if len(revs) == 0 {
-			return UpstreamRevision{}, requestErrorf("the upstream `%s` of `%s` has no published revision", upPkg, pkg)
+			return UpstreamRevision{}, requestErrorf("the upstream %s of %s has no published revision", mdquote.Code(upPkg), mdquote.Code(pkg))
 		}
 		to = packages.Latest(revs)
 	}

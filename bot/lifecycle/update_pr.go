@@ -436,7 +436,7 @@ func heldComment(plan *UpdatePlan) string {
 	if len(plan.Conflicts) > 0 {
 		b.WriteString("\nConflicts:\n\n" + ConflictsMarkdown(plan.Conflicts))
 	}
-	fmt.Fprintf(&b, "\nDelete the branch (or close this pull request and delete it) and comment `/porch upgrade %s` for porchbot's update.\n", plan.Package)
+	fmt.Fprintf(&b, "\nDelete the branch (or close this pull request and delete it) and comment %s for porchbot's update.\n", mdquote.Code("/porch upgrade "+plan.Package))
 	return b.String()
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
@@ -257,8 +258,9 @@ func (c *VariantController) mutation(ctx context.Context, up, ds *Session, v con
 // which variant and upstream revision made it and what the mutations do.
 func variantNote(up *Session, a variants.Action, v config.Variant, m variants.Mutation, files map[string][]byte) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Variant\n\nMade by the variant of `%s` in %s (`variants[%d]` of `%s`), upstream revision `%s/v%d`, for %s.\n\n",
-		v.Upstream.Package, up.Repo.FullName(), a.Variant, config.Path, v.Upstream.Package, a.Revision, a.Target)
+	fmt.Fprintf(&b, "\n### Variant\n\nMade by the variant of %s in %s (`variants[%d]` of %s), upstream revision %s, for %s.\n\n",
+		mdquote.Code(v.Upstream.Package), up.Repo.FullName(), a.Variant, mdquote.Code(config.Path),
+		mdquote.Code(fmt.Sprintf("%s/v%d", v.Upstream.Package, a.Revision)), a.Target)
 	b.WriteString("What the variant's mutations change:\n\n")
 	for _, l := range variants.Describe(m, files) {
 		b.WriteString("- " + l + "\n")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
 )
@@ -44,11 +45,11 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 	}
 	kf, ok := files[kptfile.FileName]
 	if !ok {
-		return 0, requestErrorf("%s at %s is not a kpt package (no Kptfile)", upRev.Dir, upRev.Tag())
+		return 0, requestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(upRev.Dir), mdquote.Code(upRev.Tag()))
 	}
 	lock := kptfile.GitLock{Repo: upRev.RepoURL(), Directory: upRev.Directory(), Ref: upRev.Tag(), Commit: upRev.Commit.String()}
 	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(pkg), lock); err != nil {
-		return 0, requestErrorf("the upstream Kptfile of %s: %v", upRev.Tag(), err)
+		return 0, requestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(upRev.Tag()), err)
 	}
 	files = addKptMergeComments(files)
 	m, err := c.mutation(ctx, up, ds, v)
@@ -79,7 +80,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 				return nil, err
 			}
 			if !own {
-				return nil, requestErrorf("`%s` has commits porchbot did not make: not overwritten (delete the branch for porchbot's clone)", branch)
+				return nil, requestErrorf("%s has commits porchbot did not make: not overwritten (delete the branch for porchbot's clone)", mdquote.Code(branch))
 			}
 		}
 		return &PackageCommit{Parent: ds.DeploymentHead, Dir: dir, Files: files, Message: msg, AllowEmpty: true, Exclusive: head.IsZero(),
@@ -108,9 +109,10 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 }
 
 func variantCloneBody(up, ds *Session, a variants.Action, upRev UpstreamRevision) string {
-	return fmt.Sprintf("Proposes the new package `%s`, a clone of `%s` (`%s` in %s, commit `%s`), as the variant of %s wants it in %s. "+
-		"Its Kptfile's `upstreamLock` pins that commit, as `/porch clone` does; merging publishes `%s/v1` here.\n",
-		a.Package, upRev.Tag(), upRev.Directory(), up.Repo.FullName(), abbrevHash(upRev.Commit), up.Repo.FullName(), ds.Repo.FullName(), a.Package)
+	return fmt.Sprintf("Proposes the new package %s, a clone of %s (%s in %s, commit %s), as the variant of %s wants it in %s. "+
+		"Its Kptfile's `upstreamLock` pins that commit, as `/porch clone` does; merging publishes %s here.\n",
+		mdquote.Code(a.Package), mdquote.Code(upRev.Tag()), mdquote.Code(upRev.Directory()), up.Repo.FullName(), mdquote.Code(abbrevHash(upRev.Commit)),
+		up.Repo.FullName(), ds.Repo.FullName(), mdquote.Code(a.Package+"/v1"))
 }
 
 // ownDraft reports whether every commit of the branch at head, down to the
@@ -177,7 +179,7 @@ func declined(ctx context.Context, ds *Session, f *variantFacts, a variants.Acti
 	if n == 0 || a.Kind == variants.Clone && !holdsClone(ctx, ds, head, a) {
 		return nil
 	}
-	return requestErrorf("its proposal #%d was closed unmerged: not proposed again until the entry or the upstream revision changes (or `%s` is deleted)", n, branch)
+	return requestErrorf("its proposal #%d was closed unmerged: not proposed again until the entry or the upstream revision changes (or %s is deleted)", n, mdquote.Code(branch))
 }
 
 // declinedAt is porchbot's pull request from branch that was closed

@@ -24,6 +24,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
@@ -58,7 +59,7 @@ func (c *VariantController) variantFlow(ctx context.Context, up *Session, f *var
 		sum := sha256.Sum256([]byte(strings.ToLower(vt.name)))
 		key = "hidden:" + hex.EncodeToString(sum[:8])
 	}
-	why = fmt.Sprintf("`variants[%d]` of `%s`: %s.", a.Variant, config.Path, why)
+	why = fmt.Sprintf("`variants[%d]` of %s: %s.", a.Variant, mdquote.Code(config.Path), why)
 	return errors.Join(err, reportRefusedFlow(ctx, up, at, fmt.Sprintf("variants[%d] %s", a.Variant, key), why))
 }
 

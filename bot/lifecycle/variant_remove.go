@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
 )
@@ -69,7 +70,7 @@ func (c *VariantController) orphan(ctx context.Context, ds *Session, a variants.
 				return nil, err
 			}
 			if !own {
-				return nil, requestErrorf("`%s` has commits porchbot did not make: not overwritten", branch)
+				return nil, requestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(branch))
 			}
 			if got, err := readVariantPackage(ctx, ds, head, a.Package); err == nil && got.Owner == nil {
 				return nil, nil // proposed already
@@ -84,8 +85,8 @@ func (c *VariantController) orphan(ctx context.Context, ds *Session, a variants.
 	}
 	out := &UpdateOutcome{Head: res.Head, Branch: branch}
 	title := fmt.Sprintf("Variant: orphan %s", a.Package)
-	body := fmt.Sprintf("Proposes removing `%s` and `%s` from `%s`'s Kptfile: the package stays, and is no longer kept by a variant.\n\n%s",
-		variants.OwnerAnnotation, variants.SpecAnnotation, a.Package, removalNote(a))
+	body := fmt.Sprintf("Proposes removing %s and %s from %s's Kptfile: the package stays, and is no longer kept by a variant.\n\n%s",
+		mdquote.Code(variants.OwnerAnnotation), mdquote.Code(variants.SpecAnnotation), mdquote.Code(a.Package), removalNote(a))
 	if err := openUpdatePR(ctx, ds, api, a.Package, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
@@ -93,9 +94,10 @@ func (c *VariantController) orphan(ctx context.Context, ds *Session, a variants.
 }
 
 func removalNote(a variants.Action) string {
-	return fmt.Sprintf("### Variant\n\nThe variant of `%s` in %s (downstream `%s`) no longer targets %s: no `variants:` entry there names it "+
-		"(deletionPolicy `%s`). Close this pull request to keep the package as it is.\n",
-		a.Owner.Package, a.Owner.Upstream, firstNonEmpty(a.Owner.Downstream, a.Owner.Package), a.Target, a.Owner.OnRemove)
+	return fmt.Sprintf("### Variant\n\nThe variant of %s in %s (downstream %s) no longer targets %s: no `variants:` entry there names it "+
+		"(deletionPolicy %s). Close this pull request to keep the package as it is.\n",
+		mdquote.Code(a.Owner.Package), a.Owner.Upstream, mdquote.Code(firstNonEmpty(a.Owner.Downstream, a.Owner.Package)), a.Target,
+		mdquote.Code(a.Owner.OnRemove))
 }
 
 // closeSuperseded closes the open pull request of other variant work on

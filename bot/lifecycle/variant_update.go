@@ -15,6 +15,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
@@ -66,11 +67,11 @@ func (c *VariantController) update(ctx context.Context, up, ds *Session, f *vari
 	case UpdateWaiting:
 		return 0, errVariantWaiting
 	case UpdateHeld:
-		return out.PR.GetNumber(), requestErrorf("`%s` has commits porchbot did not make: not overwritten", plan.Branch)
+		return out.PR.GetNumber(), requestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
 	case UpdateRefused:
 		return out.PR.GetNumber(), requestErrorf("not updated: %s", plan.Refused)
 	case UpdateDeclined:
-		return 0, requestErrorf("the update to %s was closed unmerged", upRev.Tag())
+		return 0, requestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
 	return out.PR.GetNumber(), nil
 }

@@ -24,6 +24,7 @@
 //   - Quiet: markdown porchbot composed itself that may carry words of
 //     others: mentions outside code are defused (porchbot's own #12
 //     references stay).
+//   - Path: a path or ref in the URL of a link porchbot composed.
 //
 // Truncate and TruncateRunes cut raw text before it is quoted (so a cut
 // never splits a rune or an escape) and mark the cut.

@@ -205,3 +205,16 @@ func FuzzTruncate(f *testing.F) {
 		}
 	})
 }
+
+func TestPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"network/upf/v2":       "network/upf/v2",
+		"drafts/p)<!--/w":      "drafts/p%29%3C%21--/w",
+		"a b/c`d":              "a%20b/c%60d",
+		"x](https://evil.x)/y": "x%5D%28https://evil.x%29/y",
+	} {
+		if got := mdquote.Path(in); got != want {
+			t.Errorf("Path(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

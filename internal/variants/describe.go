@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // Describe says, one line each, what m does to a downstream package, for
@@ -22,18 +24,19 @@ func Describe(m Mutation, mutated map[string][]byte) []string {
 		}
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(mm)) {
-			parts = append(parts, fmt.Sprintf("`%s: %s`", k, mm[k]))
+			parts = append(parts, mdquote.Code(k+": "+mm[k]))
 		}
 		out = append(out, fmt.Sprintf("%s on the Kptfile: %s", what, strings.Join(parts, ", ")))
 	}
 	kv("Labels", m.Labels)
 	kv("Annotations", m.Annotations)
 	if m.Namespace != "" {
-		out = append(out, fmt.Sprintf("Namespace `%s` (the function `%snamespace`, `%s`, first in the pipeline)", m.Namespace, FunctionPrefix, NamespaceImage))
+		out = append(out, fmt.Sprintf("Namespace %s (the function %s, %s, first in the pipeline)", mdquote.Code(m.Namespace),
+			mdquote.Code(FunctionPrefix+"namespace"), mdquote.Code(NamespaceImage)))
 	}
 	fns := func(what string, n int) {
 		if n > 0 {
-			out = append(out, fmt.Sprintf("%d %s prepended to the pipeline (named `%s%s.N`)", n, what, FunctionPrefix, strings.TrimSuffix(what, "s")))
+			out = append(out, fmt.Sprintf("%d %s prepended to the pipeline (named %s)", n, what, mdquote.Code(FunctionPrefix+strings.TrimSuffix(what, "s")+".N")))
 		}
 	}
 	fns("mutators", len(m.Pipeline.Mutators))
@@ -48,10 +51,10 @@ func Describe(m Mutation, mutated map[string][]byte) []string {
 		}
 		for _, n := range nodes {
 			if from, ok := n.GetAnnotations()[InjectedFromAnnotation]; ok {
-				out = append(out, fmt.Sprintf("`%s` in `%s` injected from `%s`", keyOf(n), name, from))
+				out = append(out, fmt.Sprintf("%s in %s injected from %s", mdquote.Code(keyOf(n).String()), mdquote.Code(name), mdquote.Code(from)))
 			}
 		}
 	}
-	out = append(out, fmt.Sprintf("Ownership: `%s: %s`, `%s: %s`", OwnerAnnotation, m.Owner.Annotation(), SpecAnnotation, m.Spec))
+	out = append(out, fmt.Sprintf("Ownership: %s, %s", mdquote.Code(OwnerAnnotation+": "+m.Owner.Annotation()), mdquote.Code(SpecAnnotation+": "+m.Spec)))
 	return out
 }
