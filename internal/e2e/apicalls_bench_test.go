@@ -36,6 +36,17 @@ const (
 	acIndexCall   = "POST /repos/{owner}/{repo}/releases/{number}/assets"
 )
 
+// acTargetOf is a step's budget: acTarget, but for /porch propose, whose
+// 6 calls (the 👀 claim, the pull request, the requester record, the
+// label, the approval check, the reply) are accepted: the record has no
+// cheaper home only porchbot can write (docs/security.md, known gaps).
+func acTargetOf(step string) float64 {
+	if step == acProposeCommand {
+		return 6
+	}
+	return acTarget
+}
+
 // BenchmarkLifecycleAPICalls measures what porchbot spends on GitHub per
 // lifecycle step: its REST calls and its git transport operations. Each
 // iteration runs the lifecycle once on the seeded catalog (a draft of
@@ -102,7 +113,7 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 	// A missed target fails the run (the table above says by how much).
 	var over []string
 	for _, step := range acSteps {
-		if m := acMean(usages[step]); m.rest-m.index > acTarget || m.index > acIndexTarget {
+		if m := acMean(usages[step]); m.rest-m.index > acTargetOf(step) || m.index > acIndexTarget {
 			over = append(over, fmt.Sprintf("%s: %.4g REST calls (%.4g of them the package index's, target %d)", step, m.rest, m.index, acIndexTarget))
 		}
 	}
@@ -263,7 +274,7 @@ func (lc *acLifecycle) branchHead(branch string) string {
 func acTable(first map[string]demo.Usage, usages map[string][]demo.Usage, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "porchbot's GitHub usage per lifecycle step: the first lifecycle of a process, then the mean of %d more\n", n)
-	fmt.Fprintf(&b, "(porchbot's calls only: the forge's count minus the users', equal to porchbot's own count; target: at most %d REST calls per step, git excluded, and at most %d more on a publish for the package index)\n\n", acTarget, acIndexTarget)
+	fmt.Fprintf(&b, "(porchbot's calls only: the forge's count minus the users', equal to porchbot's own count; target: at most %d REST calls per step (/porch propose: 6, accepted), git excluded, and at most %d more on a publish for the package index)\n\n", acTarget, acIndexTarget)
 	fmt.Fprintf(&b, "%-16s %10s %8s %8s %14s %13s  %s\n", "step", "REST first", "session", "REST", "git fetch/push", "git HTTP reqs", "steady state vs target")
 	for _, step := range acSteps {
 		f, us := first[step], usages[step]
@@ -272,7 +283,7 @@ func acTable(first map[string]demo.Usage, usages map[string][]demo.Usage, n int)
 		if m.index > 0 {
 			verdict = fmt.Sprintf("within target (+%.4g for the package index, target %d)", m.index, acIndexTarget)
 		}
-		if over := m.rest - m.index - acTarget; over > 0 {
+		if over := m.rest - m.index - acTargetOf(step); over > 0 {
 			verdict = fmt.Sprintf("OVER target by %.4g", over)
 		}
 		if m.index > acIndexTarget {

@@ -32,7 +32,7 @@ func variantTargets() int {
 
 // The budgets of REST calls per target.
 const (
-	variantNewTarget    = 4
+	variantNewTarget    = 3
 	variantUpdateTarget = 3
 	// secondaryPerMinute and secondaryPerHour are GitHub's secondary
 	// limits of content-creating requests.
