@@ -496,6 +496,9 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 			}
 			resyncOne(ctx, r, open, deps, log)
 		}
+		if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil {
+			h.ResyncPassDone(repos)
+		}
 		log.WithFields(logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}).Info("resync pass done")
 		wait = time.Duration(float64(interval) * (0.8 + 0.4*rand.Float64()))
 	}
