@@ -138,6 +138,8 @@ func (a *App) TrackingDownstreams(_ context.Context, s *lifecycle.Session) []dow
 // installed (downstreams.Registry.Known).
 func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Known(repository) }
 
+var _ lifecycle.ResyncPassHooks = (*App)(nil) // the resync loop reports its passes to the registry
+
 // ResyncPassDone tells the registry that a resync pass visited every
 // installed repository (lifecycle.ResyncPassHooks).
 func (a *App) ResyncPassDone(repos []lifecycle.Repo) {

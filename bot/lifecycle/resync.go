@@ -146,7 +146,8 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 	rep := &ResyncReport{Repo: s.Repo.FullName(), Head: s.DeploymentHead}
 	log := s.Log.WithField("step", "resync")
 	if s.DeploymentHead.IsZero() {
-		return rep, nil // an empty repository
+		// An empty repository: the registry learns it tracks nothing.
+		return rep, resyncDownstreams(ctx, s, deps)
 	}
 	out := &PublishOutcome{Commit: s.DeploymentHead}
 	p := newPublisher(s, api.Publish, out, false)
