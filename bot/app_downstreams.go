@@ -2,6 +2,9 @@ package bot
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"path"
 	"strings"
 
@@ -43,6 +46,7 @@ func (a *App) IndexDownstreams(ctx context.Context, s *lifecycle.Session) error 
 		return err
 	}
 	host := a.gitHost()
+	known := true // every fact read: no look-up refused or failed
 	installed := map[string]bool{}
 	kept := make([]downstreams.Downstream, 0, len(found))
 	for _, d := range found {
@@ -62,6 +66,7 @@ func (a *App) IndexDownstreams(ctx context.Context, s *lifecycle.Session) error 
 			var ierr error
 			ok, ierr = a.upstreamInstalled(ctx, full)
 			installed[full] = ok
+			known = known && (ierr == nil || isNotFound(ierr))
 			if !ok {
 				a.skipUpstream(s.Log, d, skipNotInstalled, ierr)
 			}
@@ -72,40 +77,52 @@ func (a *App) IndexDownstreams(ctx context.Context, s *lifecycle.Session) error 
 			kept = append(kept, d)
 		}
 	}
-	if public, known := a.publicForIndex(ctx, s, kept); known {
-		for i := range kept {
-			kept[i].Public = public
-		}
+	public, verr := a.publicForIndex(ctx, s, kept)
+	for i := range kept {
+		kept[i].Public = public
 	}
-	a.registry().Replace(s.Repo.FullName(), kept)
-	s.Log.WithFields(logrus.Fields{"downstream_packages": len(kept), "skipped": len(found) - len(kept)}).
-		Debug("downstream packages indexed")
+	if known && verr == nil {
+		a.registry().Replace(s.Repo.FullName(), kept)
+	} else {
+		// A refused or failed look-up: the index keeps what it said of
+		// this repository until a visit knows it all.
+		a.registry().ReplaceUnknown(s.Repo.FullName(), kept)
+	}
+	s.Log.WithFields(logrus.Fields{"downstream_packages": len(kept), "skipped": len(found) - len(kept),
+		"facts_known": known && verr == nil}).Debug("downstream packages indexed")
 	return err
+}
+
+// isNotFound: GitHub answered 404 (an upstream the App is not installed on).
+func isNotFound(err error) bool {
+	var ge *github.ErrorResponse
+	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusNotFound
 }
 
 // publicForIndex: is the session's repository public, so that other
 // repositories' package indexes may name its packages as downstreams? One
 // REST call, made only when a package tracks another repository (a
 // repository's own packages are named in its index whatever its
-// visibility). Unknown (false) on failure: not named.
-func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []downstreams.Downstream) (public, known bool) {
+// visibility). False on failure, with the error: not named, and the
+// repository's facts are unknown.
+func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []downstreams.Downstream) (bool, error) {
 	url := a.Opener.GitURL(s.Repo.Owner, s.Repo.Name)
 	self, err := downstreams.ParseRepoURL(url)
 	if err != nil || s.GH == nil {
-		return false, false
+		return false, nil
 	}
 	for _, d := range kept {
 		if id, err := downstreams.ParseRepoURL(d.Upstream.Repo); err == nil && id.String() != self.String() {
 			info, _, err := s.GH.Repositories.Get(ctx, s.Repo.Owner, s.Repo.Name)
 			if err != nil {
-				s.Log.WithError(err).Info("repository visibility unknown: its packages are not named in other repositories' indexes")
-				return false, false
+				s.Log.WithError(err).Info("repository visibility unknown: other repositories' indexes keep what they said of its packages")
+				return false, fmt.Errorf("visibility of %s: %w", s.Repo.FullName(), err)
 			}
 			vis := strings.ToLower(info.GetVisibility())
-			return vis == "public" || vis == "" && !info.GetPrivate(), true
+			return vis == "public" || vis == "" && !info.GetPrivate(), nil
 		}
 	}
-	return false, false
+	return false, nil
 }
 
 // TrackingDownstreams lists the downstream packages the registry knows
@@ -113,6 +130,24 @@ func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []d
 // index (lifecycle.DownstreamRegistry; no REST call).
 func (a *App) TrackingDownstreams(_ context.Context, s *lifecycle.Session) []downstreams.Downstream {
 	return a.registry().Tracking(a.Opener.GitURL(s.Repo.Owner, s.Repo.Name))
+}
+
+// DownstreamsKnown says whether this process knows which packages of
+// repository track others (lifecycle.DownstreamRegistry): it visited it
+// with every fact known, or a complete resync pass showed it is not
+// installed (downstreams.Registry.Known).
+func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Known(repository) }
+
+var _ lifecycle.ResyncPassHooks = (*App)(nil) // the resync loop reports its passes to the registry
+
+// ResyncPassDone tells the registry that a resync pass visited every
+// installed repository (lifecycle.ResyncPassHooks).
+func (a *App) ResyncPassDone(repos []lifecycle.Repo) {
+	names := make([]string, 0, len(repos))
+	for _, r := range repos {
+		names = append(names, r.FullName())
+	}
+	a.registry().PassDone(names)
 }
 
 // refreshDownstreamsOnPush indexes the repository again when a push to its

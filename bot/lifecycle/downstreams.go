@@ -66,6 +66,13 @@ type ResyncDownstreamHooks interface {
 	IndexDownstreams(ctx context.Context, s *Session) error
 }
 
+// ResyncPassHooks is implemented by ResyncHooks that want to know when
+// ResyncLoop has visited every repository of a complete listing (the
+// downstream registry is then complete: downstreams.Registry.PassDone).
+type ResyncPassHooks interface {
+	ResyncPassDone(repos []Repo)
+}
+
 func resyncDownstreams(ctx context.Context, s *Session, deps ResyncDeps) error {
 	h, ok := deps.Hooks.(ResyncDownstreamHooks)
 	if !ok {

@@ -37,6 +37,10 @@ type IndexUpdate struct {
 	// Downstreams are the packages known to track each package (nil: the
 	// session's DownstreamRegistry's, else those the index lists).
 	Downstreams map[string][]index.Downstream
+	// Unknown names the repositories whose downstreams the registry does
+	// not know (index.Options.Unknown): the index keeps what it said of
+	// them. Set with Downstreams from the session's registry.
+	Unknown func(repository string) bool
 }
 
 // DownstreamRegistry gives the downstream packages known to track any
@@ -45,6 +49,10 @@ type IndexUpdate struct {
 // REST call).
 type DownstreamRegistry interface {
 	TrackingDownstreams(ctx context.Context, s *Session) []downstreams.Downstream
+	// DownstreamsKnown says whether the registry knows which packages of
+	// repository track others (downstreams.Registry.Known): if not, the
+	// index keeps the downstreams it last listed there.
+	DownstreamsKnown(repository string) bool
 }
 
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
@@ -65,6 +73,8 @@ type indexResult struct {
 func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, error) {
 	if u.Downstreams == nil && s.Downstreams != nil {
 		u.Downstreams = IndexDownstreams(s, s.Downstreams.TrackingDownstreams(ctx, s))
+		known := s.Downstreams.DownstreamsKnown
+		u.Unknown = func(repo string) bool { return !known(repo) }
 	}
 	branch := s.Config.Lifecycle.IndexBranch
 	if branch == "" {
@@ -136,7 +146,7 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 			return err
 		}
 		idx, err := index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Previous: prev,
-			Approvers: approvers, Downstreams: u.Downstreams})
+			Approvers: approvers, Downstreams: u.Downstreams, Unknown: u.Unknown})
 		if err != nil {
 			return err
 		}

@@ -146,7 +146,8 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 	rep := &ResyncReport{Repo: s.Repo.FullName(), Head: s.DeploymentHead}
 	log := s.Log.WithField("step", "resync")
 	if s.DeploymentHead.IsZero() {
-		return rep, nil // an empty repository
+		// An empty repository: the registry learns it tracks nothing.
+		return rep, resyncDownstreams(ctx, s, deps)
 	}
 	out := &PublishOutcome{Commit: s.DeploymentHead}
 	p := newPublisher(s, api.Publish, out, false)
@@ -495,6 +496,9 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 				return nil
 			}
 			resyncOne(ctx, r, open, deps, log)
+		}
+		if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil {
+			h.ResyncPassDone(repos)
 		}
 		log.WithFields(logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}).Info("resync pass done")
 		wait = time.Duration(float64(interval) * (0.8 + 0.4*rand.Float64()))

@@ -225,14 +225,7 @@ func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
 				}
 			}})
 	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the loop did not stop")
-	}
+	awaitLoop(t, done)
 	mu.Lock()
 	defer mu.Unlock()
 	if reports["catalog"] < 2 || failed["broken"] < 2 || failed["panicky"] < 2 {

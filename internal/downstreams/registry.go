@@ -38,16 +38,27 @@ type entry struct {
 type Registry struct {
 	mu     sync.RWMutex
 	byRepo map[string][]entry // downstream repo (lower case) → its packages with an upstream
+	facts                     // which repositories' facts are known (facts.go)
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{byRepo: map[string][]entry{}} }
+func NewRegistry() *Registry {
+	return &Registry{byRepo: map[string][]entry{}, facts: facts{visited: map[string]bool{}}}
+}
 
 // Replace records repo's packages with an upstream, as found on its
-// deployment branch, replacing what was known of it. Packages whose
-// upstream URL is not a remote repository are kept out (Find could never
-// return them).
-func (r *Registry) Replace(repo string, pkgs []Downstream) {
+// deployment branch, replacing what was known of it: repo's facts are
+// known (Known). Packages whose upstream URL is not a remote repository
+// are kept out (Find could never return them).
+func (r *Registry) Replace(repo string, pkgs []Downstream) { r.record(repo, pkgs, true) }
+
+// ReplaceUnknown is Replace for a visit that left some of repo's facts
+// unknown (its visibility, whether an upstream is installed: a refused or
+// failed call): the packages found are recorded, but repo is not Known,
+// so an index keeps what it last said of repo.
+func (r *Registry) ReplaceUnknown(repo string, pkgs []Downstream) { r.record(repo, pkgs, false) }
+
+func (r *Registry) record(repo string, pkgs []Downstream, known bool) {
 	es := make([]entry, 0, len(pkgs))
 	for _, d := range pkgs {
 		id, err := ParseRepoURL(d.Upstream.Repo)
@@ -58,14 +69,17 @@ func (r *Registry) Replace(repo string, pkgs []Downstream) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	key := strings.ToLower(repo)
+	r.visited[key] = known
 	if len(es) == 0 {
-		delete(r.byRepo, strings.ToLower(repo))
+		delete(r.byRepo, key)
 		return
 	}
-	r.byRepo[strings.ToLower(repo)] = es
+	r.byRepo[key] = es
 }
 
-// Forget drops everything known of repo (uninstalled, deleted).
+// Forget drops everything known of repo (uninstalled, deleted): it is
+// known to track nothing.
 func (r *Registry) Forget(repo string) { r.Replace(repo, nil) }
 
 // Find returns the downstream packages whose upstream is the package at

@@ -30,6 +30,12 @@ type Options struct {
 	// means unknown: each package keeps the downstreams Previous lists
 	// (an offline build cannot see other repositories).
 	Downstreams map[string][]Downstream
+	// Unknown, with Downstreams, names the repositories whose facts are
+	// not known (a process that has not visited them yet, a look-up that
+	// failed): the downstreams Previous lists in such a repository are
+	// kept beside Downstreams (a degraded view never overwrites a good
+	// one). Nil: every repository's facts are known.
+	Unknown func(repository string) bool
 }
 
 // treeIDer is a Source that can name a directory's tree cheaply (git's
@@ -68,10 +74,7 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 	for _, name := range names {
 		pkgTags := byPkg[name]
 		slices.SortFunc(pkgTags, func(a, b Tag) int { return b.Revision - a.Revision })
-		p := Package{Name: name, Downstreams: sortedDownstreams(opts.Downstreams[name])}
-		if opts.Downstreams == nil {
-			p.Downstreams = sortedDownstreams(prevPkgs[name].Downstreams)
-		}
+		p := Package{Name: name, Downstreams: packageDownstreams(opts, prevPkgs[name].Downstreams, name)}
 		for _, t := range pkgTags {
 			tag := tagName(t)
 			r := Revision{Revision: t.Revision, Tag: tag, Commit: t.Commit, Published: t.Time.UTC()}
@@ -186,6 +189,30 @@ func mergeApprovers(a, b []string) []string {
 	out := append(append([]string(nil), a...), b...)
 	slices.SortFunc(out, func(x, y string) int { return strings.Compare(strings.ToLower(x), strings.ToLower(y)) })
 	return slices.CompactFunc(out, strings.EqualFold)
+}
+
+// packageDownstreams are the downstreams of package name: those
+// opts.Downstreams gives, with those the previous index listed (prev) in
+// repositories opts.Unknown names; all of prev when opts.Downstreams is
+// nil.
+func packageDownstreams(opts Options, prev []Downstream, name string) []Downstream {
+	if opts.Downstreams == nil {
+		return sortedDownstreams(prev)
+	}
+	out := opts.Downstreams[name]
+	if opts.Unknown == nil {
+		return sortedDownstreams(out)
+	}
+	listed := map[[2]string]bool{}
+	for _, d := range out {
+		listed[[2]string{strings.ToLower(d.Repository), d.Package}] = true
+	}
+	for _, d := range prev {
+		if opts.Unknown(d.Repository) && !listed[[2]string{strings.ToLower(d.Repository), d.Package}] {
+			out = append(out[:len(out):len(out)], d)
+		}
+	}
+	return sortedDownstreams(out)
 }
 
 func sortedDownstreams(ds []Downstream) []Downstream {
