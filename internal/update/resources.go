@@ -307,11 +307,13 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
 	file := path.Join(rel, t.local.GetAnnotations()[kioutil.PathAnnotation])
 	resource := resourceName(t.local)
+	pruned := pruneSame(t.local.YNode(), t.origin.YNode(), t.updated.YNode())
 	merged, err := walk.Walker{
 		Visitor:            v,
 		VisitKeysAsScalars: true,
 		Sources:            []*yaml.RNode{t.local, t.origin, t.updated},
 	}.Walk()
+	pruned.restore()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", file, resource, err)
 	}
