@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+
+	"github.com/porchbot/porchbot/internal/benchclock"
 )
 
 const benchPipeline = `pipeline:
@@ -86,32 +87,6 @@ func readWrite(b *testing.B, fs filesys.FileSystem, root string) {
 	}
 }
 
-// timing is the fastest of several runs, in wall-clock and in CPU time
-// (which a busy machine disturbs less).
-type timing struct{ wall, cpu time.Duration }
-
-// run runs f and keeps its times if they are the fastest yet.
-func (t *timing) run(f func()) {
-	w0, c0 := time.Now(), cpuTime()
-	f()
-	w, c := time.Since(w0), cpuTime()-c0
-	if t.wall == 0 || w < t.wall {
-		t.wall = w
-	}
-	if t.cpu == 0 || c < t.cpu {
-		t.cpu = c
-	}
-}
-
-func ratio(a, b time.Duration) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // BenchmarkRenderVsFloor times, alternately, the floor (ReadWrite1000)
 // and the render (Render1000) and reports the fastest of each, wall-clock
 // and CPU time (GC included), and their ratios (x-floor, x-floor-cpu);
@@ -122,20 +97,20 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // -benchtime 5x or more.
 func BenchmarkRenderVsFloor(b *testing.B) {
 	opts := benchOptions()
-	var floor, render timing
+	var floor, render benchclock.Fastest
 	for i := 0; i < b.N; i++ {
 		fs, root := genPackage(b, 1000, 50, benchPipeline)
-		floor.run(func() { readWrite(b, fs, root) })
+		floor.Run(func() { readWrite(b, fs, root) })
 		fs, root = genPackage(b, 1000, 50, benchPipeline)
-		render.run(func() { benchRender(b, fs, root, opts) })
+		render.Run(func() { benchRender(b, fs, root, opts) })
 	}
-	b.ReportMetric(ms(floor.wall), "floor-ms")
-	b.ReportMetric(ms(render.wall), "render-ms")
-	b.ReportMetric(ratio(render.wall, floor.wall), "x-floor")
-	b.ReportMetric(ratio(render.cpu, floor.cpu), "x-floor-cpu")
+	b.ReportMetric(benchclock.MS(floor.Wall), "floor-ms")
+	b.ReportMetric(benchclock.MS(render.Wall), "render-ms")
+	b.ReportMetric(benchclock.Ratio(render.Wall, floor.Wall), "x-floor")
+	b.ReportMetric(benchclock.Ratio(render.CPU, floor.CPU), "x-floor-cpu")
 	b.Logf("floor %.0f ms (CPU %.0f ms), render %.0f ms (CPU %.0f ms): %.2f× the floor (CPU %.2f×)",
-		ms(floor.wall), ms(floor.cpu), ms(render.wall), ms(render.cpu),
-		ratio(render.wall, floor.wall), ratio(render.cpu, floor.cpu))
+		benchclock.MS(floor.Wall), benchclock.MS(floor.CPU), benchclock.MS(render.Wall), benchclock.MS(render.CPU),
+		benchclock.Ratio(render.Wall, floor.Wall), benchclock.Ratio(render.CPU, floor.CPU))
 	kpt, err := exec.LookPath("kpt")
 	if err != nil {
 		b.Logf("kpt not installed, no kpt figure: %v", err)
@@ -146,9 +121,9 @@ func BenchmarkRenderVsFloor(b *testing.B) {
 	genPackageAt(b, filesys.MakeFsOnDisk(), src, 1000, 50, benchPipeline)
 	_, fnDir := benchBinary(b)
 	kr, _ := kptExec(b, kpt, fnDir, src, "inprocess-1k")
-	b.ReportMetric(ratio(kr.wall, render.wall), "x-faster-than-kpt")
-	b.Logf("kpt fn render --allow-exec (porchbot fn, a process) %.0f ms: Render %.1f× faster", ms(kr.wall),
-		ratio(kr.wall, render.wall))
+	b.ReportMetric(benchclock.Ratio(kr.wall, render.Wall), "x-faster-than-kpt")
+	b.Logf("kpt fn render --allow-exec (porchbot fn, a process) %.0f ms: Render %.1f× faster", benchclock.MS(kr.wall),
+		benchclock.Ratio(kr.wall, render.Wall))
 }
 
 var imageLine = regexp.MustCompile(`image: gcr.io/kpt-fn/([a-z-]+):\S+`)
@@ -169,7 +144,7 @@ func BenchmarkKptExecVsRender(b *testing.B) {
 	pipeline := imageLine.ReplaceAllString(benchPipeline, "exec: "+fnDir+"/$1")
 	opts := corpusOptions(fnDir)
 	disk := filesys.MakeFsOnDisk()
-	var kptRun, inRun timing
+	var kptRun, inRun benchclock.Fastest
 	for i := 0; i < b.N; i++ {
 		kdir := filepath.Join(tmp, "kpt")
 		pdir := filepath.Join(tmp, "inprocess")
@@ -179,14 +154,14 @@ func BenchmarkKptExecVsRender(b *testing.B) {
 			}
 			genPackageAt(b, disk, d, 1000, 50, pipeline)
 		}
-		kptRun.run(func() {
+		kptRun.Run(func() {
 			cmd := exec.Command(kpt, "fn", "render", "--allow-exec", kdir)
 			cmd.Env = append(os.Environ(), "KPT_DISABLE_ATTRIBUTION=")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("kpt fn render: %v\n%s", err, out)
 			}
 		})
-		inRun.run(func() { benchRender(b, disk, pdir, opts) })
+		inRun.Run(func() { benchRender(b, disk, pdir, opts) })
 		if i == 0 {
 			want, got := treeFiles(b, disk, kdir), treeFiles(b, disk, pdir)
 			if len(want) != len(got) {
@@ -199,9 +174,9 @@ func BenchmarkKptExecVsRender(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric(ms(kptRun.wall), "kpt-ms")
-	b.ReportMetric(ms(inRun.wall), "render-ms")
-	b.ReportMetric(ratio(kptRun.wall, inRun.wall), "x-faster")
+	b.ReportMetric(benchclock.MS(kptRun.Wall), "kpt-ms")
+	b.ReportMetric(benchclock.MS(inRun.Wall), "render-ms")
+	b.ReportMetric(benchclock.Ratio(kptRun.Wall, inRun.Wall), "x-faster")
 	b.Logf("kpt fn render --allow-exec (porchbot fn) %.0f ms, Render %.0f ms: %.1f× faster",
-		ms(kptRun.wall), ms(inRun.wall), ratio(kptRun.wall, inRun.wall))
+		benchclock.MS(kptRun.Wall), benchclock.MS(inRun.Wall), benchclock.Ratio(kptRun.Wall, inRun.Wall))
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/porchbot/porchbot/internal/benchclock"
 )
 
 // The whole-process benchmark: `porchbot render DIR` as a user runs it,
@@ -194,15 +196,15 @@ func BenchmarkRenderVsFloorProcess(b *testing.B) {
 			render.add(spawn(b, []string{porchbot, "render", work}, nil))
 		}
 		rendered := treeFiles(b, disk, work)
-		xTime, xCPU := ratio(render.wall, floor.wall), ratio(render.cpu, floor.cpu)
+		xTime, xCPU := benchclock.Ratio(render.wall, floor.wall), benchclock.Ratio(render.cpu, floor.cpu)
 		xMem := float64(render.rss) / float64(floor.rss)
 		b.ReportMetric(xTime, name+"-x-floor")
 		b.ReportMetric(xCPU, name+"-x-floor-cpu")
 		b.ReportMetric(xMem, name+"-x-floor-mem")
 		b.Logf("%-4s floor %6.0f ms (CPU %6.0f ms) %5.0f MiB   render %6.0f ms (CPU %6.0f ms) %5.0f MiB   "+
 			"%.2fx the floor's time (CPU %.2fx), %.2fx its memory", name,
-			ms(floor.wall), ms(floor.cpu), float64(floor.rss)/(1<<20),
-			ms(render.wall), ms(render.cpu), float64(render.rss)/(1<<20), xTime, xCPU, xMem)
+			benchclock.MS(floor.wall), benchclock.MS(floor.cpu), float64(floor.rss)/(1<<20),
+			benchclock.MS(render.wall), benchclock.MS(render.cpu), float64(render.rss)/(1<<20), xTime, xCPU, xMem)
 		if xCPU > processTimeTarget {
 			missed = append(missed, fmt.Sprintf("%s: render %.2fx the floor's CPU time (target %.1fx)", name, xCPU, processTimeTarget))
 		}
@@ -222,9 +224,9 @@ func BenchmarkRenderVsFloorProcess(b *testing.B) {
 		if len(rendered) != len(want)+1 {
 			b.Fatalf("%s: kpt left %d files, porchbot render %d", name, len(want)+1, len(rendered))
 		}
-		b.ReportMetric(ratio(kr.wall, render.wall), name+"-x-faster-than-kpt")
+		b.ReportMetric(benchclock.Ratio(kr.wall, render.wall), name+"-x-faster-than-kpt")
 		b.Logf("%-4s kpt fn render --allow-exec (porchbot fn) %6.0f ms %5.0f MiB: porchbot render %.1fx faster, "+
-			"%.2fx kpt's memory", name, ms(kr.wall), float64(kr.rss)/(1<<20), ratio(kr.wall, render.wall),
+			"%.2fx kpt's memory", name, benchclock.MS(kr.wall), float64(kr.rss)/(1<<20), benchclock.Ratio(kr.wall, render.wall),
 			float64(render.rss)/float64(kr.rss))
 	}
 	if len(missed) > 0 {

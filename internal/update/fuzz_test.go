@@ -28,26 +28,29 @@ func fuzzPackage(resources []byte) Files {
 	return Files{"Kptfile": []byte(fuzzKptfile), "resources.yaml": resources, "README.md": []byte("# app\n")}
 }
 
+// fuzzPackages are the three packages of fuzz bytes; ok is false when one
+// of them does not parse.
+func fuzzPackages(o, u, l []byte) (origin, updated, local Files, ok bool) {
+	origin, updated, local = fuzzPackage(o), fuzzPackage(u), fuzzPackage(l)
+	for _, p := range []Files{origin, updated, local} {
+		if CheckFiles("fuzz", p) != nil {
+			return nil, nil, nil, false
+		}
+	}
+	return origin, updated, local, true
+}
+
 // FuzzMerge: any three parseable packages merge without a panic, and a
 // package merged with itself (origin = updated = local) is the identity
 // once kpt's normal form (merge comments, identifiers) is reached, with no
 // conflict.
 func FuzzMerge(f *testing.F) {
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "*", "origin", "deployment.yaml"))
-	for _, o := range cases {
-		dir := filepath.Dir(filepath.Dir(o))
-		ob, _ := os.ReadFile(o)
-		ub, _ := os.ReadFile(filepath.Join(dir, "updated", "deployment.yaml"))
-		lb, _ := os.ReadFile(filepath.Join(dir, "local", "deployment.yaml"))
-		f.Add(ob, ub, lb)
-	}
+	addConformanceSeeds(f)
 	f.Add([]byte("a: 1\n"), []byte("- x\n- y\n"), []byte(""))
 	f.Fuzz(func(t *testing.T, o, u, l []byte) {
-		origin, updated, local := fuzzPackage(o), fuzzPackage(u), fuzzPackage(l)
-		for _, p := range []Files{origin, updated, local} {
-			if CheckFiles("fuzz", p) != nil {
-				return
-			}
+		origin, updated, local, ok := fuzzPackages(o, u, l)
+		if !ok {
+			return
 		}
 		_, _ = Merge(origin, updated, local, Options{})
 		_, _ = Merge(origin, updated, local, Options{OnConflict: SideLocal})
@@ -67,6 +70,19 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("merging a package with itself changed it:\n%s", d)
 		}
 	})
+}
+
+// addConformanceSeeds seeds a fuzz target with the deployment.yaml of each
+// conformance case (origin, updated, local).
+func addConformanceSeeds(f *testing.F) {
+	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "*", "origin", "deployment.yaml"))
+	for _, o := range cases {
+		dir := filepath.Dir(filepath.Dir(o))
+		ob, _ := os.ReadFile(o)
+		ub, _ := os.ReadFile(filepath.Join(dir, "updated", "deployment.yaml"))
+		lb, _ := os.ReadFile(filepath.Join(dir, "local", "deployment.yaml"))
+		f.Add(ob, ub, lb)
+	}
 }
 
 var updateStrategyLine = regexp.MustCompile(`updateStrategy: [a-z-]+`)

@@ -30,6 +30,7 @@ var strategies = map[string]strategy{
 type merger struct {
 	origin, updated, local tree
 	upstreamCommented      bool   // merge comments written into origin and updated
+	localAtRead            bool   // local's merge comments added as the merge reads it (commentLocal)
 	side                   string // SideUpstream or SideLocal
 	conflicts              []Conflict
 }
@@ -117,8 +118,9 @@ func (m *merger) run(opts Options) error {
 	}
 	// kpt adds merge comments to the three trees first; origin and updated
 	// get theirs as they are read (upstreamTrees), which gives the same
-	// resources without writing and reading both trees once more.
-	if err := commentTree(m.local); err != nil {
+	// resources without writing and reading both trees once more; so does
+	// local when the merge reads every file of it (commentLocal).
+	if err := m.commentLocal(kf); err != nil {
 		return err
 	}
 

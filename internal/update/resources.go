@@ -54,28 +54,42 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 	if err != nil {
 		return err
 	}
-	if !m.upstreamCommented {
-		// kpt writes origin and updated with their merge comments and reads
-		// them back; kyaml places comments on their own lines differently
-		// on that second reading, so files holding such comments take the
-		// same way (the others get their comments as they are read)
-		for _, t := range []tree{updated, origin} {
-			if err := roundTripComments(t, files); err != nil {
-				return err
-			}
+	if whole && m.localAtRead {
+		// merged whole, the files stay as they are when no resource is
+		// left: they must hold their comments before
+		if err := commentTree(local); err != nil {
+			return err
 		}
-	}
-	if whole {
-		_, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, nil)
-		return err
+		m.localAtRead = false
 	}
 	// kpt writes nothing when the merge leaves no resource at all: keep
-	// local's files as they are then
+	// local's files as they are then (with their merge comments: see
+	// below)
 	before := map[string][]byte{}
 	for _, f := range files {
 		if b, err := local.read(f); err == nil {
 			before[f] = b
 		}
+	}
+	// kpt writes the trees with their merge comments and reads them back;
+	// kyaml places comments on their own lines differently on that second
+	// reading, so files holding such comments take the same way (the
+	// others get their comments as they are read)
+	var roundTrip []tree
+	if !m.upstreamCommented {
+		roundTrip = append(roundTrip, updated, origin)
+	}
+	if m.localAtRead {
+		roundTrip = append(roundTrip, local)
+	}
+	for _, t := range roundTrip {
+		if err := roundTripComments(t, files); err != nil {
+			return err
+		}
+	}
+	if whole {
+		_, err := m.mergeResourceFiles(rel, local, updated, origin, excluded, nil)
+		return err
 	}
 	kept := 0
 	for _, f := range files {
@@ -91,6 +105,10 @@ func (m *merger) mergeResources(rel string, local, updated, origin tree) error {
 			if err := local.write(f, b); err != nil {
 				return err
 			}
+		}
+		if m.localAtRead {
+			// best effort, as kpt's own commenting of the tree
+			_ = commentTree(local)
 		}
 	}
 	return nil
@@ -153,9 +171,13 @@ func (m *merger) mergeResourceFiles(rel string, local, updated, origin tree, exc
 		FileSkipFunc:      skip,
 		FileSystem:        filesysOf(local),
 	}
+	var destIn kio.Reader = dest
+	if m.localAtRead {
+		destIn = commentingReader{dest}
+	}
 	kept := 0
 	err := kio.Pipeline{
-		Inputs: []kio.Reader{dest, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
+		Inputs: []kio.Reader{destIn, reader(origin, sourceOrigin), reader(updated, sourceUpdated)},
 		Filters: []kio.Filter{kio.FilterFunc(func(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
 			out, err := m.merge3(rel, nodes)
 			kept += len(out)
@@ -285,11 +307,13 @@ func (m *merger) mergeTriple(rel string, t *triple) (*yaml.RNode, error) {
 	v := &conflictVisitor{side: m.side, ignore: bookkeepingNodes(t.origin, t.updated)}
 	file := path.Join(rel, t.local.GetAnnotations()[kioutil.PathAnnotation])
 	resource := resourceName(t.local)
+	pruned := pruneSame(t.local.YNode(), t.origin.YNode(), t.updated.YNode())
 	merged, err := walk.Walker{
 		Visitor:            v,
 		VisitKeysAsScalars: true,
 		Sources:            []*yaml.RNode{t.local, t.origin, t.updated},
 	}.Walk()
+	pruned.restore()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", file, resource, err)
 	}

@@ -1,15 +1,15 @@
 //go:build unix
 
-package render
+package benchclock
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and system) the process used so far, GC
-// and other goroutines included.
-func cpuTime() time.Duration {
+// CPU is the CPU time (user and system) this process has used so far, the
+// collector and every goroutine included.
+func CPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
