@@ -5,11 +5,13 @@ package lifecycle
 // a private or internal one it needs each downstream repository's: asked
 // one by one, that is a call per repository; the installation's
 // repository list gives 100 a page. Before such a fan-out the list is
-// paged only while that is cheaper than asking: until every downstream
-// repository of the upstream's installation is known, or the pages spent
-// reach the number still unknown (those are then asked one by one, as
-// are the downstream repositories of other installations, which the list
-// does not hold).
+// paged only while that is cheaper than asking: while at least two
+// downstream repositories of the upstream's installation are unknown (a
+// page may give both for one call; one is asked as cheaply) and the pages
+// spent stay below the number unknown at the start (the listing never
+// costs more than asking each would have). What is still unknown is then
+// asked one by one, as are the downstream repositories of other
+// installations, which the list does not hold.
 
 import (
 	"context"
@@ -53,8 +55,9 @@ func (f *UpdateFanout) downstreamVisibilities(ctx context.Context, up UpstreamRe
 		}
 		return n
 	}
+	atStart := unknown(nil)
 	listed, err := listInstallation(ctx, up.Session, f.Repos, f.Flows, func(listed map[string]installedRepo, pages int) bool {
-		return unknown(listed) > pages
+		return unknown(listed) >= 2 && pages < atStart
 	})
 	if err != nil {
 		up.Session.Log.WithError(err).Warn("installation's repositories not listed: each downstream repository's visibility is asked")

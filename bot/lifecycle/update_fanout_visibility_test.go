@@ -35,7 +35,7 @@ func (p *pagedInstallation) ListRepos(_ context.Context, opts *github.ListOption
 
 // TestDownstreamVisibilitiesPagesWhileCheaper: the installation's list is
 // paged only while that is cheaper than asking each downstream repository
-// (until all are known, or the pages spent reach the number unknown);
+// (two or more unknown, fewer pages spent than were unknown at the start);
 // nothing is listed from a public upstream, for repositories of other
 // installations, or for visibilities already kept.
 func TestDownstreamVisibilitiesPagesWhileCheaper(t *testing.T) {
@@ -56,6 +56,8 @@ func TestDownstreamVisibilitiesPagesWhileCheaper(t *testing.T) {
 		{name: "the last one asked", upstream: flow.Private,
 			installs: map[string]int64{"acme/r001": 1, "acme/r002": 1, "acme/r003": 1, "acme/r150": 1, "acme/r250": 1}, pages: 2, known: 4},
 		{name: "stops when asking is no dearer", upstream: flow.Private, installs: map[string]int64{"acme/r001": 1, "acme/r250": 1}, pages: 1, known: 1},
+		{name: "no more pages than there were unknown", upstream: flow.Private, installs: map[string]int64{"acme/gone-1": 1, "acme/gone-2": 1}, pages: 2},
+		{name: "one is asked", upstream: flow.Private, installs: map[string]int64{"acme/r001": 1}},
 		{name: "another installation is asked", upstream: flow.Internal, installs: map[string]int64{"other/x": 2, "other/y": 2}},
 		{name: "already kept", upstream: flow.Private, installs: map[string]int64{"acme/r001": 1, "acme/r002": 1}, cached: []string{"r001", "r002"}, known: 2},
 	}
