@@ -77,9 +77,10 @@ func flowRefusal(err error) (*flow.Refusal, bool) {
 // commit of ds's deployment branch that set the package's upstream to us
 // (its landing there vouches for ds's side).
 func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *Session, dir, requestedBy string) error {
-	us, src := up.Session, flowRepo(up.Session)
+	us, src, dst := up.Session, flowRepo(up.Session), flowRepo(ds)
 	src.Visibility = up.Visibility
-	req := flow.Request{Source: src, Target: flowRepo(ds), Requester: requestedBy,
+	dst.Visibility = up.Downstreams[strings.ToLower(ds.Repo.FullName())]
+	req := flow.Request{Source: src, Target: dst, Requester: requestedBy,
 		AllowWider: us.Config.Flows.AllowWiderReaders}
 	if requestedBy == "" {
 		set, err := upstreamSetAt(ctx, ds, dir)

@@ -41,6 +41,10 @@ type UpstreamRevision struct {
 	// Visibility of the repository, when a fan-out read it once for all
 	// its downstream packages (Unknown: the flow rule asks).
 	Visibility flow.Visibility
+	// Downstreams are the visibilities of the fan-out's downstream
+	// repositories, by lower-case owner/name, that it learned once for
+	// all of them (a repository missing: the flow rule asks).
+	Downstreams map[string]flow.Visibility
 }
 
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in

@@ -63,6 +63,10 @@ type UpdateFanout struct {
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to every update (nil: caches of its own per check).
 	Flows *flow.Checker
+	// Repos lists the repositories of a session's installation, for the
+	// visibilities of a fan-out's downstream repositories from a
+	// repository that is not public (nil: s.GH.Apps).
+	Repos func(s *Session) VariantRepoLister
 }
 
 // UpdateResult is the outcome of one downstream package.
@@ -102,9 +106,10 @@ func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []Publish
 }
 
 // Downstreams are the downstream packages of up, by repository, repository
-// order fixed (replicas work through them in the same order).
-func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string) {
-	pkgs = map[string][]string{}
+// order fixed (replicas work through them in the same order), and each
+// repository's installation.
+func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string, installs map[string]int64) {
+	pkgs, installs = map[string][]string{}, map[string]int64{}
 	seen := map[string]bool{}
 	for _, d := range f.Finder.DownstreamsOf(ctx, up.Session.Repo, up.Directory()) {
 		if strings.EqualFold(d.Repo, up.Session.Repo.FullName()) && d.Package == up.Package {
@@ -117,16 +122,17 @@ func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (re
 		seen[key] = true
 		if len(pkgs[d.Repo]) == 0 {
 			repos = append(repos, d.Repo)
+			installs[d.Repo] = d.InstallationID
 		}
 		pkgs[d.Repo] = append(pkgs[d.Repo], d.Package)
 	}
 	sort.Strings(repos)
-	return repos, pkgs
+	return repos, pkgs, installs
 }
 
 func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]UpdateResult, error) {
 	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag(), "package": up.Package})
-	repos, pkgs := f.downstreams(ctx, up)
+	repos, pkgs, installs := f.downstreams(ctx, up)
 	total := 0
 	for _, r := range repos {
 		total += len(pkgs[r])
@@ -138,6 +144,7 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 	f.queued(total)
 	notes := f.notesSource(ctx, up)
 	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
+	up.Downstreams = f.downstreamVisibilities(ctx, up, installs)
 	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
 	var results []UpdateResult
 	var errs []error

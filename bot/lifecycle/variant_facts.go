@@ -182,33 +182,7 @@ func (c *VariantController) candidates(ctx context.Context, up *Session, upPkgs 
 // installed lists the repositories of up's installation, by lower-case
 // owner/name.
 func (c *VariantController) installed(ctx context.Context, up *Session) (map[string]installedRepo, error) {
-	var lister VariantRepoLister
-	switch {
-	case c.Repos != nil:
-		lister = c.Repos(up)
-	case up.GH != nil:
-		lister = up.GH.Apps
-	default:
-		return nil, fmt.Errorf("no client to list the installation's repositories")
-	}
-	out := map[string]installedRepo{}
-	opts := &github.ListOptions{PerPage: 100}
-	for len(out) < maxVariantRepos {
-		list, resp, err := lister.ListRepos(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the installation's repositories: %w", err)
-		}
-		for _, r := range list.Repositories {
-			repo := Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: up.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
-			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics, visibility: flow.VisibilityOf(r)}
-			c.Flows.Remember(r)
-		}
-		if resp == nil || resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	return out, nil
+	return listInstallation(ctx, up, c.Repos, c.Flows, nil)
 }
 
 // target opens one installed repository and reads its facts. With

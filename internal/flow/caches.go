@@ -46,6 +46,13 @@ func (b *boundedMap[V]) put(key string, v V) {
 	b.m[key] = v
 }
 
+// clear forgets every key.
+func (b *boundedMap[V]) clear() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.m, b.order = nil, nil
+}
+
 // VisibilityCache keeps repositories' visibility for TTL
 // (DefaultVisibilityTTL when 0), filled from every repository object
 // porchbot reads. The zero value is ready.
@@ -88,6 +95,10 @@ func (c *VisibilityCache) Remember(r *github.Repository) {
 	}
 	c.m.put(strings.ToLower(r.GetOwner().GetLogin()+"/"+r.GetName()), visibilityEntry{v: v, expires: c.now().Add(ttl)})
 }
+
+// Forget forgets every visibility kept (as a restart, or a minute
+// without news, does).
+func (c *VisibilityCache) Forget() { c.m.clear() }
 
 // AuthorCache keeps the GitHub login of commits' authors, by commit id,
 // for good (a commit's author does not change). The zero value is ready.

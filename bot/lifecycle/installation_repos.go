@@ -1,0 +1,57 @@
+package lifecycle
+
+// The repositories of an installation, as GitHub lists them
+// (GET /installation/repositories, 100 a page): the variants' targets and
+// their topics, and the visibilities of a fan-out's downstream
+// repositories (update_fanout_visibility.go). Every visibility read is
+// handed to the flow rule's cache.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/flow"
+)
+
+// installationPageSize is how many repositories one page of the listing
+// holds (GitHub's most).
+const installationPageSize = 100
+
+// listInstallation lists the repositories of s's installation, by
+// lower-case owner/name, through lister (nil: s.GH.Apps), at most
+// maxVariantRepos. more, when set, is asked before each page with what
+// the pages so far listed and how many pages that took: false stops the
+// listing there.
+func listInstallation(ctx context.Context, s *Session, lister func(*Session) VariantRepoLister, flows *flow.Checker,
+	more func(listed map[string]installedRepo, pages int) bool) (map[string]installedRepo, error) {
+	var l VariantRepoLister
+	switch {
+	case lister != nil:
+		l = lister(s)
+	case s.GH != nil:
+		l = s.GH.Apps
+	default:
+		return nil, fmt.Errorf("no client to list the installation's repositories")
+	}
+	out := map[string]installedRepo{}
+	opts := &github.ListOptions{PerPage: installationPageSize}
+	for pages := 0; len(out) < maxVariantRepos && (more == nil || more(out, pages)); pages++ {
+		list, resp, err := l.ListRepos(ctx, opts)
+		if err != nil {
+			return out, fmt.Errorf("list the installation's repositories: %w", err)
+		}
+		for _, r := range list.Repositories {
+			repo := Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: s.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
+			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics, visibility: flow.VisibilityOf(r)}
+			flows.Remember(r)
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return out, nil
+}

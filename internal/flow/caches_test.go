@@ -1,0 +1,25 @@
+package flow
+
+import (
+	"testing"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// TestVisibilityCacheForget: what Forget drops is unknown again, and the
+// cache keeps what it is told afterwards.
+func TestVisibilityCacheForget(t *testing.T) {
+	var c VisibilityCache
+	repo := func(name string) *github.Repository {
+		return &github.Repository{Name: github.String(name), Owner: &github.User{Login: github.String("acme")}, Private: github.Bool(true)}
+	}
+	c.Remember(repo("a"))
+	c.Forget()
+	if v := c.Get("acme", "a"); v != Unknown {
+		t.Errorf("acme/a %s after Forget", v)
+	}
+	c.Remember(repo("b"))
+	if v := c.Get("ACME", "b"); v != Private {
+		t.Errorf("acme/b %s, want private", v)
+	}
+}
