@@ -77,7 +77,7 @@ type Runner struct {
 	InstallationFor func(ctx context.Context, owner, repo string) (int64, error)
 	// Permissions, if set, reuses commenters' permission answers for a
 	// short time (one per process); nil looks them up for every comment.
-	Permissions *PermissionCache
+	Permissions *flow.PermissionCache
 	// Flows applies the rule of content crossing repositories (clone);
 	// nil: a checker per comment, with Permissions.
 	Flows *flow.Checker

@@ -1,8 +1,9 @@
 package lifecycle
 
 import (
-	"sync"
 	"time"
+
+	"github.com/porchbot/porchbot/internal/ttlcache"
 )
 
 // DefaultMembershipTTL is how long a team membership answer is reused.
@@ -17,13 +18,7 @@ type MembershipCache struct {
 	TTL time.Duration
 	Now func() time.Time
 
-	mu sync.Mutex
-	m  map[string]membershipEntry
-}
-
-type membershipEntry struct {
-	answer  approverAnswer
-	expires time.Time
+	m ttlcache.Cache[approverAnswer]
 }
 
 func (c *MembershipCache) now() time.Time {
@@ -37,14 +32,7 @@ func (c *MembershipCache) get(key string) (approverAnswer, bool) {
 	if c == nil {
 		return approverAnswer{}, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[key]
-	if !ok || !c.now().Before(e.expires) {
-		delete(c.m, key)
-		return approverAnswer{}, false
-	}
-	return e.answer, true
+	return c.m.Get(key, c.now())
 }
 
 func (c *MembershipCache) put(key string, a approverAnswer) {
@@ -55,10 +43,5 @@ func (c *MembershipCache) put(key string, a approverAnswer) {
 	if ttl <= 0 {
 		ttl = DefaultMembershipTTL
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]membershipEntry{}
-	}
-	c.m[key] = membershipEntry{answer: a, expires: c.now().Add(ttl)}
+	c.m.Put(key, a, c.now().Add(ttl))
 }

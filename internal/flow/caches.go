@@ -4,54 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/ttlcache"
 )
 
 // DefaultVisibilityTTL is how long a repository's visibility is reused.
 const DefaultVisibilityTTL = time.Minute
-
-// cacheMax bounds the entries of each cache (the oldest are dropped).
-const cacheMax = 4096
-
-// boundedMap is a map that forgets its oldest keys past cacheMax.
-type boundedMap[V any] struct {
-	mu    sync.Mutex
-	m     map[string]V
-	order []string
-}
-
-func (b *boundedMap[V]) get(key string) (V, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	v, ok := b.m[key]
-	return v, ok
-}
-
-func (b *boundedMap[V]) put(key string, v V) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.m == nil {
-		b.m = map[string]V{}
-	}
-	if _, had := b.m[key]; !had {
-		b.order = append(b.order, key)
-		for len(b.order) > cacheMax {
-			delete(b.m, b.order[0])
-			b.order = b.order[1:]
-		}
-	}
-	b.m[key] = v
-}
-
-// clear forgets every key.
-func (b *boundedMap[V]) clear() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.m, b.order = nil, nil
-}
 
 // VisibilityCache keeps repositories' visibility for TTL
 // (DefaultVisibilityTTL when 0), filled from every repository object
@@ -59,12 +20,7 @@ func (b *boundedMap[V]) clear() {
 type VisibilityCache struct {
 	TTL time.Duration
 	Now func() time.Time
-	m   boundedMap[visibilityEntry]
-}
-
-type visibilityEntry struct {
-	v       Visibility
-	expires time.Time
+	m   ttlcache.Cache[Visibility]
 }
 
 func (c *VisibilityCache) now() time.Time {
@@ -76,11 +32,8 @@ func (c *VisibilityCache) now() time.Time {
 
 // Get is the visibility kept for owner/name, Unknown when none is.
 func (c *VisibilityCache) Get(owner, name string) Visibility {
-	e, ok := c.m.get(strings.ToLower(owner + "/" + name))
-	if !ok || !c.now().Before(e.expires) {
-		return Unknown
-	}
-	return e.v
+	v, _ := c.m.Get(strings.ToLower(owner+"/"+name), c.now())
+	return v
 }
 
 // Remember keeps r's visibility (nothing when r does not say it).
@@ -93,24 +46,24 @@ func (c *VisibilityCache) Remember(r *github.Repository) {
 	if ttl <= 0 {
 		ttl = DefaultVisibilityTTL
 	}
-	c.m.put(strings.ToLower(r.GetOwner().GetLogin()+"/"+r.GetName()), visibilityEntry{v: v, expires: c.now().Add(ttl)})
+	c.m.Put(strings.ToLower(r.GetOwner().GetLogin()+"/"+r.GetName()), v, c.now().Add(ttl))
 }
 
 // Forget forgets every visibility kept (as a restart, or a minute
 // without news, does).
-func (c *VisibilityCache) Forget() { c.m.clear() }
+func (c *VisibilityCache) Forget() { c.m.Clear() }
 
 // AuthorCache keeps the GitHub login of commits' authors, by commit id,
 // for good (a commit's author does not change). The zero value is ready.
 type AuthorCache struct {
-	m boundedMap[string]
+	m ttlcache.Cache[string]
 }
 
 // Login is the GitHub account GitHub links the author of commit sha (in
 // owner/name) to, "" when it links none (an e-mail address no account
 // owns).
 func (c *AuthorCache) Login(ctx context.Context, api API, owner, name, sha string) (string, error) {
-	if login, ok := c.m.get(sha); ok {
+	if login, ok := c.m.Get(sha, time.Time{}); ok {
 		return login, nil
 	}
 	if api == nil {
@@ -121,6 +74,6 @@ func (c *AuthorCache) Login(ctx context.Context, api API, owner, name, sha strin
 		return "", fmt.Errorf("author of %s in %s/%s: %w", sha, owner, name, err)
 	}
 	login := rc.GetAuthor().GetLogin()
-	c.m.put(sha, login)
+	c.m.Put(sha, login, time.Time{})
 	return login, nil
 }

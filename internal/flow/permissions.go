@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/ttlcache"
 )
 
 // DefaultPermissionTTL is how long a permission answer is reused.
@@ -63,13 +65,10 @@ type PermissionCache struct {
 	TTL time.Duration
 	Now func() time.Time
 
-	m boundedMap[permissionEntry]
+	m ttlcache.Cache[permissionEntry]
 }
 
-type permissionEntry struct {
-	level, role string
-	expires     time.Time
-}
+type permissionEntry struct{ level, role string }
 
 func (c *PermissionCache) now() time.Time {
 	if c.Now != nil {
@@ -89,7 +88,7 @@ func (c *PermissionCache) Lookup(ctx context.Context, api PermissionAPI, owner, 
 		return LookupPermission(ctx, api, owner, repo, login)
 	}
 	key := permissionKey(owner, repo, login)
-	if e, ok := c.m.get(key); ok && c.now().Before(e.expires) {
+	if e, ok := c.m.Get(key, c.now()); ok {
 		return e.level, e.role, nil
 	}
 	level, role, err = LookupPermission(ctx, api, owner, repo, login)
@@ -100,6 +99,6 @@ func (c *PermissionCache) Lookup(ctx context.Context, api PermissionAPI, owner, 
 	if ttl <= 0 {
 		ttl = DefaultPermissionTTL
 	}
-	c.m.put(key, permissionEntry{level: level, role: role, expires: c.now().Add(ttl)})
+	c.m.Put(key, permissionEntry{level: level, role: role}, c.now().Add(ttl))
 	return level, role, nil
 }
