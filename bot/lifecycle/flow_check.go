@@ -14,12 +14,12 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
 )
 
@@ -129,66 +129,82 @@ func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, ke
 	return nil
 }
 
-// upstreamSetAt is the commit of s's deployment branch (first parents:
-// the branch's own states; a merge commit stands for its merger) that
-// made the Kptfile at dir name the upstream repository it names at the
-// deployment head.
+// upstreamSetAt is the commit of s's deployment branch that made the
+// Kptfile at dir name the upstream repository it names at the deployment
+// head (heldSince).
 func upstreamSetAt(ctx context.Context, s *Session, dir string) (plumbing.Hash, error) {
 	name := strings.Trim(dir+"/"+kptfile.FileName, "/")
-	var set plumbing.Hash
+	data, ok, err := s.ReadFile(ctx, s.DeploymentHead, name)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if !ok {
+		return plumbing.ZeroHash, fmt.Errorf("%s at %s: %w", name, s.DeploymentHead, gitstore.ErrNotFound)
+	}
+	want, err := upstreamRepoOf(data)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return heldSince(ctx, s, name, func(data []byte) bool {
+		got, err := upstreamRepoOf(data)
+		return err == nil && got == want
+	})
+}
+
+// upstreamRepoOf is the upstream repository (its host and path) a
+// Kptfile names.
+func upstreamRepoOf(data []byte) (string, error) {
+	g, err := kptfileUpstream(data)
+	if err != nil {
+		return "", err
+	}
+	id, err := downstreams.ParseRepoURL(g.Repo)
+	if err != nil {
+		return "", err
+	}
+	return id.String(), nil
+}
+
+// heldSince is the commit of s's deployment branch since which the file
+// at path has held as it does at the head: walking first parents (the
+// branch's own states; a merge commit stands for its merger) back from
+// the head, at most flowHistoryCommits, while holds (asked once per blob)
+// says so; a parent without the file ends the walk. The configuration
+// commit that asked for a flow (its author is who caused it) is found so.
+func heldSince(ctx context.Context, s *Session, path string, holds func(data []byte) bool) (plumbing.Hash, error) {
+	at := s.DeploymentHead
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
-		c, err := repo.CommitObject(s.DeploymentHead)
+		c, err := repo.CommitObject(at)
 		if err != nil {
-			return fmt.Errorf("commit %s: %w", s.DeploymentHead, err)
+			return fmt.Errorf("commit %s: %w", at, err)
 		}
-		want, blob, err := upstreamIdentity(c, name)
-		if err != nil {
-			return err
-		}
-		set = c.Hash
-		for i := 0; i < flowHistoryCommits && c.NumParents() > 0; i++ {
+		seen := map[plumbing.Hash]bool{}
+		for n := 0; n < flowHistoryCommits && c.NumParents() > 0; n++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if c, err = repo.CommitObject(c.ParentHashes[0]); err != nil {
-				return fmt.Errorf("parent of %s: %w", set, err)
+				return fmt.Errorf("parent of %s: %w", at, err)
 			}
-			f, err := c.File(name)
+			f, err := c.File(path)
 			if err != nil {
-				return nil // no Kptfile before: set here
+				return nil // not there before: made here
 			}
-			if f.Hash != blob {
-				got, b, err := upstreamIdentity(c, name)
-				if err != nil || got != want {
-					return nil
+			ok, known := seen[f.Hash]
+			if !known {
+				data, err := blobBytes(f)
+				if err != nil {
+					return err
 				}
-				blob = b
+				ok = holds(data)
+				seen[f.Hash] = ok
 			}
-			set = c.Hash
+			if !ok {
+				return nil
+			}
+			at = c.Hash
 		}
 		return nil
 	})
-	return set, err
-}
-
-// upstreamIdentity is the upstream repository the Kptfile name at c
-// names (its host and path), and the file's blob.
-func upstreamIdentity(c *object.Commit, name string) (string, plumbing.Hash, error) {
-	f, err := c.File(name)
-	if err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("%s at %s: %w", name, c.Hash, err)
-	}
-	data, err := blobBytes(f)
-	if err != nil {
-		return "", plumbing.ZeroHash, err
-	}
-	g, err := kptfileUpstream(data)
-	if err != nil {
-		return "", f.Hash, err
-	}
-	id, err := downstreams.ParseRepoURL(g.Repo)
-	if err != nil {
-		return "", f.Hash, err
-	}
-	return id.String(), f.Hash, nil
+	return at, err
 }

@@ -19,7 +19,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -102,40 +101,9 @@ func (f *variantFacts) entryCommit(ctx context.Context, up *Session, i int, limi
 		return h, nil
 	}
 	want := up.Config.Variants[i]
-	at := up.DeploymentHead
-	err := up.Git.With(ctx, func(repo *git.Repository) error {
-		c, err := repo.CommitObject(up.DeploymentHead)
-		if err != nil {
-			return fmt.Errorf("commit %s: %w", up.DeploymentHead, err)
-		}
-		holds := map[plumbing.Hash]bool{} // by blob of the configuration
-		for n := 0; n < flowHistoryCommits && c.NumParents() > 0; n++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if c, err = repo.CommitObject(c.ParentHashes[0]); err != nil {
-				return fmt.Errorf("parent of %s: %w", at, err)
-			}
-			file, err := c.File(config.Path)
-			if err != nil {
-				return nil
-			}
-			has, seen := holds[file.Hash]
-			if !seen {
-				data, err := blobBytes(file)
-				if err != nil {
-					return err
-				}
-				cfg, perr := config.Parse(config.Path, data, limits)
-				has = perr == nil && containsVariant(cfg.Variants, want)
-				holds[file.Hash] = has
-			}
-			if !has {
-				return nil
-			}
-			at = c.Hash
-		}
-		return nil
+	at, err := heldSince(ctx, up, config.Path, func(data []byte) bool {
+		cfg, err := config.Parse(config.Path, data, limits)
+		return err == nil && containsVariant(cfg.Variants, want)
 	})
 	if err != nil {
 		return plumbing.ZeroHash, err
