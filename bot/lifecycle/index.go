@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -134,10 +135,8 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 		}
 		extra := make([]index.Tag, 0, len(u.Published))
 		for _, t := range u.Published {
-			if t.Time.IsZero() { // a lightweight tag: the commit's date, as the cache will read it
-				if c, err := r.CommitObject(plumbing.NewHash(t.Commit)); err == nil {
-					t.Time = c.Committer.When
-				}
+			if t.Time.IsZero() {
+				t.Time = publishedTagTime(r, t)
 			}
 			extra = append(extra, t)
 		}
@@ -160,6 +159,22 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 		return nil, false, true, err
 	}
 	return data, !bytes.Equal(data, old), signed, nil
+}
+
+// publishedTagTime is the date the cache will read for a tag just made:
+// the tagger's date of the annotated tag when this clone holds it (a
+// revision porchbot signed is one), else the commit's committer date.
+// Zero when neither can be read.
+func publishedTagTime(r *git.Repository, t index.Tag) time.Time {
+	if ref, err := r.Reference(plumbing.NewTagReferenceName(packages.TagName(t.Package, t.Revision)), true); err == nil {
+		if to, err := r.TagObject(ref.Hash()); err == nil && to.Target.String() == t.Commit {
+			return to.Tagger.When
+		}
+	}
+	if c, err := r.CommitObject(plumbing.NewHash(t.Commit)); err == nil {
+		return c.Committer.When
+	}
+	return time.Time{}
 }
 
 // indexAt reads index.yaml at commit of the index branch (nil when it has

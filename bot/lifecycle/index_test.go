@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -40,6 +41,21 @@ func (h *harness) tag(t *testing.T, tag, sha string) {
 	}
 }
 
+// tagDate is the tagger's date of an annotated tag on acme/catalog (REST).
+func (h *harness) tagDate(t *testing.T, tag string) time.Time {
+	t.Helper()
+	gh := h.user(forgetest.AliceToken)
+	ref, _, err := gh.Git.GetRef(context.Background(), "acme", "catalog", "tags/"+tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := gh.Git.GetTag(context.Background(), "acme", "catalog", ref.GetObject().GetSHA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.GetTagger().GetDate().Time
+}
+
 // TestUpdateIndex: the index branch is made on the first publish, from the
 // cache plus a tag made through the API a moment ago; the same state
 // pushes nothing; approvers known at publish are recorded; a change pushed
@@ -50,8 +66,15 @@ func TestUpdateIndex(t *testing.T) {
 	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: basens\n")})
 	s := h.open(t)
 	// basens/v1 "just tagged" through the API: not in the cache yet.
+	// The tag is made in a later second than the commit, as a publish's
+	// usually is.
+	later := time.Now().Add(time.Minute)
+	h.env.Forge.SetClock(func() time.Time { return later })
+	defer h.env.Forge.SetClock(nil)
 	h.tag(t, "basens/v1", sha)
-	published := []index.Tag{{Package: "basens", Revision: 1, Commit: sha}}
+	// The run that made the tag knows its date: the index records it, as
+	// the cache reads it once the tag is fetched.
+	published := []index.Tag{{Package: "basens", Revision: 1, Commit: sha, Time: h.tagDate(t, "basens/v1")}}
 	head, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{Published: published,
 		Approvers: map[string][]string{"basens/v1": {"bob"}}})
 	if err != nil || !pushed || head.IsZero() {
