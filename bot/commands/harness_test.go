@@ -118,7 +118,7 @@ func (h *harness) run(t *testing.T, ev commands.CommentEvent) (calls map[string]
 	if err := h.runner.Handle(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
-	delta := forge.StatsDelta(before, h.settledStats())
+	delta := forge.Counted(forge.StatsDelta(before, h.settledStats()))
 	calls = map[string]int64{}
 	for k, v := range delta {
 		if strings.HasPrefix(k, "GIT ") || strings.Contains(k, "/app/") || strings.HasSuffix(k, "/installation") || strings.Contains(k, "/_forge/") {

@@ -45,7 +45,8 @@ type commentLister interface {
 //
 // REST calls: one comment list per 100 comments in the horizon (at most
 // 3, newest first: a reply is always newer than its command, so a command
-// read has its reply read too), plus, per comment without a reply, the
+// read has its reply read too; the first page is revalidated with its ETag,
+// so with no new comment it costs nothing against the rate limit), plus, per comment without a reply, the
 // claim (which is all a comment claimed but not replied to costs: 200; an
 // abandoned claim costs one more, the 🚀 takeover) and Handle's own calls.
 func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon time.Duration) ([]int64, error) {
@@ -91,8 +92,12 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon 
 // hold a /porch command, were not edited, are not by a bot, and have no
 // reply by porchbot (botLogin) naming them.
 func unansweredComments(ctx context.Context, issues commentLister, repo lifecycle.Repo, since time.Time, botLogin string) ([]*github.IssueComment, error) {
+	// No `since` in the query: the first page's address stays the same
+	// from pass to pass, so GitHub answers it 304 (not counted against the
+	// rate limit) while nobody comments; the horizon is applied here, and a
+	// page whose oldest comment is older than it is the last one read.
 	opts := &github.IssueListCommentsOptions{Sort: github.String("created"), Direction: github.String("desc"),
-		Since: &since, ListOptions: github.ListOptions{PerPage: 100}}
+		ListOptions: github.ListOptions{PerPage: 100}}
 	replied := map[int64]bool{}
 	var cands []*github.IssueComment
 	for page := 0; page < missedMaxPages; page++ {
@@ -116,7 +121,7 @@ func unansweredComments(ctx context.Context, issues commentLister, repo lifecycl
 			}
 			cands = append(cands, c)
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if resp == nil || resp.NextPage == 0 || len(list) == 0 || list[len(list)-1].GetCreatedAt().Before(since) {
 			break
 		}
 		opts.Page = resp.NextPage

@@ -237,8 +237,10 @@ func TestRunnerCloneFromAnotherRepository(t *testing.T) {
 	calls, reply := h.run(t, h.comment(t, forgetest.AliceToken, "edge-1", n, "alice", "/porch clone acme/catalog/basens@v1 basens"))
 	// The harness keeps no permission answers and no event gave edge-1's
 	// visibility: the command's permission, the source read and this
-	// repository's write (internal/flow), and both repositories.
-	wantCalls(t, "clone", calls, map[string]int64{reactionCall: 1, permissionCall: 3, replyCall: 1, "GET /repos/{owner}/{repo}": 2})
+	// repository's write (internal/flow), and both repositories. The
+	// write is alice's permission on edge-1 asked again: revalidated, a
+	// 304 that GitHub does not charge (forge.Counted).
+	wantCalls(t, "clone", calls, map[string]int64{reactionCall: 1, permissionCall: 2, replyCall: 1, "GET /repos/{owner}/{repo}": 2})
 
 	files, head := h.draftFiles(t, "edge-1", "drafts/basens/v1", "basens")
 	repo := h.env.Forge.BaseURL() + "/acme/catalog"
@@ -290,7 +292,9 @@ func TestRunnerList(t *testing.T) {
 	h.run(t, h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch init network/upf"))
 
 	calls, reply := h.run(t, h.comment(t, forgetest.AliceToken, "catalog", n, "alice", "/porch list"))
-	wantCalls(t, "list", calls, map[string]int64{reactionCall: 1, permissionCall: 1, replyCall: 1, "GET /repos/{owner}/{repo}/pulls": 1})
+	// alice's permission, asked by the /porch init before, is revalidated:
+	// a 304, not charged.
+	wantCalls(t, "list", calls, map[string]int64{reactionCall: 1, replyCall: 1, "GET /repos/{owner}/{repo}/pulls": 1})
 	web := h.env.Forge.BaseURL()
 	for _, s := range []string{
 		"**Packages** on `main`",

@@ -34,8 +34,8 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("deletion proposal: %d REST calls %v", forge.SumREST(calls), calls)
-	if n := forge.SumREST(calls); n != 3 { // create, requester record, label
+	t.Logf("deletion proposal: %d REST calls %v", forge.SumCounted(calls), calls)
+	if n := forge.SumCounted(calls); n != 3 { // create, requester record, label
 		t.Fatalf("ProposeDeletion made %d REST calls: %v", n, calls)
 	}
 	prs, _, err := f.alice.PullRequests.List(f.ctx, pubOwner, pubRepo, nil)

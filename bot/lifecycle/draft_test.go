@@ -148,9 +148,9 @@ func (c *rtCounter) done() (rest int64, delta map[string]int64, fetches, pushes 
 		}
 		snap = next
 	}
-	delta = forge.StatsDelta(c.forge, snap)
+	delta = forge.Counted(forge.StatsDelta(c.forge, snap))
 	g := c.h.store.Stats()
-	return forge.SumREST(delta), delta, g.Fetches - c.gitOps.Fetches, g.Pushes - c.gitOps.Pushes
+	return forge.SumCounted(delta), delta, g.Fetches - c.gitOps.Fetches, g.Pushes - c.gitOps.Pushes
 }
 
 // rtRenderLocally renders files (repository paths) of the package at dir

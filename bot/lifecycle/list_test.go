@@ -80,7 +80,7 @@ func TestListPackagesDraftsAndPulls(t *testing.T) {
 		t.Fatal(err)
 	}
 	delta := forge.StatsDelta(before, h.env.Forge.Stats().Snapshot())
-	if forge.SumREST(delta) != 1 || delta["GET /repos/{owner}/{repo}/pulls"] != 1 {
+	if forge.SumCounted(delta) != 1 || delta["GET /repos/{owner}/{repo}/pulls"] != 1 {
 		t.Errorf("List made REST calls %v, want one pull request list", delta)
 	}
 

@@ -156,8 +156,8 @@ func (f *propFixture) session() (*lifecycle.Session, lifecycle.ProposalAPI) {
 func (f *propFixture) calls(fn func()) (int64, map[string]int64) {
 	before := f.settledStats()
 	fn()
-	d := forge.StatsDelta(before, f.settledStats())
-	return forge.SumREST(d), d
+	d := forge.Counted(forge.StatsDelta(before, f.settledStats()))
+	return forge.SumCounted(d), d
 }
 
 // settledStats is the forge's call counts once they stop moving: the forge
@@ -347,7 +347,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	})
 	n-- // the f.pr read above
 	t.Logf("OnProposalEvent (labelled): %d REST calls %v", n, d)
-	if out.Labelled || n != 3 { // reviews, render checks, check run
+	if out.Labelled || n != 1 { // the check run: reviews and render checks are revalidated (304s, not charged)
 		t.Fatalf("labelled again: %v, %d calls %v", out.Labelled, n, d)
 	}
 

@@ -207,7 +207,7 @@ func (f *pubFixture) release(tag string) *forge.Release {
 func (f *pubFixture) calls(fn func()) map[string]int64 {
 	before := f.h.env.Forge.Stats().Snapshot()
 	fn()
-	return forge.StatsDelta(before, f.h.env.Forge.Stats().Snapshot())
+	return forge.Counted(forge.StatsDelta(before, f.h.env.Forge.Stats().Snapshot()))
 }
 
 func publish(t *testing.T, s *lifecycle.Session, landed plumbing.Hash, pr *github.PullRequest) *lifecycle.PublishOutcome {
@@ -255,7 +255,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	s := f.h.open(t)
 	var out *lifecycle.PublishOutcome
 	calls := f.calls(func() { out = publish(t, s, m1, pr1) })
-	t.Logf("first publish: %d REST calls %v", forge.SumREST(calls), calls)
+	t.Logf("first publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v1" {
 		t.Fatalf("published %v", got)
 	}
@@ -264,7 +264,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	// second list of reviews); the tag is a git push (porchbot's signed
 	// annotated tag); then the package index, a git push and one REST
 	// call: index.yaml attached to the release.
-	if n := forge.SumREST(calls) - calls[indexAssetUpload]; n > 4 {
+	if n := forge.SumCounted(calls) - calls[indexAssetUpload]; n > 4 {
 		t.Fatalf("publish made %d REST calls (want ≤ 4) beside the index's: %v", n, calls)
 	}
 	if calls["POST /repos/{owner}/{repo}/git/refs"] != 0 || calls["GIT receive-pack"] != 2 || calls["POST /repos/{owner}/{repo}/releases"] != 1 || calls[indexAssetUpload] != 1 {
@@ -294,8 +294,8 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	m2, pr2 := f.land("drafts/basens/w2", "Edit basens")
 	s = f.h.open(t)
 	calls = f.calls(func() { out = publish(t, s, m2, pr2) })
-	t.Logf("second publish: %d REST calls %v", forge.SumREST(calls), calls)
-	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v2" || forge.SumREST(calls) > 5+1 || calls[indexAssetUpload] != 1 {
+	t.Logf("second publish: %d REST calls %v", forge.SumCounted(calls), calls)
+	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v2" || forge.SumCounted(calls) > 5+1 || calls[indexAssetUpload] != 1 {
 		t.Fatalf("published %v with calls %v", got, calls)
 	}
 	f.wantTags(map[string]plumbing.Hash{"basens/v1": m1, "basens/v2": m2})
@@ -312,7 +312,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	if len(out.Published) != 0 || len(out.AlreadyPublished) != 1 || out.AlreadyPublished[0].Tag != "basens/v2" {
 		t.Fatalf("redelivery: %+v", out)
 	}
-	if forge.SumREST(calls) != 0 {
+	if forge.SumCounted(calls) != 0 {
 		t.Fatalf("redelivery made calls: %v", calls)
 	}
 }
@@ -326,11 +326,11 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 	s := f.h.open(t)
 	var out *lifecycle.PublishOutcome
 	calls := f.calls(func() { out = publish(t, s, plumbing.NewHash(c1), nil) })
-	t.Logf("direct push publish: %d REST calls %v", forge.SumREST(calls), calls)
+	t.Logf("direct push publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "app/v1" {
 		t.Fatalf("published %v", got)
 	}
-	if n := forge.SumREST(calls); n != 1 { // find the pull request (none); the tag is a git push
+	if n := forge.SumCounted(calls); n != 1 { // find the pull request (none); the tag is a git push
 		t.Fatalf("direct push publish made %d REST calls: %v", n, calls)
 	}
 	if f.release("app/v1") != nil {
@@ -571,7 +571,7 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("/porch publish: %d REST calls %v", forge.SumREST(calls), calls)
+	t.Logf("/porch publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "manual/v1" {
 		t.Fatalf("PublishPackage published %v", got)
 	}

@@ -472,11 +472,6 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 	if interval <= 0 {
 		interval = DefaultResyncInterval
 	}
-	log := deps.Logger
-	if log == nil {
-		log = logrus.StandardLogger()
-	}
-	log = log.WithField("component", "resync")
 	wait := time.Duration(rand.Float64() * float64(interval) / 10)
 	for {
 		t := time.NewTimer(wait)
@@ -486,23 +481,40 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 			return nil
 		case <-t.C:
 		}
-		start := time.Now()
-		repos, err := listRepos(ctx)
-		if err != nil {
-			log.WithError(err).Warn("resync: listing repositories failed")
+		ResyncPass(ctx, listRepos, open, deps)
+		if ctx.Err() != nil {
+			return nil
 		}
-		for _, r := range repos {
-			if ctx.Err() != nil {
-				return nil
-			}
-			resyncOne(ctx, r, open, deps, log)
-		}
-		if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil {
-			h.ResyncPassDone(repos)
-		}
-		log.WithFields(logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}).Info("resync pass done")
 		wait = time.Duration(float64(interval) * (0.8 + 0.4*rand.Float64()))
 	}
+}
+
+// ResyncPass is one pass of ResyncLoop: every repository listRepos
+// returns, one after the other; a repository's failure is logged and the
+// pass goes on. It returns the repositories it listed.
+func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]Repo, error),
+	open func(context.Context, Repo) (*Session, error), deps ResyncDeps) []Repo {
+	log := deps.Logger
+	if log == nil {
+		log = logrus.StandardLogger()
+	}
+	log = log.WithField("component", "resync")
+	start := time.Now()
+	repos, err := listRepos(ctx)
+	if err != nil {
+		log.WithError(err).Warn("resync: listing repositories failed")
+	}
+	for _, r := range repos {
+		if ctx.Err() != nil {
+			return repos
+		}
+		resyncOne(ctx, r, open, deps, log)
+	}
+	if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil {
+		h.ResyncPassDone(repos)
+	}
+	log.WithFields(logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}).Info("resync pass done")
+	return repos
 }
 
 // resyncOne runs one repository, containing its failures.

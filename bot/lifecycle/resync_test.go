@@ -42,7 +42,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("resync with 4 landings: %d REST calls %v", forge.SumREST(calls), calls)
+	t.Logf("resync with 4 landings: %d REST calls %v", forge.SumCounted(calls), calls)
 	var tags []string
 	for _, r := range rep.Published {
 		tags = append(tags, r.Tag)
@@ -66,8 +66,8 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("second resync: %+v %v", rep, err)
 	}
-	t.Logf("idle resync (open + resync): %d REST calls %v", forge.SumREST(calls), calls)
-	if n := forge.SumREST(calls); n > 1 {
+	t.Logf("idle resync (open + resync): %d REST calls %v", forge.SumCounted(calls), calls)
+	if n := forge.SumCounted(calls); n > 1 {
 		t.Fatalf("an idle resync made %d REST calls: %v", n, calls)
 	}
 }
@@ -150,7 +150,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 	calls := f.calls(func() {
 		rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
 	})
-	t.Logf("resync with hooks: %d REST calls %v", forge.SumREST(calls), calls)
+	t.Logf("resync with hooks: %d REST calls %v", forge.SumCounted(calls), calls)
 	if err == nil || !strings.Contains(err.Error(), "render exploded") {
 		t.Fatalf("a failing hook must be reported, got %v", err)
 	}
@@ -164,7 +164,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 		t.Fatalf("checked %d drafts, want 3 (the deletion draft is skipped)", rep.DraftsChecked)
 	}
 	// One check-runs call per draft, one list of pull requests, one of releases.
-	if n := forge.SumREST(calls); n != 5 {
+	if n := forge.SumCounted(calls); n != 5 {
 		t.Fatalf("resync with hooks made %d REST calls: %v", n, calls)
 	}
 

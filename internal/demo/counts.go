@@ -28,7 +28,8 @@ func (w *World) Counts() Counts {
 }
 
 // BotCalls reads porchbot's porchbot_github_api_calls_total by "METHOD
-// endpoint", summed over status codes; git smart HTTP paths left out.
+// endpoint", summed over status codes but 304 (GitHub does not charge a
+// revalidated answer); git smart HTTP paths left out.
 func BotCalls(m *metrics.Metrics) map[string]int64 {
 	out := map[string]int64{}
 	fams, err := m.Registry.Gather()
@@ -40,16 +41,18 @@ func BotCalls(m *metrics.Metrics) map[string]int64 {
 			continue
 		}
 		for _, mt := range fam.GetMetric() {
-			var endpoint, method string
+			var endpoint, method, status string
 			for _, l := range mt.GetLabel() {
 				switch l.GetName() {
 				case "endpoint":
 					endpoint = l.GetValue()
 				case "method":
 					method = l.GetValue()
+				case "status":
+					status = l.GetValue()
 				}
 			}
-			if strings.Contains(endpoint, ".git/") {
+			if strings.Contains(endpoint, ".git/") || status == "304" { // a 304 is not charged
 				continue
 			}
 			out[method+" "+endpoint] += int64(mt.GetCounter().GetValue())
@@ -60,7 +63,8 @@ func BotCalls(m *metrics.Metrics) map[string]int64 {
 
 // Usage is what happened between two Counts.
 type Usage struct {
-	// REST is every REST call the forge answered; UserREST those that came
+	// REST is every REST call the forge answered that GitHub would charge
+	// (forge.SumCounted: answers 304 are free); UserREST those that came
 	// through the users' door; BotREST the rest, porchbot's.
 	REST, UserREST, BotREST int64
 	// BotOwnREST is porchbot's own count of its calls; it equals BotREST
@@ -97,7 +101,7 @@ func IsSessionCall(key string) bool {
 func (c Counts) Since(before Counts) Usage {
 	fd := forge.StatsDelta(before.Forge, c.Forge)
 	ud := forge.StatsDelta(before.Users, c.Users)
-	u := Usage{REST: forge.SumREST(fd), UserREST: ud["REST"], BotCalls: forge.StatsDelta(before.Bot, c.Bot),
+	u := Usage{REST: forge.SumCounted(fd), UserREST: ud["REST"], BotCalls: forge.StatsDelta(before.Bot, c.Bot),
 		Fetches: c.Git.Fetches - before.Git.Fetches, Pushes: c.Git.Pushes - before.Git.Pushes}
 	u.BotREST = u.REST - u.UserREST
 	for k, v := range u.BotCalls {

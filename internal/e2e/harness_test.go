@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/service"
 	"github.com/porchbot/porchbot/internal/settings"
 )
@@ -154,5 +155,8 @@ func (w *world) checkRun(repo, ref, name string) *github.CheckRun {
 	return res.CheckRuns[0]
 }
 
-// restCalls is the forge's count of REST calls since a snapshot.
-func (w *world) stats() map[string]int64 { return w.svc.Embedded.Forge.Stats().Snapshot() }
+// stats is the forge's count of REST calls as GitHub charges them
+// (forge.Counted: answers 304 are free).
+func (w *world) stats() map[string]int64 {
+	return forge.Counted(w.svc.Embedded.Forge.Stats().Snapshot())
+}

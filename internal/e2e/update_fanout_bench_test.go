@@ -179,10 +179,10 @@ func benchUpdateFanout(b *testing.B, private bool) {
 		return d["GIT info-refs"] + d["GIT upload-pack"] + d["GIT receive-pack"]
 	}
 	n := float64(fanoutRepos)
-	restPer, gitPer := float64(forge.SumREST(fanout))/n, float64(git(fanout))/n
+	restPer, gitPer := float64(forge.SumCounted(fanout))/n, float64(git(fanout))/n
 	b.ReportMetric(restPer, "rest-calls/update-pr")
 	b.ReportMetric(gitPer, "git-requests/update-pr")
-	b.ReportMetric(float64(forge.SumREST(follow))/n, "follow-up-rest-calls/update-pr")
+	b.ReportMetric(float64(forge.SumCounted(follow))/n, "follow-up-rest-calls/update-pr")
 	b.ReportMetric(wall.Seconds(), "fanout-s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	refused := refusals(b, w) - refusedBefore
@@ -199,7 +199,7 @@ func benchUpdateFanout(b *testing.B, private bool) {
 		"  REST calls per update PR:   %.2f (target ≤ 3; Renovate ≈ 6)\n  git requests per update PR: %.2f (info/refs, upload-pack, receive-pack: one fetch, one push)\n"+
 		"  follow-up REST per PR:      %.2f (the PR's own webhooks: render check, approval)\n  wall time:                  %s (%.0f ms per PR)\n"+
 		"  peak heap (bot + forge):    %.1f MiB\n  secondary-limit refusals:   %.0f\n  per PR by endpoint:\n    %s\n",
-		fanoutRepos, fanoutLatency, restPer, gitPer, float64(forge.SumREST(follow))/n, wall.Round(time.Millisecond),
+		fanoutRepos, fanoutLatency, restPer, gitPer, float64(forge.SumCounted(follow))/n, wall.Round(time.Millisecond),
 		float64(wall.Milliseconds())/n, float64(peak)/(1<<20), refused, strings.Join(calls, "\n    "))
 	if private {
 		benchPrivateSteady(b, w, up, info, rev, fanout, n)
@@ -243,7 +243,7 @@ func benchPrivateSteady(b *testing.B, w *world, up *lifecycle.Session, upstreamI
 	fl.settle()
 	flowFirst, flowSteady := float64(flowCalls(first))/n, float64(flowCalls(second))/n
 	// Counted in calls, not their ratios (no rounding in the verdict).
-	steadyCalls := forge.SumREST(first) - flowCalls(first) + flowCalls(second)
+	steadyCalls := forge.SumCounted(first) - flowCalls(first) + flowCalls(second)
 	steady := float64(steadyCalls) / n
 	perFanout := second["GET /installation/repositories"] + second["GET /repos/{owner}/{repo}/collaborators/{user}/permission"]
 	b.ReportMetric(flowFirst, "flow-rest-calls/update-pr")

@@ -257,7 +257,7 @@ func (r reconcileRun) perReconcile() int64 { return r.calls[installationList] + 
 const commitAuthor = "GET /repos/{owner}/{repo}/commits/{ref:.+}"
 
 func (r reconcileRun) perTarget(n float64) float64 {
-	return float64(forge.SumREST(r.calls)-r.perReconcile()) / n
+	return float64(forge.SumCounted(r.calls)-r.perReconcile()) / n
 }
 
 func (r reconcileRun) git() int64 {

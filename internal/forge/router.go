@@ -80,7 +80,7 @@ func (f *Forge) countCalls(next http.Handler) http.Handler {
 		f.stats.add(key)
 		rec := &statusRecorder{ResponseWriter: w, onStatus: func(code int) {
 			if code == http.StatusNotModified {
-				f.stats.add(key + " 304")
+				f.stats.add(key + notModifiedSuffix)
 			}
 		}}
 		next.ServeHTTP(rec, r)

@@ -3,6 +3,7 @@ package forge
 import (
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -57,17 +58,57 @@ func StatsDelta(before, after map[string]int64) map[string]int64 {
 }
 
 // SumREST adds up the REST calls of a snapshot (git transport and the
-// forge's own control endpoints excluded).
+// forge's own control endpoints excluded), answered 304 or not.
 func SumREST(counts map[string]int64) int64 {
 	var n int64
 	for k, v := range counts {
-		if len(k) > 4 && k[:4] == "GIT " || isControlKey(k) {
+		if strings.HasPrefix(k, "GIT ") || isControlKey(k) || strings.HasSuffix(k, notModifiedSuffix) {
 			continue
 		}
 		n += v
 	}
 	return n
 }
+
+// SumNotModified adds up the REST calls of a snapshot answered 304.
+func SumNotModified(counts map[string]int64) int64 {
+	var n int64
+	for k, v := range counts {
+		if strings.HasSuffix(k, notModifiedSuffix) && !isControlKey(k) {
+			n += v
+		}
+	}
+	return n
+}
+
+// SumCounted is what GitHub would charge against the rate limit: the REST
+// calls of a snapshot less those answered 304.
+func SumCounted(counts map[string]int64) int64 {
+	return SumREST(counts) - SumNotModified(counts)
+}
+
+// Counted is a snapshot (or delta) as GitHub charges it: each route's
+// calls less those answered 304, without the 304 counts; routes left at
+// zero are dropped.
+func Counted(counts map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(counts))
+	for k, v := range counts {
+		if !strings.HasSuffix(k, notModifiedSuffix) {
+			out[k] += v
+			continue
+		}
+		out[strings.TrimSuffix(k, notModifiedSuffix)] -= v
+	}
+	for k, v := range out {
+		if v == 0 {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// notModifiedSuffix marks the count of a route's calls answered 304.
+const notModifiedSuffix = " 304"
 
 func isControlKey(k string) bool {
 	for i := 0; i+8 <= len(k); i++ {

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,6 +42,10 @@ type ClientsOptions struct {
 	// Logger is used for client-level messages. Default
 	// logrus.StandardLogger().
 	Logger logrus.FieldLogger
+	// ConditionalBytes bounds the answers kept to revalidate GETs of the
+	// App and its installations with If-None-Match (conditional.go): 0 is
+	// DefaultConditionalBytes, negative turns conditional requests off.
+	ConditionalBytes int64
 }
 
 // Clients hands out go-github clients for one GitHub (github.com, a GHES host
@@ -56,6 +61,8 @@ type Clients struct {
 
 	appID int64
 	key   *rsa.PrivateKey // nil without app credentials
+
+	cond *ConditionalCache // nil: no conditional requests
 
 	mu                sync.Mutex
 	installations     map[int64]*installation
@@ -88,6 +95,9 @@ func NewClients(opts ClientsOptions) (*Clients, error) {
 			to.Logger = c.log
 		}
 		c.rt = NewTransport(to)
+	}
+	if opts.ConditionalBytes >= 0 {
+		c.cond = NewConditionalCache(opts.ConditionalBytes)
 	}
 	if opts.App != nil {
 		key, err := opts.App.parse()
@@ -124,7 +134,18 @@ func (c *Clients) App(ctx context.Context) *github.Client {
 	if c.key == nil {
 		return c.mustClient(errTransport{ErrNoAppCredentials})
 	}
-	return c.mustClient(c.appsTransport())
+	return c.mustClient(c.conditional("app", c.appsTransport()))
+}
+
+// Conditional is the cache of revalidated answers (nil when off).
+func (c *Clients) Conditional() *ConditionalCache { return c.cond }
+
+// conditional wraps rt in the conditional cache for one caller.
+func (c *Clients) conditional(scope string, rt http.RoundTripper) http.RoundTripper {
+	if c.cond == nil {
+		return rt
+	}
+	return c.cond.Transport(scope, rt)
 }
 
 // Installation returns a client authenticated as installation id
@@ -136,7 +157,7 @@ func (c *Clients) Installation(ctx context.Context, installationID int64) (*gith
 	if err != nil {
 		return nil, err
 	}
-	client, err := c.newClient(installationAuth{inst: inst, next: c.rt})
+	client, err := c.newClient(c.conditional("installation:"+strconv.FormatInt(installationID, 10), installationAuth{inst: inst, next: c.rt}))
 	if err != nil {
 		return nil, fmt.Errorf("github: installation %d client: %w", installationID, err)
 	}

@@ -63,11 +63,17 @@ func New(t testing.TB) *Rig {
 // the rig's key, lifecycle.RecordKey(nil)), through gh's REST calls: the
 // fixture of an earlier revision.
 func RevisionTag(ctx context.Context, gh *github.Client, owner, repo, tag, sha string) error {
+	return RevisionTagKey(ctx, gh, lifecycle.RecordKey(nil), owner, repo, tag, sha)
+}
+
+// RevisionTagKey is RevisionTag signed with key (a server's
+// lifecycle.RecordKey of its webhook secret).
+func RevisionTagKey(ctx context.Context, gh *github.Client, key []byte, owner, repo, tag, sha string) error {
 	pkg, n, ok := packages.ParseTagName(tag)
 	if !ok {
 		return fmt.Errorf("%q is not a revision tag", tag)
 	}
-	rec := revrecord.Sign(lifecycle.RecordKey(nil), revrecord.Record{Repo: owner + "/" + repo, Package: pkg, Revision: n, Commit: sha})
+	rec := revrecord.Sign(key, revrecord.Record{Repo: owner + "/" + repo, Package: pkg, Revision: n, Commit: sha})
 	obj, _, err := gh.Git.CreateTag(ctx, owner, repo, &github.Tag{Tag: github.String(tag), Message: github.String(revrecord.Message(rec)),
 		Object: &github.GitObject{Type: github.String("commit"), SHA: github.String(sha)},
 		Tagger: &github.CommitAuthor{Name: github.String(lifecycle.DefaultIdentity.Name), Email: github.String(lifecycle.DefaultIdentity.Email)}})
