@@ -13,6 +13,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -103,7 +104,7 @@ func isNotFound(err error) bool {
 // repositories' package indexes may name its packages as downstreams? One
 // REST call, made only when a package tracks another repository (a
 // repository's own packages are named in its index whatever its
-// visibility). False on failure, with the error: not named, and the
+// visibility), unless the flow rule's cache knows it. False on failure, with the error: not named, and the
 // repository's facts are unknown.
 func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []downstreams.Downstream) (bool, error) {
 	url := a.Opener.GitURL(s.Repo.Owner, s.Repo.Name)
@@ -113,6 +114,11 @@ func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []d
 	}
 	for _, d := range kept {
 		if id, err := downstreams.ParseRepoURL(d.Upstream.Repo); err == nil && id.String() != self.String() {
+			if a.Flows != nil { // the resync's listing of the installation's repositories said it
+				if v := a.Flows.Visibilities.Get(s.Repo.Owner, s.Repo.Name); v != flow.Unknown {
+					return v == flow.Public, nil
+				}
+			}
 			info, _, err := s.GH.Repositories.Get(ctx, s.Repo.Owner, s.Repo.Name)
 			if err != nil {
 				s.Log.WithError(err).Info("repository visibility unknown: other repositories' indexes keep what they said of its packages")

@@ -50,15 +50,27 @@ func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *gi
 	return a.reevaluateRendered(ctx, s)
 }
 
-// AppInstallations lists installations through the App's JWT client.
+// AppInstallations lists installations through the App's JWT client, and
+// remembers which installation covers each repository listed.
 type AppInstallations interface {
 	App(ctx context.Context) *github.Client
 	Installation(ctx context.Context, installationID int64) (*github.Client, error)
+	RememberRepoInstallation(fullName string, id int64)
 }
 
 // InstalledRepos lists every repository of every installation of the App,
-// for the periodic resync.
-func InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]lifecycle.Repo, error) {
+// for the periodic resync. The listing says which installation covers each
+// repository and its visibility: both are remembered (the clients, and the
+// App's flow rule when a is not nil), so the pass asks GitHub for neither.
+func (a *App) InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]lifecycle.Repo, error) {
+	var seen func(*github.Repository)
+	if a != nil && a.Flows != nil {
+		seen = func(r *github.Repository) { a.Flows.Remember(r) }
+	}
+	return installedRepos(clients, seen)
+}
+
+func installedRepos(clients AppInstallations, seen func(*github.Repository)) func(ctx context.Context) ([]lifecycle.Repo, error) {
 	return func(ctx context.Context) ([]lifecycle.Repo, error) {
 		var out []lifecycle.Repo
 		opts := &github.ListOptions{PerPage: 100}
@@ -68,7 +80,7 @@ func InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]lifec
 				return out, fmt.Errorf("list installations: %w", err)
 			}
 			for _, inst := range insts {
-				repos, err := installationRepos(ctx, clients, inst.GetID())
+				repos, err := installationRepos(ctx, clients, inst.GetID(), seen)
 				if err != nil {
 					return out, err
 				}
@@ -82,7 +94,7 @@ func InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]lifec
 	}
 }
 
-func installationRepos(ctx context.Context, clients AppInstallations, id int64) ([]lifecycle.Repo, error) {
+func installationRepos(ctx context.Context, clients AppInstallations, id int64, seen func(*github.Repository)) ([]lifecycle.Repo, error) {
 	gh, err := clients.Installation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -95,6 +107,10 @@ func installationRepos(ctx context.Context, clients AppInstallations, id int64) 
 			return nil, fmt.Errorf("list repositories of installation %d: %w", id, err)
 		}
 		for _, r := range list.Repositories {
+			clients.RememberRepoInstallation(r.GetFullName(), id)
+			if seen != nil {
+				seen(r)
+			}
 			out = append(out, lifecycle.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(),
 				InstallationID: id, DefaultBranch: r.GetDefaultBranch()})
 		}

@@ -41,6 +41,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -240,6 +241,10 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 	if err != nil {
 		return err
 	}
+	published := tags.Published() // a tag porchbot did not make gets no release
+	if recent, err := p.recentRevisions(ctx, atHead, published); err != nil || !recent {
+		return err // every latest revision is older than the horizon: its release was made or repaired then
+	}
 	owner, repo := p.owner()
 	rels, _, err := p.api.Releases.ListReleases(ctx, owner, repo, &github.ListOptions{PerPage: 100})
 	if err != nil {
@@ -255,7 +260,6 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 	}
 	full := len(rels) >= 100
 	var errs []error
-	published := tags.Published() // a tag porchbot did not make gets no release
 	for _, pkg := range atHead {
 		n, commit := published.Latest(pkg)
 		if n == 0 || have[packages.TagName(pkg, n)] {
@@ -285,6 +289,33 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// releaseRepairHorizon is how long after its tag a revision's missing
+// release is looked for: a crash between tag and release is repaired by
+// the passes that follow it, and a repository whose latest revisions are
+// all older costs no release listing (a new replica's first pass included).
+const releaseRepairHorizon = 24 * time.Hour
+
+// recentRevisions: was the latest revision of one of pkgs tagged within
+// releaseRepairHorizon (the annotated tag's date, as the index reads it)?
+func (p *publisher) recentRevisions(ctx context.Context, pkgs []string, published RevisionTags) (bool, error) {
+	since := time.Now().Add(-releaseRepairHorizon)
+	recent := false
+	err := p.s.Git.With(ctx, func(r *git.Repository) error {
+		for _, pkg := range pkgs {
+			n, commit := published.Latest(pkg)
+			if n == 0 {
+				continue
+			}
+			if t := publishedTagTime(r, index.Tag{Package: pkg, Revision: n, Commit: commit.String()}); t.IsZero() || t.After(since) {
+				recent = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return recent, err
 }
 
 func (p *publisher) commitTime(ctx context.Context, h plumbing.Hash) (time.Time, error) {
@@ -415,11 +446,18 @@ func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps Resync
 	if limit <= 0 {
 		limit = defaultResyncMaxPRs
 	}
-	prs, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{State: "open",
-		Base: s.DeploymentBranch, Sort: "updated", Direction: "desc", ListOptions: github.ListOptions{PerPage: min(limit, 100)}})
+	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions())
 	if err != nil {
 		return fmt.Errorf("list proposals: %w", err)
 	}
+	var prs []*github.PullRequest
+	for _, pr := range all {
+		if pr.GetBase().GetRef() == s.DeploymentBranch {
+			prs = append(prs, pr)
+		}
+	}
+	// The most recently updated first: those are evaluated within the limit.
+	sort.SliceStable(prs, func(i, j int) bool { return prs[i].GetUpdatedAt().After(prs[j].GetUpdatedAt().Time) })
 	var errs []error
 	for _, pr := range prs {
 		if len(rep.ProposalsEvaluated) >= limit {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -22,13 +20,15 @@ func WaitingUpdates(ctx context.Context, s *Session, pulls ProposalPulls, id Ide
 	if err != nil {
 		return nil, 0, err
 	}
-	prs, _, err := pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{State: "open",
-		Base: s.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
+	prs, _, err := pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions())
 	if err != nil {
 		return nil, 0, fmt.Errorf("list pull requests: %w", err)
 	}
 	open := map[string]bool{}
 	for _, pr := range prs {
+		if pr.GetBase().GetRef() != s.DeploymentBranch {
+			continue
+		}
 		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !IsForkPullRequest(s.Repo, pr) {
 			open[pr.GetHead().GetRef()] = true
 		}

@@ -83,7 +83,7 @@ func newFleet(t *testing.T, w *world, extra int) *fleet {
 // startReplica starts one more `porchbot serve` against the world's forge
 // as its GitHub App (credentials given as serve takes them: flags and the
 // environment).
-func startReplica(t *testing.T, w *world, name string) *service.Service {
+func startReplica(t testing.TB, w *world, name string) *service.Service {
 	t.Helper()
 	emb := w.svc.Embedded
 	env := map[string]string{"PORCHBOT_PRIVATE_KEY": string(emb.PrivateKeyPEM), "PORCHBOT_WEBHOOK_SECRET": string(emb.WebhookSecret)}

@@ -39,3 +39,16 @@ func (c *Clients) InstallationIDForRepo(ctx context.Context, fullName string) (i
 	c.mu.Unlock()
 	return inst.GetID(), nil
 }
+
+// RememberRepoInstallation records that installation id covers fullName,
+// as a listing of the installation's repositories (GET
+// /installation/repositories) says: InstallationIDForRepo then needs no
+// call for it.
+func (c *Clients) RememberRepoInstallation(fullName string, id int64) {
+	if id <= 0 || !strings.Contains(fullName, "/") {
+		return
+	}
+	c.mu.Lock()
+	c.repoInstallations[strings.ToLower(fullName)] = id
+	c.mu.Unlock()
+}

@@ -98,6 +98,12 @@ func (e *repoEntry) close(log logrus.FieldLogger) {
 	e.sem <- struct{}{}
 	defer e.unlock()
 	e.closed = true
+	e.release(log)
+}
+
+// release closes the open repository (its files and caches) until the
+// next open. Called with the lock held.
+func (e *repoEntry) release(log logrus.FieldLogger) {
 	if e.storage != nil {
 		if err := e.storage.Close(); err != nil {
 			log.WithError(err).WithField("path", e.path).Warn("closing git cache")
@@ -135,6 +141,7 @@ func (c *Cache) acquire(ctx context.Context) (*git.Repository, func(), error) {
 		c.entry.unlock()
 		return nil, nil, err
 	}
+	c.store.used(c.entry)
 	return repo, c.entry.unlock, nil
 }
 

@@ -40,6 +40,9 @@ type Options struct {
 	// MaxTreeBytes bounds the total size of the files ReadTree returns
 	// (default DefaultMaxTreeBytes).
 	MaxTreeBytes int64
+	// MaxOpen bounds the repositories kept open between operations
+	// (DefaultMaxOpen when 0; open_bound.go).
+	MaxOpen int
 	// AllowLocalAndSSH accepts file:// URLs, absolute local paths and SSH
 	// remotes besides HTTP(S) (SSH authenticates with the SSH agent). For
 	// the CLI only: the bot's remotes come from repository content and must
@@ -61,6 +64,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	repos  map[string]*repoEntry // by cache path
+	open   openSet               // the repositories open now (open_bound.go)
 	closed bool
 
 	fetches atomic.Int64

@@ -83,7 +83,7 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	app, deps := s.App, s.ResyncDeps()
 	go func() {
 		defer close(s.resyncDone)
-		_ = lifecycle.ResyncLoop(ctx, interval, bot.InstalledRepos(s.Clients), app.Opener.Open, deps)
+		_ = lifecycle.ResyncLoop(ctx, interval, app.InstalledRepos(s.Clients), app.Opener.Open, deps)
 	}()
 }
 
