@@ -33,6 +33,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -115,7 +117,20 @@ type ResyncDeps struct {
 	Logger      logrus.FieldLogger
 	// OnReport, if set, receives every repository's result.
 	OnReport func(Repo, *ResyncReport, error)
+	// Concurrency is how many repositories a pass works on at once
+	// (default DefaultResyncConcurrency).
+	Concurrency int
+	// LowBudget, if set, says whether an installation's REST budget is too
+	// low for the resync: its repositories are then left for the next pass
+	// (user-facing work first), and OnYield hears of each.
+	LowBudget func(installationID int64) bool
+	OnYield   func(Repo)
 }
+
+// DefaultResyncConcurrency is how many repositories a pass works on at
+// once: a quiet repository is mostly waiting for GitHub's 304s and the git
+// ref advertisement, so a few at once keep the pass short.
+const DefaultResyncConcurrency = 4
 
 // ResyncReport is what one run did.
 type ResyncReport struct {
@@ -542,16 +557,50 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]Repo, er
 	if err != nil {
 		log.WithError(err).Warn("resync: listing repositories failed")
 	}
+	workers := deps.Concurrency
+	if workers <= 0 {
+		workers = DefaultResyncConcurrency
+	}
+	next := make(chan Repo)
+	var wg sync.WaitGroup
+	var yielded atomic.Int64
+	for range min(workers, max(len(repos), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				if deps.LowBudget != nil && deps.LowBudget(r.InstallationID) {
+					yielded.Add(1)
+					if deps.OnYield != nil {
+						deps.OnYield(r)
+					}
+					continue
+				}
+				resyncOne(ctx, r, open, deps, log)
+			}
+		}()
+	}
 	for _, r := range repos {
 		if ctx.Err() != nil {
-			return repos
+			break
 		}
-		resyncOne(ctx, r, open, deps, log)
+		next <- r
 	}
-	if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil {
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return repos
+	}
+	if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil && yielded.Load() == 0 {
 		h.ResyncPassDone(repos)
 	}
-	log.WithFields(logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}).Info("resync pass done")
+	fields := logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}
+	if n := yielded.Load(); n > 0 {
+		fields["yielded"] = n
+		log.WithFields(fields).Warn("resync pass done; repositories left for the next pass: their installation's REST budget is low (user-facing work first)")
+		return repos
+	}
+	log.WithFields(fields).Info("resync pass done")
 	return repos
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 )
 
@@ -51,5 +52,28 @@ func TestConditionalGetAnswers304(t *testing.T) {
 	}
 	if n := env.Forge.Stats().Snapshot()["GET /repos/{owner}/{repo} 304"]; n != 1 {
 		t.Fatalf("304 count = %d", n)
+	}
+	// A 304 is not charged against the rate limit (its headers say the
+	// budget as it stands), and forge.Counted leaves it out.
+	if got, want := resp.Header.Get("X-RateLimit-Used"), "1"; got != want {
+		t.Fatalf("X-RateLimit-Used after a 200 and a 304: %s, want %s", got, want)
+	}
+	if c := forge.Counted(env.Forge.Stats().Snapshot()); c["GET /repos/{owner}/{repo}"] != 1 || forge.SumCounted(env.Forge.Stats().Snapshot()) != 1 {
+		t.Fatalf("counted %v", c)
+	}
+	// A changed listing is answered in full again.
+	req, _ = c.NewRequest(http.MethodGet, "repos/acme/catalog/issues", nil)
+	if resp, err = c.Do(ctx, req, &[]*github.Issue{}); err != nil {
+		t.Fatal(err)
+	}
+	listed := resp.Header.Get("ETag")
+	if _, _, err := c.Issues.Create(ctx, "acme", "catalog", &github.IssueRequest{Title: github.String("new")}); err != nil {
+		t.Fatal(err)
+	}
+	req, _ = c.NewRequest(http.MethodGet, "repos/acme/catalog/issues", nil)
+	req.Header.Set("If-None-Match", listed)
+	var issues []*github.Issue
+	if resp, err = c.Do(ctx, req, &issues); err != nil || resp.StatusCode != http.StatusOK || len(issues) == 0 {
+		t.Fatalf("after a change: %v %v", resp, err)
 	}
 }

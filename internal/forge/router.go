@@ -156,9 +156,14 @@ func (f *Forge) authMiddleware(next http.Handler) http.Handler {
 			writeError(w, http.StatusUnauthorized, "Bad credentials")
 			return
 		}
-		// GET /rate_limit does not count against the budget, as on GitHub.
-		f.rate.setHeaders(w, p, f.clockNow(), r.URL.Path != apiPrefix+"/rate_limit")
-		next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
+		// GET /rate_limit does not count against the budget, nor does an
+		// answer 304 to a conditional request, as on GitHub: the headers
+		// are set when the status is known.
+		count := r.URL.Path != apiPrefix+"/rate_limit"
+		bw := &statusRecorder{ResponseWriter: w, onStatus: func(code int) {
+			f.rate.setHeaders(w, p, f.clockNow(), count && code != http.StatusNotModified)
+		}}
+		next.ServeHTTP(bw, r.WithContext(withPrincipal(r.Context(), p)))
 	})
 }
 
@@ -202,6 +207,16 @@ func (b *rateBudget) setHeaders(w http.ResponseWriter, p *principal, now time.Ti
 	h.Set("X-RateLimit-Used", strconv.Itoa(win.used))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(win.reset.Unix(), 10))
 	h.Set("X-RateLimit-Resource", "core")
+}
+
+// SpendRateBudget spends calls of installation id's hourly REST budget, as
+// other work would have (negative: gives them back, as a reset does): a
+// test sees what porchbot does when little is left.
+func (f *Forge) SpendRateBudget(id int64, calls int) {
+	f.rate.take(&principal{kind: principalInstallation, installation: &Installation{ID: id}}, f.clockNow(), false)
+	f.rate.mu.Lock()
+	f.rate.used["installation:"+strconv.FormatInt(id, 10)] += calls
+	f.rate.mu.Unlock()
 }
 
 func principalKeyOf(p *principal) string {

@@ -21,9 +21,10 @@ import (
 // transport's own RoundTrip (which calls Token() unguarded) but through
 // installationAuth below.
 type installation struct {
-	id  int64
-	mu  sync.Mutex
-	itr *ghinstallation.Transport
+	id     int64
+	mu     sync.Mutex
+	itr    *ghinstallation.Transport
+	budget budgetWatch // budget.go
 }
 
 // token returns the current access token and its expiry, refreshing it if it
@@ -59,5 +60,9 @@ func (a installationAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req = req.Clone(req.Context()) // a RoundTripper must not modify its request
 	req.Header.Set("Authorization", "token "+tok)
-	return a.next.RoundTrip(req)
+	resp, err := a.next.RoundTrip(req)
+	if err == nil {
+		a.inst.budget.observe(resp)
+	}
+	return resp, err
 }

@@ -47,6 +47,9 @@ type Metrics struct {
 	// upstream repository), unreadable (the downstream's installation
 	// cannot read the upstream).
 	UpstreamsSkipped *prometheus.CounterVec
+	// ResyncYields counts repositories a resync pass left for the next one
+	// because their installation's REST budget was low.
+	ResyncYields prometheus.Counter
 	// DashboardSyncs counts syncs of the "Package dashboard" issue, by
 	// outcome (created, edited, reopened, closed, unchanged, put_off,
 	// stays_closed, missing, failed).
@@ -101,6 +104,10 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "upstreams_skipped_total",
 			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
 		}, []string{"reason"}),
+		ResyncYields: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "resync_yielded_repositories_total",
+			Help: "Repositories a resync pass left for the next one: their installation's REST budget was low (user-facing work first).",
+		}),
 		DashboardSyncs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "dashboard_syncs_total",
 			Help: "Syncs of the Package dashboard issue, by outcome.",
@@ -111,7 +118,7 @@ func New() *Metrics {
 		}, []string{"state"}),
 	}
 	reg.MustRegister(m.DashboardSyncs, m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
-		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped, m.VariantTargets,
+		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped, m.VariantTargets, m.ResyncYields,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

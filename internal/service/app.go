@@ -87,9 +87,20 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	}()
 }
 
+// ResyncBudgetFloor is the share of an installation's hourly REST budget
+// the resync leaves to user-facing work: below it, the pass skips the
+// installation's repositories until the budget resets
+// (porchbot_resync_yielded_repositories_total).
+const ResyncBudgetFloor = 0.2
+
 // ResyncDeps are the periodic resync's: the App's hooks, and its API with
 // the same bot login and record key as the webhook path (so records are
 // trusted on their signature there too).
 func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
-	return lifecycle.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log}
+	return lifecycle.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log,
+		LowBudget: func(id int64) bool {
+			b, ok := s.Clients.RateBudget(id)
+			return ok && b.Low(ResyncBudgetFloor, time.Now())
+		},
+		OnYield: func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() }}
 }
