@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/internal/demo"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/redeliver"
@@ -114,13 +114,19 @@ func TestRedelivererRepairsLostWebhooks(t *testing.T) {
 	}
 	w.settle()
 	// Quiet: one REST call, by porchbot's own count.
-	before := apiCalls(w.svc.Metrics.GitHubCalls)
+	before := demo.BotCalls(w.svc.Metrics)
 	rep, err = r.Pass(ctx)
 	if err != nil || rep.Listed != 0 || len(rep.Redelivered) != 0 {
 		t.Fatalf("quiet pass: %+v %v", rep, err)
 	}
-	if n := apiCalls(w.svc.Metrics.GitHubCalls) - before; n != 1 {
-		t.Errorf("a quiet pass made %v REST calls, want 1", n)
+	made := map[string]int64{}
+	for call, n := range demo.BotCalls(w.svc.Metrics) {
+		if n -= before[call]; n != 0 {
+			made[call] = n
+		}
+	}
+	if len(made) != 1 || made["GET /app/hook/deliveries"] != 1 {
+		t.Errorf("a quiet pass made the REST calls %v, want one GET /app/hook/deliveries", made)
 	}
 
 	// A redelivery is a webhook like any other: signed with the secret
@@ -154,21 +160,4 @@ func TestRedelivererRepairsLostWebhooks(t *testing.T) {
 	if n := len(w.botComments(repo, other)); n != 1 {
 		t.Errorf("/porch help answered %d times once signed right, want 1", n)
 	}
-}
-
-// apiCalls sums a counter over all its labels.
-func apiCalls(c *prometheus.CounterVec) float64 {
-	ch := make(chan prometheus.Metric, 64)
-	go func() {
-		c.Collect(ch)
-		close(ch)
-	}()
-	var n float64
-	for m := range ch {
-		var pb dto.Metric
-		if m.Write(&pb) == nil {
-			n += pb.GetCounter().GetValue()
-		}
-	}
-	return n
 }
