@@ -1,7 +1,6 @@
 package forge
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -353,7 +352,7 @@ func (f *Forge) pingTo(repo *Repo, h Hook, sender *Account) {
 		return
 	}
 	f.hooks.queueDelivery(&Delivery{ID: newDeliveryID(), Event: "ping", Payload: body, Repo: repo.FullName(),
-		RepoID: repo.ID, HookID: h.ID, Num: f.newID(), target: h.target(repo)})
+		RepoID: repo.ID, HookID: h.ID, target: h.target(repo)})
 }
 
 func (f *Forge) pingHook(w http.ResponseWriter, r *http.Request) {
@@ -365,65 +364,12 @@ func (f *Forge) pingHook(w http.ResponseWriter, r *http.Request) {
 	noContent(w)
 }
 
-// deliveryObject is GitHub's hook delivery; full adds the request and
-// the response.
-func deliveryObject(d Delivery, full bool, self string) map[string]any {
-	obj := map[string]any{
-		"id": d.Num, "guid": d.ID, "delivered_at": ts(d.DeliveredAt), "redelivery": d.Redelivery,
-		"duration": d.Duration.Seconds(), "status": deliveryStatus(d), "status_code": d.Status,
-		"event": d.Event, "action": jsonNullStr(d.Action), "installation_id": nil, "repository_id": d.RepoID,
-		"throttled_at": nil,
-	}
-	if full {
-		headers := d.ReqHeaders
-		if headers == nil {
-			headers = map[string]string{}
-		}
-		respHeaders := d.RespHeaders
-		if respHeaders == nil {
-			respHeaders = map[string]string{}
-		}
-		obj["url"] = self
-		obj["request"] = map[string]any{"headers": headers, "payload": json.RawMessage(d.Payload)}
-		obj["response"] = map[string]any{"headers": respHeaders, "payload": d.RespBody}
-	}
-	return obj
-}
-
 // listHookDeliveries lists a hook's deliveries, newest first, paginated
-// by cursor (per_page, cursor) as GitHub does.
+// by cursor as GitHub does.
 func (f *Forge) listHookDeliveries(w http.ResponseWriter, r *http.Request) {
-	_, _, h, ok := f.hookByVar(w, r)
-	if !ok {
-		return
+	if _, _, h, ok := f.hookByVar(w, r); ok {
+		f.writeDeliveries(w, r, f.hooks.hookDeliveries(h.ID))
 	}
-	perPage, _ := page(r)
-	all := f.hooks.hookDeliveries(h.ID)
-	start := 0
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		n, err := strconv.ParseInt(c, 10, 64)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "Invalid cursor")
-			return
-		}
-		for start < len(all) && all[start].Num >= n {
-			start++
-		}
-	}
-	end := min(start+perPage, len(all))
-	out := []map[string]any{}
-	for _, d := range all[start:end] {
-		out = append(out, deliveryObject(d, false, ""))
-	}
-	if end < len(all) {
-		u := *r.URL
-		q := u.Query()
-		q.Set("per_page", strconv.Itoa(perPage))
-		q.Set("cursor", strconv.FormatInt(all[end-1].Num, 10))
-		u.RawQuery = q.Encode()
-		w.Header().Set("Link", "<"+f.BaseURL()+(&url.URL{Path: u.Path, RawQuery: u.RawQuery}).String()+`>; rel="next"`)
-	}
-	writeJSON(w, r, http.StatusOK, out)
 }
 
 // deliveryByVar is the delivery named by {delivery} of the hook {id}.
@@ -432,17 +378,11 @@ func (f *Forge) deliveryByVar(w http.ResponseWriter, r *http.Request) (*Repo, Ho
 	if !ok {
 		return nil, Hook{}, Delivery{}, false
 	}
-	n, ok := intVar(w, r, "delivery")
+	d, ok := deliveryByID(w, r, f.hooks.hookDeliveries(h.ID))
 	if !ok {
 		return nil, Hook{}, Delivery{}, false
 	}
-	for _, d := range f.hooks.hookDeliveries(h.ID) {
-		if d.Num == n {
-			return repo, h, d, true
-		}
-	}
-	notFound(w)
-	return nil, Hook{}, Delivery{}, false
+	return repo, h, d, true
 }
 
 func (f *Forge) getHookDelivery(w http.ResponseWriter, r *http.Request) {
@@ -462,7 +402,8 @@ func (f *Forge) redeliverHook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f.hooks.queueDelivery(&Delivery{ID: d.ID, Event: d.Event, Action: d.Action, Payload: d.Payload, Repo: d.Repo,
-		RepoID: d.RepoID, HookID: h.ID, Num: f.newID(), Redelivery: true, target: h.target(repo)})
+	again := d.again()
+	again.target = h.target(repo)
+	f.hooks.queueDelivery(again)
 	writeJSON(w, r, http.StatusAccepted, map[string]any{})
 }

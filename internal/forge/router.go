@@ -44,6 +44,7 @@ func (f *Forge) Handler() http.Handler {
 func (f *Forge) routesAPI(api *mux.Router) {
 	// One registration per file, each named for the resources it serves.
 	f.routesApp(api)
+	f.routesAppHook(api)
 	f.routesAppManifestConversions(api)
 	f.routesRepos(api)
 	f.routesGitData(api)

@@ -302,5 +302,11 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "POST", R+"/hooks/"+hookID+"/deliveries/"+dl+"/attempts", nil, http.StatusAccepted)
 	env.WaitDeliveries(t)
 	d.do(alice, "DELETE", R+"/hooks/"+hookID, nil, noContent)
+
+	// The App's own deliveries, one redelivered.
+	appDl := field(d.do(app, "GET", "/app/hook/deliveries?per_page=2", nil, ok), "0.id")
+	d.do(app, "GET", "/app/hook/deliveries/"+appDl, nil, ok)
+	d.do(app, "POST", "/app/hook/deliveries/"+appDl+"/attempts", nil, http.StatusAccepted)
+	env.WaitDeliveries(t)
 	d.do("", "POST", "/app-manifests/"+manifestCode(t, env, "/settings/apps/new")+"/conversions", nil, created) // last: it re-keys the App
 }

@@ -29,17 +29,20 @@ type Delivery struct {
 	Err     string // transport error, if any
 	Dropped bool   // lost by fault injection
 
-	// For a repository hook's delivery (HookID 0 is the App's).
-	HookID      int64
-	Num         int64 // the delivery's numeric id in the hooks API
-	RepoID      int64
-	Redelivery  bool
-	DeliveredAt time.Time
-	Duration    time.Duration
-	ReqHeaders  map[string]string
-	RespHeaders map[string]string
-	RespBody    string
-	target      hookTarget
+	// HookID is the repository hook delivered to; 0 is the App's webhook.
+	HookID int64
+	// Num is the delivery's numeric id in the deliveries APIs, given as
+	// it is made, so that ids grow along the history.
+	Num            int64
+	RepoID         int64 // 0 for an event of no repository
+	InstallationID int64 // the App's installation the event is for; 0 for a repository hook
+	Redelivery     bool
+	DeliveredAt    time.Time
+	Duration       time.Duration
+	ReqHeaders     map[string]string
+	RespHeaders    map[string]string
+	RespBody       string
+	target         hookTarget
 }
 
 // hookTarget is where and how a delivery goes.
@@ -98,6 +101,7 @@ func (d *deliverer) run() {
 	for del := range d.queue {
 		d.send(del)
 		d.mu.Lock()
+		del.Num = d.f.newID()
 		if del.HookID == 0 {
 			d.log = append(d.log, *del)
 		} else {
@@ -138,9 +142,10 @@ func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 		return
 	}
 	if toApp {
-		del := &Delivery{ID: newDeliveryID(), Event: event, Action: action, Payload: body}
+		del := &Delivery{ID: newDeliveryID(), Event: event, Action: action, Payload: body,
+			InstallationID: payloadInstallationID(body)}
 		if repo != nil {
-			del.Repo = repo.FullName()
+			del.Repo, del.RepoID = repo.FullName(), repo.ID
 		}
 		f.hooks.queueDelivery(del)
 	}
@@ -148,9 +153,23 @@ func (f *Forge) emit(event, action string, repo *Repo, payload any) {
 		hookBody := withoutInstallation(body)
 		for _, h := range hooks {
 			f.hooks.queueDelivery(&Delivery{ID: newDeliveryID(), Event: event, Action: action, Payload: hookBody,
-				Repo: repo.FullName(), RepoID: repo.ID, HookID: h.ID, Num: f.newID(), target: h.target(repo)})
+				Repo: repo.FullName(), RepoID: repo.ID, HookID: h.ID, target: h.target(repo)})
 		}
 	}
+}
+
+// payloadInstallationID is the id of the installation a payload names
+// (0 when none): the installation_id GitHub records with the delivery.
+func payloadInstallationID(body []byte) int64 {
+	var p struct {
+		Installation struct {
+			ID int64 `json:"id"`
+		} `json:"installation"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return 0
+	}
+	return p.Installation.ID
 }
 
 // withoutInstallation drops the "installation" a payload carries for the
@@ -183,6 +202,7 @@ func (d *deliverer) appTarget() hookTarget {
 }
 
 func (d *deliverer) send(del *Delivery) {
+	del.DeliveredAt = d.f.now()
 	if d.f.faults.dropDelivery() {
 		del.Dropped = true
 		return
@@ -221,7 +241,6 @@ func (d *deliverer) send(del *Delivery) {
 		del.ReqHeaders[k] = h.Get(k)
 	}
 	start := time.Now()
-	del.DeliveredAt = d.f.now()
 	resp, err := d.client.Do(req)
 	del.Duration = time.Since(start)
 	if err != nil {

@@ -59,6 +59,11 @@ type Metrics struct {
 	// not owned, not installed, planned), over every upstream repository's
 	// last reconcile.
 	VariantTargets *prometheus.GaugeVec
+	// WebhookRedeliveries counts the App's failed webhook deliveries the
+	// redeliverer (internal/redeliver) handled, by outcome: redelivered,
+	// failed (GitHub refused the request), exhausted (redelivered too
+	// often already), budget (left to the next pass).
+	WebhookRedeliveries *prometheus.CounterVec
 }
 
 // New returns collectors registered on a fresh registry, together with the
@@ -112,12 +117,16 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "dashboard_syncs_total",
 			Help: "Syncs of the Package dashboard issue, by outcome.",
 		}, []string{"outcome"}),
+		WebhookRedeliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "webhook_redeliveries_total",
+			Help: "Failed webhook deliveries GitHub was asked to redeliver, or left alone, by outcome.",
+		}, []string{"outcome"}),
 		VariantTargets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "variant_targets",
 			Help: "Variant target packages, by state, as the last reconcile of each upstream repository found them.",
 		}, []string{"state"}),
 	}
-	reg.MustRegister(m.DashboardSyncs, m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
+	reg.MustRegister(m.WebhookRedeliveries, m.DashboardSyncs, m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
 		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped, m.VariantTargets, m.ResyncYields,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
