@@ -125,6 +125,9 @@ type ResyncDeps struct {
 	// (user-facing work first), and OnYield hears of each.
 	LowBudget func(installationID int64) bool
 	OnYield   func(Repo)
+	// BeforePass, if set, runs at the start of each pass (the service asks
+	// GitHub to redeliver the App's failed webhooks: internal/redeliver).
+	BeforePass func(ctx context.Context)
 }
 
 // DefaultResyncConcurrency is how many repositories a pass works on at
@@ -553,6 +556,9 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]Repo, er
 	}
 	log = log.WithField("component", "resync")
 	start := time.Now()
+	if deps.BeforePass != nil {
+		deps.BeforePass(ctx)
+	}
 	repos, err := listRepos(ctx)
 	if err != nil {
 		log.WithError(err).Warn("resync: listing repositories failed")

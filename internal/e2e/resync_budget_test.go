@@ -35,6 +35,7 @@ func TestResyncYieldsWhenTheBudgetIsLow(t *testing.T) {
 	}
 	fg.SpendRateBudget(id, 4500) // 500 of 5,000 left: under the floor
 	deps := w.svc.ResyncDeps()
+	deps.BeforePass = nil // GitHub's redelivery would repair the push as an event (TestRedelivererRepairsLostWebhooks)
 	list := w.svc.App.InstalledRepos(w.svc.Clients)
 	before := w.stats()
 	lifecycle.ResyncPass(w.ctx, list, w.svc.App.Opener.Open, deps)

@@ -108,6 +108,7 @@ func New(opts Options) (*Forge, error) {
 	}
 	f.nextID.Store(1000)
 	f.hooks = newDeliverer(f)
+	f.rate.repos = func(inst *Installation) int { return len(f.reposOf(inst.Account.Login)) }
 	return f, nil
 }
 

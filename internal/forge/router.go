@@ -169,11 +169,22 @@ func (f *Forge) authMiddleware(next http.Handler) http.Handler {
 }
 
 // rateBudget tracks a per-caller hourly budget for the X-RateLimit-*
-// headers: 5,000 for users and installations, 60 for anonymous calls.
+// headers: 5,000 for users, 60 for anonymous calls, and for an
+// installation 5,000 plus 50 for each repository beyond 20, at most
+// 12,500, as GitHub grants (installationRateLimit).
 type rateBudget struct {
-	mu    sync.Mutex
-	used  map[string]int
-	reset time.Time
+	mu     sync.Mutex
+	used   map[string]int
+	limits map[string]int // an installation's, fixed for the window
+	reset  time.Time
+	// repos counts an installation's repositories (Forge.reposOf).
+	repos func(inst *Installation) int
+}
+
+// installationRateLimit is GitHub's hourly limit of an installation
+// covering repos repositories.
+func installationRateLimit(repos int) int {
+	return min(5000+50*max(repos-20, 0), 12500)
 }
 
 // rateWindow is a caller's budget in the current hour.
@@ -187,12 +198,20 @@ func (b *rateBudget) take(p *principal, now time.Time, count bool) rateWindow {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used == nil || !now.Before(b.reset) {
-		b.used = map[string]int{}
+		b.used, b.limits = map[string]int{}, map[string]int{}
 		b.reset = now.Add(time.Hour).Truncate(time.Second)
 	}
 	key, limit := "anonymous", 60
 	if p != nil {
 		key, limit = principalKeyOf(p), 5000
+	}
+	if p != nil && p.kind == principalInstallation && p.installation != nil && p.installation.Account != nil && b.repos != nil {
+		l, ok := b.limits[key]
+		if !ok {
+			l = installationRateLimit(b.repos(p.installation))
+			b.limits[key] = l
+		}
+		limit = l
 	}
 	if count {
 		b.used[key]++
@@ -217,6 +236,14 @@ func (f *Forge) SpendRateBudget(id int64, calls int) {
 	f.rate.take(&principal{kind: principalInstallation, installation: &Installation{ID: id}}, f.clockNow(), false)
 	f.rate.mu.Lock()
 	f.rate.used["installation:"+strconv.FormatInt(id, 10)] += calls
+	f.rate.mu.Unlock()
+}
+
+// ResetRateBudgets starts a new hour for every caller's budget, as
+// GitHub's reset does.
+func (f *Forge) ResetRateBudgets() {
+	f.rate.mu.Lock()
+	f.rate.used, f.rate.limits = nil, nil
 	f.rate.mu.Unlock()
 }
 

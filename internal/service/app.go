@@ -87,6 +87,24 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	}()
 }
 
+// redeliver asks GitHub to redeliver the App's failed webhook deliveries
+// (internal/redeliver), once per resync pass: a lost webhook is repaired
+// by its own event. Nothing without App credentials.
+func (s *Service) redeliver(ctx context.Context) {
+	if s.Redeliverer == nil {
+		return
+	}
+	rep, err := s.Redeliverer.Pass(ctx)
+	log := s.log.WithFields(logrus.Fields{"component": "redeliver", "listed": rep.Listed, "redelivered": len(rep.Redelivered),
+		"repaired": rep.Repaired, "failed": rep.Failed})
+	switch {
+	case err != nil:
+		log.WithError(err).Warn("webhook redelivery pass failed")
+	case len(rep.Redelivered) > 0 || rep.Failed > 0:
+		log.Info("GitHub asked to redeliver failed webhooks")
+	}
+}
+
 // ResyncBudgetFloor is the share of an installation's hourly REST budget
 // the resync leaves to user-facing work: below it, the pass skips the
 // installation's repositories until the budget resets
@@ -102,5 +120,6 @@ func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
 			b, ok := s.Clients.RateBudget(id)
 			return ok && b.Low(ResyncBudgetFloor, time.Now())
 		},
-		OnYield: func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() }}
+		OnYield:    func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() },
+		BeforePass: s.redeliver}
 }

@@ -24,6 +24,7 @@ import (
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/metrics"
+	"github.com/porchbot/porchbot/internal/redeliver"
 	"github.com/porchbot/porchbot/internal/settings"
 )
 
@@ -38,6 +39,9 @@ type Service struct {
 	Git      *gitstore.Store
 	Metrics  *metrics.Metrics
 	App      *bot.App
+	// Redeliverer asks GitHub to redeliver failed webhooks each resync
+	// pass (nil without App credentials).
+	Redeliverer *redeliver.Redeliverer
 	// CatalogURL is the web catalog's URL when it is served (docs/catalog.md).
 	CatalogURL string
 	Catalog    *botcatalog.Server
@@ -100,6 +104,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 		return fail(err)
 	}
 	out.App = newApp(s, out.Clients, out.Git, out.Metrics, log)
+	out.Redeliverer = redeliver.ForApp(out.Clients, log, redeliver.Options{Counter: out.Metrics.WebhookRedeliveries})
 	out.App.Metrics = out.Metrics
 	var cat *botcatalog.Server
 	if catalogOn {
