@@ -112,7 +112,7 @@ func installationRepos(ctx context.Context, clients AppInstallations, id int64, 
 				seen(r)
 			}
 			out = append(out, lifecycle.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(),
-				InstallationID: id, DefaultBranch: r.GetDefaultBranch()})
+				InstallationID: id, DefaultBranch: r.GetDefaultBranch(), OpenIssues: r.OpenIssuesCount})
 		}
 		if resp.NextPage == 0 {
 			return out, nil

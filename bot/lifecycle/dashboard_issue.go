@@ -290,10 +290,16 @@ func createDashboard(ctx context.Context, issues DashboardIssues, s *Session, bo
 	return nil
 }
 
+// dashboardListOptions list the dashboard label's issues, open or closed,
+// lowest number first: one address for every reader (open_pulls.go).
+func dashboardListOptions() *github.IssueListByRepoOptions {
+	return &github.IssueListByRepoOptions{State: "all", Labels: []string{DashboardLabel},
+		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: dashboardListMax}}
+}
+
 // listDashboards lists porchbot's dashboards, lowest number first.
 func listDashboards(ctx context.Context, issues DashboardIssues, owner, repo, bot string) ([]*github.Issue, error) {
-	list, _, err := issues.ListByRepo(ctx, owner, repo, &github.IssueListByRepoOptions{State: "all", Labels: []string{DashboardLabel},
-		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: dashboardListMax}})
+	list, _, err := issues.ListByRepo(ctx, owner, repo, dashboardListOptions())
 	if err != nil {
 		return nil, fmt.Errorf("list dashboards of %s/%s: %w", owner, repo, err)
 	}

@@ -185,17 +185,10 @@ func (s *Session) listDrafts(ctx context.Context, l *Listing) error {
 	return nil
 }
 
-// openPullsOptions ask for the first page of a repository's open pull
-// requests as every reader of them asks (the listing, the resync's
-// proposals, the updates waiting for a slot): one address, so after the
-// first reader of a pass the others are revalidated with its ETag, a 304
-// that GitHub does not charge (internal/github ConditionalCache). Readers
-// filter by base branch themselves.
-func openPullsOptions() *github.PullRequestListOptions {
-	return &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: listPullsPerPage}}
-}
-
 func (s *Session) listPulls(ctx context.Context, l *Listing) error {
+	if s.noOpenPulls {
+		return nil // proven by the resync (open_pulls.go)
+	}
 	draftIndex := map[string]int{}
 	for i, d := range l.Drafts {
 		draftIndex[d.Branch] = i

@@ -89,11 +89,14 @@ type ResyncAPI struct {
 	Publish PublishAPI
 	Checks  ResyncChecks
 	Pulls   ResyncPulls
+	// Issues lists the dashboards, to prove a repository has no open pull
+	// request (open_pulls.go); nil: the pull requests are listed.
+	Issues DashboardIssues
 }
 
 // NewResyncAPI takes the services of a go-github client.
 func NewResyncAPI(gh *github.Client) ResyncAPI {
-	return ResyncAPI{Publish: NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests}
+	return ResyncAPI{Publish: NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
 }
 
 // ResyncDeps tune Resync and ResyncLoop.
@@ -218,6 +221,9 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 	}
 
 	if deps.Hooks != nil {
+		if err := proveNoOpenPulls(ctx, s, api.Issues); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
 		if err := resyncDrafts(ctx, s, api, deps, rep); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
@@ -463,6 +469,9 @@ func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps Resync
 	limit := deps.MaxProposals
 	if limit <= 0 {
 		limit = defaultResyncMaxPRs
+	}
+	if s.noOpenPulls {
+		return nil
 	}
 	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions())
 	if err != nil {

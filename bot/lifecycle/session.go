@@ -22,6 +22,12 @@ type Repo struct {
 	InstallationID int64
 	// DefaultBranch is the repository's default branch, from the event.
 	DefaultBranch string
+	// OpenIssues is the repository's open issues and pull requests
+	// together, as the installation's listing of repositories said at the
+	// start of a resync pass (nil: not known). It lets a pass prove a
+	// repository has no open pull request without listing them
+	// (open_pulls.go).
+	OpenIssues *int
 }
 
 // FullName is "owner/name".
@@ -85,6 +91,9 @@ type Session struct {
 	Downstreams DownstreamRegistry
 	// RecordKey is the Opener's (record_key.go).
 	RecordKey []byte
+	// noOpenPulls: a resync proved there is no open pull request
+	// (open_pulls.go).
+	noOpenPulls bool
 }
 
 // Open fetches the repository (branches and tags) and reads its config.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -20,9 +22,11 @@ func WaitingUpdates(ctx context.Context, s *Session, pulls ProposalPulls, id Ide
 	if err != nil {
 		return nil, 0, err
 	}
-	prs, _, err := pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions())
-	if err != nil {
-		return nil, 0, fmt.Errorf("list pull requests: %w", err)
+	var prs []*github.PullRequest
+	if !s.noOpenPulls {
+		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions()); err != nil {
+			return nil, 0, fmt.Errorf("list pull requests: %w", err)
+		}
 	}
 	open := map[string]bool{}
 	for _, pr := range prs {

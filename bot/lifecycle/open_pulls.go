@@ -1,0 +1,56 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Open pull requests are read by the listing, the resync's proposals and
+// the updates waiting for a slot. Two things keep that cheap in a fleet of
+// quiet repositories: every reader asks with one address, and a resync
+// pass proves, when it can, that a repository has none and asks nothing.
+
+// openPullsOptions ask for the first page of a repository's open pull
+// requests as every reader of them asks (the listing, the resync's
+// proposals, the updates waiting for a slot): one address, so after the
+// first reader of a pass the others are revalidated with its ETag, a 304
+// that GitHub does not charge (internal/github ConditionalCache). Readers
+// filter by base branch themselves.
+func openPullsOptions() *github.PullRequestListOptions {
+	return &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: listPullsPerPage}}
+}
+
+// proveNoOpenPulls notes on the session that the repository has no open
+// pull request, when the installation's listing says how many issues and
+// pull requests are open (Repo.OpenIssues) and they are all accounted
+// for: none, or only porchbot's dashboards, read with the same listing the
+// dashboard's sync makes (its second reading is then a 304). A pull
+// request opened since the listing has its own webhook; if that was lost,
+// the next pass lists it. REST calls: none, or the dashboards' listing.
+func proveNoOpenPulls(ctx context.Context, s *Session, issues DashboardIssues) error {
+	n := s.Repo.OpenIssues
+	if n == nil || issues == nil {
+		return nil
+	}
+	if *n == 0 {
+		s.noOpenPulls = true
+		return nil
+	}
+	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, dashboardListOptions())
+	if err != nil {
+		return fmt.Errorf("dashboards of %s: %w", s.Repo.FullName(), err)
+	}
+	open := 0
+	for _, is := range list {
+		if is.GetState() == "open" && !is.IsPullRequest() {
+			open++
+		}
+	}
+	s.noOpenPulls = open == *n && len(list) < dashboardListMax
+	return nil
+}
+
+// NoOpenPulls: a resync proved the repository has no open pull request.
+func (s *Session) NoOpenPulls() bool { return s.noOpenPulls }
