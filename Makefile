@@ -31,7 +31,7 @@ test: ## run every test (unit, forge end-to-end, payload fidelity) with the race
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v headless-shell >/dev/null || echo "make test: no Chromium on PATH: the catalog's browser tests (TestCatalogInBrowser) are SKIPPED (README: browser tests)"
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
-bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step, one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags); every one runs, and a missed target fails the run at the end
+bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step, one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags), the resync of 100 and 1,000 quiet repositories (counted REST calls per pass, wall time, heap per repository); every one runs, and a missed target fails the run at the end
 	@failed=""; \
 	run() { n=$$1; shift; echo "== $$n"; "$$@" || failed="$$failed $$n"; }; \
 	run ingress $(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/; \
@@ -41,6 +41,7 @@ bench: ## benchmarks with their ratios: webhook ingress (vs signature check), re
 	run variant-fanout $(GO) test -run '^$$' -bench 'VariantFanout' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
 	run peak-memory $(GO) test -run '^$$' -bench 'PeakMemory' -benchtime 1x -count=1 -timeout 30m ./internal/render/; \
 	run index $(GO) test -run '^$$' -bench 'IndexRebuild' -benchtime 1x -count=1 ./internal/index/; \
+	run resync-scale $(GO) test -run '^$$' -bench 'ResyncScale' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
 	run catalog $(GO) test -run '^$$' -bench 'CatalogFirstByte' -benchtime 20x -count=1 ./bot/catalog/; \
 	run update-merge $(GO) test -run '^$$' -bench 'UpdateVsKpt' -benchtime 5x -count=1 -timeout 30m ./internal/update/; \
 	if [ -n "$$failed" ]; then echo "make bench: missed targets in:$$failed"; exit 1; fi
