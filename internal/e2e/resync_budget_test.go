@@ -6,7 +6,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -19,27 +18,16 @@ func TestResyncYieldsWhenTheBudgetIsLow(t *testing.T) {
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge
-	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
-	dir := w.clone("alice", repo)
-	w.git(dir, "switch", "-q", "-c", "drafts/basens/quota")
-	w.write(dir, "basens/namespace.yaml", strings.Replace(readFile(t, dir, "basens/namespace.yaml"), `pods: "50"`, `pods: "60"`, 1))
-	w.git(dir, "commit", "-q", "-am", "Sixty pods")
-	w.git(dir, "push", "-q", "origin", "HEAD")
-	head := w.git(dir, "rev-parse", "HEAD")
-	w.settle()
-	fg.SetFaults(forge.Faults{})
+	head := w.pushDraftUnheard("drafts/basens/quota")
 
 	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fg.SpendRateBudget(id, 4500) // 500 of 5,000 left: under the floor
-	deps := w.svc.ResyncDeps()
-	deps.BeforePass = nil // GitHub's redelivery would repair the push as an event (TestRedelivererRepairsLostWebhooks)
-	list := w.svc.App.InstalledRepos(w.svc.Clients)
+	deps := w.resyncDepsAlone()
 	before := w.stats()
-	lifecycle.ResyncPass(w.ctx, list, w.svc.App.Opener.Open, deps)
-	w.settle()
+	w.resyncPass(deps)
 	spent := forge.StatsDelta(before, w.stats())
 	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run != nil {
 		t.Fatalf("the pass rendered %s with a tenth of the budget left", head)
@@ -56,8 +44,7 @@ func TestResyncYieldsWhenTheBudgetIsLow(t *testing.T) {
 	// Once the budget is whole again (as at its reset), the pass does the
 	// work.
 	fg.SpendRateBudget(id, -4500)
-	lifecycle.ResyncPass(w.ctx, list, w.svc.App.Opener.Open, deps)
-	w.settle()
+	w.resyncPass(deps)
 	if run := w.checkRunMaybe(repo, head, "porchbot/render"); run == nil {
 		t.Fatalf("no porchbot/render on %s after the budget reset", head)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/index"
 )
@@ -26,33 +25,19 @@ func TestResyncPassRepairsWithWarmCaches(t *testing.T) {
 		t.Fatal("no package index after a publish")
 	}
 	issue := w.createIssue("alice", repo, "Questions")
-	deps := w.svc.ResyncDeps()
-	deps.BeforePass = nil
-	list := w.svc.App.InstalledRepos(w.svc.Clients)
-	pass := func() map[string]int64 {
-		t.Helper()
-		before := fg.Stats().Snapshot()
-		lifecycle.ResyncPass(w.ctx, list, w.svc.App.Opener.Open, deps)
-		d := forge.StatsDelta(before, fg.Stats().Snapshot())
-		w.settle()
-		return d
-	}
+	deps := w.resyncDepsAlone()
+	pass := func() map[string]int64 { return w.resyncPass(deps) }
 	pass()
 	pass()
 	if quiet := pass(); forge.SumCounted(quiet) > 1 || forge.SumNotModified(quiet) == 0 {
 		t.Fatalf("a quiet pass after two: %d counted calls, %d answered 304: %v", forge.SumCounted(quiet), forge.SumNotModified(quiet), quiet)
 	}
 
+	head := w.pushDraftUnheard("drafts/basens/quota")
 	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
-	dir := w.clone("alice", repo)
-	w.git(dir, "switch", "-q", "-c", "drafts/basens/quota")
-	w.write(dir, "basens/namespace.yaml", strings.Replace(readFile(t, dir, "basens/namespace.yaml"), `pods: "50"`, `pods: "60"`, 1))
-	w.git(dir, "commit", "-q", "-am", "Sixty pods")
-	w.git(dir, "push", "-q", "origin", "HEAD")
-	head := w.git(dir, "rev-parse", "HEAD")
 	pr := w.openPull("alice", repo, "drafts/basens/quota", "Sixty pods")
 	c := w.comment("bob", repo, issue, "/porch help")
-	w.git(dir, "push", "-q", "origin", "--delete", index.DefaultBranch)
+	w.git(w.clone("alice", repo), "push", "-q", "origin", "--delete", index.DefaultBranch)
 	w.settle()
 	if w.checkRunMaybe(repo, head, "porchbot/render") != nil || len(w.labels(repo, pr.GetNumber())) != 0 ||
 		w.branchSHA(repo, index.DefaultBranch) != "" {
