@@ -36,12 +36,12 @@ bench: ## benchmarks with their ratios: webhook ingress (vs signature check), re
 	run() { n=$$1; shift; echo "== $$n"; "$$@" || failed="$$failed $$n"; }; \
 	run ingress $(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/; \
 	run render $(GO) test -run '^$$' -bench 'RenderVsFloor|KptExecVsRender' -benchtime 5x -count=1 -timeout 30m ./internal/render/; \
-	run api-calls $(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./internal/e2e/; \
-	run update-fanout $(GO) test -run '^$$' -bench 'UpdateFanout' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
-	run variant-fanout $(GO) test -run '^$$' -bench 'VariantFanout' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
+	run api-calls $(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./bot/e2e/; \
+	run update-fanout $(GO) test -run '^$$' -bench 'UpdateFanout' -benchtime 1x -count=1 -timeout 30m ./bot/e2e/; \
+	run variant-fanout $(GO) test -run '^$$' -bench 'VariantFanout' -benchtime 1x -count=1 -timeout 30m ./bot/e2e/; \
 	run peak-memory $(GO) test -run '^$$' -bench 'PeakMemory' -benchtime 1x -count=1 -timeout 30m ./internal/render/; \
 	run index $(GO) test -run '^$$' -bench 'IndexRebuild' -benchtime 1x -count=1 ./internal/index/; \
-	run resync-scale $(GO) test -run '^$$' -bench 'ResyncScale' -benchtime 1x -count=1 -timeout 30m ./internal/e2e/; \
+	run resync-scale $(GO) test -run '^$$' -bench 'ResyncScale' -benchtime 1x -count=1 -timeout 30m ./bot/e2e/; \
 	run catalog $(GO) test -run '^$$' -bench 'CatalogFirstByte' -benchtime 20x -count=1 ./bot/catalog/; \
 	run update-merge $(GO) test -run '^$$' -bench 'UpdateVsKpt' -benchtime 5x -count=1 -timeout 30m ./internal/update/; \
 	if [ -n "$$failed" ]; then echo "make bench: missed targets in:$$failed"; exit 1; fi

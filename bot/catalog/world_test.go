@@ -19,8 +19,8 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/demo"
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/demo"
 )
 
 // The catalog's world: `porchbot serve` on its embedded forge. acme (alice

@@ -50,7 +50,7 @@ func newPubFixture(t *testing.T, cfg string) *pubFixture {
 // pubNoApproval turns the approval requirement off: with it, a landing
 // without a pull request (a direct push, a seed) publishes, as the tests of
 // tags, ordering and tree comparison need; with approvals required it
-// waits for an approver's /porch publish (internal/e2e TestDirectPushWaitsForAnApprover, TestFoundStateWaitsForAnApprover).
+// waits for an approver's /porch publish (bot/e2e TestDirectPushWaitsForAnApprover, TestFoundStateWaitsForAnApprover).
 const pubNoApproval = "approvals:\n  required: 0\n"
 
 func pubKptfile(name string) []byte {

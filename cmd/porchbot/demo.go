@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/porchbot/porchbot/internal/demo"
+	"github.com/porchbot/porchbot/bot/demo"
 )
 
 // runDemo is `porchbot demo`: porchbot on its embedded local forge, in this

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/porchbot/porchbot/internal/service"
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/settings"
 )
 

@@ -1,8 +1,8 @@
 package config
 
 import (
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 )
 
 // Path is where a repository keeps its configuration.

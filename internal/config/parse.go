@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 )
 
 // Limits bound the configuration file: 1 MiB, 32 levels of nesting,

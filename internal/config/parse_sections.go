@@ -7,10 +7,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render/builtins"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 	"github.com/porchbot/porchbot/internal/suggest"
 )
 

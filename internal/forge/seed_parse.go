@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 )
 
 // Fields of each mapping of a seed file.

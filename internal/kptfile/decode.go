@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 )
 
 // Known fields, in kpt's order (also the order edits insert fields in).

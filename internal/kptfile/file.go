@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/porchbot/porchbot/internal/config/strictyaml"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 )
 
 // Limits bound a Kptfile: 1 MiB, 32 levels of nesting, 100 000 nodes, no

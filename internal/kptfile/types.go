@@ -1,6 +1,6 @@
 package kptfile
 
-import "github.com/porchbot/porchbot/internal/config/strictyaml"
+import "github.com/porchbot/porchbot/internal/strictyaml"
 
 // Identity of a Kptfile.
 const (

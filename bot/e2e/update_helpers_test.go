@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
-	"github.com/porchbot/porchbot/internal/service"
 )
 
 // Helpers of the upstream-update scenarios: an upstream package

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
-	"github.com/porchbot/porchbot/internal/service"
 )
 
 // sinkFleet sends the forge's webhooks to a sink from now on: what a

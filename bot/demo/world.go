@@ -19,8 +19,8 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
-	"github.com/porchbot/porchbot/internal/service"
 	"github.com/porchbot/porchbot/internal/settings"
 )
 

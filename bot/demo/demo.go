@@ -4,7 +4,7 @@
 // approves; alice merges and porchbot publishes; alice clones the
 // published package downstream — with every step checked and its API
 // calls counted. `porchbot demo` tells it on a terminal; its test and the
-// API-call benchmark (internal/e2e) reuse World.
+// API-call benchmark (bot/e2e) reuse World.
 package demo
 
 import (

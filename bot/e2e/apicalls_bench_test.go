@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/internal/demo"
+	"github.com/porchbot/porchbot/bot/demo"
 )
 
 // The steps of the lifecycle whose cost BenchmarkLifecycleAPICalls reports.
@@ -54,7 +54,7 @@ func acTargetOf(step string) float64 {
 // of basens proposed with /porch propose), settling after each action.
 //
 // Who made a call: the users act through their own door to the forge (a
-// counting proxy, internal/demo.World), so porchbot's calls are the
+// counting proxy, bot/demo.World), so porchbot's calls are the
 // forge's count minus the users' — and the benchmark checks that this
 // equals porchbot's own count of its calls (porchbot_github_api_calls_total).
 //

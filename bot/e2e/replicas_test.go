@@ -24,8 +24,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
-	"github.com/porchbot/porchbot/internal/service"
 	"github.com/porchbot/porchbot/internal/settings"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
-	"github.com/porchbot/porchbot/internal/service"
 )
 
 // Targets of issue #22 §1 for a pass over quiet repositories.

@@ -8,9 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/forge"
-	"github.com/porchbot/porchbot/internal/service"
 	"github.com/porchbot/porchbot/internal/upstream/upstreamtest"
 )
 

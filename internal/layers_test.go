@@ -1,0 +1,84 @@
+package internal_test
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// module is porchbot's module path.
+const module = "github.com/porchbot/porchbot/"
+
+// layers orders porchbot's packages from the top down
+// (docs/architecture.md): a package may import its own layer and the
+// layers below it, never one above. A layer is a package path and the
+// packages under it; the longest match wins.
+var layers = []string{
+	"cmd",           // the binary
+	"charts",        // the Helm chart's tests
+	"bot/e2e",       // end-to-end tests of the assembled service
+	"bot/demo",      // the narrated lifecycle
+	"bot/service",   // assembly: server, App, clients, embedded forge
+	"bot/catalog",   // the web catalog
+	"bot",           // the App: ingress, one handler per event
+	"bot/commands",  // /porch commands
+	"bot/lifecycle", // the lifecycle over GitHub
+	"internal",      // the engines: never import bot/ or cmd/
+}
+
+func layerOf(pkg string) int {
+	rel := strings.TrimPrefix(pkg, module)
+	best, bestLen := -1, -1
+	for i, l := range layers {
+		if (rel == l || strings.HasPrefix(rel, l+"/")) && len(l) > bestLen {
+			best, bestLen = i, len(l)
+		}
+	}
+	return best
+}
+
+// TestImportsPointDown: no package of the module imports, in its code, a
+// package of a layer above its own; and no engine (internal/) imports
+// bot/ or cmd/ even in its tests. (Tests of the App's packages may
+// assemble the whole service: the catalog's browser tests run the demo's
+// world.)
+func TestImportsPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", module+"...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for {
+		var p struct {
+			ImportPath                         string
+			Imports, TestImports, XTestImports []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		from := layerOf(p.ImportPath)
+		if from < 0 {
+			t.Errorf("%s is in no layer: add it to layers (docs/architecture.md)", p.ImportPath)
+			continue
+		}
+		engine := layers[from] == "internal"
+		for i, imp := range append(append(p.Imports, p.TestImports...), p.XTestImports...) {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			inTests := i >= len(p.Imports)
+			if to := layerOf(imp); to < from && (!inTests || engine) {
+				t.Errorf("%s (layer %s) imports %s (layer %s, above it)", p.ImportPath, layers[from], imp, layers[to])
+			}
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("go list gave %d packages", seen)
+	}
+}
