@@ -72,6 +72,17 @@ func Endpoint(path string) string {
 			if rest {
 				break
 			}
+			// A ref or tag name may hold slashes (drafts/basens/w1,
+			// basens/v1), sent unescaped: it runs up to the endpoint's
+			// last word, if the path has one.
+			if ph == "{ref}" || ph == "{tag}" {
+				if j := refEnd(segs, i); j > i {
+					if j < len(segs) {
+						out = append(out, genericSegment(segs[j]))
+					}
+					break
+				}
+			}
 			continue
 		}
 		out = append(out, genericSegment(s))
@@ -118,6 +129,26 @@ func placeholderAfter(prev, s string) (ph string, rest bool) {
 		return "{name}", false
 	}
 	return "", false
+}
+
+// refSuffixes are the words that may follow a ref in GitHub's REST paths
+// (/commits/{ref}/check-runs and the like).
+var refSuffixes = map[string]bool{"check-runs": true, "check-suites": true, "status": true, "statuses": true,
+	"comments": true, "pulls": true, "branches-where-head": true}
+
+// refEnd is where the ref that starts at segs[i] ends: the index of the
+// path's last segment when that is an endpoint word after a ref of more
+// than one segment, len(segs) when the ref is the rest of the path and
+// holds more than one segment, i when the ref is segs[i] alone.
+func refEnd(segs []string, i int) int {
+	last := len(segs) - 1
+	switch {
+	case last > i+1 && refSuffixes[segs[last]]:
+		return last
+	case last > i && !refSuffixes[segs[last]]:
+		return len(segs)
+	}
+	return i
 }
 
 // genericSegment keeps static path words and replaces anything that looks

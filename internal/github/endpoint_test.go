@@ -1,6 +1,11 @@
 package github
 
-import "testing"
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
 
 func TestEndpoint(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
@@ -31,6 +36,11 @@ func TestEndpoint(t *testing.T) {
 		{"/repos/acme/widgets/git/blobs/0123456789abcdef0123456789abcdef01234567", "/repos/{owner}/{repo}/git/blobs/{sha}"},
 		{"/repos/acme/widgets/commits/0123456789abcdef0123456789abcdef01234567/status", "/repos/{owner}/{repo}/commits/{sha}/status"},
 		{"/repos/acme/widgets/commits/main/check-runs", "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+		{"/repos/acme/widgets/commits/drafts/network/upf/w1/check-runs", "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+		{"/repos/acme/widgets/commits/drafts/basens/w1/status", "/repos/{owner}/{repo}/commits/{ref}/status"},
+		{"/repos/acme/widgets/commits/drafts/basens/w1", "/repos/{owner}/{repo}/commits/{ref}"},
+		{"/repos/acme/widgets/releases/tags/network/upf/v12", "/repos/{owner}/{repo}/releases/tags/{tag}"},
+		{"/repos/acme/widgets/releases/tags/v1", "/repos/{owner}/{repo}/releases/tags/{tag}"},
 		{"/repos/acme/widgets/statuses/0123456789abcdef0123456789abcdef01234567", "/repos/{owner}/{repo}/statuses/{sha}"},
 		{"/repos/acme/widgets/contents/go.mod", "/repos/{owner}/{repo}/contents/{path}"},
 		{"/repos/acme/widgets/contents/services/api/go.mod", "/repos/{owner}/{repo}/contents/{path}"},
@@ -60,5 +70,43 @@ func TestEndpoint(t *testing.T) {
 		if got := Endpoint(tc.path); got != tc.want {
 			t.Errorf("Endpoint(%q) = %q, want %q", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestEndpointLabelsAreBounded: the metric label of a call does not grow
+// with the names in it. Hundreds of drafts, packages and tags (slashes
+// and all, sent unescaped as go-github sends refs and tags) give one
+// label per endpoint.
+func TestEndpointLabelsAreBounded(t *testing.T) {
+	patterns := []string{
+		"/repos/acme/%s/commits/%s/check-runs",
+		"/repos/acme/%s/commits/%s/status",
+		"/repos/acme/%s/commits/%s",
+		"/repos/acme/%s/git/refs/heads/%s",
+		"/repos/acme/%s/git/ref/heads/%s",
+		"/repos/acme/%s/releases/tags/%s",
+		"/repos/acme/%s/contents/%s/Kptfile",
+		"/repos/acme/%s/compare/main...%s",
+	}
+	labels := map[string]bool{}
+	for i := 0; i < 50; i++ {
+		for _, name := range []string{
+			fmt.Sprintf("drafts/network/upf-%d/w%d", i, i),
+			fmt.Sprintf("porch/update/sites/site-%d", i),
+			fmt.Sprintf("network/upf-%d/v%d", i, i+1),
+			fmt.Sprintf("basens-%d", i),
+		} {
+			for _, p := range patterns {
+				labels[Endpoint(fmt.Sprintf(p, fmt.Sprintf("repo-%d", i), name))] = true
+			}
+		}
+	}
+	if len(labels) != len(patterns) {
+		var got []string
+		for l := range labels {
+			got = append(got, l)
+		}
+		sort.Strings(got)
+		t.Fatalf("%d labels for %d endpoints:\n%s", len(labels), len(patterns), strings.Join(got, "\n"))
 	}
 }
