@@ -80,6 +80,14 @@ func (r *reader) name(env string) string {
 	return "--" + f
 }
 
+// given: the option is on the command line or in the environment.
+func (r *reader) given(env string) bool {
+	f := r.flags[env]
+	given := r.getenv(env) != ""
+	r.fs.Visit(func(fl *flag.Flag) { given = given || f != "" && fl.Name == f })
+	return given
+}
+
 // errorf records a problem with an option, named as the user gave it.
 func (r *reader) errorf(env, format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf("%s: %s", r.name(env), fmt.Sprintf(format, args...)))

@@ -74,6 +74,10 @@ type Settings struct {
 // server then runs against the embedded local forge.
 func (s *Settings) Embedded() bool { return s.AppID == 0 && len(s.PrivateKeyPEM) == 0 }
 
+// EmbeddedListen is where porchbot listens in the embedded mode when
+// --listen is not given: loopback, as the embedded forge does.
+const EmbeddedListen = "127.0.0.1:8080"
+
 // Option documents one setting: its flag, environment variable, default
 // and meaning. The README's table is this table.
 type Option struct {
@@ -82,7 +86,7 @@ type Option struct {
 
 // Options lists every setting (the help table is data).
 var Options = []Option{
-	{"listen", "PORCHBOT_LISTEN", ":8080", "address the webhook, health and metrics server listens on"},
+	{"listen", "PORCHBOT_LISTEN", ":8080", "address the webhook, health and metrics server listens on (in the embedded mode, unless given: " + EmbeddedListen + ", loopback only, as the forge)"},
 	{"app-id", "PORCHBOT_APP_ID", "", "GitHub App id; with no App id and no key, the embedded local forge is used"},
 	{"", "PORCHBOT_PRIVATE_KEY", "", "the App's private key (PEM), inline"},
 	{"private-key-path", "PORCHBOT_PRIVATE_KEY_PATH", "", "file holding the App's private key (PEM)"},
@@ -191,6 +195,9 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 		}
 	}
 	r.catalogNeeds(s)
+	if s.Embedded() && !r.given("PORCHBOT_LISTEN") {
+		s.Listen = EmbeddedListen // the embedded forge's App and users are on this machine
+	}
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, err
 	}

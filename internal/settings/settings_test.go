@@ -15,9 +15,18 @@ func TestDefaultsAreEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Embedded() || s.Listen != ":8080" || s.ForgeListen != "127.0.0.1:3000" || s.MaxBodyBytes != 25<<20 ||
+	// The embedded mode listens on loopback, as its forge does (#26).
+	if !s.Embedded() || s.Listen != EmbeddedListen || s.ForgeListen != "127.0.0.1:3000" || s.MaxBodyBytes != 25<<20 ||
 		s.MutationSpacing != 800*time.Millisecond || s.QueueSize != 1024 {
 		t.Fatalf("unexpected defaults: %+v", s)
+	}
+	for _, given := range []struct {
+		args []string
+		env  map[string]string
+	}{{args: []string{"--listen", ":8080"}}, {env: map[string]string{"PORCHBOT_LISTEN": ":8080"}}} {
+		if s, err := Parse(given.args, env(given.env)); err != nil || s.Listen != ":8080" {
+			t.Fatalf("embedded with the address given (%v %v): %q %v", given.args, given.env, s.Listen, err)
+		}
 	}
 }
 
