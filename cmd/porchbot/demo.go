@@ -25,7 +25,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"Runs porchbot on its embedded local forge (no GitHub account needed) and tells a package's life through it:\n"+
 			"a catalog, /porch init, a push rendered by porchbot, /porch propose, an approving review, the merge\n"+
 			"published as a tag and a release, and /porch clone into a downstream repository.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {

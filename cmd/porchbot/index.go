@@ -32,7 +32,7 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "the index on the repository's porch/index branch.")
 		fmt.Fprintln(stderr, "verify recomputes every revision's digest and reports moved tags and changed content.")
 		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	where, err := parseInterleaved(fs, args, 1)
 	if errors.Is(err, flag.ErrHelp) {
@@ -72,7 +72,7 @@ func runIndexVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	root := fs.String("root", ".", "the repository's packages.root: package P lives in ROOT/P")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: porchbot index verify <index.yaml> <dir|git-url> [--root ROOT]")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args, 2)
 	if errors.Is(err, flag.ErrHelp) {

@@ -62,7 +62,13 @@ func main() {
 
 func run(ctx context.Context, args []string, s stdio) int {
 	stdout, stderr := s.out, s.err
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 { // a usage error, as an unknown command is
+		fmt.Fprintln(stderr, "porchbot: no command given")
+		fmt.Fprintln(stderr)
+		usage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		return 0
 	}

@@ -42,7 +42,7 @@ func runMerge3(_ context.Context, args []string, stdout, stderr io.Writer) error
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, merge3Usage)
 			fl.SetOutput(stdout)
-			fl.PrintDefaults()
+			printFlags(fl)
 			return nil
 		}
 		return fmt.Errorf("%w\n%s", err, merge3Usage)

@@ -62,7 +62,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: porchbot render [PKG_PATH] [flags]   (as kpt fn render; PKG_PATH defaults to the current directory)")
 			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printFlags(fs)
 			return nil
 		}
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {

@@ -20,7 +20,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(s.LogLevel, s.LogFormat, stdout)
+	// The log on standard error; the embedded mode's welcome text alone on
+	// standard output.
+	log, err := newLogger(s.LogLevel, s.LogFormat, stderr)
 	if err != nil {
 		return err
 	}

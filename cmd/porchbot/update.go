@@ -38,7 +38,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: porchbot update DIR[@REF] [--strategy S] [--on-conflict upstream|local|fail]")
 		fmt.Fprintln(fs.Output(), "Updates the kpt package in DIR in place from the upstream its Kptfile names (as kpt pkg update).")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	positional, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {

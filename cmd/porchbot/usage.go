@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // setUsage gives fs porchbot's one form of help: "Usage: porchbot …", a
@@ -21,7 +22,38 @@ func setUsage(fs *flag.FlagSet, w io.Writer, usage string, about ...string) {
 		fs.VisitAll(func(*flag.Flag) { flags = true })
 		if flags {
 			fmt.Fprintln(w, "\nFlags:")
-			fs.PrintDefaults()
+			printFlags(fs)
 		}
 	}
+}
+
+// printFlags is flag.PrintDefaults with porchbot's one flag style,
+// "--name" ("-o" for a one-letter shorthand), as README and every message
+// write them (Go's flag package accepts both forms).
+func printFlags(fs *flag.FlagSet) {
+	w := fs.Output()
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if len(f.Name) == 1 {
+			line = "  -" + f.Name // a one-letter shorthand, as kpt writes -o
+		}
+		if name != "" {
+			line += " " + name
+		}
+		if len(line) <= 6 { // a short flag: its usage on the same line
+			line += "\t"
+		} else {
+			line += "\n    \t"
+		}
+		line += strings.ReplaceAll(usage, "\n", "\n    \t")
+		if d := f.DefValue; d != "" && d != "false" && d != "0" && !(name == "string" && d == "") {
+			if name == "string" {
+				line += fmt.Sprintf(" (default %q)", d)
+			} else {
+				line += fmt.Sprintf(" (default %v)", d)
+			}
+		}
+		fmt.Fprintln(w, line)
+	})
 }

@@ -95,7 +95,7 @@ var Options = []Option{
 	{"github-url", "PORCHBOT_GITHUB_URL", "https://api.github.com", "GitHub base URL: github.com, a GitHub Enterprise Server URL, or the forge"},
 	{"data-dir", "PORCHBOT_DATA_DIR", ".data", "git caches (and the embedded forge's repositories)"},
 	{"log-level", "PORCHBOT_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
-	{"log-format", "PORCHBOT_LOG_FORMAT", "auto", "auto (JSON unless stdout is a terminal), json or text"},
+	{"log-format", "PORCHBOT_LOG_FORMAT", "auto", "auto (JSON unless standard error, where the log goes, is a terminal), json or text"},
 	{"queue-size", "PORCHBOT_QUEUE_SIZE", "1024", "events waiting to be handled before deliveries are refused with 503"},
 	{"workers", "PORCHBOT_WORKERS", "0", "event workers (0: twice the CPUs, at least 4)"},
 	{"max-body-bytes", "PORCHBOT_MAX_BODY_BYTES", "26214400", "largest webhook body accepted (25 MiB, as GitHub's cap)"},
