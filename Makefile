@@ -9,10 +9,10 @@ export GOTOOLCHAIN ?= local
 
 IMAGE    ?= ghcr.io/porchbot/porchbot:$(VERSION)
 
-.PHONY: help build run test bench lint demo clean image
+.PHONY: help build run test test-short bench lint demo clean image
 
 help: ## this list
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
@@ -30,6 +30,9 @@ run: build ## run the bot; with no GitHub App credentials it runs against the em
 test: ## run every test (unit, forge end-to-end, payload fidelity) with the race detector
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v headless-shell >/dev/null || echo "make test: no Chromium on PATH: the catalog's browser tests (TestCatalogInBrowser) are SKIPPED (README: browser tests)"
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+test-short: ## unit and golden tests, no end-to-end scenarios and no race detector (-short): run before every commit, `make test` before a push
+	$(GO) test -short -count=1 -timeout 10m $$($(GO) list $(PKGS) | grep -v '/bot/e2e$$')
 
 bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step, one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags), the resync of 100 and 1,000 quiet repositories (counted REST calls per pass, wall time, heap per repository); every one runs, and a missed target fails the run at the end
 	@failed=""; \

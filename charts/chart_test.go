@@ -206,6 +206,11 @@ func TestChartRefusesBadValues(t *testing.T) {
 		"no app id":        {map[string]any{"github": map[string]any{"existingSecret": "s"}}, "github.appId is required"},
 		"no key":           {map[string]any{"github": map[string]any{"appId": "1"}}, "github.privateKey (or github.existingSecret) is required"},
 		"replicas as text": {with(base(), "replicaCount", "two"), "replicaCount"},
+		"app id as text": {func() map[string]any {
+			v := base()
+			v["github"].(map[string]any)["appId"] = "abc"
+			return v
+		}(), "appId"},
 		"unknown value":    {with(base(), "replicas", 3), "replicas"},
 		"bad duration":     {with(base(), "server", map[string]any{"mutationSpacing": "one second"}), "mutationSpacing"},
 		"extra env not ours": {func() map[string]any {
@@ -229,4 +234,33 @@ func keys(m map[string]*yaml.RNode) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestChartNamesAndRolls (#26): a release named after the chart names its
+// resources once ("porchbot", not "porchbot-porchbot"); the pods' secret
+// checksum follows the chart's Secret, and with an existingSecret is the
+// cluster's copy as Helm looks it up (empty offline), not the unused
+// Secret template's.
+func TestChartNamesAndRolls(t *testing.T) {
+	m, err := renderRelease(t, "porchbot", base())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["Deployment/porchbot"] == nil || m["Service/porchbot"] == nil || m["Secret/porchbot"] == nil {
+		t.Fatalf("release porchbot: %v", keys(m))
+	}
+	sum := func(values map[string]any) string {
+		t.Helper()
+		return field(t, mustRender(t, values)["Deployment/rel-porchbot"], "spec", "template", "metadata", "annotations", "checksum/secret")
+	}
+	a := sum(base())
+	rotated := base()
+	rotated["github"].(map[string]any)["webhookSecret"] = "rotated"
+	if b := sum(rotated); a == "" || a == b {
+		t.Errorf("the checksum does not follow the chart's Secret: %q, %q", a, b)
+	}
+	existing := map[string]any{"github": map[string]any{"appId": "12345", "existingSecret": "mine"}}
+	if got := sum(existing); got == a || got == "" {
+		t.Errorf("with an existingSecret the checksum is the Secret template's: %q", got)
+	}
 }
