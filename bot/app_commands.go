@@ -124,7 +124,8 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, nu
 			"the pull request's head was when you wrote it (" + seen.Why + "). Approve with a review (it names its commit), " +
 			"or comment `/porch approve` again."}
 	}
-	if err := lifecycle.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(seen.Commit)); err != nil {
+	rec, err := lifecycle.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(seen.Commit))
+	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
 	out, err := lifecycle.EvaluateApproval(ctx, s, api, pr)
@@ -134,12 +135,41 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, nu
 	if out == nil {
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not an open proposal", number)}
 	}
+	if why := approvalNotCounted(out.Result, login); why != "" {
+		// Not counted: said plainly in the reply, without the green mark,
+		// and the record goes (one comment for the command, not two).
+		lifecycle.WithdrawApprovalRecord(ctx, s, api, rec)
+		return commands.Outcome{}, &commands.UserError{Msg: "This approval does not count: " + why + ". " +
+			mdquote.Quiet(out.Result.Summary)}
+	}
 	text := "Approval recorded. "
 	if head := strings.ToLower(pr.GetHead().GetSHA()); seen.Commit != head {
 		text = fmt.Sprintf("Approval recorded for %s, the head when you wrote the comment; the head is now %s, "+
 			"which it covers only if the packages' content is the same. ", seen.Commit[:7], head[:min(7, len(head))])
 	}
 	return commands.Outcome{Text: text + out.Result.Summary, PullRequest: number}, nil
+}
+
+// approvalNotCounted says why login's /porch approve does not count in
+// the verdict ("" when it counts): the policy's reason and detail
+// (self-approval, not an approver, not a member of the approvers' team),
+// mentions defused.
+func approvalNotCounted(r lifecycle.ApprovalResult, login string) string {
+	for _, a := range r.Approvers {
+		if strings.EqualFold(a.User, login) {
+			return ""
+		}
+	}
+	for _, ig := range r.Ignored {
+		if strings.EqualFold(ig.User, login) && ig.Source == lifecycle.VoteFromCommand {
+			why := string(ig.Reason)
+			if ig.Detail != "" {
+				why += " (" + ig.Detail + ")"
+			}
+			return mdquote.Quiet(why)
+		}
+	}
+	return ""
 }
 
 // Reject is /porch reject.

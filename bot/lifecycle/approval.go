@@ -79,14 +79,14 @@ const (
 // whether it counts (approver, self-approval, stale content) is decided by
 // the evaluation, which the caller runs next. The digest is the proposal
 // digest at head (proposalDigestAt).
-func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) error {
+func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) (ApprovalRecord, error) {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	if user == "" || head.IsZero() || prNumber <= 0 {
-		return fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
+		return ApprovalRecord{}, fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
 	}
 	digest, err := proposalDigestAt(ctx, s, head)
 	if err != nil {
-		return fmt.Errorf("record approval of #%d: %w", prNumber, err)
+		return ApprovalRecord{}, fmt.Errorf("record approval of #%d: %w", prNumber, err)
 	}
 	m := approveMarker{User: user, Head: head.String(), Digest: digest}
 	if len(api.RecordKey) > 0 {
@@ -96,11 +96,27 @@ func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prN
 		formatBotMarker(approveMarkerKind, m))
 	c, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
-		return fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
+		return ApprovalRecord{}, fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
 	}
 	s.Log.WithFields(logrus.Fields{"pull_request": prNumber, "user": user, "head": head.String(),
 		"comment": c.GetID()}).Info("approval recorded")
-	return nil
+	return ApprovalRecord{Comment: c.GetID()}, nil
+}
+
+// ApprovalRecord is the comment that holds a /porch approve record.
+type ApprovalRecord struct{ Comment int64 }
+
+// WithdrawApprovalRecord deletes a record the verdict did not count
+// (self-approval, not an approver): the command's reply says why, and
+// the pull request keeps one comment for the command, not two. A record
+// that cannot be deleted stays, still not counted.
+func WithdrawApprovalRecord(ctx context.Context, s *Session, api ProposalAPI, rec ApprovalRecord) {
+	if rec.Comment == 0 {
+		return
+	}
+	if _, err := api.Issues.DeleteComment(ctx, s.Repo.Owner, s.Repo.Name, rec.Comment); err != nil {
+		s.Log.WithError(err).WithField("comment", rec.Comment).Warn("a /porch approve record that does not count was not deleted")
+	}
 }
 
 // proposalDigestAt is the proposal digest at head: the content digests of

@@ -216,7 +216,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 	// alice's own /porch approve: self-approval, not counted.
 	s, api := f.session()
 	calls, _ := f.calls(func() {
-		if err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
+		if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -242,7 +242,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 
 	// bob's /porch approve, recorded by the bot, counts; the record names
 	// the package digest at the head.
-	if err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
+	if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = f.evaluate(n)
@@ -268,7 +268,7 @@ func TestSignedPorchApproveRecordsResistEdits(t *testing.T) {
 	pr := f.openPR(forgetest.CarolToken)
 	n := pr.GetNumber()
 	s, api := f.session()
-	if err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
+	if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := f.evaluate(n)
@@ -302,7 +302,7 @@ func TestSignedPorchApproveRecordsResistEdits(t *testing.T) {
 	// A record written without the key is ignored once a key is in force.
 	f.recordKey = nil
 	s, api = f.session()
-	if err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
+	if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
 		t.Fatal(err)
 	}
 	f.recordKey = []byte("test-record-key")

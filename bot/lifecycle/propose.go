@@ -44,6 +44,7 @@ type ProposalIssues interface {
 	RemoveLabelForIssue(ctx context.Context, owner, repo string, number int, label string) (*github.Response, error)
 	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
 	ListComments(ctx context.Context, owner, repo string, number int, opts *github.IssueListCommentsOptions) ([]*github.IssueComment, *github.Response, error)
+	DeleteComment(ctx context.Context, owner, repo string, commentID int64) (*github.Response, error)
 }
 
 // ApprovalChecks posts the porchbot/approval check run (satisfied by
