@@ -94,6 +94,14 @@ func TestCommands(t *testing.T) {
 	if rels := w.releases(catalog); !contains(rels, "network/smf/v1") {
 		t.Fatalf("no release of network/smf/v1: %v", rels)
 	}
+	// The proposal porchbot opened for alice credits her (#26 §4).
+	rel, _, err := w.client("alice").Repositories.GetReleaseByTag(w.ctx, "acme", "catalog", "network/smf/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := rel.GetBody(); !strings.Contains(body, "by @alice") || strings.Contains(body, "by @"+botLogin) {
+		t.Fatalf("release notes of a proposal porchbot opened for alice:\n%s", body)
+	}
 
 	// 5. A typo: "did you mean" and the command table.
 	c = w.comment("alice", catalog, issue, "/porch hepl")

@@ -27,23 +27,23 @@ const PublishCheckName = "porchbot/publish"
 
 // landingApproval is the approval verdict on pull request pr (merged as
 // landing l) at its head. ok is true when approvals.required is 0.
-func (p *publisher) landingApproval(ctx context.Context, l Landing, pr *github.PullRequest) (ApprovalResult, bool, error) {
+func (p *publisher) landingApproval(ctx context.Context, l Landing, pr *github.PullRequest) (ApprovalResult, string, bool, error) {
 	policy := p.s.Config.Approvals
 	if policy.Required <= 0 {
-		return ApprovalResult{Satisfied: true, Required: policy.Required}, true, nil
+		return ApprovalResult{Satisfied: true, Required: policy.Required}, "", true, nil
 	}
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	api := p.api.Approval
 	api.Opened = false
 	facts, err := gatherProposalFacts(ctx, p.s, api, pr, head, l.Parent)
 	if err != nil {
-		return ApprovalResult{}, false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
+		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
 	}
 	res, _, err := Verdict(ctx, policy, facts)
 	if err != nil {
-		return ApprovalResult{}, false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
+		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
 	}
-	return res, res.Satisfied, nil
+	return res, facts.Requester(), res.Satisfied, nil
 }
 
 // approvalRefusalReason says why a landing's pull request did not meet

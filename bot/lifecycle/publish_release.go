@@ -74,6 +74,9 @@ func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, di
 	pr := v.pr
 	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr),
 		Adopted: v.adopted}
+	if notes.PR != nil && v.requester != "" {
+		notes.PR.Author = v.requester // a proposal porchbot opened credits who asked for it
+	}
 	files, err := p.s.Git.ReadTree(ctx, commit, dir)
 	if err != nil {
 		return notes, fmt.Errorf("read %s at %s: %w", dir, commit, err)

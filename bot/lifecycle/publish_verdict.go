@@ -30,6 +30,10 @@ type landingVerdict struct {
 	// adopted: a tag pushed by hand, adopted by an approver's /porch
 	// publish (revision_adopt.go).
 	adopted bool
+	// requester is who asked for the pull request (its author, or for one
+	// porchbot opened, the requester its record names), as the approval
+	// policy read it ("" when not read).
+	requester string
 }
 
 // checkApproval refuses v unless its pull request met the approval policy
@@ -47,10 +51,11 @@ func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdi
 		}
 		return v, nil
 	}
-	res, ok, err := p.landingApproval(ctx, l, v.pr)
+	res, requester, ok, err := p.landingApproval(ctx, l, v.pr)
 	if err != nil {
 		return v, err
 	}
+	v.requester = requester
 	if res.Required > 0 {
 		v.approvers = countedLogins(res)
 	}
