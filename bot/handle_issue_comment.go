@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // IssueCommentHandler handles issue_comment events: comments on issues and
@@ -18,7 +20,7 @@ type CommentReactor interface {
 type IssueCommentHandler struct{ React CommentReactor }
 
 // Handle logs a *github.IssueCommentEvent.
-func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
+func (h *IssueCommentHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
 		return unexpectedPayload(ev, payload)
 	}
 	issue, comment := event.GetIssue(), event.GetComment()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number":          issue.GetNumber(),
 		"pull_request":    issue.IsPullRequest(),
 		"comment_id":      comment.GetID(),

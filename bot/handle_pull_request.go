@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // PullRequestHandler handles pull_request events: proposals are opened,
@@ -19,7 +21,7 @@ type PullRequestReactor interface {
 type PullRequestHandler struct{ React PullRequestReactor }
 
 // Handle logs a *github.PullRequestEvent.
-func (h *PullRequestHandler) Handle(ctx context.Context, ev *Event) error {
+func (h *PullRequestHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -29,7 +31,7 @@ func (h *PullRequestHandler) Handle(ctx context.Context, ev *Event) error {
 		return unexpectedPayload(ev, payload)
 	}
 	pr := event.GetPullRequest()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number":   event.GetNumber(),
 		"head_ref": pr.GetHead().GetRef(),
 		"head_sha": pr.GetHead().GetSHA(),

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // PullRequestReviewHandler handles pull_request_review events: an approval
@@ -19,7 +21,7 @@ type ReviewReactor interface {
 type PullRequestReviewHandler struct{ React ReviewReactor }
 
 // Handle logs a *github.PullRequestReviewEvent.
-func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error {
+func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -29,7 +31,7 @@ func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error 
 		return unexpectedPayload(ev, payload)
 	}
 	review := event.GetReview()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number":    event.GetPullRequest().GetNumber(),
 		"review_id": review.GetID(),
 		"state":     review.GetState(),

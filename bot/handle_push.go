@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // PushHandler handles push events: a push to a draft branch
@@ -19,7 +21,7 @@ type PushReactor interface {
 type PushHandler struct{ React PushReactor }
 
 // Handle logs a *github.PushEvent.
-func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
+func (h *PushHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
 	if !ok {
 		return unexpectedPayload(ev, payload)
 	}
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"ref":     push.GetRef(),
 		"before":  push.GetBefore(),
 		"after":   push.GetAfter(),
