@@ -31,10 +31,18 @@
 //
 // Ingress does not decode the typed go-github event. It validates the JSON
 // and extracts action, installation id and repository in one pass (see
-// parseEnvelope), several times cheaper than encoding/json. Handlers decode
-// the typed event on demand with Event.Decode: for a 25 KB push that decode
-// costs more CPU than everything else a delivery needs, so it is paid only
-// by the handlers that use it, on a worker.
+// parseEnvelope). encoding/json cannot do it as cheaply within the same
+// bounds: it matches keys case-insensitively and takes a top-level null
+// for an object, so the exact rules need a map of raw members at each
+// level (referenceEnvelope): 8 to 12 times the scanner's cost on a 25 KB
+// push (BenchmarkParseEnvelopeStd against BenchmarkParseEnvelope), leaving
+// a quarter of BenchmarkWebhookIngress's deliveries/s. Even a plain decode
+// into a struct, which breaks those rules, costs 7 times as much and leaves
+// 40% of the deliveries/s (measured for issue #23, docs/architecture.md).
+//
+// Handlers decode the typed event on demand with Event.Decode: for a 25 KB
+// push that decode costs more CPU than everything else a delivery needs, so
+// it is paid only by the handlers that use it, on a worker.
 //
 // Request bodies are read into recycled buffers. Event.Raw therefore belongs
 // to the server, like an http.Request's body: it is valid until the handler

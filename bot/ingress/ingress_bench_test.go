@@ -225,6 +225,22 @@ func BenchmarkParseEnvelope(b *testing.B) {
 	}
 }
 
+// BenchmarkParseEnvelopeStd measures the same extraction with
+// encoding/json: referenceEnvelope, parseEnvelope's specification. The
+// standard decoder matches keys case-insensitively and takes a top-level
+// null for an object, so meeting parseEnvelope's bounds takes a map of raw members at
+// each level; this is why ingress keeps its own scanner (doc.go).
+func BenchmarkParseEnvelopeStd(b *testing.B) {
+	payload := benchPushPayload(b)
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := referenceEnvelope(payload); !ok {
+			b.Fatal("reference refused the payload")
+		}
+	}
+}
+
 // BenchmarkDecodePayload measures the worker's typed decode of the payload.
 func BenchmarkDecodePayload(b *testing.B) {
 	payload := benchPushPayload(b)
