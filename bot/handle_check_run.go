@@ -22,7 +22,7 @@ type CheckRunReactor interface {
 // it is set (the App); without it, it only logs.
 type CheckRunHandler struct{ React CheckRunReactor }
 
-// Handle logs a *github.CheckRunEvent.
+// Handle logs a *github.CheckRunEvent and hands it to React.
 func (h *CheckRunHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {

@@ -23,7 +23,8 @@ type InstallationReactor interface {
 type InstallationHandler struct{ React InstallationReactor }
 
 // Handle logs a *github.InstallationEvent or a
-// *github.InstallationRepositoriesEvent.
+// *github.InstallationRepositoriesEvent and hands the repositories gained
+// to React.
 func (h *InstallationHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {

@@ -9,17 +9,17 @@ import (
 	"github.com/porchbot/porchbot/bot/ingress"
 )
 
-// IssueCommentHandler handles issue_comment events: comments on issues and
-// pull requests carry /porch commands. Without a reactor it logs the comment.
 // CommentReactor acts on a comment (/porch commands).
 type CommentReactor interface {
 	OnComment(ctx context.Context, installationID int64, ev *github.IssueCommentEvent) error
 }
 
-// IssueCommentHandler reacts through React when it is set (the App); without it, it only logs.
+// IssueCommentHandler handles issue_comment events: comments on issues and
+// pull requests carry /porch commands. It reacts through React when it is
+// set (the App); without it, it only logs the comment.
 type IssueCommentHandler struct{ React CommentReactor }
 
-// Handle logs a *github.IssueCommentEvent.
+// Handle logs a *github.IssueCommentEvent and hands it to React.
 func (h *IssueCommentHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {

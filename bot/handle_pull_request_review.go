@@ -9,18 +9,18 @@ import (
 	"github.com/porchbot/porchbot/bot/ingress"
 )
 
-// PullRequestReviewHandler handles pull_request_review events: an approval
-// (or its dismissal) re-evaluates the porchbot/approval check of a
-// proposal. Without a reactor it logs the review.
 // ReviewReactor acts on a review (approval re-evaluation).
 type ReviewReactor interface {
 	OnReview(ctx context.Context, installationID int64, ev *github.PullRequestReviewEvent) error
 }
 
-// PullRequestReviewHandler reacts through React when it is set (the App); without it, it only logs.
+// PullRequestReviewHandler handles pull_request_review events: an approval
+// (or its dismissal) re-evaluates the porchbot/approval check of a
+// proposal. It reacts through React when it is set (the App); without it,
+// it only logs the review.
 type PullRequestReviewHandler struct{ React ReviewReactor }
 
-// Handle logs a *github.PullRequestReviewEvent.
+// Handle logs a *github.PullRequestReviewEvent and hands it to React.
 func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
