@@ -38,7 +38,8 @@
 // push (BenchmarkParseEnvelopeStd against BenchmarkParseEnvelope), leaving
 // a quarter of BenchmarkWebhookIngress's deliveries/s. Even a plain decode
 // into a struct, which breaks those rules, costs 7 times as much and leaves
-// 40% of the deliveries/s (measured for issue #23, docs/architecture.md).
+// about half of the deliveries/s (measured for issue #23,
+// docs/architecture.md).
 //
 // Handlers decode the typed event on demand with Event.Decode: for a 25 KB
 // push that decode costs more CPU than everything else a delivery needs, so
