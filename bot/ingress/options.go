@@ -57,7 +57,7 @@ type Options struct {
 // cannot make a working server.
 func (o Options) withDefaults() (Options, error) {
 	if len(o.WebhookSecret) == 0 {
-		return o, errors.New("bot: Options.WebhookSecret is required")
+		return o, errors.New("ingress: Options.WebhookSecret is required")
 	}
 	o.WebhookSecret = append([]byte(nil), o.WebhookSecret...)
 	if o.MaxBodyBytes <= 0 {
@@ -75,10 +75,10 @@ func (o Options) withDefaults() (Options, error) {
 	o.Handlers = maps.Clone(o.Handlers)
 	for name, h := range o.Handlers {
 		if h == nil {
-			return o, fmt.Errorf("bot: handler for event %q is nil", name)
+			return o, fmt.Errorf("ingress: handler for event %q is nil", name)
 		}
 		if name == eventPing || github.EventForType(name) == nil {
-			return o, fmt.Errorf("bot: cannot handle event %q: not a webhook event go-github can decode", name)
+			return o, fmt.Errorf("ingress: cannot handle event %q: not a webhook event go-github can decode", name)
 		}
 	}
 	if o.Key == nil {

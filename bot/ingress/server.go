@@ -109,7 +109,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.hardStop()
 		}
 		s.lifecycle.Unlock()
-		return fmt.Errorf("bot: shutdown: %d events not handled: %w", s.queue.len(), ctx.Err())
+		return fmt.Errorf("ingress: shutdown: %d events not handled: %w", s.queue.len(), ctx.Err())
 	}
 }
 
@@ -135,7 +135,7 @@ func (s *Server) stop() {
 // ctx ends). Tests and the demo use it to know the bot has caught up.
 func (s *Server) WaitIdle(ctx context.Context) error {
 	if err := s.queue.waitIdle(ctx); err != nil {
-		return fmt.Errorf("bot: waiting for the queue to empty: %w", err)
+		return fmt.Errorf("ingress: waiting for the queue to empty: %w", err)
 	}
 	return nil
 }
