@@ -34,11 +34,11 @@
 // parseEnvelope). encoding/json cannot do it as cheaply within the same
 // bounds: it matches keys case-insensitively and takes a top-level null
 // for an object, so the exact rules need a map of raw members at each
-// level (referenceEnvelope): 8 to 12 times the scanner's cost on a 25 KB
+// level (referenceEnvelope): 8 to 20 times the scanner's cost on a 25 KB
 // push (BenchmarkParseEnvelopeStd against BenchmarkParseEnvelope), leaving
 // a quarter of BenchmarkWebhookIngress's deliveries/s. Even a plain decode
-// into a struct, which breaks those rules, costs 7 times as much and leaves
-// about half of the deliveries/s (measured for issue #23,
+// into a struct, which breaks those rules, costs 7 times as much or more
+// and leaves about half of the deliveries/s (measured for issue #23,
 // docs/architecture.md).
 //
 // Handlers decode the typed event on demand with Event.Decode: for a 25 KB
