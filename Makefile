@@ -37,7 +37,7 @@ test-short: ## unit and golden tests, no end-to-end scenarios and no race detect
 bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls per lifecycle step, one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags), the resync of 100 and 1,000 quiet repositories (counted REST calls per pass, wall time, heap per repository); every one runs, and a missed target fails the run at the end
 	@failed=""; \
 	run() { n=$$1; shift; echo "== $$n"; "$$@" || failed="$$failed $$n"; }; \
-	run ingress $(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/; \
+	run ingress $(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/ingress/; \
 	run render $(GO) test -run '^$$' -bench 'RenderVsFloor|KptExecVsRender' -benchtime 5x -count=1 -timeout 30m ./internal/render/; \
 	run api-calls $(GO) test -run '^$$' -bench 'LifecycleAPICalls' -benchtime 1x -count=1 ./bot/e2e/; \
 	run update-fanout $(GO) test -run '^$$' -bench 'UpdateFanout' -benchtime 1x -count=1 -timeout 30m ./bot/e2e/; \

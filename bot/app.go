@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
@@ -85,7 +86,7 @@ func (a *App) registry() *downstreams.Registry {
 }
 
 // Handlers is the event table with the App behind every handler.
-func (a *App) Handlers() Handlers {
+func (a *App) Handlers() ingress.Handlers {
 	h := DefaultHandlers()
 	h["push"] = &PushHandler{React: a}
 	h["pull_request"] = &PullRequestHandler{React: a}

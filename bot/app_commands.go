@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -40,17 +41,8 @@ func (c *Commands) OnComment(ctx context.Context, installationID int64, ev *gith
 		AuthorType:    comment.GetUser().GetType(),
 		Body:          comment.GetBody(),
 		CreatedAt:     comment.GetCreatedAt().Time,
-		DeliveryID:    deliveryFrom(ctx),
+		DeliveryID:    ingress.DeliveryFrom(ctx),
 	})
-}
-
-// deliveryFrom is the delivery id of the event being handled ("" outside
-// a handler).
-func deliveryFrom(ctx context.Context) string {
-	if l, ok := ctx.Value(loggerKey{}).(*eventLog); ok {
-		return l.ev.DeliveryID
-	}
-	return ""
 }
 
 // CommandOps is the commands' Lifecycle over the lifecycle steps: the

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -145,7 +146,7 @@ func (a *App) dashboardFacts(ctx context.Context, s *lifecycle.Session) (*lifecy
 }
 
 // touchDashboard notes an event's repository for a refresh.
-func (a *App) touchDashboard(ev *Event) {
+func (a *App) touchDashboard(ev *ingress.Event) {
 	if a.Dashboards == nil || ev.Payload == nil {
 		return
 	}
@@ -172,11 +173,11 @@ func (a *App) isBot(u *github.User) bool {
 
 // touching refreshes the dashboard after its handler ran.
 type touching struct {
-	h   Handler
+	h   ingress.Handler
 	app *App
 }
 
-func (t touching) Handle(ctx context.Context, ev *Event) error {
+func (t touching) Handle(ctx context.Context, ev *ingress.Event) error {
 	err := t.h.Handle(ctx, ev)
 	t.app.touchDashboard(ev)
 	return err
@@ -194,7 +195,7 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 	r := ev.GetRepo()
 	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
 	a.dashboardHints.set(repo, true)
-	log := LoggerFrom(ctx).WithFields(logrus.Fields{"dashboard": issue.GetNumber(), "sender": sender.GetLogin()})
+	log := ingress.LoggerFrom(ctx).WithFields(logrus.Fields{"dashboard": issue.GetNumber(), "sender": sender.GetLogin()})
 	switch ev.GetAction() {
 	case "closed":
 		log.Info("dashboard closed by a person: it stays closed until the configuration asks again")
@@ -216,7 +217,7 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 	}
 	log.WithField("boxes", len(ticks)).Info("dashboard boxes ticked")
 	err := a.Ticks.HandleTicks(ctx, commands.TickEvent{Repo: repo, Number: issue.GetNumber(), Author: sender.GetLogin(),
-		AuthorType: sender.GetType(), DeliveryID: deliveryFrom(ctx), Ticks: ticks})
+		AuthorType: sender.GetType(), DeliveryID: ingress.DeliveryFrom(ctx), Ticks: ticks})
 	a.Dashboards.Touch(repo)
 	return err
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // seeingRepos keeps the visibility each event gives of its repository for
@@ -13,11 +15,11 @@ import (
 // a command its repository's from the comment). Decoding here is the
 // handler's own decode, done first (Event.Decode keeps the payload).
 type seeingRepos struct {
-	h   Handler
+	h   ingress.Handler
 	app *App
 }
 
-func (s seeingRepos) Handle(ctx context.Context, ev *Event) error {
+func (s seeingRepos) Handle(ctx context.Context, ev *ingress.Event) error {
 	if s.app.Flows != nil {
 		if p, err := ev.Decode(); err == nil {
 			if r, ok := p.(interface{ GetRepo() *github.Repository }); ok {

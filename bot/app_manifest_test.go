@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // installationEvents are sent to every App without a subscription.
@@ -34,7 +36,7 @@ func TestAppManifestMatchesHandlers(t *testing.T) {
 	}
 	subscribed := append(slices.Clone(m.DefaultEvents), installationEvents...)
 	sort.Strings(subscribed)
-	for _, h := range []Handlers{DefaultHandlers(), (&App{Comments: &Commands{}}).Handlers()} {
+	for _, h := range []ingress.Handlers{DefaultHandlers(), (&App{Comments: &Commands{}}).Handlers()} {
 		var handled []string
 		for name := range h {
 			handled = append(handled, name)

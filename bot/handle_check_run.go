@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // CheckRunReactor acts on a check run event: a re-requested porchbot
@@ -20,8 +22,8 @@ type CheckRunReactor interface {
 // it is set (the App); without it, it only logs.
 type CheckRunHandler struct{ React CheckRunReactor }
 
-// Handle logs a *github.CheckRunEvent.
-func (h *CheckRunHandler) Handle(ctx context.Context, ev *Event) error {
+// Handle logs a *github.CheckRunEvent and hands it to React.
+func (h *CheckRunHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -35,7 +37,7 @@ func (h *CheckRunHandler) Handle(ctx context.Context, ev *Event) error {
 	if ra := event.GetRequestedAction(); ra != nil {
 		requestedAction = ra.Identifier
 	}
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"check_run_id":     run.GetID(),
 		"name":             run.GetName(),
 		"status":           run.GetStatus(),

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // CheckSuiteReactor acts on a check_suite event ("Re-run all checks").
@@ -18,7 +20,7 @@ type CheckSuiteReactor interface {
 type CheckSuiteHandler struct{ React CheckSuiteReactor }
 
 // Handle logs a *github.CheckSuiteEvent and hands it to React.
-func (h *CheckSuiteHandler) Handle(ctx context.Context, ev *Event) error {
+func (h *CheckSuiteHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func (h *CheckSuiteHandler) Handle(ctx context.Context, ev *Event) error {
 		return unexpectedPayload(ev, payload)
 	}
 	suite := event.GetCheckSuite()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"check_suite_id": suite.GetID(),
 		"status":         suite.GetStatus(),
 		"conclusion":     suite.GetConclusion(),

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // InstallationReactor acts on the repositories an installation gains
@@ -21,8 +23,9 @@ type InstallationReactor interface {
 type InstallationHandler struct{ React InstallationReactor }
 
 // Handle logs a *github.InstallationEvent or a
-// *github.InstallationRepositoriesEvent.
-func (h *InstallationHandler) Handle(ctx context.Context, ev *Event) error {
+// *github.InstallationRepositoriesEvent and hands the repositories gained
+// to React.
+func (h *InstallationHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -30,7 +33,7 @@ func (h *InstallationHandler) Handle(ctx context.Context, ev *Event) error {
 	switch event := payload.(type) {
 	case *github.InstallationEvent:
 		inst := event.GetInstallation()
-		LoggerFrom(ctx).WithFields(logrus.Fields{
+		ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 			"account":      inst.GetAccount().GetLogin(),
 			"app_id":       inst.GetAppID(),
 			"selection":    inst.GetRepositorySelection(),
@@ -45,7 +48,7 @@ func (h *InstallationHandler) Handle(ctx context.Context, ev *Event) error {
 			return h.React.OnInstallation(ctx, inst.GetID(), names)
 		}
 	case *github.InstallationRepositoriesEvent:
-		LoggerFrom(ctx).WithFields(logrus.Fields{
+		ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 			"account":   event.GetInstallation().GetAccount().GetLogin(),
 			"selection": event.GetRepositorySelection(),
 			"added":     len(event.RepositoriesAdded),

@@ -5,20 +5,22 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
-// IssueCommentHandler handles issue_comment events: comments on issues and
-// pull requests carry /porch commands. Without a reactor it logs the comment.
 // CommentReactor acts on a comment (/porch commands).
 type CommentReactor interface {
 	OnComment(ctx context.Context, installationID int64, ev *github.IssueCommentEvent) error
 }
 
-// IssueCommentHandler reacts through React when it is set (the App); without it, it only logs.
+// IssueCommentHandler handles issue_comment events: comments on issues and
+// pull requests carry /porch commands. It reacts through React when it is
+// set (the App); without it, it only logs the comment.
 type IssueCommentHandler struct{ React CommentReactor }
 
-// Handle logs a *github.IssueCommentEvent.
-func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
+// Handle logs a *github.IssueCommentEvent and hands it to React.
+func (h *IssueCommentHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, ev *Event) error {
 		return unexpectedPayload(ev, payload)
 	}
 	issue, comment := event.GetIssue(), event.GetComment()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number":          issue.GetNumber(),
 		"pull_request":    issue.IsPullRequest(),
 		"comment_id":      comment.GetID(),

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // IssuesReactor acts on an issues event: the "Package dashboard" issue's
@@ -18,7 +20,7 @@ type IssuesReactor interface {
 type IssuesHandler struct{ React IssuesReactor }
 
 // Handle logs a *github.IssuesEvent and hands it to React.
-func (h *IssuesHandler) Handle(ctx context.Context, ev *Event) error {
+func (h *IssuesHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func (h *IssuesHandler) Handle(ctx context.Context, ev *Event) error {
 		return unexpectedPayload(ev, payload)
 	}
 	issue := event.GetIssue()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number": issue.GetNumber(),
 		"state":  issue.GetState(),
 		"sender": event.GetSender().GetLogin(),

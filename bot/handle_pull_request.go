@@ -5,21 +5,23 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
-// PullRequestHandler handles pull_request events: proposals are opened,
-// synchronized (checks re-run), closed (rejected) or merged (published).
-// Without a reactor it logs the pull request.
 // PullRequestReactor acts on a pull request event (proposals, publish on merge).
 type PullRequestReactor interface {
 	OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error
 }
 
-// PullRequestHandler reacts through React when it is set (the App); without it, it only logs.
+// PullRequestHandler handles pull_request events: proposals are opened,
+// synchronized (checks re-run), closed (rejected) or merged (published).
+// It reacts through React when it is set (the App); without it, it only
+// logs the pull request.
 type PullRequestHandler struct{ React PullRequestReactor }
 
-// Handle logs a *github.PullRequestEvent.
-func (h *PullRequestHandler) Handle(ctx context.Context, ev *Event) error {
+// Handle logs a *github.PullRequestEvent and hands it to React.
+func (h *PullRequestHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -29,7 +31,7 @@ func (h *PullRequestHandler) Handle(ctx context.Context, ev *Event) error {
 		return unexpectedPayload(ev, payload)
 	}
 	pr := event.GetPullRequest()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number":   event.GetNumber(),
 		"head_ref": pr.GetHead().GetRef(),
 		"head_sha": pr.GetHead().GetSHA(),

@@ -5,21 +5,23 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
-// PullRequestReviewHandler handles pull_request_review events: an approval
-// (or its dismissal) re-evaluates the porchbot/approval check of a
-// proposal. Without a reactor it logs the review.
 // ReviewReactor acts on a review (approval re-evaluation).
 type ReviewReactor interface {
 	OnReview(ctx context.Context, installationID int64, ev *github.PullRequestReviewEvent) error
 }
 
-// PullRequestReviewHandler reacts through React when it is set (the App); without it, it only logs.
+// PullRequestReviewHandler handles pull_request_review events: an approval
+// (or its dismissal) re-evaluates the porchbot/approval check of a
+// proposal. It reacts through React when it is set (the App); without it,
+// it only logs the review.
 type PullRequestReviewHandler struct{ React ReviewReactor }
 
-// Handle logs a *github.PullRequestReviewEvent.
-func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error {
+// Handle logs a *github.PullRequestReviewEvent and hands it to React.
+func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -29,7 +31,7 @@ func (h *PullRequestReviewHandler) Handle(ctx context.Context, ev *Event) error 
 		return unexpectedPayload(ev, payload)
 	}
 	review := event.GetReview()
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"number":    event.GetPullRequest().GetNumber(),
 		"review_id": review.GetID(),
 		"state":     review.GetState(),

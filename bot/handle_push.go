@@ -5,21 +5,23 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
-// PushHandler handles push events: a push to a draft branch
-// (drafts/<package>/<workspace>) is rendered, a push to the deployment branch
-// may publish the packages that landed. Without a reactor it logs the push.
 // PushReactor acts on a push (draft render, deployment-branch checks).
 type PushReactor interface {
 	OnPush(ctx context.Context, installationID int64, ev *github.PushEvent) error
 }
 
-// PushHandler reacts through React when it is set (the App); without it, it only logs.
+// PushHandler handles push events: a push to a draft branch
+// (drafts/<package>/<workspace>) is rendered, a push to the deployment
+// branch may publish the packages that landed. It reacts through React when
+// it is set (the App); without it, it only logs the push.
 type PushHandler struct{ React PushReactor }
 
-// Handle logs a *github.PushEvent.
-func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
+// Handle logs a *github.PushEvent and hands it to React.
+func (h *PushHandler) Handle(ctx context.Context, ev *ingress.Event) error {
 	payload, err := ev.Decode()
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func (h *PushHandler) Handle(ctx context.Context, ev *Event) error {
 	if !ok {
 		return unexpectedPayload(ev, payload)
 	}
-	LoggerFrom(ctx).WithFields(logrus.Fields{
+	ingress.LoggerFrom(ctx).WithFields(logrus.Fields{
 		"ref":     push.GetRef(),
 		"before":  push.GetBefore(),
 		"after":   push.GetAfter(),

@@ -10,7 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/strvals"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/porchbot/porchbot/bot"
+	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/internal/setup"
 )
 
@@ -69,8 +69,8 @@ func TestChartFitsTheImageAndServer(t *testing.T) {
 	c := []string{"spec", "template", "spec", "containers", "[name=porchbot]"}
 	for p, want := range map[string]string{
 		"image":                       string(img[1]) + ":0.1.0",
-		"readinessProbe.httpGet.path": bot.ReadyzPath,
-		"livenessProbe.httpGet.path":  bot.HealthzPath,
+		"readinessProbe.httpGet.path": ingress.ReadyzPath,
+		"livenessProbe.httpGet.path":  ingress.HealthzPath,
 		"resources.requests.cpu":      "100m",
 		"resources.requests.memory":   "128Mi",
 	} {
@@ -81,8 +81,8 @@ func TestChartFitsTheImageAndServer(t *testing.T) {
 	if got := field(t, dep, "spec", "template", "spec", "securityContext", "runAsUser"); got != string(user[1]) {
 		t.Errorf("runAsUser %s, the image's USER %s", got, user[1])
 	}
-	if field(t, m["Ingress/rel-porchbot"], "spec", "rules", "[host=bot.example.com]", "http", "paths", "[path="+bot.HookPath+"]", "pathType") == "" {
-		t.Errorf("the ingress does not route %s", bot.HookPath)
+	if field(t, m["Ingress/rel-porchbot"], "spec", "rules", "[host=bot.example.com]", "http", "paths", "[path="+ingress.HookPath+"]", "pathType") == "" {
+		t.Errorf("the ingress does not route %s", ingress.HookPath)
 	}
 }
 

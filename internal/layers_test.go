@@ -22,9 +22,10 @@ var layers = []string{
 	"bot/demo",      // the narrated lifecycle
 	"bot/service",   // assembly: server, App, clients, embedded forge
 	"bot/catalog",   // the web catalog
-	"bot",           // the App: ingress, one handler per event
+	"bot",           // the App: one handler per event
 	"bot/commands",  // /porch commands
 	"bot/lifecycle", // the lifecycle over GitHub
+	"bot/ingress",   // the webhook ingress: imports nothing of bot/
 	"internal",      // the engines: never import bot/ or cmd/
 }
 

@@ -4,15 +4,15 @@ import (
 	"context"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot"
+	"github.com/porchbot/porchbot/bot/ingress"
 )
 
 // Invalidating wraps every handler of h so that, once an event is handled,
 // the catalog reloads what it changed: the view of the event's repository,
 // and the list of installed repositories after an installation event. The
 // next page shows the change instead of waiting for the view to age.
-func (s *Server) Invalidating(h bot.Handlers) bot.Handlers {
-	out := make(bot.Handlers, len(h))
+func (s *Server) Invalidating(h ingress.Handlers) ingress.Handlers {
+	out := make(ingress.Handlers, len(h))
 	for name, handler := range h {
 		out[name] = invalidating{next: handler, s: s}
 	}
@@ -20,11 +20,11 @@ func (s *Server) Invalidating(h bot.Handlers) bot.Handlers {
 }
 
 type invalidating struct {
-	next bot.Handler
+	next ingress.Handler
 	s    *Server
 }
 
-func (i invalidating) Handle(ctx context.Context, ev *bot.Event) error {
+func (i invalidating) Handle(ctx context.Context, ev *ingress.Event) error {
 	err := i.next.Handle(ctx, ev)
 	if ev.Repo != "" {
 		i.s.opts.Views.Invalidate(ev.Repo)

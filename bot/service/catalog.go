@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
-	"github.com/porchbot/porchbot/bot"
 	botcatalog "github.com/porchbot/porchbot/bot/catalog"
+	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/internal/catalog"
 	"github.com/porchbot/porchbot/internal/devforge"
 	"github.com/porchbot/porchbot/internal/settings"
@@ -27,7 +27,7 @@ const catalogRetry = 10 * time.Second
 func (s *Service) newCatalog(st *settings.Settings, listen string, log logrus.FieldLogger) (*botcatalog.Server, error) {
 	base := st.CatalogURL
 	if base == "" && s.Embedded != nil {
-		base = strings.TrimSuffix(devforge.WebhookURL(listen), bot.HookPath)
+		base = strings.TrimSuffix(devforge.WebhookURL(listen), ingress.HookPath)
 	}
 	clientID, secret := st.ClientID, string(st.ClientSecret)
 	if s.Embedded != nil {
@@ -57,7 +57,7 @@ func (s *Service) newCatalog(st *settings.Settings, listen string, log logrus.Fi
 func withCatalog(botRoutes, cat http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case bot.HookPath, bot.HealthzPath, bot.ReadyzPath, bot.MetricsPath:
+		case ingress.HookPath, ingress.HealthzPath, ingress.ReadyzPath, ingress.MetricsPath:
 			botRoutes.ServeHTTP(w, r)
 		default:
 			cat.ServeHTTP(w, r)

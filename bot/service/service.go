@@ -20,6 +20,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot"
 	botcatalog "github.com/porchbot/porchbot/bot/catalog"
+	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/internal/devforge"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -32,7 +33,7 @@ import (
 // embedded mode, the local forge.
 type Service struct {
 	HookURL  string
-	Bot      *bot.Server
+	Bot      *ingress.Server
 	HTTP     *http.Server
 	Embedded *devforge.Embedded
 	Clients  *ghclient.Clients
@@ -117,7 +118,7 @@ func Start(ctx context.Context, s *settings.Settings, log *logrus.Logger, stdout
 	if cat != nil {
 		handlers = cat.Invalidating(handlers) // the catalog reloads what an event changed
 	}
-	out.Bot, err = bot.NewServer(bot.Options{WebhookSecret: s.WebhookSecret, MaxBodyBytes: s.MaxBodyBytes,
+	out.Bot, err = bot.NewServer(ingress.Options{WebhookSecret: s.WebhookSecret, MaxBodyBytes: s.MaxBodyBytes,
 		QueueSize: s.QueueSize, Workers: s.Workers, DedupeSize: s.DedupeSize, Metrics: out.Metrics,
 		Logger: log, Ready: appCheck(out.Clients), Handlers: handlers})
 	if err != nil {

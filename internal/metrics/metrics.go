@@ -21,7 +21,7 @@ type Metrics struct {
 	// Deliveries counts webhook deliveries by event and outcome: at
 	// ingress queued, ping, ignored, duplicate, unauthorized, too_large,
 	// bad_request, queue_full, unavailable; in the workers processed,
-	// failed, panicked, dropped (see bot/outcome.go).
+	// failed, panicked, dropped (see bot/ingress/outcome.go).
 	Deliveries *prometheus.CounterVec
 	// QueueDepth is the number of events waiting or running.
 	QueueDepth prometheus.Gauge

@@ -21,7 +21,7 @@
 // GitHub lists, whoever asked for them, so MaxAttempts bounds them all;
 // two replicas may still both redeliver one failure in the same moment,
 // which is harmless: the ingress drops a GUID it accepted already
-// (bot/dedupe.go) and commands are claimed.
+// (bot/ingress/dedupe.go) and commands are claimed.
 package redeliver
 
 import (
