@@ -15,7 +15,7 @@ import (
 // porchbot/render runs it writes are remembered (App.Renders), so the
 // approval verdict reads their state without a call.
 func (a *App) renderChecks(s *lifecycle.Session) lifecycle.CheckRunAPI {
-	return a.Renders.Checks(s.Repo.FullName(), s.GH.Checks)
+	return a.meterRenders(s, a.Renders.Checks(s.Repo.FullName(), s.GH.Checks))
 }
 
 // reevaluateRendered judges again the proposals whose approval was

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -25,9 +27,11 @@ import (
 // updatesAfterPublish opens the update pull requests of what a publish
 // tagged (nothing when the App has no fan-out or nothing was tagged).
 func (a *App) updatesAfterPublish(ctx context.Context, s *lifecycle.Session, out *lifecycle.PublishOutcome) error {
+	a.CountPublish(out)
 	if a.Updates == nil || out == nil || len(out.Published) == 0 {
 		return nil
 	}
+	defer a.timeFanout(time.Now())
 	_, err := a.Updates.Published(ctx, s, out.Published)
 	return errors.Join(err, a.variantsAfterPublish(ctx, s, out))
 }

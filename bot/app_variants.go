@@ -35,8 +35,7 @@ func (a *App) variantsAfterPublish(ctx context.Context, s *lifecycle.Session, ou
 	if a.Variants == nil || out == nil || len(out.Published) == 0 || len(s.Config.Variants) == 0 {
 		return nil
 	}
-	_, err := a.Variants.Reconcile(ctx, s, out.Published)
-	return err
+	return a.reconcileVariants(ctx, s, out.Published)
 }
 
 // variantsOnPush reconciles when a push to the deployment branch may have
@@ -46,7 +45,7 @@ func (a *App) variantsOnPush(ctx context.Context, s *lifecycle.Session, ev *gith
 	if a.Variants == nil || !pushMayChange(ev, func(p string) bool { return p == config.Path }) {
 		return
 	}
-	if _, err := a.Variants.Reconcile(ctx, s, nil); err != nil {
+	if err := a.reconcileVariants(ctx, s, nil); err != nil {
 		s.Log.WithError(err).Warn("variants on a config push")
 	}
 }
@@ -59,8 +58,7 @@ func (a *App) ResyncVariants(ctx context.Context, s *lifecycle.Session) error {
 	if a.Variants == nil || len(s.Config.Variants) == 0 {
 		return nil
 	}
-	_, err := a.Variants.Reconcile(ctx, s, nil)
-	return err
+	return a.reconcileVariants(ctx, s, nil)
 }
 
 // pushMayChange: a commit of the push touches a path matching match, or

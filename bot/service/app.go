@@ -121,5 +121,10 @@ func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
 			return ok && b.Low(ResyncBudgetFloor, time.Now())
 		},
 		OnYield:    func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() },
+		OnReport: func(_ lifecycle.Repo, rep *lifecycle.ResyncReport, _ error) {
+			if rep != nil {
+				s.App.CountPublish(&lifecycle.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
+			}
+		},
 		BeforePass: s.redeliver}
 }

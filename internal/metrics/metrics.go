@@ -47,6 +47,18 @@ type Metrics struct {
 	// upstream repository), unreadable (the downstream's installation
 	// cannot read the upstream).
 	UpstreamsSkipped *prometheus.CounterVec
+	// Renders and RenderDuration count finished porchbot/render runs and
+	// their time, by conclusion.
+	Renders        *prometheus.CounterVec
+	RenderDuration *prometheus.HistogramVec
+	// Publishes counts revisions published and landings refused.
+	Publishes *prometheus.CounterVec
+	// UpdateFanoutDuration times the update fan-out of a publish.
+	UpdateFanoutDuration prometheus.Histogram
+	// VariantReconciles and VariantReconcileDuration count and time the
+	// reconciles of a repository's variants, by outcome.
+	VariantReconciles        *prometheus.CounterVec
+	VariantReconcileDuration prometheus.Histogram
 	// ResyncYields counts repositories a resync pass left for the next one
 	// because their installation's REST budget was low.
 	ResyncYields prometheus.Counter
@@ -109,6 +121,33 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "upstreams_skipped_total",
 			Help: "Downstream packages whose upstream update discovery skipped, by reason.",
 		}, []string{"reason"}),
+		Renders: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "renders_total",
+			Help: "porchbot/render runs finished, by conclusion (success, failure, cancelled, ...).",
+		}, []string{"conclusion"}),
+		RenderDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "render_duration_seconds",
+			Help:    "Time from a porchbot/render run's start to its conclusion, by conclusion.",
+			Buckets: prometheus.ExponentialBuckets(0.05, 3, 9),
+		}, []string{"conclusion"}),
+		Publishes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "publishes_total",
+			Help: "Landings porchbot judged on publish: revisions published, landings refused.",
+		}, []string{"outcome"}),
+		UpdateFanoutDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "update_fanout_duration_seconds",
+			Help:    "Time of the update fan-out of one publish (every downstream's update pull request).",
+			Buckets: prometheus.ExponentialBuckets(0.1, 3, 9),
+		}),
+		VariantReconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "variant_reconciles_total",
+			Help: "Reconciles of a repository's variants, by outcome (ok, failed).",
+		}, []string{"outcome"}),
+		VariantReconcileDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "variant_reconcile_duration_seconds",
+			Help:    "Time of one reconcile of a repository's variants.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 3, 9),
+		}),
 		ResyncYields: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "resync_yielded_repositories_total",
 			Help: "Repositories a resync pass left for the next one: their installation's REST budget was low (user-facing work first).",
@@ -128,6 +167,7 @@ func New() *Metrics {
 	}
 	reg.MustRegister(m.WebhookRedeliveries, m.DashboardSyncs, m.Deliveries, m.QueueDepth, m.HandlerDuration, m.GitHubCalls,
 		m.RateLimitRemaining, m.GitOperations, m.UpdatePRs, m.UpdateQueueDepth, m.UpstreamsSkipped, m.VariantTargets, m.ResyncYields,
+		m.Renders, m.RenderDuration, m.Publishes, m.UpdateFanoutDuration, m.VariantReconciles, m.VariantReconcileDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

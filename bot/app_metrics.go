@@ -1,0 +1,108 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
+)
+
+// The App's measures of its work (docs/operations.md, "Metrics"): renders
+// seen through their check runs, publishes, update fan-outs and variant
+// reconciles timed where the App starts them.
+
+// renderMeter counts and times the porchbot/render runs written through
+// it: a run is timed from its creation to the update that concludes it,
+// and a failed render is logged with its summary and duration.
+type renderMeter struct {
+	lifecycle.CheckRunAPI
+	app     *App
+	s       *lifecycle.Session
+	mu      sync.Mutex
+	started map[int64]time.Time
+}
+
+func (a *App) meterRenders(s *lifecycle.Session, api lifecycle.CheckRunAPI) lifecycle.CheckRunAPI {
+	if a.Metrics == nil {
+		return api
+	}
+	return &renderMeter{CheckRunAPI: api, app: a, s: s, started: map[int64]time.Time{}}
+}
+
+func (m *renderMeter) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+	start := time.Now()
+	run, resp, err := m.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
+	if err != nil || run == nil || opts.Name != lifecycle.RenderCheckName {
+		return run, resp, err
+	}
+	if opts.GetConclusion() != "" { // written whole: a report with no run of its own
+		return run, resp, err
+	}
+	m.mu.Lock()
+	m.started[run.GetID()] = start
+	m.mu.Unlock()
+	return run, resp, err
+}
+
+func (m *renderMeter) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+	run, resp, err := m.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, opts)
+	conclusion := opts.GetConclusion()
+	if err != nil || conclusion == "" {
+		return run, resp, err
+	}
+	m.mu.Lock()
+	start, ok := m.started[id]
+	delete(m.started, id)
+	m.mu.Unlock()
+	if !ok {
+		return run, resp, err
+	}
+	d := time.Since(start)
+	m.app.Metrics.Renders.WithLabelValues(conclusion).Inc()
+	m.app.Metrics.RenderDuration.WithLabelValues(conclusion).Observe(d.Seconds())
+	if conclusion != "success" {
+		log := m.s.Log.WithField("conclusion", conclusion).WithField("duration", d.Round(time.Millisecond).String()).WithField("check_run", id)
+		if o := opts.Output; o != nil {
+			log = log.WithField("reason", o.GetTitle()).WithField("summary", o.GetSummary())
+		}
+		log.Warn("render did not succeed")
+	}
+	return run, resp, err
+}
+
+// CountPublish counts what a publish decided (the event paths count
+// theirs; the service counts the resync's).
+func (a *App) CountPublish(out *lifecycle.PublishOutcome) {
+	if a.Metrics == nil || out == nil {
+		return
+	}
+	a.Metrics.Publishes.WithLabelValues("published").Add(float64(len(out.Published)))
+	a.Metrics.Publishes.WithLabelValues("refused").Add(float64(len(out.Refused)))
+}
+
+// timeFanout observes the duration of an update fan-out begun at start.
+func (a *App) timeFanout(start time.Time) {
+	if a.Metrics != nil {
+		a.Metrics.UpdateFanoutDuration.Observe(time.Since(start).Seconds())
+	}
+}
+
+// reconcileVariants reconciles s's variants (published: the revisions a
+// publish just made, nil for a config change or the resync), counted and
+// timed.
+func (a *App) reconcileVariants(ctx context.Context, s *lifecycle.Session, published []lifecycle.PublishedRevision) error {
+	start := time.Now()
+	_, err := a.Variants.Reconcile(ctx, s, published)
+	if a.Metrics != nil {
+		outcome := "ok"
+		if err != nil {
+			outcome = "failed"
+		}
+		a.Metrics.VariantReconciles.WithLabelValues(outcome).Inc()
+		a.Metrics.VariantReconcileDuration.Observe(time.Since(start).Seconds())
+	}
+	return err
+}
