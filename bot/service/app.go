@@ -120,7 +120,7 @@ func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
 			b, ok := s.Clients.RateBudget(id)
 			return ok && b.Low(ResyncBudgetFloor, time.Now())
 		},
-		OnYield:    func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() },
+		OnYield: func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() },
 		OnReport: func(_ lifecycle.Repo, rep *lifecycle.ResyncReport, _ error) {
 			if rep != nil {
 				s.App.CountPublish(&lifecycle.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
