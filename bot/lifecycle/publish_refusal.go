@@ -11,6 +11,7 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/treediff"
 	"github.com/sirupsen/logrus"
 )
 
@@ -31,7 +32,7 @@ func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, cur
 	if !v.head.IsZero() {
 		if approved, err := p.s.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
 			if merged, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {
-				r.Differs = DiffPackageFiles(approved, merged).All()
+				r.Differs = treediff.Files(approved, merged).All()
 			}
 		}
 	}
