@@ -15,6 +15,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // Check runs the bot reports.
@@ -205,7 +206,7 @@ type renderFacts struct {
 	Err    error
 	// Changes are the files the rendered result changes with respect to
 	// the content at Rendered.
-	Changes []fileChange
+	Changes []treediff.Change
 	// Loop: Rendered is the bot's own Render commit and rendering it again
 	// changes it (a pipeline that is not idempotent); nothing was pushed.
 	Loop bool
@@ -367,7 +368,7 @@ func plurals(n int, one, many string) string {
 }
 
 // changesList lists changed files as markdown bullets, at most max.
-func changesList(changes []fileChange, dir string, limit int) string {
+func changesList(changes []treediff.Change, dir string, limit int) string {
 	var b strings.Builder
 	for i, c := range changes {
 		if i == limit {

@@ -12,6 +12,7 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // DefaultRenderAttempts bounds the renders of one draft push when the
@@ -216,7 +217,7 @@ func isBotRenderCommit(ctx context.Context, s *Session, commit plumbing.Hash, pk
 
 // renderCommitMessage is "Render <package>" and a body naming the rendered
 // commit and the files the render changed (at most 20).
-func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []fileChange) string {
+func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []treediff.Change) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Render %s\n\nporchbot rendered %s with the Kptfile pipeline:\n", pkg, abbrevHash(rendered))
 	for i, c := range changes {

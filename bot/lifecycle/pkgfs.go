@@ -139,33 +139,6 @@ func (p *pkgFS) files() (map[string][]byte, error) {
 	return out, nil
 }
 
-// fileChange is one file that differs between two package trees.
-type fileChange struct {
-	Path string // relative to the package
-	Kind string // "added", "modified" or "deleted"
-}
-
-// diffFiles lists the files of to that differ from from, sorted by path.
-func diffFiles(from, to map[string][]byte) []fileChange {
-	var out []fileChange
-	for p, b := range to {
-		a, ok := from[p]
-		switch {
-		case !ok:
-			out = append(out, fileChange{Path: p, Kind: "added"})
-		case !bytes.Equal(a, b):
-			out = append(out, fileChange{Path: p, Kind: "modified"})
-		}
-	}
-	for p := range from {
-		if _, ok := to[p]; !ok {
-			out = append(out, fileChange{Path: p, Kind: "deleted"})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}
-
 func sortedPaths[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -20,6 +20,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // RenderOptions are the server's settings of the render steps.
@@ -142,7 +143,7 @@ type renderRun struct {
 	result           *render.Result
 	err              error             // the pipeline failed or was incomplete, or the package could not be read
 	out              map[string][]byte // the rendered package (when err is nil)
-	changes          []fileChange      // out against files
+	changes          []treediff.Change // out against files
 	hint             string            // which exec functions may run
 }
 
@@ -202,7 +203,7 @@ func (run *renderRun) render(ctx context.Context, s *Session, dir string, fork b
 		return err
 	}
 	if run.err == nil {
-		run.changes = diffFiles(run.files, run.out)
+		run.changes = treediff.Files(run.files, run.out).Changes()
 	}
 	return nil
 }
@@ -325,7 +326,7 @@ func serverAllowsExec(allowlist []string, name, p string) bool {
 	return false
 }
 
-func changedPaths(cs []fileChange) []string {
+func changedPaths(cs []treediff.Change) []string {
 	if len(cs) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // ResourceKey identifies a KRM resource in a package: apiVersion, kind,
@@ -64,20 +65,7 @@ func DiffResources(old, cur map[string][]byte) ResourcesDiff {
 	before, _ := resDiffParse(old)
 	after, unparsed := resDiffParse(cur)
 	var d ResourcesDiff
-	for k, n := range after {
-		o, ok := before[k]
-		switch {
-		case !ok:
-			d.Added = append(d.Added, k)
-		case !reflect.DeepEqual(o, n):
-			d.Changed = append(d.Changed, k)
-		}
-	}
-	for k := range before {
-		if _, ok := after[k]; !ok {
-			d.Removed = append(d.Removed, k)
-		}
-	}
+	d.Added, d.Changed, d.Removed = treediff.Keys(before, after, func(a, b any) bool { return reflect.DeepEqual(a, b) })
 	for _, s := range [][]ResourceKey{d.Added, d.Changed, d.Removed} {
 		sort.Slice(s, func(i, j int) bool { return s[i].less(s[j]) })
 	}
