@@ -26,10 +26,3 @@ func (l links) commit(sha string) string { return l.base() + "/commit/" + sha }
 
 // mdLink is [text](url) with text as code.
 func mdCodeLink(text, u string) string { return "[" + mdquote.Code(text) + "](" + u + ")" }
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}

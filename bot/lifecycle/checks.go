@@ -16,6 +16,7 @@ import (
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/treediff"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // Check runs the bot reports.
@@ -349,7 +350,7 @@ func countSteps(steps []render.Step, pkgs int) string {
 	for _, s := range steps {
 		n[s.Status]++
 	}
-	out := plurals(len(steps), "function", "functions") + " in " + plurals(pkgs, "package", "packages") +
+	out := words.Count(len(steps), "function", "functions") + " in " + words.Count(pkgs, "package", "packages") +
 		fmt.Sprintf(": %d passed", n[render.StepOK])
 	if n[render.StepFailed] > 0 {
 		out += fmt.Sprintf(", %d failed", n[render.StepFailed])
@@ -358,13 +359,6 @@ func countSteps(steps []render.Step, pkgs int) string {
 		out += fmt.Sprintf(", %d skipped", n[render.StepSkipped])
 	}
 	return out + "."
-}
-
-func plurals(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // changesList lists changed files as markdown bullets, at most max.
