@@ -130,11 +130,11 @@ func publishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumb
 	create, updates := CheckRequests(rep, head, time.Now().UTC())
 	run, _, err := api.CreateCheckRun(ctx, repo.Owner, repo.Name, create)
 	if err != nil {
-		return nil, fmt.Errorf("create check run %s on %s: %w", rep.Name, abbrevHash(head), err)
+		return nil, fmt.Errorf("create check run %s on %s: %w", rep.Name, words.ShortSHA(head.String()), err)
 	}
 	for i, u := range updates {
 		if _, _, err := api.UpdateCheckRun(ctx, repo.Owner, repo.Name, run.GetID(), u); err != nil {
-			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, abbrevHash(head), i+2, err)
+			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, words.ShortSHA(head.String()), i+2, err)
 		}
 	}
 	return run, nil
@@ -280,11 +280,11 @@ func renderReport(f renderFacts) CheckReport {
 		rep.Title = fmt.Sprintf("Render of %s is not stable", f.Package)
 		fmt.Fprintf(&sum, "%s is porchbot's own render commit, yet rendering it again changes %d file(s): "+
 			"the pipeline is not idempotent. porchbot does not push another commit (it would never stop).\n",
-			abbrevHash(f.Rendered), len(f.Changes))
+			words.ShortSHA(f.Rendered.String()), len(f.Changes))
 	case f.Pushed:
 		rep.Title = fmt.Sprintf("Rendered %s: pushed %d changed file(s)", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed. The rendered result of %s differed from what was pushed, "+
-			"so porchbot pushed %s (\"Render %s\") on top.\n", abbrevHash(f.Rendered), abbrevHash(f.Head), mdquote.Text(f.Package))
+			"so porchbot pushed %s (\"Render %s\") on top.\n", words.ShortSHA(f.Rendered.String()), words.ShortSHA(f.Head.String()), mdquote.Text(f.Package))
 	case len(f.Changes) > 0:
 		rep.Title = fmt.Sprintf("%s is not rendered: %d file(s) differ", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed, but the committed files are not the rendered result. "+

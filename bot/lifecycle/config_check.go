@@ -31,7 +31,7 @@ type CheckOutcome struct {
 func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumbing.Hash, limits config.ServerLimits) (*CheckOutcome, error) {
 	data, ok, err := s.ReadFile(ctx, head, config.Path)
 	if err != nil {
-		return nil, fmt.Errorf("config check at %s: %w", abbrevHash(head), err)
+		return nil, fmt.Errorf("config check at %s: %w", words.ShortSHA(head.String()), err)
 	}
 	var rep CheckReport
 	out := &CheckOutcome{Name: ConfigCheckName, Head: head}
@@ -105,7 +105,7 @@ func lastGoodTitle(inForce plumbing.Hash) string {
 	if inForce.IsZero() {
 		return "the defaults"
 	}
-	return "as of " + abbrevHash(inForce)
+	return "as of " + words.ShortSHA(inForce.String())
 }
 
 // configReport is the porchbot/config check of a parsed file (pure).

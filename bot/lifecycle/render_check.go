@@ -21,6 +21,7 @@ import (
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/treediff"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // RenderOptions are the server's settings of the render steps.
@@ -99,11 +100,11 @@ func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head}
 	run, err := loadRun(ctx, s, head, dir)
 	if err != nil {
-		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	attempt, verdict, err := beginRender(ctx, s, api, head, pkg, opts, false)
 	if err != nil {
-		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	if attempt == nil {
 		out.noRender(verdict)
@@ -111,7 +112,7 @@ func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	}
 	defer func() { attempt.abandon(ctx, pkg, err) }()
 	if err := run.render(ctx, s, dir, fork, opts); err != nil {
-		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	facts := run.facts(pkg, dir, head)
 	out.Attempts, out.Result, out.Differs = 1, run.result, changedPaths(run.changes)
@@ -240,7 +241,7 @@ func reportRender(ctx context.Context, s *Session, api CheckRunAPI, attempt *ren
 	if !facts.Missing {
 		d, err := s.Git.TreeHash(ctx, facts.Head, facts.Dir)
 		if err != nil {
-			return fmt.Errorf("digest of %s at %s: %w", facts.Dir, abbrevHash(facts.Head), err)
+			return fmt.Errorf("digest of %s at %s: %w", facts.Dir, words.ShortSHA(facts.Head.String()), err)
 		}
 		out.Digest = d
 	}

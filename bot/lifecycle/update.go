@@ -187,7 +187,7 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 
 	origin, err := up.Session.Git.ReadTree(ctx, p.FromCommit, up.Dir)
 	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
-		return nil, fmt.Errorf("update %s: the upstream at %s: %w", pkg, abbrevHash(p.FromCommit), err)
+		return nil, fmt.Errorf("update %s: the upstream at %s: %w", pkg, words.ShortSHA(p.FromCommit.String()), err)
 	}
 	updated, err := up.Session.Git.ReadTree(ctx, up.Commit, up.Dir)
 	if err != nil {
