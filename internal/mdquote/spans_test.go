@@ -1,0 +1,47 @@
+package mdquote_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
+)
+
+// spans is md's runs as CodeSpans gives them, code in [brackets].
+func spans(md string) string {
+	var out []string
+	mdquote.CodeSpans(md, func(raw string, code bool) {
+		if code {
+			raw = "[" + raw + "]"
+		}
+		out = append(out, raw)
+	})
+	return strings.Join(out, "|")
+}
+
+func TestCodeSpans(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "",
+		"no code":           "no code",
+		"a `b` c":           "a |[`b`]| c",
+		"`` a`b `` and `c`": "[`` a`b ``]| and |[`c`]",
+		"``a`":              "``|a|`",
+		"unclosed ` x":      "unclosed |`| x",
+		"```x`` y```":       "[```x`` y```]",
+	} {
+		if got := spans(in); got != want {
+			t.Errorf("CodeSpans(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, s := range hostile {
+		var b strings.Builder
+		mdquote.CodeSpans(s, func(raw string, _ bool) { b.WriteString(raw) })
+		if b.String() != s {
+			t.Errorf("CodeSpans(%q) put together is %q", s, b.String())
+		}
+		if c := mdquote.Code(s); spans(c) != fmt.Sprintf("[%s]", c) {
+			t.Errorf("Code(%q) = %q reads as %s", s, c, spans(c))
+		}
+	}
+}
