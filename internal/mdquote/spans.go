@@ -32,6 +32,19 @@ func CodeSpans(md string, each func(raw string, code bool)) {
 	}
 }
 
+// CodeContent is what a reader shows of a code span (as CodeSpans gives
+// it): the text inside its backticks, line breaks as spaces, and one
+// space stripped from each side when both sides have one and the text is
+// not all spaces.
+func CodeContent(span string) string {
+	n := len(span) - len(strings.TrimLeft(span, "`"))
+	s := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(span[n : len(span)-n])
+	if len(s) >= 2 && s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "" {
+		s = s[1 : len(s)-1]
+	}
+	return s
+}
+
 // closingRun is where the first run of exactly n backticks starts in s
 // (-1 when none): the end of a code span opened by n backticks.
 func closingRun(s string, n int) int {

@@ -45,3 +45,16 @@ func TestCodeSpans(t *testing.T) {
 		}
 	}
 }
+
+func TestCodeContent(t *testing.T) {
+	for _, s := range []string{"pkg", "a`b", "`a", "a`", " a ", "x``y`", "a|b", "@bob #1", "  "} {
+		if got := mdquote.CodeContent(mdquote.Code(s)); got != s {
+			t.Errorf("CodeContent(Code(%q)) = %q", s, got)
+		}
+	}
+	for in, want := range map[string]string{"`a\nb`": "a b", "`  `": "  ", "`` `` ``": "``", "` a`": " a"} {
+		if got := mdquote.CodeContent(in); got != want {
+			t.Errorf("CodeContent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
