@@ -44,7 +44,7 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 			latest := "not published"
 			if p.Latest > 0 {
 				tag := packages.TagName(p.Name, p.Latest)
-				latest = "[" + mdquote.Code("v"+fmt.Sprint(p.Latest)) + "](" + ln.tree(tag) + ")"
+				latest = mdCodeLink("v"+fmt.Sprint(p.Latest), ln.tree(tag))
 			}
 			var notes []string
 			if p.Deleted() {
