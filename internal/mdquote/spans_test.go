@@ -58,3 +58,21 @@ func TestCodeContent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCodeSpans: the runs put together are the text, and what Code
+// writes reads back as one code span.
+func FuzzCodeSpans(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		mdquote.CodeSpans(s, func(raw string, _ bool) { b.WriteString(raw) })
+		if b.String() != s {
+			t.Fatalf("CodeSpans(%q) put together is %q", s, b.String())
+		}
+		if c := mdquote.Code(s); spans(c) != "["+c+"]" {
+			t.Fatalf("Code(%q) = %q reads as %s", s, c, spans(c))
+		}
+	})
+}
