@@ -16,6 +16,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // CommandRunner runs the /porch commands of one comment (commands.Runner).
@@ -137,7 +138,7 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, nu
 	text := "Approval recorded. "
 	if head := strings.ToLower(pr.GetHead().GetSHA()); seen.Commit != head {
 		text = fmt.Sprintf("Approval recorded for %s, the head when you wrote the comment; the head is now %s, "+
-			"which it covers only if the packages' content is the same. ", seen.Commit[:7], head[:min(7, len(head))])
+			"which it covers only if the packages' content is the same. ", words.ShortSHA(seen.Commit), words.ShortSHA(head))
 	}
 	return commands.Outcome{Text: text + out.Result.Summary, PullRequest: number}, nil
 }

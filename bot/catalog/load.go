@@ -14,6 +14,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/catalog"
 	"github.com/porchbot/porchbot/internal/index"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // maxCheckedHeads bounds the heads whose check runs one load reads (one
@@ -132,7 +133,7 @@ func readIndex(ctx context.Context, s *lifecycle.Session) (*index.Index, string,
 				return err
 			}
 			if ok {
-				source = "index " + branch + " at " + ref.Hash().String()[:7]
+				source = "index " + branch + " at " + words.ShortSHA(ref.Hash().String())
 				return nil
 			}
 			// Unreadable, or not porchbot's (a commit someone else pushed):

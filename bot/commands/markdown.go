@@ -24,12 +24,5 @@ func (l links) pull(n int) string { return l.base() + "/pull/" + strconv.Itoa(n)
 
 func (l links) commit(sha string) string { return l.base() + "/commit/" + sha }
 
-// mdLink is [text](url) with text as code.
+// mdCodeLink is [text](url) with text as code.
 func mdCodeLink(text, u string) string { return "[" + mdquote.Code(text) + "](" + u + ")" }
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/shellwords"
 	"github.com/porchbot/porchbot/internal/suggest"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // Bounds of Parse.
@@ -133,7 +134,7 @@ func Parse(body string) []Command {
 	if extra > 0 {
 		out = append(out, Command{Line: firstExtra, Text: fmt.Sprintf("(%d more)", extra), Err: &ParseError{Column: 1,
 			Message: fmt.Sprintf("only the first %d commands of a comment are run; %d more %s not run (from line %d): post them in another comment",
-				MaxCommands, extra, pluralWord(extra, "was", "were"), firstExtra)}})
+				MaxCommands, extra, words.Plural(extra, "was", "were"), firstExtra)}})
 	}
 	return out
 }
@@ -220,11 +221,4 @@ func parseLine(num int, text, rest string) Command {
 		c.Err = perr
 	}
 	return c
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // runInit is /porch init <package> [--workspace W] [--description D].
@@ -74,7 +75,7 @@ func runClone(ctx context.Context, cr *commentRun, c Command) result {
 		return cr.fail(err)
 	}
 	what := fmt.Sprintf("cloned from %s at %s, with `upstream` and `upstreamLock` set as `kpt pkg get` sets them",
-		mdquote.Code(d.Source), mdquote.Code(short(d.SourceCommit.String())))
+		mdquote.Code(d.Source), mdquote.Code(words.ShortSHA(d.SourceCommit.String())))
 	return ok(cr.describeDraft(s, d, what))
 }
 
@@ -142,7 +143,7 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*life
 // what it was built on and what to do next.
 func (cr *commentRun) describeDraft(s *lifecycle.Session, d *lifecycle.Draft, what string) string {
 	return fmt.Sprintf("Created draft %s %s, on %s at %s (commit %s).\nNext: push changes to the branch, then %s.",
-		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, mdquote.Code(s.DeploymentBranch), mdquote.Code(short(d.Base.String())),
-		mdCodeLink(short(d.Commit.String()), cr.links.commit(d.Commit.String())),
+		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, mdquote.Code(s.DeploymentBranch), mdquote.Code(words.ShortSHA(d.Base.String())),
+		mdCodeLink(words.ShortSHA(d.Commit.String()), cr.links.commit(d.Commit.String())),
 		mdquote.Code(Prefix+" propose "+d.Package+"/"+d.Workspace))
 }

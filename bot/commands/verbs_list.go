@@ -8,6 +8,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // maxListRows bounds each table of /porch list.
@@ -43,7 +44,7 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 			latest := "not published"
 			if p.Latest > 0 {
 				tag := packages.TagName(p.Name, p.Latest)
-				latest = "[" + mdquote.Code("v"+fmt.Sprint(p.Latest)) + "](" + ln.tree(tag) + ")"
+				latest = mdCodeLink("v"+fmt.Sprint(p.Latest), ln.tree(tag))
 			}
 			var notes []string
 			if p.Deleted() {
@@ -70,7 +71,7 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 				fmt.Fprintf(&b, "- … and %d more\n", len(l.Unverified)-maxListRows)
 				break
 			}
-			fmt.Fprintf(&b, "- %s on %s: %s\n", mdquote.Code(u.Name()), mdquote.Code(u.Commit.String()[:7]), mdquote.Quiet(u.Why.Error()))
+			fmt.Fprintf(&b, "- %s on %s: %s\n", mdquote.Code(u.Name()), mdquote.Code(words.ShortSHA(u.Commit.String())), mdquote.Quiet(u.Why.Error()))
 		}
 	}
 	b.WriteString("\n**Drafts**\n\n")

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // narrator writes the transcript: numbered steps, who does what, and what
@@ -46,32 +48,39 @@ func (n *narrator) block(caption, text string) {
 func (n *narrator) plain(format string, a ...any) { fmt.Fprintf(n.w, format+"\n", a...) }
 
 var (
-	mdLink    = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
-	mdCodeRun = regexp.MustCompile("`+([^`]*?)`+")
-	mdEscape  = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
+	mdLink   = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
+	mdEscape = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
 )
 
 // plainText turns porchbot's markdown into terminal text: links become
-// "text <url>", code spans lose their backticks, backslash escapes outside
-// them and HTML entities are unescaped.
+// "text <url>", code spans (read as mdquote.CodeSpans reads them) show
+// their content, backslash escapes outside them and HTML entities are
+// unescaped.
 func plainText(md string) string {
 	md = mdLink.ReplaceAllStringFunc(md, func(m string) string {
 		s := mdLink.FindStringSubmatch(m)
-		text := mdCodeRun.ReplaceAllString(s[1], "$1")
+		text := codeShown(s[1], func(t string) string { return t })
 		if text == s[2] || s[2] == "" {
 			return text
 		}
 		return text + " <" + s[2] + ">"
 	})
+	md = codeShown(md, func(t string) string { return mdEscape.ReplaceAllString(t, "$1") }) // quoted text (mdquote.Text)
+	return html.UnescapeString(strings.ReplaceAll(md, "\u200b", ""))
+}
+
+// codeShown is md with its code spans as a reader shows them and the
+// text around them through outside.
+func codeShown(md string, outside func(string) string) string {
 	var b strings.Builder
-	last := 0
-	for _, m := range mdCodeRun.FindAllStringSubmatchIndex(md, -1) {
-		b.WriteString(mdEscape.ReplaceAllString(md[last:m[0]], "$1")) // quoted text (mdquote.Text)
-		b.WriteString(md[m[2]:m[3]])
-		last = m[1]
-	}
-	b.WriteString(mdEscape.ReplaceAllString(md[last:], "$1"))
-	return html.UnescapeString(strings.ReplaceAll(b.String(), "\u200b", ""))
+	mdquote.CodeSpans(md, func(raw string, code bool) {
+		if code {
+			b.WriteString(mdquote.CodeContent(raw))
+		} else {
+			b.WriteString(outside(raw))
+		}
+	})
+	return b.String()
 }
 
 // maxCell is the widest a table column gets; longer cells wrap.

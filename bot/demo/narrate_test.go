@@ -54,3 +54,18 @@ func TestUsageSince(t *testing.T) {
 		t.Errorf("call list: %s", got)
 	}
 }
+
+// TestPlainTextCodeSpans: code spans read as mdquote writes them (a
+// longer fence around backticks, padding around a leading backtick).
+func TestPlainTextCodeSpans(t *testing.T) {
+	for in, want := range map[string]string{
+		"`pkg` and ``a`b``":     "pkg and a`b",
+		"`` `a `` \\_x":         "`a _x",
+		"[`` x`y ``](http://u)": "x`y <http://u>",
+		"an unclosed ` \\*":     "an unclosed ` *",
+	} {
+		if got := plainText(in); got != want {
+			t.Errorf("plainText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // The story's cast and props.
@@ -172,7 +173,7 @@ func (s *story) createCatalog() error {
 	if err != nil {
 		return fmt.Errorf("PUT contents .github/porchbot.yaml: %w", err)
 	}
-	s.n.act("alice", "commits .github/porchbot.yaml to main (%s) through the contents API:", short(res.GetSHA()))
+	s.n.act("alice", "commits .github/porchbot.yaml to main (%s) through the contents API:", words.ShortSHA(res.GetSHA()))
 	s.n.block("", repoConfig)
 	if err := s.settle(); err != nil {
 		return err
@@ -208,7 +209,7 @@ func (s *story) initPackage() error {
 	if err != nil {
 		return fmt.Errorf("no draft branch %s: %w", draft, err)
 	}
-	s.n.act("porchbot", "created branch %s at %s <%s>", draft, short(br.GetCommit().GetSHA()), s.url(catalog, "tree", draft))
+	s.n.act("porchbot", "created branch %s at %s <%s>", draft, words.ShortSHA(br.GetCommit().GetSHA()), s.url(catalog, "tree", draft))
 	files, err := s.tree(catalog, br.GetCommit().GetSHA(), pkg)
 	if err != nil {
 		return err
@@ -254,7 +255,7 @@ func (s *story) pushDraft() error {
 	if err != nil {
 		return err
 	}
-	s.n.act("alice", "git commit -m 'Add the UPF deployment and its pipeline' && git push  → %s", short(pushed))
+	s.n.act("alice", "git commit -m 'Add the UPF deployment and its pipeline' && git push  → %s", words.ShortSHA(pushed))
 	if err := s.settle(); err != nil {
 		return err
 	}
@@ -272,9 +273,9 @@ func (s *story) pushDraft() error {
 		return err
 	}
 	if !strings.HasPrefix(c.GetMessage(), "Render "+pkg) || len(c.Parents) != 1 || c.Parents[0].GetSHA() != pushed {
-		return fmt.Errorf("unexpected head of %s: %s %q", draft, short(head), firstLine(c.GetMessage()))
+		return fmt.Errorf("unexpected head of %s: %s %q", draft, words.ShortSHA(head), firstLine(c.GetMessage()))
 	}
-	s.n.act("porchbot", "pushed %s %q on top <%s>", short(head), firstLine(c.GetMessage()), s.url(catalog, "commit", head))
+	s.n.act("porchbot", "pushed %s %q on top <%s>", words.ShortSHA(head), firstLine(c.GetMessage()), s.url(catalog, "commit", head))
 	if t, ok := packages.FindTrailer(c.GetMessage()); ok {
 		s.n.more("with the Porch trailer kpt: {package: %s, workspaceName: %s, task: %s}", t.Package, t.WorkspaceName, taskType(t))
 	}
@@ -380,7 +381,7 @@ func (s *story) merge() error {
 		return fmt.Errorf("merge #%d: %w", s.pr.GetNumber(), err)
 	}
 	s.mergeSHA = res.GetSHA()
-	s.n.act("alice", "merges #%d into main → %s", s.pr.GetNumber(), short(s.mergeSHA))
+	s.n.act("alice", "merges #%d into main → %s", s.pr.GetNumber(), words.ShortSHA(s.mergeSHA))
 	if err := s.settle(); err != nil {
 		return err
 	}
@@ -397,9 +398,9 @@ func (s *story) merge() error {
 		return fmt.Errorf("tag %s: %w", tag, err)
 	}
 	if obj.GetObject().GetSHA() != s.mergeSHA {
-		return fmt.Errorf("tag %s points at %s, not at the merge %s", tag, short(obj.GetObject().GetSHA()), short(s.mergeSHA))
+		return fmt.Errorf("tag %s points at %s, not at the merge %s", tag, words.ShortSHA(obj.GetObject().GetSHA()), words.ShortSHA(s.mergeSHA))
 	}
-	s.n.act("porchbot", "tagged %s at %s, its record of the approval signed in the tag <%s>", tag, short(s.mergeSHA), s.url(catalog, "tree", tag))
+	s.n.act("porchbot", "tagged %s at %s, its record of the approval signed in the tag <%s>", tag, words.ShortSHA(s.mergeSHA), s.url(catalog, "tree", tag))
 	rel, _, err := s.alice().Repositories.GetReleaseByTag(s.ctx, owner, name, tag)
 	if err != nil {
 		return fmt.Errorf("no release for %s: %w", tag, err)
@@ -433,7 +434,7 @@ func (s *story) cloneDownstream() error {
 		return fmt.Errorf("no draft branch %s in %s (porchbot said:\n%s): %w", edgeDraft, edge, reply, err)
 	}
 	s.res.EdgeDraft = s.url(edge, "tree", edgeDraft)
-	s.n.act("porchbot", "created branch %s in %s at %s <%s>", edgeDraft, edge, short(br.GetCommit().GetSHA()), s.res.EdgeDraft)
+	s.n.act("porchbot", "created branch %s in %s at %s <%s>", edgeDraft, edge, words.ShortSHA(br.GetCommit().GetSHA()), s.res.EdgeDraft)
 	kf, err := s.file(edge, br.GetCommit().GetSHA(), edgePkg+"/Kptfile")
 	if err != nil {
 		return err
@@ -443,7 +444,7 @@ func (s *story) cloneDownstream() error {
 		return err
 	}
 	if !strings.Contains(lock, s.mergeSHA) || !strings.Contains(lock, tag) || !strings.Contains(up, pkg) {
-		return fmt.Errorf("the downstream Kptfile does not pin %s at %s:\n%s", tag, short(s.mergeSHA), kf)
+		return fmt.Errorf("the downstream Kptfile does not pin %s at %s:\n%s", tag, words.ShortSHA(s.mergeSHA), kf)
 	}
 	s.n.more("its %s/Kptfile pins the upstream as kpt pkg get does:", edgePkg)
 	s.n.block("", up+lock)
@@ -507,11 +508,11 @@ func (s *story) checkRun(repo, ref, name string, must bool) (*github.CheckRun, e
 	owner, n, _ := strings.Cut(repo, "/")
 	res, _, err := s.alice().Checks.ListCheckRunsForRef(s.ctx, owner, n, ref, &github.ListCheckRunsOptions{CheckName: github.String(name)})
 	if err != nil {
-		return nil, fmt.Errorf("check runs of %s: %w", short(ref), err)
+		return nil, fmt.Errorf("check runs of %s: %w", words.ShortSHA(ref), err)
 	}
 	if len(res.CheckRuns) == 0 {
 		if must {
-			return nil, fmt.Errorf("porchbot reported no %s check run on %s", name, short(ref))
+			return nil, fmt.Errorf("porchbot reported no %s check run on %s", name, words.ShortSHA(ref))
 		}
 		return nil, nil
 	}
@@ -523,7 +524,7 @@ func (s *story) file(repo, ref, path string) (string, error) {
 	owner, n, _ := strings.Cut(repo, "/")
 	fc, _, _, err := s.alice().Repositories.GetContents(s.ctx, owner, n, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
-		return "", fmt.Errorf("read %s at %s: %w", path, short(ref), err)
+		return "", fmt.Errorf("read %s at %s: %w", path, words.ShortSHA(ref), err)
 	}
 	return fc.GetContent()
 }
@@ -533,14 +534,14 @@ func (s *story) tree(repo, ref, dir string) ([]string, error) {
 	owner, n, _ := strings.Cut(repo, "/")
 	_, entries, _, err := s.alice().Repositories.GetContents(s.ctx, owner, n, dir, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
-		return nil, fmt.Errorf("list %s at %s: %w", dir, short(ref), err)
+		return nil, fmt.Errorf("list %s at %s: %w", dir, words.ShortSHA(ref), err)
 	}
 	var out []string
 	for _, e := range entries {
 		out = append(out, e.GetName())
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s is empty at %s", dir, short(ref))
+		return nil, fmt.Errorf("%s is empty at %s", dir, words.ShortSHA(ref))
 	}
 	return out, nil
 }

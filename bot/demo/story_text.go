@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -33,7 +34,7 @@ func StepTable(steps []Step) string {
 		total = total.Add(u)
 		name := st.Short
 		if name == "" {
-			name = trim(st.Title, 27)
+			name = mdquote.TruncateRunes(st.Title, 27, "…")
 		}
 		line(fmt.Sprintf("%d. %s", i+1, name), u)
 		if list := u.CallList(); list != "" {
@@ -97,13 +98,6 @@ func taskType(t packages.Trailer) string {
 	return t.Task.Type
 }
 
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
@@ -124,14 +118,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func trim(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // wrap breaks s at ", " into lines of at most width characters.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // The approval policy of proposals (SPEC §5) as pure domain logic, in the
@@ -312,17 +313,13 @@ func summarizeApproval(res ApprovalResult) string {
 	case len(res.Approvers) >= res.Required:
 		fmt.Fprintf(&b, "Approved by %s (%d of %d required)", strings.Join(names, ", "), len(res.Approvers), res.Required)
 	case len(res.Approvers) == 0:
-		fmt.Fprintf(&b, "Waiting for %s (0 of %d)", propPlural(res.Required, "approval", "approvals"), res.Required)
+		fmt.Fprintf(&b, "Waiting for %s (0 of %d)", words.Count(res.Required, "approval", "approvals"), res.Required)
 	default:
-		more := "approvals"
-		if res.ApproversNeeded() == 1 {
-			more = "approval"
-		}
-		fmt.Fprintf(&b, "Waiting for %d more %s (%d of %d: %s)", res.ApproversNeeded(), more,
+		fmt.Fprintf(&b, "Waiting for %d more %s (%d of %d: %s)", res.ApproversNeeded(), words.Plural(res.ApproversNeeded(), "approval", "approvals"),
 			len(res.Approvers), res.Required, strings.Join(names, ", "))
 	}
 	if len(res.Ignored) > 0 {
-		fmt.Fprintf(&b, "; %s not counted", propPlural(len(res.Ignored), "approval", "approvals"))
+		fmt.Fprintf(&b, "; %s not counted", words.Count(len(res.Ignored), "approval", "approvals"))
 	}
 	if res.RenderProblem != "" {
 		b.WriteString("; " + res.RenderProblem)
@@ -332,32 +329,19 @@ func summarizeApproval(res ApprovalResult) string {
 		for i, g := range res.MissingGates {
 			gates[i] = g.ConditionType
 		}
-		word := "gates"
-		if len(gates) == 1 {
-			word = "gate"
-		}
-		fmt.Fprintf(&b, "; readiness %s not met: %s", word, strings.Join(gates, ", "))
+		fmt.Fprintf(&b, "; readiness %s not met: %s", words.Plural(len(gates), "gate", "gates"), strings.Join(gates, ", "))
 	}
 	b.WriteString(".")
 	return b.String()
 }
 
-// propPlural is "1 approval" or "n approvals".
-func propPlural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
+// propShort is a commit as words.ShortSHA writes it, "an unknown commit"
+// for none.
 func propShort(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
 	if sha == "" {
 		return "an unknown commit"
 	}
-	return sha
+	return words.ShortSHA(sha)
 }
 
 // Markdown is the check run's text: who counted, who did not and why,
@@ -414,5 +398,5 @@ func describeApprovalPolicy(p config.Approvals) string {
 		self = "self-approval allowed"
 	}
 	return fmt.Sprintf("%s from %s; %s; a push keeps approvals only if the content of every changed package is unchanged (Kptfile status.conditions aside).",
-		propPlural(p.Required, "approval", "approvals"), who, self)
+		words.Count(p.Required, "approval", "approvals"), who, self)
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/treediff"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // Check runs the bot reports.
@@ -128,11 +130,11 @@ func publishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumb
 	create, updates := CheckRequests(rep, head, time.Now().UTC())
 	run, _, err := api.CreateCheckRun(ctx, repo.Owner, repo.Name, create)
 	if err != nil {
-		return nil, fmt.Errorf("create check run %s on %s: %w", rep.Name, abbrevHash(head), err)
+		return nil, fmt.Errorf("create check run %s on %s: %w", rep.Name, words.ShortSHA(head.String()), err)
 	}
 	for i, u := range updates {
 		if _, _, err := api.UpdateCheckRun(ctx, repo.Owner, repo.Name, run.GetID(), u); err != nil {
-			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, abbrevHash(head), i+2, err)
+			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, words.ShortSHA(head.String()), i+2, err)
 		}
 	}
 	return run, nil
@@ -205,7 +207,7 @@ type renderFacts struct {
 	Err    error
 	// Changes are the files the rendered result changes with respect to
 	// the content at Rendered.
-	Changes []fileChange
+	Changes []treediff.Change
 	// Loop: Rendered is the bot's own Render commit and rendering it again
 	// changes it (a pipeline that is not idempotent); nothing was pushed.
 	Loop bool
@@ -278,11 +280,11 @@ func renderReport(f renderFacts) CheckReport {
 		rep.Title = fmt.Sprintf("Render of %s is not stable", f.Package)
 		fmt.Fprintf(&sum, "%s is porchbot's own render commit, yet rendering it again changes %d file(s): "+
 			"the pipeline is not idempotent. porchbot does not push another commit (it would never stop).\n",
-			abbrevHash(f.Rendered), len(f.Changes))
+			words.ShortSHA(f.Rendered.String()), len(f.Changes))
 	case f.Pushed:
 		rep.Title = fmt.Sprintf("Rendered %s: pushed %d changed file(s)", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed. The rendered result of %s differed from what was pushed, "+
-			"so porchbot pushed %s (\"Render %s\") on top.\n", abbrevHash(f.Rendered), abbrevHash(f.Head), mdquote.Text(f.Package))
+			"so porchbot pushed %s (\"Render %s\") on top.\n", words.ShortSHA(f.Rendered.String()), words.ShortSHA(f.Head.String()), mdquote.Text(f.Package))
 	case len(f.Changes) > 0:
 		rep.Title = fmt.Sprintf("%s is not rendered: %d file(s) differ", f.Package, len(f.Changes))
 		fmt.Fprintf(&sum, "The pipeline passed, but the committed files are not the rendered result. "+
@@ -348,7 +350,7 @@ func countSteps(steps []render.Step, pkgs int) string {
 	for _, s := range steps {
 		n[s.Status]++
 	}
-	out := plurals(len(steps), "function", "functions") + " in " + plurals(pkgs, "package", "packages") +
+	out := words.Count(len(steps), "function", "functions") + " in " + words.Count(pkgs, "package", "packages") +
 		fmt.Sprintf(": %d passed", n[render.StepOK])
 	if n[render.StepFailed] > 0 {
 		out += fmt.Sprintf(", %d failed", n[render.StepFailed])
@@ -359,15 +361,8 @@ func countSteps(steps []render.Step, pkgs int) string {
 	return out + "."
 }
 
-func plurals(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // changesList lists changed files as markdown bullets, at most max.
-func changesList(changes []fileChange, dir string, limit int) string {
+func changesList(changes []treediff.Change, dir string, limit int) string {
 	var b strings.Builder
 	for i, c := range changes {
 		if i == limit {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // Unit tests of the pure parts of the check steps (formatting, positions,
@@ -255,7 +256,7 @@ func TestRenderReportConclusions(t *testing.T) {
 	files := map[string][]byte{"Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n"),
 		"a.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")}
 	ok := ckResult(render.Step{Package: ".", Image: "gcr.io/kpt-fn/set-namespace:v0.4.1", Kind: render.Mutator, Status: render.StepOK})
-	changes := []fileChange{{Path: "a.yaml", Kind: "modified"}, {Path: "new.yaml", Kind: "added"}}
+	changes := []treediff.Change{{Path: "a.yaml", Kind: "modified"}, {Path: "new.yaml", Kind: "added"}}
 	for _, tc := range []struct {
 		desc  string
 		f     renderFacts
@@ -301,11 +302,11 @@ func TestRenderDiffFilesAndPkgFSRoundTrip(t *testing.T) {
 		t.Errorf("root %q", fs.root)
 	}
 	back, err := fs.files()
-	if err != nil || len(diffFiles(in, back)) != 0 {
+	if err != nil || len(treediff.Files(in, back).Changes()) != 0 {
 		t.Fatalf("round trip: %v %v", back, err)
 	}
-	got := diffFiles(in, map[string][]byte{"Kptfile": []byte("k2"), "sub/Kptfile": []byte("s"), "b.yaml": []byte("b")})
-	want := []fileChange{{"Kptfile", "modified"}, {"a.yaml", "deleted"}, {"b.yaml", "added"}}
+	got := treediff.Files(in, map[string][]byte{"Kptfile": []byte("k2"), "sub/Kptfile": []byte("s"), "b.yaml": []byte("b")}).Changes()
+	want := []treediff.Change{{Path: "Kptfile", Kind: "modified"}, {Path: "a.yaml", Kind: "deleted"}, {Path: "b.yaml", Kind: "added"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("diff %v, want %v", got, want)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // CheckOutcome is a check run the bot reported.
@@ -30,7 +31,7 @@ type CheckOutcome struct {
 func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumbing.Hash, limits config.ServerLimits) (*CheckOutcome, error) {
 	data, ok, err := s.ReadFile(ctx, head, config.Path)
 	if err != nil {
-		return nil, fmt.Errorf("config check at %s: %w", abbrevHash(head), err)
+		return nil, fmt.Errorf("config check at %s: %w", words.ShortSHA(head.String()), err)
 	}
 	var rep CheckReport
 	out := &CheckOutcome{Name: ConfigCheckName, Head: head}
@@ -82,7 +83,7 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunW
 	var sum strings.Builder
 	fmt.Fprintf(&sum, "%s at %s on %s does not parse (%s). Until the file is fixed, porchbot runs this repository "+
 		"with the newest version in the branch's history that passes: %s.\n\n",
-		mdquote.Code(config.Path), head, mdquote.Code(s.DeploymentBranch), plurals(max(len(problems), 1), "problem", "problems"), s.ConfigVersion())
+		mdquote.Code(config.Path), head, mdquote.Code(s.DeploymentBranch), words.Count(max(len(problems), 1), "problem", "problems"), s.ConfigVersion())
 	sum.WriteString(problemsList(problems, s.ConfigErr))
 	rep.Summary = sum.String()
 	rep.Annotations = ConfigAnnotations(problems)
@@ -104,7 +105,7 @@ func lastGoodTitle(inForce plumbing.Hash) string {
 	if inForce.IsZero() {
 		return "the defaults"
 	}
-	return "as of " + abbrevHash(inForce)
+	return "as of " + words.ShortSHA(inForce.String())
 }
 
 // configReport is the porchbot/config check of a parsed file (pure).
@@ -113,7 +114,7 @@ func configReport(cfg *config.Config, err error, head plumbing.Hash, deploymentB
 	if err != nil {
 		problems := configProblems(err)
 		rep.Conclusion = ConclusionFailure
-		rep.Title = fmt.Sprintf("%s has %s", config.Path, plurals(max(len(problems), 1), "problem", "problems"))
+		rep.Title = fmt.Sprintf("%s has %s", config.Path, words.Count(max(len(problems), 1), "problem", "problems"))
 		rep.Summary = fmt.Sprintf("%s at %s is not a valid configuration; merging it would leave the repository "+
 			"on its last good configuration.\n\n%s", mdquote.Code(config.Path), head, problemsList(problems, err))
 		rep.Annotations = ConfigAnnotations(problems)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // The "Package dashboard" issue (SPEC §8, docs/dashboard.md), in the manner
@@ -259,13 +260,13 @@ func DashboardBody(f DashboardFacts) string {
 	writeSection(&b, "Waiting for `/porch publish`", len(f.Landings), "Nothing waits.", func(i int) string {
 		l := f.Landings[i]
 		return fmt.Sprintf("- %s: landed at %s, not published — %s by an approver publishes it",
-			mdquote.Code(l.Package), shortSHA(l.Commit), mdquote.Code("/porch publish "+l.Package))
+			mdquote.Code(l.Package), mdquote.Code(words.ShortSHA(l.Commit)), mdquote.Code("/porch publish "+l.Package))
 	})
 	if len(f.UnverifiedTags) > 0 {
 		writeSection(&b, "Tags that are not porchbot's revisions", len(f.UnverifiedTags), "", func(i int) string {
 			u := f.UnverifiedTags[i]
 			return fmt.Sprintf("- %s on %s: %s — nothing is derived from it; %s by an approver adopts it",
-				mdquote.Code(u.Name()), shortSHA(u.Commit.String()), mdquote.Text(fmt.Sprint(u.Why)), mdquote.Code("/porch publish "+u.Package))
+				mdquote.Code(u.Name()), mdquote.Code(words.ShortSHA(u.Commit.String())), mdquote.Text(fmt.Sprint(u.Why)), mdquote.Code("/porch publish "+u.Package))
 		})
 	}
 	writeSection(&b, "Upstream updates", len(f.Updates), "No pending updates.", func(i int) string {
@@ -375,11 +376,4 @@ func renderWords(st RenderState) string {
 
 func (f DashboardFacts) link(path string) string {
 	return strings.TrimSuffix(f.Web, "/") + "/" + f.Repo + "/" + path
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return mdquote.Code(sha[:7])
-	}
-	return mdquote.Code(sha)
 }

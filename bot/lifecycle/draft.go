@@ -12,6 +12,8 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/treediff"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // DefaultRenderAttempts bounds the renders of one draft push when the
@@ -163,7 +165,7 @@ func renderDraftAt(ctx context.Context, s *Session, api CheckRunAPI, req RenderR
 	pkg, ws, dir, opts := out.Package, out.Workspace, out.Dir, req.Options
 	run, err := loadRun(ctx, s, head, dir)
 	if err != nil {
-		return nil, fmt.Errorf("render at %s: %w", abbrevHash(head), err)
+		return nil, fmt.Errorf("render at %s: %w", words.ShortSHA(head.String()), err)
 	}
 	var verdict attemptVerdict
 	*rec, verdict, err = beginRender(ctx, s, api, head, pkg, opts, req.Retry && out.Attempts == 1)
@@ -176,7 +178,7 @@ func renderDraftAt(ctx context.Context, s *Session, api CheckRunAPI, req RenderR
 		return nil, nil
 	}
 	if err := run.render(ctx, s, dir, false, opts); err != nil {
-		return nil, fmt.Errorf("render at %s: %w", abbrevHash(head), err)
+		return nil, fmt.Errorf("render at %s: %w", words.ShortSHA(head.String()), err)
 	}
 	*facts = run.facts(pkg, dir, head)
 	out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
@@ -216,9 +218,9 @@ func isBotRenderCommit(ctx context.Context, s *Session, commit plumbing.Hash, pk
 
 // renderCommitMessage is "Render <package>" and a body naming the rendered
 // commit and the files the render changed (at most 20).
-func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []fileChange) string {
+func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []treediff.Change) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Render %s\n\nporchbot rendered %s with the Kptfile pipeline:\n", pkg, abbrevHash(rendered))
+	fmt.Fprintf(&b, "Render %s\n\nporchbot rendered %s with the Kptfile pipeline:\n", pkg, words.ShortSHA(rendered.String()))
 	for i, c := range changes {
 		if i == 20 {
 			fmt.Fprintf(&b, "- … and %d more\n", len(changes)-20)

@@ -21,6 +21,7 @@ import (
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // flowHistoryCommits bounds the walk back to the commit that set a
@@ -112,7 +113,7 @@ func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, ke
 	runs, _, err := s.GH.Checks.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, commit.String(),
 		&github.ListCheckRunsOptions{CheckName: github.String(FlowCheckName), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
-		return fmt.Errorf("check runs of %s: %w", abbrevHash(commit), err)
+		return fmt.Errorf("check runs of %s: %w", words.ShortSHA(commit.String()), err)
 	}
 	for _, r := range runs.CheckRuns {
 		if r.GetExternalID() == key && r.GetOutput().GetSummary() == why {
@@ -123,7 +124,7 @@ func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, ke
 		Title: "Content not carried across repositories", Summary: why}, commit, time.Now().UTC())
 	create.ExternalID = github.String(key)
 	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, create); err != nil {
-		return fmt.Errorf("check run %s on %s: %w", FlowCheckName, abbrevHash(commit), err)
+		return fmt.Errorf("check run %s on %s: %w", FlowCheckName, words.ShortSHA(commit.String()), err)
 	}
 	s.Log.WithFields(logrus.Fields{"commit": commit.String(), "flow": key}).Info("refused flow reported")
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // IsForkPullRequest reports a pull request whose head is in another
@@ -93,7 +94,7 @@ func ChangedPackagesBetween(ctx context.Context, s *Session, base, head plumbing
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("packages changed between %s and %s: %w", abbrevHash(base), abbrevHash(head), err)
+		return nil, fmt.Errorf("packages changed between %s and %s: %w", words.ShortSHA(base.String()), words.ShortSHA(head.String()), err)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // BuildCommit builds the commit to push on a branch whose head is head
@@ -60,7 +61,7 @@ func (s *Session) CommitUnderLease(ctx context.Context, id Identity, branch stri
 		case !errors.Is(err, gitstore.ErrLeaseBroken):
 			return res, err
 		case res.Attempts >= attempts:
-			return res, fmt.Errorf("%s moved under the lease (%s): %w", branch, plurals(res.Attempts, "attempt", "attempts"), err)
+			return res, fmt.Errorf("%s moved under the lease (%s): %w", branch, words.Count(res.Attempts, "attempt", "attempts"), err)
 		}
 		moved, err := s.refetchBranch(ctx, branch)
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // errPackageMissing is returned (wrapped) by loadPackage when the commit has
@@ -40,9 +41,9 @@ func loadPackage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Has
 	files, err := cache.ReadTree(ctx, commit, dir)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrTreeTooLarge) {
-			return nil, fmt.Errorf("package %s at %s is larger than this server reads: %w", dir, abbrevHash(commit), err)
+			return nil, fmt.Errorf("package %s at %s is larger than this server reads: %w", dir, words.ShortSHA(commit.String()), err)
 		}
-		return nil, fmt.Errorf("read package %s at %s: %w", dir, abbrevHash(commit), err)
+		return nil, fmt.Errorf("read package %s at %s: %w", dir, words.ShortSHA(commit.String()), err)
 	}
 	return files, nil
 }
@@ -66,11 +67,11 @@ func checkPackageAt(ctx context.Context, cache *gitstore.Cache, commit plumbing.
 		e, err := t.FindEntry(path.Join(dir, packages.KptfileName))
 		switch {
 		case errors.Is(err, object.ErrEntryNotFound), errors.Is(err, object.ErrDirectoryNotFound):
-			return fmt.Errorf("%w: no %s/%s at %s", errPackageMissing, dir, packages.KptfileName, abbrevHash(commit))
+			return fmt.Errorf("%w: no %s/%s at %s", errPackageMissing, dir, packages.KptfileName, words.ShortSHA(commit.String()))
 		case err != nil:
-			return fmt.Errorf("look up %s/%s at %s: %w", dir, packages.KptfileName, abbrevHash(commit), err)
+			return fmt.Errorf("look up %s/%s at %s: %w", dir, packages.KptfileName, words.ShortSHA(commit.String()), err)
 		case !e.Mode.IsFile():
-			return fmt.Errorf("%w: %s/%s at %s is not a file", errPackageMissing, dir, packages.KptfileName, abbrevHash(commit))
+			return fmt.Errorf("%w: %s/%s at %s is not a file", errPackageMissing, dir, packages.KptfileName, words.ShortSHA(commit.String()))
 		}
 		return nil
 	})
@@ -139,33 +140,6 @@ func (p *pkgFS) files() (map[string][]byte, error) {
 	return out, nil
 }
 
-// fileChange is one file that differs between two package trees.
-type fileChange struct {
-	Path string // relative to the package
-	Kind string // "added", "modified" or "deleted"
-}
-
-// diffFiles lists the files of to that differ from from, sorted by path.
-func diffFiles(from, to map[string][]byte) []fileChange {
-	var out []fileChange
-	for p, b := range to {
-		a, ok := from[p]
-		switch {
-		case !ok:
-			out = append(out, fileChange{Path: p, Kind: "added"})
-		case !bytes.Equal(a, b):
-			out = append(out, fileChange{Path: p, Kind: "modified"})
-		}
-	}
-	for p := range from {
-		if _, ok := to[p]; !ok {
-			out = append(out, fileChange{Path: p, Kind: "deleted"})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}
-
 func sortedPaths[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -174,9 +148,6 @@ func sortedPaths[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-// short is a commit id's first 7 digits, as GitHub shows them.
-func abbrevHash(h plumbing.Hash) string { return h.String()[:7] }
 
 // Positions in package files, for annotations.
 

@@ -20,6 +20,7 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // Proposals (SPEC §1, §5): an open pull request from a draft branch
@@ -362,7 +363,7 @@ func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftComm
 			fmt.Fprintf(&b, "- … and %d more\n", len(commits)-propMaxBodyCommits)
 			break
 		}
-		fmt.Fprintf(&b, "- %s %s — %s\n", mdquote.Code(c.Hash.String()[:7]), mdquote.Text(c.Subject), mdquote.Text(c.Author))
+		fmt.Fprintf(&b, "- %s %s — %s\n", mdquote.Code(words.ShortSHA(c.Hash.String())), mdquote.Text(c.Subject), mdquote.Text(c.Author))
 	}
 	b.WriteString("\n")
 	if requester != "" {

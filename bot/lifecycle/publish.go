@@ -553,5 +553,3 @@ func publishContains(list []string, s string) bool {
 	}
 	return false
 }
-
-func publishShort(h plumbing.Hash) string { return h.String()[:7] }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // Publishing re-checks the approval at landing (issue #8): a landing that
@@ -37,11 +38,11 @@ func (p *publisher) landingApproval(ctx context.Context, l Landing, pr *github.P
 	api.Opened = false
 	facts, err := gatherProposalFacts(ctx, p.s, api, pr, head, l.Parent)
 	if err != nil {
-		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
+		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
 	res, _, err := Verdict(ctx, policy, facts)
 	if err != nil {
-		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), publishShort(l.Commit), err)
+		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
 	return res, facts.Requester(), res.Satisfied, nil
 }

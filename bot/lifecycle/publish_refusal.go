@@ -11,6 +11,8 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/treediff"
+	"github.com/porchbot/porchbot/internal/words"
 	"github.com/sirupsen/logrus"
 )
 
@@ -31,7 +33,7 @@ func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, cur
 	if !v.head.IsZero() {
 		if approved, err := p.s.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
 			if merged, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {
-				r.Differs = DiffPackageFiles(approved, merged).All()
+				r.Differs = treediff.Files(approved, merged).All()
 			}
 		}
 	}
@@ -70,7 +72,9 @@ func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, cur
 
 // MergedDraftWorkspace is the workspace of the draft holding the merged
 // state of a landing that was not what was approved.
-func MergedDraftWorkspace(commit plumbing.Hash) string { return "merged-" + commit.String()[:7] }
+func MergedDraftWorkspace(commit plumbing.Hash) string {
+	return "merged-" + words.ShortSHA(commit.String())
+}
 
 // draftMergedState pushes drafts/<pkg>/merged-<sha>: the package as
 // merged, on top of published (the commit of the latest revision, when it

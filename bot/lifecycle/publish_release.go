@@ -13,6 +13,7 @@ import (
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/revrecord"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // Making a revision: the tag (its creation is the compare-and-swap) and the
@@ -89,7 +90,7 @@ func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, di
 			return notes, fmt.Errorf("read %s at %s: %w", dir, prev, err)
 		}
 	}
-	notes.Files = DiffPackageFiles(old, files)
+	notes.Files = treediff.Files(old, files)
 	notes.Resources = DiffResources(old, files)
 	switch {
 	case v.approvers != nil:

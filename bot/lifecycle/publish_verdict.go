@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // The decision on one landing: publish it, refuse it (the package differs
@@ -108,7 +110,7 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 		st, err := p.stateAt(ctx, v.head, l.Dir)
 		switch {
 		case errors.Is(err, errLandingCommitMissing):
-			v.refused, v.reason = true, fmt.Sprintf("the approved head %s is not available to compare with", publishShort(v.head))
+			v.refused, v.reason = true, fmt.Sprintf("the approved head %s is not available to compare with", words.ShortSHA(v.head.String()))
 		case err != nil:
 			return v, err
 		case st.Tree != l.Tree:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // A landing without a pull request (a direct push to the deployment
@@ -42,7 +43,7 @@ func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit
 	}
 	changed, err := ChangedPackages(ctx, s.Git, s.Config.Packages.Root, commit)
 	if err != nil {
-		return nil, fmt.Errorf("direct push %s: %w", publishShort(commit), err)
+		return nil, fmt.Errorf("direct push %s: %w", words.ShortSHA(commit.String()), err)
 	}
 	var pkgs []string
 	for _, l := range changed {
@@ -123,7 +124,7 @@ func (p *publisher) resyncAwaitingChecks(ctx context.Context, checks ResyncCheck
 		}
 		res, _, err := checks.ListCheckRunsForRef(ctx, owner, repo, r.Commit.String(), opts)
 		if err != nil {
-			return fmt.Errorf("check runs of %s: %w", publishShort(r.Commit), err)
+			return fmt.Errorf("check runs of %s: %w", words.ShortSHA(r.Commit.String()), err)
 		}
 		posted := false
 		for _, cr := range res.CheckRuns {
@@ -170,7 +171,7 @@ func (p *publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, su
 	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, commit.String(),
 		&github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
-		return "", fmt.Errorf("check runs of %s: %w", publishShort(commit), err)
+		return "", fmt.Errorf("check runs of %s: %w", words.ShortSHA(commit.String()), err)
 	}
 	pusher, first := "", int64(0)
 	for _, cr := range res.CheckRuns {

@@ -13,6 +13,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/treediff"
 	"github.com/porchbot/porchbot/internal/update"
 	"github.com/porchbot/porchbot/internal/variants"
 )
@@ -32,7 +33,7 @@ var writers = map[string]func(s string) string{
 	"release notes": func(s string) string {
 		return ReleaseNotes{Package: "network/upf", Revision: 2, Tag: "network/upf/v2", PreviousTag: "network/upf/v1",
 			PR:        &ReleasePR{Number: 7, Title: s, URL: "https://github.example/acme/catalog/pull/7", Author: "alice"},
-			Approvers: []string{"bob"}, Files: FilesDiff{Modified: []string{"f" + s}}}.Markdown()
+			Approvers: []string{"bob"}, Files: treediff.Diff{Modified: []string{"f" + s}}}.Markdown()
 	},
 	"render check": func(s string) string {
 		steps := []render.Step{{Package: ".", Image: "gcr.io/kpt-fn/starlark:v0.5.0", Name: "n" + s, Kind: render.Validator,

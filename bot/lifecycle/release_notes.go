@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // releaseNotesMaxItems bounds each list of the notes; releaseNotesMaxBytes
@@ -38,7 +39,7 @@ type ReleaseNotes struct {
 	// Adopted: a tag pushed by hand that an approver adopted.
 	Adopted   bool
 	Approvers []string
-	Files     FilesDiff
+	Files     treediff.Diff
 	Resources ResourcesDiff
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 func TestReleaseResourcesDiff(t *testing.T) {
@@ -51,7 +52,7 @@ func TestReleaseResourcesDiff(t *testing.T) {
 		t.Fatalf("first revision: %+v", d)
 	}
 
-	fd := lifecycle.DiffPackageFiles(old, new)
+	fd := treediff.Files(old, new)
 	if strings.Join(fd.Added, ",") != "added.yml,broken.yaml" || strings.Join(fd.Modified, ",") != "Kptfile,all.yaml" ||
 		strings.Join(fd.Removed, ",") != "README.md,gone.yaml" {
 		t.Fatalf("files %+v", fd)
@@ -63,7 +64,7 @@ func TestReleaseNotesMarkdown(t *testing.T) {
 		Commit:    "0123456789abcdef0123456789abcdef01234567",
 		PR:        &lifecycle.ReleasePR{Number: 7, Title: "Bump [upf]", URL: "https://example.com/pull/7", Author: "alice"},
 		Approvers: []string{"bob", "carol"},
-		Files:     lifecycle.FilesDiff{Modified: []string{"cm.yaml"}},
+		Files:     treediff.Diff{Modified: []string{"cm.yaml"}},
 		Resources: lifecycle.ResourcesDiff{Changed: []lifecycle.ResourceKey{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "cfg"}}},
 	}
 	md := n.Markdown()
@@ -90,7 +91,7 @@ func TestReleaseNotesMarkdown(t *testing.T) {
 	for i := range many {
 		many[i] = strings.Repeat("x", 40)
 	}
-	big := lifecycle.ReleaseNotes{Package: "p", Revision: 1, Files: lifecycle.FilesDiff{Added: many}}.Markdown()
+	big := lifecycle.ReleaseNotes{Package: "p", Revision: 1, Files: treediff.Diff{Added: many}}.Markdown()
 	if len(big) > 125000 || !strings.Contains(big, "and 4800 more") {
 		t.Fatalf("long notes: %d bytes", len(big))
 	}

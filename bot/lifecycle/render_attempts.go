@@ -26,6 +26,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // MaxRenderAttempts is how many renders of one commit may die unfinished
@@ -179,7 +180,7 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 		res, _, err := api.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head.String(),
 			&github.ListCheckRunsOptions{CheckName: github.String(RenderCheckName), ListOptions: github.ListOptions{PerPage: 20}})
 		if err != nil {
-			return nil, attemptRender, fmt.Errorf("check runs of %s: %w", abbrevHash(head), err)
+			return nil, attemptRender, fmt.Errorf("check runs of %s: %w", words.ShortSHA(head.String()), err)
 		}
 		stale := opts.StaleAfter
 		if stale <= 0 {
@@ -195,7 +196,7 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	case attemptQuarantine:
 		a := &renderAttempt{api: api, repo: s.Repo, head: head, id: newest.GetID(), n: prior}
 		if _, err := a.complete(ctx, quarantineReport(pkg, head, prior)); err != nil {
-			return nil, v, fmt.Errorf("quarantine the render of %s: %w", abbrevHash(head), err)
+			return nil, v, fmt.Errorf("quarantine the render of %s: %w", words.ShortSHA(head.String()), err)
 		}
 		log.Warn("render quarantined: earlier renders of this commit never finished")
 		return nil, v, nil
@@ -220,7 +221,7 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 		a.id = run.GetID()
 	}
 	if err != nil {
-		return nil, attemptRender, fmt.Errorf("record the render of %s: %w", abbrevHash(head), err)
+		return nil, attemptRender, fmt.Errorf("record the render of %s: %w", words.ShortSHA(head.String()), err)
 	}
 	return a, attemptRender, nil
 }
@@ -233,12 +234,12 @@ func (a *renderAttempt) complete(ctx context.Context, rep CheckReport) (*github.
 	first := completedUpdate(rep, now)
 	run, _, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, first)
 	if err != nil {
-		return nil, fmt.Errorf("complete check run %s on %s: %w", rep.Name, abbrevHash(a.head), err)
+		return nil, fmt.Errorf("complete check run %s on %s: %w", rep.Name, words.ShortSHA(a.head.String()), err)
 	}
 	a.done = true
 	for i, u := range updates {
 		if _, _, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, u); err != nil {
-			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, abbrevHash(a.head), i+2, err)
+			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, words.ShortSHA(a.head.String()), i+2, err)
 		}
 	}
 	return run, nil

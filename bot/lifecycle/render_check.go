@@ -20,6 +20,8 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/treediff"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // RenderOptions are the server's settings of the render steps.
@@ -98,11 +100,11 @@ func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head}
 	run, err := loadRun(ctx, s, head, dir)
 	if err != nil {
-		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	attempt, verdict, err := beginRender(ctx, s, api, head, pkg, opts, false)
 	if err != nil {
-		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	if attempt == nil {
 		out.noRender(verdict)
@@ -110,7 +112,7 @@ func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 	}
 	defer func() { attempt.abandon(ctx, pkg, err) }()
 	if err := run.render(ctx, s, dir, fork, opts); err != nil {
-		return nil, fmt.Errorf("render check %s at %s: %w", pkg, abbrevHash(head), err)
+		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	facts := run.facts(pkg, dir, head)
 	out.Attempts, out.Result, out.Differs = 1, run.result, changedPaths(run.changes)
@@ -142,7 +144,7 @@ type renderRun struct {
 	result           *render.Result
 	err              error             // the pipeline failed or was incomplete, or the package could not be read
 	out              map[string][]byte // the rendered package (when err is nil)
-	changes          []fileChange      // out against files
+	changes          []treediff.Change // out against files
 	hint             string            // which exec functions may run
 }
 
@@ -202,7 +204,7 @@ func (run *renderRun) render(ctx context.Context, s *Session, dir string, fork b
 		return err
 	}
 	if run.err == nil {
-		run.changes = diffFiles(run.files, run.out)
+		run.changes = treediff.Files(run.files, run.out).Changes()
 	}
 	return nil
 }
@@ -239,7 +241,7 @@ func reportRender(ctx context.Context, s *Session, api CheckRunAPI, attempt *ren
 	if !facts.Missing {
 		d, err := s.Git.TreeHash(ctx, facts.Head, facts.Dir)
 		if err != nil {
-			return fmt.Errorf("digest of %s at %s: %w", facts.Dir, abbrevHash(facts.Head), err)
+			return fmt.Errorf("digest of %s at %s: %w", facts.Dir, words.ShortSHA(facts.Head.String()), err)
 		}
 		out.Digest = d
 	}
@@ -325,7 +327,7 @@ func serverAllowsExec(allowlist []string, name, p string) bool {
 	return false
 }
 
-func changedPaths(cs []fileChange) []string {
+func changedPaths(cs []treediff.Change) []string {
 	if len(cs) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/treediff"
 )
 
 // ResourceKey identifies a KRM resource in a package: apiVersion, kind,
@@ -64,20 +65,7 @@ func DiffResources(old, cur map[string][]byte) ResourcesDiff {
 	before, _ := resDiffParse(old)
 	after, unparsed := resDiffParse(cur)
 	var d ResourcesDiff
-	for k, n := range after {
-		o, ok := before[k]
-		switch {
-		case !ok:
-			d.Added = append(d.Added, k)
-		case !reflect.DeepEqual(o, n):
-			d.Changed = append(d.Changed, k)
-		}
-	}
-	for k := range before {
-		if _, ok := after[k]; !ok {
-			d.Removed = append(d.Removed, k)
-		}
-	}
+	d.Added, d.Changed, d.Removed = treediff.Keys(before, after, func(a, b any) bool { return reflect.DeepEqual(a, b) })
 	for _, s := range [][]ResourceKey{d.Added, d.Changed, d.Removed} {
 		sort.Slice(s, func(i, j int) bool { return s[i].less(s[j]) })
 	}
@@ -135,43 +123,4 @@ func resDiffData(n *yaml.RNode) (ResourceKey, any, error) {
 		return ResourceKey{}, nil, err
 	}
 	return k, data, nil
-}
-
-// FilesDiff is the change of a package's files between two trees (paths
-// relative to the package directory).
-type FilesDiff struct {
-	Added, Modified, Removed []string
-}
-
-// Empty reports whether no file changed.
-func (d FilesDiff) Empty() bool { return len(d.Added)+len(d.Modified)+len(d.Removed) == 0 }
-
-// All lists every changed path, sorted.
-func (d FilesDiff) All() []string {
-	out := append(append(append([]string{}, d.Added...), d.Modified...), d.Removed...)
-	sort.Strings(out)
-	return out
-}
-
-// DiffPackageFiles compares two package trees (old may be nil).
-func DiffPackageFiles(old, cur map[string][]byte) FilesDiff {
-	var d FilesDiff
-	for p, b := range cur {
-		o, ok := old[p]
-		switch {
-		case !ok:
-			d.Added = append(d.Added, p)
-		case !bytes.Equal(o, b):
-			d.Modified = append(d.Modified, p)
-		}
-	}
-	for p := range old {
-		if _, ok := cur[p]; !ok {
-			d.Removed = append(d.Removed, p)
-		}
-	}
-	sort.Strings(d.Added)
-	sort.Strings(d.Modified)
-	sort.Strings(d.Removed)
-	return d
 }

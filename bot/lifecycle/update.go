@@ -25,6 +25,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/update"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // UpstreamRevision is a published revision of an upstream package, read in
@@ -186,7 +187,7 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 
 	origin, err := up.Session.Git.ReadTree(ctx, p.FromCommit, up.Dir)
 	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
-		return nil, fmt.Errorf("update %s: the upstream at %s: %w", pkg, abbrevHash(p.FromCommit), err)
+		return nil, fmt.Errorf("update %s: the upstream at %s: %w", pkg, words.ShortSHA(p.FromCommit.String()), err)
 	}
 	updated, err := up.Session.Git.ReadTree(ctx, up.Commit, up.Dir)
 	if err != nil {
@@ -198,7 +199,7 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 	p.Conflicts = res.Conflicts
 	switch {
 	case errors.Is(err, update.ErrConflicts):
-		p.Refused = fmt.Sprintf("`updates.onConflict` is `fail` and the update conflicts with local changes in %s", plurals(len(res.Conflicts), "field", "fields"))
+		p.Refused = fmt.Sprintf("`updates.onConflict` is `fail` and the update conflicts with local changes in %s", words.Count(len(res.Conflicts), "field", "fields"))
 		return p, nil
 	case errors.Is(err, update.ErrLocalChanges):
 		p.Refused = "the `fast-forward` strategy refuses to update a package with local changes"

@@ -29,6 +29,7 @@ import (
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // UpdateReviewers requests reviewers (satisfied by github.Client.PullRequests).
@@ -381,7 +382,7 @@ func updateCommitMessage(plan *UpdatePlan) string {
 	fmt.Fprintf(&b, "%s\n\nUpstream %s %s → %s (%s), strategy %s.", updateTitle(plan), plan.Upstream.RepoURL()+plan.Upstream.Directory(),
 		plan.FromRef, plan.Upstream.Tag(), plan.Upstream.Commit, firstNonEmpty(plan.Strategy, "resource-merge"))
 	if len(plan.Conflicts) > 0 {
-		fmt.Fprintf(&b, " %s, resolved to %s.", plurals(len(plan.Conflicts), "conflict", "conflicts"), plan.OnConflict)
+		fmt.Fprintf(&b, " %s, resolved to %s.", words.Count(len(plan.Conflicts), "conflict", "conflicts"), plan.OnConflict)
 	}
 	if plan.Rendered {
 		b.WriteString(" Rendered.")

@@ -24,6 +24,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // maxOwnDraftCommits bounds the walk over a variant draft's commits.
@@ -111,7 +112,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 func variantCloneBody(up, ds *Session, a variants.Action, upRev UpstreamRevision) string {
 	return fmt.Sprintf("Proposes the new package %s, a clone of %s (%s in %s, commit %s), as the variant of %s wants it in %s. "+
 		"Its Kptfile's `upstreamLock` pins that commit, as `/porch clone` does; merging publishes %s here.\n",
-		mdquote.Code(a.Package), mdquote.Code(upRev.Tag()), mdquote.Code(upRev.Directory()), up.Repo.FullName(), mdquote.Code(abbrevHash(upRev.Commit)),
+		mdquote.Code(a.Package), mdquote.Code(upRev.Tag()), mdquote.Code(upRev.Directory()), up.Repo.FullName(), mdquote.Code(words.ShortSHA(upRev.Commit.String())),
 		up.Repo.FullName(), ds.Repo.FullName(), mdquote.Code(a.Package+"/v1"))
 }
 

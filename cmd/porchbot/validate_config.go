@@ -10,6 +10,7 @@ import (
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/settings"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // runValidateConfig is `porchbot validate-config FILE [flags]`: it checks a
@@ -59,11 +60,7 @@ func runValidateConfig(_ context.Context, args []string, stdout, stderr io.Write
 				return werr
 			}
 		}
-		n := len(verr.Problems)
-		if n == 1 {
-			return fmt.Errorf("%s: 1 problem", file)
-		}
-		return fmt.Errorf("%s: %d problems", file, n)
+		return fmt.Errorf("%s: %s", file, words.Count(len(verr.Problems), "problem", "problems"))
 	default:
 		return fmt.Errorf("%s: %w", file, err)
 	}

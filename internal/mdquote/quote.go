@@ -79,47 +79,14 @@ func Fence(s string) string {
 // Text or Fence instead.
 func Quiet(s string) string {
 	var b strings.Builder
-	for len(s) > 0 {
-		i := strings.IndexByte(s, '`')
-		if i < 0 {
-			b.WriteString(unmention(s))
-			break
+	CodeSpans(s, func(raw string, code bool) {
+		if code {
+			b.WriteString(raw)
+		} else {
+			b.WriteString(unmention(raw))
 		}
-		b.WriteString(unmention(s[:i]))
-		n := 1
-		for i+n < len(s) && s[i+n] == '`' {
-			n++
-		}
-		end := closingRun(s[i+n:], n)
-		if end < 0 {
-			b.WriteString(s[i : i+n])
-			s = s[i+n:]
-			continue
-		}
-		b.WriteString(s[i : i+n+end+n])
-		s = s[i+n+end+n:]
-	}
+	})
 	return b.String()
-}
-
-// closingRun is where the first run of exactly n backticks starts in s
-// (-1 when none): the end of a code span opened by n backticks.
-func closingRun(s string, n int) int {
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && s[j] == '`' {
-			j++
-		}
-		if j-i == n {
-			return i
-		}
-		i = j
-	}
-	return -1
 }
 
 // unmention puts a zero-width space after every "@" before a letter or
