@@ -16,13 +16,13 @@ import (
 // Writing is for the App's installation tokens only, as on GitHub.
 func (f *Forge) routesChecks(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/check-runs", f.createCheckRun).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.getCheckRun).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.repoHandler(PermRead, f.getCheckRun)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.updateCheckRun).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/annotations", f.listCheckRunAnnotations).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/annotations", f.repoHandler(PermRead, f.listCheckRunAnnotations)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/rerequest", f.rerequestCheckRun).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/check-suites", f.createCheckSuite).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}", f.getCheckSuite).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/check-runs", f.listSuiteCheckRuns).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}", f.repoHandler(PermRead, f.getCheckSuite)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/check-runs", f.repoHandler(PermRead, f.listSuiteCheckRuns)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/rerequest", f.rerequestCheckSuite).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/check-runs", f.listRefCheckRuns).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/check-suites", f.listRefCheckSuites).Methods(http.MethodGet)
@@ -290,19 +290,15 @@ func (f *Forge) checkRunByVar(w http.ResponseWriter, r *http.Request, repo *Repo
 	return run, true
 }
 
-func (f *Forge) getCheckRun(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) getCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	run, ok := f.checkRunByVar(w, r, rc.repo)
 	if !ok {
 		return
 	}
-	run, ok := f.checkRunByVar(w, r, repo)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	view := runViewLocked(repo, run)
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.checkRunObject(repo, view, false))
+	rc.repo.mu.Lock()
+	view := runViewLocked(rc.repo, run)
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.checkRunObject(rc.repo, view, false))
 }
 
 func (f *Forge) updateCheckRun(w http.ResponseWriter, r *http.Request) {
@@ -336,22 +332,18 @@ func (f *Forge) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, f.checkRunObject(repo, view, false))
 }
 
-func (f *Forge) listCheckRunAnnotations(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) listCheckRunAnnotations(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	run, ok := f.checkRunByVar(w, r, rc.repo)
 	if !ok {
 		return
 	}
-	run, ok := f.checkRunByVar(w, r, repo)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	anns := append([]CheckAnnotation(nil), run.Annotations...)
 	sha := run.HeadSHA
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	out := make([]map[string]any, 0, len(anns))
 	for _, a := range anns {
-		out = append(out, f.annotationObject(repo, sha, a))
+		out = append(out, f.annotationObject(rc.repo, sha, a))
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), out))
 }
@@ -512,26 +504,18 @@ func (f *Forge) suiteByVar(w http.ResponseWriter, r *http.Request, repo *Repo) (
 	return suiteViewLocked(repo, s), true
 }
 
-func (f *Forge) getCheckSuite(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	if v, ok := f.suiteByVar(w, r, repo); ok {
-		writeJSON(w, r, http.StatusOK, f.checkSuiteRESTObject(repo, v))
+func (f *Forge) getCheckSuite(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	if v, ok := f.suiteByVar(w, r, rc.repo); ok {
+		writeJSON(w, r, http.StatusOK, f.checkSuiteRESTObject(rc.repo, v))
 	}
 }
 
-func (f *Forge) listSuiteCheckRuns(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) listSuiteCheckRuns(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	v, ok := f.suiteByVar(w, r, rc.repo)
 	if !ok {
 		return
 	}
-	v, ok := f.suiteByVar(w, r, repo)
-	if !ok {
-		return
-	}
-	f.answerCheckRuns(w, r, repo, func(run *CheckRun) bool { return run.SuiteID == v.suite.ID })
+	f.answerCheckRuns(w, r, rc.repo, func(run *CheckRun) bool { return run.SuiteID == v.suite.ID })
 }
 
 func (f *Forge) listRefCheckRuns(w http.ResponseWriter, r *http.Request) {

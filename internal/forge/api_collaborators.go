@@ -14,7 +14,7 @@ import (
 func (f *Forge) routesCollaborators(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/collaborators", f.listCollaborators).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}", f.checkCollaborator).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}/permission", f.getCollaboratorPermission).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}/permission", f.repoHandler(PermRead, f.getCollaboratorPermission)).Methods(http.MethodGet)
 }
 
 // legacyPermission is the "permission" field of the permission endpoint:
@@ -44,17 +44,13 @@ func (f *Forge) collaboratorUser(a *Account, perm Permission) *github.User {
 	return u
 }
 
-func (f *Forge) getCollaboratorPermission(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) getCollaboratorPermission(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	a, ok := f.Account(mux.Vars(r)["user"])
 	if !ok || a.Type == "Organization" {
 		notFound(w)
 		return
 	}
-	perm := f.userPermission(a.Login, repo)
+	perm := f.userPermission(a.Login, rc.repo)
 	writeJSON(w, r, http.StatusOK, map[string]any{
 		"permission": legacyPermission(perm),
 		"role_name":  perm.String(),

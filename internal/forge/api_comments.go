@@ -16,9 +16,9 @@ import (
 func (f *Forge) routesComments(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.listIssueComments).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.createComment).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.getComment).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.editComment).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.deleteComment).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.getComment)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.editComment)).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.deleteComment)).Methods(http.MethodDelete)
 }
 
 type commentRequest struct {
@@ -74,12 +74,8 @@ func (f *Forge) listIssueComments(w http.ResponseWriter, r *http.Request) {
 }
 
 // listRepoComments lists every issue comment of a repository.
-func (f *Forge) listRepoComments(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	f.writeComments(w, r, repo, func(*Comment) bool { return true })
+func (f *Forge) listRepoComments(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.writeComments(w, r, rc.repo, func(*Comment) bool { return true })
 }
 
 func (f *Forge) writeComments(w http.ResponseWriter, r *http.Request, repo *Repo, keep func(*Comment) bool) {
@@ -130,27 +126,19 @@ func (f *Forge) commentFor(w http.ResponseWriter, r *http.Request, repo *Repo) *
 	return c
 }
 
-func (f *Forge) getComment(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	c := f.commentFor(w, r, repo)
+func (f *Forge) getComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	c := f.commentFor(w, r, rc.repo)
 	if c == nil {
 		return
 	}
-	v := viewCommentsLocked(repo, []*Comment{c})[0]
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.commentObject(repo, v))
+	v := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.commentObject(rc.repo, v))
 }
 
 // editComment changes a comment's body: its author or writers.
-func (f *Forge) editComment(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
+func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	who, ok := rc.requireActor()
 	if !ok {
 		return
 	}
@@ -162,13 +150,13 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "IssueComment", "body", "missing_field", "")
 		return
 	}
-	perm := f.permission(p, repo)
-	c := f.commentFor(w, r, repo)
+	perm := f.permission(rc.caller, rc.repo)
+	c := f.commentFor(w, r, rc.repo)
 	if c == nil {
 		return
 	}
 	if c.User.ID != who.ID && perm < PermWrite {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have write access to edit others' comments.")
 		return
 	}
@@ -178,45 +166,41 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request) {
 		c.Body = *req.Body
 		c.UpdatedAt = f.now()
 	}
-	cv := viewCommentsLocked(repo, []*Comment{c})[0]
-	iv := viewIssueLocked(repo, repo.Issues[c.IssueNum])
-	repo.mu.Unlock()
+	cv := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	iv := viewIssueLocked(rc.repo, rc.repo.Issues[c.IssueNum])
+	rc.repo.mu.Unlock()
 	if changed {
-		f.emitComment(repo, "edited", cv, iv, who, &old)
+		f.emitComment(rc.repo, "edited", cv, iv, who, &old)
 	}
-	writeJSON(w, r, http.StatusOK, f.commentObject(repo, cv))
+	writeJSON(w, r, http.StatusOK, f.commentObject(rc.repo, cv))
 }
 
 // deleteComment deletes a comment (its author or writers) and its
 // reactions; 204.
-func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	who, ok := rc.requireActor()
 	if !ok {
 		return
 	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	perm := f.permission(p, repo)
-	c := f.commentFor(w, r, repo)
+	perm := f.permission(rc.caller, rc.repo)
+	c := f.commentFor(w, r, rc.repo)
 	if c == nil {
 		return
 	}
 	if c.User.ID != who.ID && perm < PermWrite {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have write access to delete others' comments.")
 		return
 	}
-	cv := viewCommentsLocked(repo, []*Comment{c})[0]
-	delete(repo.Comments, c.ID)
-	for id, re := range repo.Reactions {
+	cv := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	delete(rc.repo.Comments, c.ID)
+	for id, re := range rc.repo.Reactions {
 		if re.SubjectKind == "comment" && re.SubjectID == c.ID {
-			delete(repo.Reactions, id)
+			delete(rc.repo.Reactions, id)
 		}
 	}
-	iv := viewIssueLocked(repo, repo.Issues[c.IssueNum])
-	repo.mu.Unlock()
-	f.emitComment(repo, "deleted", cv, iv, who, nil)
+	iv := viewIssueLocked(rc.repo, rc.repo.Issues[c.IssueNum])
+	rc.repo.mu.Unlock()
+	f.emitComment(rc.repo, "deleted", cv, iv, who, nil)
 	noContent(w)
 }

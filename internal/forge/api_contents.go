@@ -17,8 +17,8 @@ import (
 // each a commit on ?branch (default branch) that sends the push webhooks.
 // Raw downloads (download_url) are served by routesGitHTTP.
 func (f *Forge) routesContents(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/contents", f.ctGet).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.*}", f.ctGet).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/contents", f.repoHandler(PermRead, f.ctGet)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.*}", f.repoHandler(PermRead, f.ctGet)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.+}", f.ctPut).Methods(http.MethodPut)
 	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.+}", f.ctDelete).Methods(http.MethodDelete)
 }
@@ -121,11 +121,7 @@ func ctPathVar(r *http.Request) (string, bool) {
 	return p, gdValidTreePath(p)
 }
 
-func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	p, ok := ctPathVar(r)
 	if !ok {
 		notFound(w)
@@ -133,36 +129,36 @@ func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request) {
 	}
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
-		ref = repo.DefaultBranch
-		if refs, err := f.git.refs(repo.Path); err == nil && len(refs) == 0 {
+		ref = rc.repo.DefaultBranch
+		if refs, err := f.git.refs(rc.repo.Path); err == nil && len(refs) == 0 {
 			writeError(w, http.StatusNotFound, "This repository is empty.")
 			return
 		}
 	}
-	commit, err := f.git.gdResolveCommit(repo.Path, ref)
+	commit, err := f.git.gdResolveCommit(rc.repo.Path, ref)
 	if err != nil {
 		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
 		return
 	}
-	e, found := f.ctLookup(repo, commit, p)
+	e, found := f.ctLookup(rc.repo, commit, p)
 	if !found {
 		notFound(w)
 		return
 	}
 	if e.Type == "tree" {
-		entries, err := f.git.gdLsTree(repo.Path, e.SHA, false)
+		entries, err := f.git.gdLsTree(rc.repo.Path, e.SHA, false)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
 		out := make([]ctJSON, 0, len(entries))
 		for _, c := range entries {
-			out = append(out, f.ctObject(repo, ref, path.Join(p, c.Path), c, true))
+			out = append(out, f.ctObject(rc.repo, ref, path.Join(p, c.Path), c, true))
 		}
 		writeJSON(w, r, http.StatusOK, out)
 		return
 	}
-	f.ctAnswerEntry(w, r, repo, ref, p, e)
+	f.ctAnswerEntry(w, r, rc.repo, ref, p, e)
 }
 
 // ctAnswerEntry answers a non-directory entry: its contents object (with

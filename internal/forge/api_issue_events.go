@@ -13,7 +13,7 @@ import (
 // one by id) and an issue's timeline. Registered before the issues
 // routes, whose issues/{number} would read "events" as a number.
 func (f *Forge) routesIssueEvents(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/issues/events", f.listRepoIssueEvents).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/events", f.repoHandler(PermRead, f.listRepoIssueEvents)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/events/{id}", f.getIssueEvent).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/events", f.listIssueEvents).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/timeline", f.listIssueTimeline).Methods(http.MethodGet)
@@ -100,19 +100,15 @@ func issueViewsOf(repo *Repo, nums map[int]bool) map[int]issueView {
 
 // listRepoIssueEvents lists the repository's events, newest first, each
 // with its issue.
-func (f *Forge) listRepoIssueEvents(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	evs := issueEventsOf(repo, func(*IssueEvent) bool { return true })
+func (f *Forge) listRepoIssueEvents(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	evs := issueEventsOf(rc.repo, func(*IssueEvent) bool { return true })
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].ID > evs[j].ID })
 	pageEvs := paginate(w, r, f.BaseURL(), evs)
 	nums := map[int]bool{}
 	for _, ev := range pageEvs {
 		nums[ev.IssueNum] = true
 	}
-	views := issueViewsOf(repo, nums)
+	views := issueViewsOf(rc.repo, nums)
 	out := []map[string]any{}
 	for _, ev := range pageEvs {
 		v, found := views[ev.IssueNum]
@@ -120,7 +116,7 @@ func (f *Forge) listRepoIssueEvents(w http.ResponseWriter, r *http.Request) {
 		if found {
 			issue = &v
 		}
-		out = append(out, f.issueEventObject(repo, ev, issue))
+		out = append(out, f.issueEventObject(rc.repo, ev, issue))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }

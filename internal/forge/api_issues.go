@@ -14,9 +14,9 @@ import (
 // and unlock. The repository-wide comment list is routed here, ahead of
 // /issues/{number} which would otherwise take "comments" for a number.
 func (f *Forge) routesIssues(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments", f.listRepoComments).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues", f.listIssues).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues", f.createIssue).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments", f.repoHandler(PermRead, f.listRepoComments)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues", f.repoHandler(PermRead, f.listIssues)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues", f.repoHandler(PermRead, f.createIssue)).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.getIssue).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.editIssue).Methods(http.MethodPatch)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.lockIssue(true)).Methods(http.MethodPut)
@@ -86,12 +86,8 @@ func (f *Forge) checkAssignees(w http.ResponseWriter, repo *Repo, logins []strin
 // createIssue opens an issue (read access). Labels and assignees are kept
 // only from triagers, silently dropped otherwise, as GitHub does; missing
 // labels are created.
-func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
+func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	who, ok := rc.requireActor()
 	if !ok {
 		return
 	}
@@ -103,30 +99,30 @@ func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Issue", "title", "missing_field", "")
 		return
 	}
-	triage := f.permission(p, repo) >= PermTriage
+	triage := f.permission(rc.caller, rc.repo) >= PermTriage
 	var assignees []string
 	if al := req.assigneeList(); al != nil && triage {
-		if assignees, ok = f.checkAssignees(w, repo, *al); !ok {
+		if assignees, ok = f.checkAssignees(w, rc.repo, *al); !ok {
 			return
 		}
 	}
 	now := f.now()
-	repo.mu.Lock()
-	is := &Issue{ID: f.newID(), Number: repo.nextNumber, Title: *req.Title, State: "open", User: who,
+	rc.repo.mu.Lock()
+	is := &Issue{ID: f.newID(), Number: rc.repo.nextNumber, Title: *req.Title, State: "open", User: who,
 		CreatedAt: now, UpdatedAt: now, Assignees: assignees}
 	if req.Body != nil {
 		is.Body = *req.Body
 	}
 	if triage {
-		setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, req.labelList()))
+		setIssueLabelsLocked(is, f.ensureLabelsLocked(rc.repo, req.labelList()))
 	}
-	repo.nextNumber++
-	repo.Issues[is.Number] = is
-	repo.UpdatedAt = now
-	v := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
-	obj := f.issueObject(repo, v)
-	f.emitIssue(repo, "opened", v, who, nil)
+	rc.repo.nextNumber++
+	rc.repo.Issues[is.Number] = is
+	rc.repo.UpdatedAt = now
+	v := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
+	obj := f.issueObject(rc.repo, v)
+	f.emitIssue(rc.repo, "opened", v, who, nil)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
@@ -272,11 +268,7 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 // listIssues lists issues and pull requests: state, labels (all must
 // match), creator, assignee ("none", "*" or a login), since (updated at or
 // after), sort (created, updated, comments), direction; paginated.
-func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -299,9 +291,9 @@ func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	creator, assignee := q.Get("creator"), q.Get("assignee")
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var issues []*Issue
-	for _, is := range repo.Issues {
+	for _, is := range rc.repo.Issues {
 		if state != "all" && is.State != state || !since.IsZero() && is.UpdatedAt.Before(since) ||
 			creator != "" && !strings.EqualFold(is.User.Login, creator) {
 			continue
@@ -332,13 +324,13 @@ func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
 			issues = append(issues, is)
 		}
 	}
-	views := viewIssuesLocked(repo, issues)
-	repo.mu.Unlock()
+	views := viewIssuesLocked(rc.repo, issues)
+	rc.repo.mu.Unlock()
 	sortIssueViews(views, q.Get("sort"), q.Get("direction"), false)
 	page := paginate(w, r, f.BaseURL(), views)
 	out := make([]*github.Issue, 0, len(page))
 	for _, v := range page {
-		out = append(out, f.issueObject(repo, v))
+		out = append(out, f.issueObject(rc.repo, v))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }

@@ -15,11 +15,11 @@ import (
 // triage access). Label changes on pull requests send pull_request
 // "labeled"/"unlabeled".
 func (f *Forge) routesLabels(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/labels", f.listLabels).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/labels", f.createLabel).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.getLabel).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.editLabel).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.deleteLabel).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/labels", f.repoHandler(PermRead, f.listLabels)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/labels", f.repoHandler(PermWrite, withBody(f.createLabel))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermRead, f.getLabel)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermWrite, withBody(f.editLabel))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermWrite, f.deleteLabel)).Methods(http.MethodDelete)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.listIssueLabels).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.addIssueLabels).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.replaceIssueLabels).Methods(http.MethodPut)
@@ -95,19 +95,15 @@ func labelEvents(v issueView, sender *Account, added, removed []Label, repo *Rep
 	return evs
 }
 
-func (f *Forge) listLabels(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	ls := make([]Label, 0, len(repo.Labels))
-	for _, l := range repo.Labels {
+func (f *Forge) listLabels(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	ls := make([]Label, 0, len(rc.repo.Labels))
+	for _, l := range rc.repo.Labels {
 		ls = append(ls, *l)
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	sort.Slice(ls, func(i, j int) bool { return strings.ToLower(ls[i].Name) < strings.ToLower(ls[j].Name) })
-	writeJSON(w, r, http.StatusOK, f.labelObjects(repo, paginate(w, r, f.BaseURL(), ls)))
+	writeJSON(w, r, http.StatusOK, f.labelObjects(rc.repo, paginate(w, r, f.BaseURL(), ls)))
 }
 
 type labelRequest struct {
@@ -117,15 +113,7 @@ type labelRequest struct {
 	Description *string `json:"description"`
 }
 
-func (f *Forge) createLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req labelRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx, req labelRequest) {
 	if req.Name == nil || strings.TrimSpace(*req.Name) == "" {
 		validationFailed(w, "Label", "name", "missing_field", "")
 		return
@@ -142,49 +130,37 @@ func (f *Forge) createLabel(w http.ResponseWriter, r *http.Request) {
 	if req.Description != nil {
 		l.Description = *req.Description
 	}
-	repo.mu.Lock()
-	if repo.Labels[strings.ToLower(l.Name)] != nil {
-		repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	if rc.repo.Labels[strings.ToLower(l.Name)] != nil {
+		rc.repo.mu.Unlock()
 		validationFailed(w, "Label", "name", "already_exists", "")
 		return
 	}
 	l.ID = f.newID()
-	repo.Labels[strings.ToLower(l.Name)] = l
+	rc.repo.Labels[strings.ToLower(l.Name)] = l
 	saved := *l
-	repo.mu.Unlock()
-	obj := f.labelObject(repo, saved)
+	rc.repo.mu.Unlock()
+	obj := f.labelObject(rc.repo, saved)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
 
-func (f *Forge) getLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	l := repo.Labels[strings.ToLower(mux.Vars(r)["name"])]
+func (f *Forge) getLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	l := rc.repo.Labels[strings.ToLower(mux.Vars(r)["name"])]
 	var saved Label
 	if l != nil {
 		saved = *l
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	if l == nil {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.labelObject(repo, saved))
+	writeJSON(w, r, http.StatusOK, f.labelObject(rc.repo, saved))
 }
 
-func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req labelRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx, req labelRequest) {
 	newName := req.NewName
 	if newName == nil {
 		newName = req.Name // go-github's EditLabel sends "name"
@@ -194,30 +170,30 @@ func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.ToLower(mux.Vars(r)["name"])
-	repo.mu.Lock()
-	l := repo.Labels[key]
+	rc.repo.mu.Lock()
+	l := rc.repo.Labels[key]
 	if l == nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		notFound(w)
 		return
 	}
 	if newName != nil && strings.TrimSpace(*newName) != "" && strings.TrimSpace(*newName) != l.Name {
 		nn := strings.TrimSpace(*newName)
-		if other := repo.Labels[strings.ToLower(nn)]; other != nil && other != l {
-			repo.mu.Unlock()
+		if other := rc.repo.Labels[strings.ToLower(nn)]; other != nil && other != l {
+			rc.repo.mu.Unlock()
 			validationFailed(w, "Label", "name", "already_exists", "")
 			return
 		}
-		for _, is := range repo.Issues {
+		for _, is := range rc.repo.Issues {
 			for i, name := range is.Labels {
 				if strings.EqualFold(name, l.Name) {
 					is.Labels[i] = nn
 				}
 			}
 		}
-		delete(repo.Labels, key)
+		delete(rc.repo.Labels, key)
 		l.Name = nn
-		repo.Labels[strings.ToLower(nn)] = l
+		rc.repo.Labels[strings.ToLower(nn)] = l
 	}
 	if req.Color != nil {
 		l.Color = strings.ToLower(strings.TrimPrefix(*req.Color, "#"))
@@ -226,28 +202,24 @@ func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request) {
 		l.Description = *req.Description
 	}
 	saved := *l
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.labelObject(repo, saved))
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.labelObject(rc.repo, saved))
 }
 
-func (f *Forge) deleteLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
+func (f *Forge) deleteLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	key := strings.ToLower(mux.Vars(r)["name"])
-	repo.mu.Lock()
-	l := repo.Labels[key]
+	rc.repo.mu.Lock()
+	l := rc.repo.Labels[key]
 	if l == nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		notFound(w)
 		return
 	}
-	delete(repo.Labels, key)
-	for _, is := range repo.Issues {
+	delete(rc.repo.Labels, key)
+	for _, is := range rc.repo.Issues {
 		is.Labels = removeFold(is.Labels, l.Name)
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	noContent(w)
 }
 

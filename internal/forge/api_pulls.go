@@ -15,8 +15,8 @@ import (
 // patch), update, their files and commits, merge and merge status,
 // requested reviewers, and the pull requests of a commit.
 func (f *Forge) routesPulls(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.listPulls).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.createPull).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.repoHandler(PermRead, f.listPulls)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.repoHandler(PermRead, f.createPull)).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}", f.getPull).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}", f.updatePull).Methods(http.MethodPatch)
 	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/files", f.listPullFiles).Methods(http.MethodGet)
@@ -26,7 +26,7 @@ func (f *Forge) routesPulls(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.listRequestedReviewers).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.requestReviewers).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.removeRequestedReviewers).Methods(http.MethodDelete)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{sha}/pulls", f.listPullsWithCommit).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{sha}/pulls", f.repoHandler(PermRead, f.listPullsWithCommit)).Methods(http.MethodGet)
 }
 
 // requireActor is the acting account of a write; 401 when anonymous.
@@ -102,12 +102,8 @@ func openPullLocked(repo *Repo, head, base string) *Pull {
 // createPull opens a pull request. Heads are branches of the same
 // repository ("branch" or "owner:branch"); anyone who can read the
 // repository may open one, as on GitHub.
-func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	author, ok := requireActor(w, p)
+func (f *Forge) createPull(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	author, ok := rc.requireActor()
 	if !ok {
 		return
 	}
@@ -121,13 +117,13 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 	}
 	head := req.Head
 	if owner, branch, ok := strings.Cut(head, ":"); ok {
-		if !strings.EqualFold(owner, repo.Owner.Login) {
+		if !strings.EqualFold(owner, rc.repo.Owner.Login) {
 			validationFailed(w, "PullRequest", "head", "invalid", "")
 			return
 		}
 		head = branch
 	}
-	if req.HeadRepo != "" && !strings.EqualFold(req.HeadRepo, repo.FullName()) && !strings.EqualFold(req.HeadRepo, repo.Name) {
+	if req.HeadRepo != "" && !strings.EqualFold(req.HeadRepo, rc.repo.FullName()) && !strings.EqualFold(req.HeadRepo, rc.repo.Name) {
 		validationFailed(w, "PullRequest", "head_repo", "invalid", "")
 		return
 	}
@@ -140,27 +136,27 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := f.now()
-	repo.mu.Lock()
-	headSHA, herr := f.git.resolve(repo.Path, "refs/heads/"+head)
-	baseSHA, berr := f.git.resolve(repo.Path, "refs/heads/"+req.Base)
+	rc.repo.mu.Lock()
+	headSHA, herr := f.git.resolve(rc.repo.Path, "refs/heads/"+head)
+	baseSHA, berr := f.git.resolve(rc.repo.Path, "refs/heads/"+req.Base)
 	var fail func()
 	switch {
 	case herr != nil:
 		fail = func() { validationFailed(w, "PullRequest", "head", "invalid", "") }
 	case berr != nil:
 		fail = func() { validationFailed(w, "PullRequest", "base", "invalid", "") }
-	case openPullLocked(repo, head, req.Base) != nil:
+	case openPullLocked(rc.repo, head, req.Base) != nil:
 		fail = func() {
 			validationFailed(w, "PullRequest", "", "custom",
-				fmt.Sprintf("A pull request already exists for %s:%s.", repo.Owner.Login, head))
+				fmt.Sprintf("A pull request already exists for %s:%s.", rc.repo.Owner.Login, head))
 		}
-	case f.git.isAncestor(repo.Path, headSHA, baseSHA):
+	case f.git.isAncestor(rc.repo.Path, headSHA, baseSHA):
 		fail = func() {
 			validationFailed(w, "PullRequest", "", "custom", fmt.Sprintf("No commits between %s and %s", req.Base, head))
 		}
 	}
 	if fail == nil {
-		if mb, _ := f.git.mergeBase(repo.Path, baseSHA, headSHA); mb == "" {
+		if mb, _ := f.git.mergeBase(rc.repo.Path, baseSHA, headSHA); mb == "" {
 			fail = func() {
 				validationFailed(w, "PullRequest", "", "custom",
 					fmt.Sprintf("The %s branch has no history in common with %s", head, req.Base))
@@ -168,26 +164,26 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if fail != nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		fail()
 		return
 	}
-	is := &Issue{ID: f.newID(), Number: repo.nextNumber, Title: *req.Title, State: "open", User: author,
+	is := &Issue{ID: f.newID(), Number: rc.repo.nextNumber, Title: *req.Title, State: "open", User: author,
 		CreatedAt: now, UpdatedAt: now, IsPull: true}
 	if req.Body != nil {
 		is.Body = *req.Body
 	}
-	repo.nextNumber++
+	rc.repo.nextNumber++
 	pr := &Pull{Issue: is, ID: f.newID(), Head: head, HeadSHA: headSHA, Base: req.Base, BaseSHA: baseSHA,
 		Draft: req.Draft, MaintainerCanModify: req.MaintainerCanModify != nil && *req.MaintainerCanModify}
-	repo.Issues[is.Number] = is
-	repo.Pulls[is.Number] = pr
-	repo.UpdatedAt = now
-	v := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
+	rc.repo.Issues[is.Number] = is
+	rc.repo.Pulls[is.Number] = pr
+	rc.repo.UpdatedAt = now
+	v := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
 
-	f.emitPull(repo, pullEvent{view: v, action: "opened", sender: author})
-	obj := f.pullObject(repo, v, true)
+	f.emitPull(rc.repo, pullEvent{view: v, action: "opened", sender: author})
+	obj := f.pullObject(rc.repo, v, true)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
@@ -195,11 +191,7 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 // listPulls lists pull requests: state (open, closed, all), head
 // ("owner:branch"), base, sort (created, updated, popularity,
 // long-running), direction, paginated. Items are GitHub's "simple" objects.
-func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -211,29 +203,29 @@ func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request) {
 	}
 	headFilter := q.Get("head")
 	if owner, branch, ok := strings.Cut(headFilter, ":"); ok {
-		if !strings.EqualFold(owner, repo.Owner.Login) {
+		if !strings.EqualFold(owner, rc.repo.Owner.Login) {
 			writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), []*github.PullRequest{}))
 			return
 		}
 		headFilter = branch
 	}
 	base := q.Get("base")
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var issues []*Issue
-	for _, pr := range repo.Pulls {
+	for _, pr := range rc.repo.Pulls {
 		is := pr.Issue
 		if state != "all" && is.State != state || headFilter != "" && pr.Head != headFilter || base != "" && pr.Base != base {
 			continue
 		}
 		issues = append(issues, is)
 	}
-	views := viewIssuesLocked(repo, issues)
-	repo.mu.Unlock()
+	views := viewIssuesLocked(rc.repo, issues)
+	rc.repo.mu.Unlock()
 	sortIssueViews(views, q.Get("sort"), q.Get("direction"), true)
 	pageViews := paginate(w, r, f.BaseURL(), views)
 	out := make([]*github.PullRequest, 0, len(pageViews))
 	for _, v := range pageViews {
-		out = append(out, f.pullObject(repo, v, false))
+		out = append(out, f.pullObject(rc.repo, v, false))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
@@ -483,28 +475,24 @@ func (f *Forge) getPullMerged(w http.ResponseWriter, r *http.Request) {
 
 // listPullsWithCommit lists the pull requests a commit belongs to: those
 // whose commits include it, or whose merge commit it is.
-func (f *Forge) listPullsWithCommit(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	sha, err := f.git.resolve(repo.Path, mux.Vars(r)["sha"]+"^{commit}")
+func (f *Forge) listPullsWithCommit(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	sha, err := f.git.resolve(rc.repo.Path, mux.Vars(r)["sha"]+"^{commit}")
 	if err != nil {
 		validationFailed(w, "Commit", "sha", "invalid", "No commit found for SHA: "+mux.Vars(r)["sha"])
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var all []*Issue
-	for _, pr := range repo.Pulls {
+	for _, pr := range rc.repo.Pulls {
 		all = append(all, pr.Issue)
 	}
-	views := viewIssuesLocked(repo, all)
-	repo.mu.Unlock()
+	views := viewIssuesLocked(rc.repo, all)
+	rc.repo.mu.Unlock()
 	var hits []issueView
 	for _, v := range views {
 		pr := v.Pull
 		if pr.MergeCommitSHA == sha || pr.HeadSHA == sha ||
-			f.git.isAncestor(repo.Path, sha, pr.HeadSHA) && !f.git.isAncestor(repo.Path, sha, pr.BaseSHA) {
+			f.git.isAncestor(rc.repo.Path, sha, pr.HeadSHA) && !f.git.isAncestor(rc.repo.Path, sha, pr.BaseSHA) {
 			hits = append(hits, v)
 		}
 	}
@@ -512,7 +500,7 @@ func (f *Forge) listPullsWithCommit(w http.ResponseWriter, r *http.Request) {
 	page := paginate(w, r, f.BaseURL(), hits)
 	out := make([]*github.PullRequest, 0, len(page))
 	for _, v := range page {
-		out = append(out, f.pullObject(repo, v, false))
+		out = append(out, f.pullObject(rc.repo, v, false))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }

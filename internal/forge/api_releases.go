@@ -17,11 +17,11 @@ import (
 // id, by tag (tags may hold slashes: "network/upf/v3") and latest, edit,
 // delete, and generated notes.
 func (f *Forge) routesReleases(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/releases", f.listReleases).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases", f.createRelease).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/latest", f.getLatestRelease).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/generate-notes", f.generateNotes).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/tags/{tag:.+}", f.getReleaseByTag).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases", f.repoHandler(PermRead, f.listReleases)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases", f.repoHandler(PermWrite, withBody(f.createRelease))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/latest", f.repoHandler(PermRead, f.getLatestRelease)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/generate-notes", f.repoHandler(PermWrite, withBody(f.generateNotes))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/tags/{tag:.+}", f.repoHandler(PermRead, f.getReleaseByTag)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.getRelease).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.editRelease).Methods(http.MethodPatch)
 	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.deleteRelease).Methods(http.MethodDelete)
@@ -104,43 +104,31 @@ func (f *Forge) Releases(fullName string) []Release {
 	return releasesSorted(repo, true)
 }
 
-func (f *Forge) listReleases(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	rels := releasesSorted(repo, f.canSeeDrafts(p, repo))
+func (f *Forge) listReleases(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rels := releasesSorted(rc.repo, f.canSeeDrafts(rc.caller, rc.repo))
 	pageRels := paginate(w, r, f.BaseURL(), rels)
 	out := make([]map[string]any, 0, len(pageRels))
 	for _, rel := range pageRels {
-		out = append(out, f.releaseObject(repo, rel))
+		out = append(out, f.releaseObject(rc.repo, rel))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
 
-func (f *Forge) getLatestRelease(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	for _, rel := range releasesSorted(repo, false) {
+func (f *Forge) getLatestRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	for _, rel := range releasesSorted(rc.repo, false) {
 		if !rel.Prerelease {
-			writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+			writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, rel))
 			return
 		}
 	}
 	notFound(w)
 }
 
-func (f *Forge) getReleaseByTag(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) getReleaseByTag(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	tag := mux.Vars(r)["tag"]
-	for _, rel := range releasesSorted(repo, false) {
+	for _, rel := range releasesSorted(rc.repo, false) {
 		if rel.TagName == tag {
-			writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+			writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, rel))
 			return
 		}
 	}
@@ -222,21 +210,13 @@ func (f *Forge) releaseTarget(repo *Repo, target string) (string, bool) {
 
 var errReleaseExists = errors.New("release exists")
 
-func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req releaseRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx, req releaseRequest) {
 	if req.TagName == nil || *req.TagName == "" {
 		validationFailed(w, "Release", "tag_name", "missing_field", "")
 		return
 	}
 	tag := *req.TagName
-	if !f.validTagName(repo, tag) {
+	if !f.validTagName(rc.repo, tag) {
 		validationFailed(w, "Release", "tag_name", "invalid", "tag_name is not a valid tag")
 		return
 	}
@@ -246,7 +226,7 @@ func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	draft := req.Draft != nil && *req.Draft
 	rel := &Release{TagName: tag, Draft: draft, Prerelease: req.Prerelease != nil && *req.Prerelease,
-		Author: actor(p), Target: repo.DefaultBranch}
+		Author: rc.actor(), Target: rc.repo.DefaultBranch}
 	if req.TargetCommitish != nil && *req.TargetCommitish != "" {
 		rel.Target = *req.TargetCommitish
 	}
@@ -256,7 +236,7 @@ func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
 	if req.Body != nil {
 		rel.Body = *req.Body
 	}
-	created, status, err := f.storeRelease(repo, rel, req.GenerateReleaseNotes != nil && *req.GenerateReleaseNotes, actor(p))
+	created, status, err := f.storeRelease(rc.repo, rel, req.GenerateReleaseNotes != nil && *req.GenerateReleaseNotes, rc.actor())
 	if err != nil {
 		switch {
 		case errors.Is(err, errReleaseExists):
@@ -268,7 +248,7 @@ func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSON(w, r, http.StatusCreated, f.releaseObject(repo, created))
+	writeJSON(w, r, http.StatusCreated, f.releaseObject(rc.repo, created))
 }
 
 // storeRelease records a new release: the tag is created at its target
@@ -443,38 +423,30 @@ func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request) {
 }
 
 // generateNotes is POST /releases/generate-notes: {name, body}.
-func (f *Forge) generateNotes(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req struct {
-		TagName         string `json:"tag_name"`
-		TargetCommitish string `json:"target_commitish"`
-		PreviousTagName string `json:"previous_tag_name"`
-	}
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) generateNotes(w http.ResponseWriter, r *http.Request, rc *reqCtx, req struct {
+	TagName         string `json:"tag_name"`
+	TargetCommitish string `json:"target_commitish"`
+	PreviousTagName string `json:"previous_tag_name"`
+}) {
 	if req.TagName == "" {
 		validationFailed(w, "Release", "tag_name", "missing_field", "")
 		return
 	}
-	sha, err := f.git.resolve(repo.Path, "refs/tags/"+req.TagName+"^{commit}")
+	sha, err := f.git.resolve(rc.repo.Path, "refs/tags/"+req.TagName+"^{commit}")
 	if err != nil {
 		var ok bool
-		if sha, ok = f.releaseTarget(repo, req.TargetCommitish); !ok {
+		if sha, ok = f.releaseTarget(rc.repo, req.TargetCommitish); !ok {
 			validationFailed(w, "Release", "target_commitish", "invalid", "target_commitish names no branch or commit")
 			return
 		}
 	}
 	if req.PreviousTagName != "" {
-		if _, err := f.git.resolve(repo.Path, "refs/tags/"+req.PreviousTagName+"^{commit}"); err != nil {
+		if _, err := f.git.resolve(rc.repo.Path, "refs/tags/"+req.PreviousTagName+"^{commit}"); err != nil {
 			validationFailed(w, "Release", "previous_tag_name", "invalid", "previous_tag_name names no tag")
 			return
 		}
 	}
-	name, body := f.releaseNotes(repo, req.TagName, sha, req.PreviousTagName)
+	name, body := f.releaseNotes(rc.repo, req.TagName, sha, req.PreviousTagName)
 	writeJSON(w, r, http.StatusOK, map[string]any{"name": name, "body": body})
 }
 

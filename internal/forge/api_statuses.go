@@ -14,7 +14,7 @@ import (
 // status of a ref (the latest status of each context). Registered before
 // the commits routes, whose {ref} would swallow ".../status".
 func (f *Forge) routesStatuses(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/statuses/{sha}", f.createStatus).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/statuses/{sha}", f.repoHandler(PermWrite, withBody(f.createStatus))).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/statuses", f.listStatuses).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/status", f.combinedStatus).Methods(http.MethodGet)
 }
@@ -59,15 +59,7 @@ func (f *Forge) statusObject(repo *Repo, s CommitStatus) map[string]any {
 	return m
 }
 
-func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req statusRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request, rc *reqCtx, req statusRequest) {
 	sha := mux.Vars(r)["sha"]
 	switch {
 	case !statusStates[req.State]:
@@ -83,7 +75,7 @@ func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Status", "target_url", "custom", "target_url is too long")
 		return
 	}
-	commit, found := f.peelRefToCommit(repo, sha)
+	commit, found := f.peelRefToCommit(rc.repo, sha)
 	if !found || commit != sha {
 		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+sha)
 		return
@@ -93,24 +85,24 @@ func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	now := f.now()
 	s := &CommitStatus{ID: f.newID(), SHA: sha, State: req.State, Context: req.Context, TargetURL: req.TargetURL,
-		Description: req.Description, Creator: actor(p), CreatedAt: now, UpdatedAt: now}
-	repo.mu.Lock()
+		Description: req.Description, Creator: rc.actor(), CreatedAt: now, UpdatedAt: now}
+	rc.repo.mu.Lock()
 	n := 0
-	for _, old := range repo.Statuses {
+	for _, old := range rc.repo.Statuses {
 		if old.SHA == sha && old.Context == s.Context {
 			n++
 		}
 	}
 	if n >= maxStatusesPerContext {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		validationFailed(w, "Status", "", "custom", "This SHA and context has reached the maximum number of statuses.")
 		return
 	}
-	repo.Statuses = append(repo.Statuses, s)
+	rc.repo.Statuses = append(rc.repo.Statuses, s)
 	out := *s
-	repo.mu.Unlock()
-	f.emitStatus(repo, out)
-	writeJSON(w, r, http.StatusCreated, f.statusObject(repo, out))
+	rc.repo.mu.Unlock()
+	f.emitStatus(rc.repo, out)
+	writeJSON(w, r, http.StatusCreated, f.statusObject(rc.repo, out))
 }
 
 // refStatuses is what the reads of a ref's statuses need.

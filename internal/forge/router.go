@@ -257,42 +257,6 @@ func principalKeyOf(p *principal) string {
 	return "user:" + strconv.FormatInt(p.account.ID, 10)
 }
 
-// repoFor resolves {owner}/{repo} for the caller. A repository the caller
-// may not see is 404 (as GitHub hides it); one it sees but may not act on
-// with `need` is 403.
-func (f *Forge) repoFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, bool) {
-	v := mux.Vars(r)
-	repo, ok := f.Repo(v["owner"] + "/" + v["repo"])
-	p := caller(r)
-	if !ok {
-		notFound(w)
-		return nil, nil, false
-	}
-	perm := f.permission(p, repo)
-	if perm < PermRead {
-		notFound(w)
-		return nil, nil, false
-	}
-	if perm < need {
-		msg := "Must have " + need.String() + " access to repository."
-		if p != nil && p.kind == principalInstallation {
-			msg = "Resource not accessible by integration"
-		}
-		writeError(w, http.StatusForbidden, msg)
-		return nil, nil, false
-	}
-	return repo, p, true
-}
-
-// actor is the account acting for a request (the bot user for an
-// installation), or nil when anonymous.
-func actor(p *principal) *Account {
-	if p == nil {
-		return nil
-	}
-	return p.account
-}
-
 // repoAndID resolves {owner}/{repo} for a reader and the numeric {id}.
 func (f *Forge) repoAndID(w http.ResponseWriter, r *http.Request) (*Repo, int64, bool) {
 	repo, _, ok := f.repoFor(w, r, PermRead)
@@ -301,14 +265,4 @@ func (f *Forge) repoAndID(w http.ResponseWriter, r *http.Request) (*Repo, int64,
 	}
 	id, ok := intVar(w, r, "id")
 	return repo, id, ok
-}
-
-// intVar reads a numeric path variable; false (and a 404) if malformed.
-func intVar(w http.ResponseWriter, r *http.Request, name string) (int64, bool) {
-	n, err := strconv.ParseInt(mux.Vars(r)[name], 10, 64)
-	if err != nil || n <= 0 {
-		notFound(w)
-		return 0, false
-	}
-	return n, true
 }
