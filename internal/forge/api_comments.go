@@ -14,63 +14,47 @@ import (
 // delete (the author or writers). They send issue_comment webhooks. The
 // repository-wide list (GET /issues/comments) is routed by routesIssues.
 func (f *Forge) routesComments(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.listIssueComments).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.createComment).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.repoHandler(PermRead, onIssue(f.listIssueComments))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.repoHandler(PermRead, onIssue(signedIn(withBody(f.createComment))))).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.getComment)).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.editComment)).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.deleteComment)).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, signedIn(withBody(f.editComment)))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, signedIn(f.deleteComment))).Methods(http.MethodDelete)
 }
 
 type commentRequest struct {
 	Body *string `json:"body"`
 }
 
-func (f *Forge) createComment(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req commentRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, req commentRequest) {
 	if req.Body == nil || strings.TrimSpace(*req.Body) == "" {
 		validationFailed(w, "IssueComment", "body", "missing_field", "")
 		return
 	}
-	perm := f.permission(p, repo)
+	perm := rc.perm
 	now := f.now()
-	repo.mu.Lock()
-	is := repo.Issues[n]
+	rc.repo.mu.Lock()
+	is := rc.repo.Issues[rc.number]
 	if is.Locked && perm < PermWrite {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Unable to create comment because issue is locked.")
 		return
 	}
-	c := &Comment{ID: f.newID(), IssueNum: n, Body: *req.Body, User: who, CreatedAt: now, UpdatedAt: now}
-	repo.Comments[c.ID] = c
+	c := &Comment{ID: f.newID(), IssueNum: rc.number, Body: *req.Body, User: rc.actor(), CreatedAt: now, UpdatedAt: now}
+	rc.repo.Comments[c.ID] = c
 	is.UpdatedAt = now
-	cv := viewCommentsLocked(repo, []*Comment{c})[0]
-	iv := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
-	f.emitComment(repo, "created", cv, iv, who, nil)
-	obj := f.commentObject(repo, cv)
+	cv := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	iv := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
+	f.emitComment(rc.repo, "created", cv, iv, rc.actor(), nil)
+	obj := f.commentObject(rc.repo, cv)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
 
 // listIssueComments lists an issue's comments, oldest first; since keeps
 // those updated at or after it.
-func (f *Forge) listIssueComments(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	f.writeComments(w, r, repo, func(c *Comment) bool { return c.IssueNum == n })
+func (f *Forge) listIssueComments(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.writeComments(w, r, rc.repo, func(c *Comment) bool { return c.IssueNum == rc.number })
 }
 
 // listRepoComments lists every issue comment of a repository.
@@ -137,25 +121,17 @@ func (f *Forge) getComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 }
 
 // editComment changes a comment's body: its author or writers.
-func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	who, ok := rc.requireActor()
-	if !ok {
-		return
-	}
-	var req commentRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, req commentRequest) {
 	if req.Body == nil || strings.TrimSpace(*req.Body) == "" {
 		validationFailed(w, "IssueComment", "body", "missing_field", "")
 		return
 	}
-	perm := f.permission(rc.caller, rc.repo)
+	perm := rc.perm
 	c := f.commentFor(w, r, rc.repo)
 	if c == nil {
 		return
 	}
-	if c.User.ID != who.ID && perm < PermWrite {
+	if c.User.ID != rc.actor().ID && perm < PermWrite {
 		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have write access to edit others' comments.")
 		return
@@ -170,7 +146,7 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	iv := viewIssueLocked(rc.repo, rc.repo.Issues[c.IssueNum])
 	rc.repo.mu.Unlock()
 	if changed {
-		f.emitComment(rc.repo, "edited", cv, iv, who, &old)
+		f.emitComment(rc.repo, "edited", cv, iv, rc.actor(), &old)
 	}
 	writeJSON(w, r, http.StatusOK, f.commentObject(rc.repo, cv))
 }
@@ -178,16 +154,12 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 // deleteComment deletes a comment (its author or writers) and its
 // reactions; 204.
 func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	who, ok := rc.requireActor()
-	if !ok {
-		return
-	}
-	perm := f.permission(rc.caller, rc.repo)
+	perm := rc.perm
 	c := f.commentFor(w, r, rc.repo)
 	if c == nil {
 		return
 	}
-	if c.User.ID != who.ID && perm < PermWrite {
+	if c.User.ID != rc.actor().ID && perm < PermWrite {
 		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have write access to delete others' comments.")
 		return
@@ -201,6 +173,6 @@ func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	}
 	iv := viewIssueLocked(rc.repo, rc.repo.Issues[c.IssueNum])
 	rc.repo.mu.Unlock()
-	f.emitComment(rc.repo, "deleted", cv, iv, who, nil)
+	f.emitComment(rc.repo, "deleted", cv, iv, rc.actor(), nil)
 	noContent(w)
 }

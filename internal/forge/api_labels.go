@@ -20,10 +20,10 @@ func (f *Forge) routesLabels(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermRead, f.getLabel)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermWrite, withBody(f.editLabel))).Methods(http.MethodPatch)
 	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermWrite, f.deleteLabel)).Methods(http.MethodDelete)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.listIssueLabels).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.repoHandler(PermRead, onIssue(f.listIssueLabels))).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.addIssueLabels).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.replaceIssueLabels).Methods(http.MethodPut)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.removeIssueLabels).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.repoHandler(PermTriage, onIssue(signedIn(f.removeIssueLabels)))).Methods(http.MethodDelete)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels/{name:.+}", f.removeIssueLabel).Methods(http.MethodDelete)
 }
 
@@ -223,36 +223,11 @@ func (f *Forge) deleteLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	noContent(w)
 }
 
-// issueFor resolves {number} to an issue or pull request of a repository
-// the caller may act on with need.
-func (f *Forge) issueFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, int, bool) {
-	repo, p, ok := f.repoFor(w, r, need)
-	if !ok {
-		return nil, nil, 0, false
-	}
-	n, ok := intVar(w, r, "number")
-	if !ok {
-		return nil, nil, 0, false
-	}
-	repo.mu.Lock()
-	_, exists := repo.Issues[int(n)]
-	repo.mu.Unlock()
-	if !exists {
-		notFound(w)
-		return nil, nil, 0, false
-	}
-	return repo, p, int(n), true
-}
-
-func (f *Forge) listIssueLabels(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	v := viewIssueLocked(repo, repo.Issues[n])
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.labelObjects(repo, paginate(w, r, f.BaseURL(), v.Labels)))
+func (f *Forge) listIssueLabels(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	v := viewIssueLocked(rc.repo, rc.repo.Issues[rc.number])
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.labelObjects(rc.repo, paginate(w, r, f.BaseURL(), v.Labels)))
 }
 
 // labelNames reads the bodies GitHub accepts for label lists: ["a","b"],
@@ -287,34 +262,30 @@ func labelNames(w http.ResponseWriter, r *http.Request) ([]string, bool) {
 	return names, true
 }
 
-// changeIssueLabels applies a label change computed by change (under
-// repo.mu) and answers with the issue's labels.
-func (f *Forge) changeIssueLabels(w http.ResponseWriter, r *http.Request, status int,
-	change func(repo *Repo, is *Issue) (added, removed []Label, fail func())) {
-	repo, p, n, ok := f.issueFor(w, r, PermTriage)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	is := repo.Issues[n]
-	added, removed, fail := change(repo, is)
-	if fail != nil {
+// changeIssueLabels serves a label change computed by change (under
+// repo.mu) on an issue (triage access, signed in) and answers with the
+// issue's labels.
+func (f *Forge) changeIssueLabels(status int,
+	change func(repo *Repo, is *Issue) (added, removed []Label, fail func())) http.HandlerFunc {
+	return f.repoHandler(PermTriage, onIssue(signedIn(func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		repo := rc.repo
+		repo.mu.Lock()
+		is := repo.Issues[rc.number]
+		added, removed, fail := change(repo, is)
+		if fail != nil {
+			repo.mu.Unlock()
+			fail()
+			return
+		}
+		if len(added)+len(removed) > 0 {
+			is.UpdatedAt = f.now()
+		}
+		v := viewIssueLocked(repo, is)
+		evs := labelEvents(v, rc.actor(), added, removed, repo)
 		repo.mu.Unlock()
-		fail()
-		return
-	}
-	if len(added)+len(removed) > 0 {
-		is.UpdatedAt = f.now()
-	}
-	v := viewIssueLocked(repo, is)
-	evs := labelEvents(v, who, added, removed, repo)
-	repo.mu.Unlock()
-	f.emitPulls(repo, evs)
-	writeJSON(w, r, status, f.labelObjects(repo, v.Labels))
+		f.emitPulls(repo, evs)
+		writeJSON(w, r, status, f.labelObjects(repo, v.Labels))
+	})))
 }
 
 func (f *Forge) addIssueLabels(w http.ResponseWriter, r *http.Request) {
@@ -322,12 +293,12 @@ func (f *Forge) addIssueLabels(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f.changeIssueLabels(w, r, http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
+	f.changeIssueLabels(http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
 		want := f.ensureLabelsLocked(repo, is.Labels)
 		want = append(want, f.ensureLabelsLocked(repo, names)...)
 		a, rm := setIssueLabelsLocked(is, want)
 		return a, rm, nil
-	})
+	})(w, r)
 }
 
 func (f *Forge) replaceIssueLabels(w http.ResponseWriter, r *http.Request) {
@@ -335,28 +306,20 @@ func (f *Forge) replaceIssueLabels(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f.changeIssueLabels(w, r, http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
+	f.changeIssueLabels(http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
 		a, rm := setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, names))
 		return a, rm, nil
-	})
+	})(w, r)
 }
 
-func (f *Forge) removeIssueLabels(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.issueFor(w, r, PermTriage)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	is := repo.Issues[n]
+func (f *Forge) removeIssueLabels(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	is := rc.repo.Issues[rc.number]
 	_, removed := setIssueLabelsLocked(is, nil)
-	v := viewIssueLocked(repo, is)
-	evs := labelEvents(v, who, nil, removed, repo)
-	repo.mu.Unlock()
-	f.emitPulls(repo, evs)
+	v := viewIssueLocked(rc.repo, is)
+	evs := labelEvents(v, rc.actor(), nil, removed, rc.repo)
+	rc.repo.mu.Unlock()
+	f.emitPulls(rc.repo, evs)
 	noContent(w)
 }
 
@@ -364,7 +327,7 @@ func (f *Forge) removeIssueLabels(w http.ResponseWriter, r *http.Request) {
 // issue does not carry it, as GitHub.
 func (f *Forge) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
 	name := mux.Vars(r)["name"]
-	f.changeIssueLabels(w, r, http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
+	f.changeIssueLabels(http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
 		if !containsFold(is.Labels, name) {
 			return nil, nil, func() { writeError(w, http.StatusNotFound, "Label does not exist") }
 		}
@@ -376,5 +339,5 @@ func (f *Forge) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
 		}
 		a, rm := setIssueLabelsLocked(is, keep)
 		return a, rm, nil
-	})
+	})(w, r)
 }

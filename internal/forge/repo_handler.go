@@ -16,6 +16,10 @@ type reqCtx struct {
 	repo *Repo
 	// caller is who calls: nil when anonymous.
 	caller *principal
+	// perm is the caller's permission on the repository.
+	perm Permission
+	// number is the issue's or pull request's {number} (onIssue, onPull).
+	number int
 }
 
 // repoHandlerFunc serves a call on a repository, its preamble done.
@@ -27,11 +31,9 @@ type repoHandlerFunc func(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 // called with the call's context.
 func (f *Forge) repoHandler(need Permission, h repoHandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		repo, p, ok := f.repoFor(w, r, need)
-		if !ok {
-			return
+		if rc, ok := f.resolveRepo(w, r, need); ok {
+			h(w, r, rc)
 		}
-		h(w, r, &reqCtx{w: w, r: r, repo: repo, caller: p})
 	}
 }
 
@@ -44,6 +46,48 @@ func withBody[T any](h func(w http.ResponseWriter, r *http.Request, rc *reqCtx, 
 			return
 		}
 		h(w, r, rc, body)
+	}
+}
+
+// onPull is h served once {number} names a pull request of the
+// repository (rc.number); 404 otherwise, also for an issue's number.
+func onPull(h repoHandlerFunc) repoHandlerFunc {
+	return numbered(func(repo *Repo, n int) bool { _, ok := repo.Pulls[n]; return ok }, h)
+}
+
+// onIssue is h served once {number} names an issue or pull request of the
+// repository (rc.number); 404 otherwise.
+func onIssue(h repoHandlerFunc) repoHandlerFunc {
+	return numbered(func(repo *Repo, n int) bool { _, ok := repo.Issues[n]; return ok }, h)
+}
+
+// numbered resolves {number} to one that exists (asked under repo.mu).
+func numbered(exists func(repo *Repo, n int) bool, h repoHandlerFunc) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		n, ok := rc.intVar("number")
+		if !ok {
+			return
+		}
+		rc.repo.mu.Lock()
+		found := exists(rc.repo, int(n))
+		rc.repo.mu.Unlock()
+		if !found {
+			notFound(w)
+			return
+		}
+		rc.number = int(n)
+		h(w, r, rc)
+	}
+}
+
+// signedIn is h served to a caller acting as an account (rc.actor() is
+// not nil); 401 "Requires authentication" otherwise.
+func signedIn(h repoHandlerFunc) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		if _, ok := rc.requireActor(); !ok {
+			return
+		}
+		h(w, r, rc)
 	}
 }
 
@@ -62,17 +106,26 @@ func (rc *reqCtx) intVar(name string) (int64, bool) { return intVar(rc.w, rc.r, 
 // may not see is 404 (as GitHub hides it); one it sees but may not act on
 // with `need` is 403.
 func (f *Forge) repoFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, bool) {
+	rc, ok := f.resolveRepo(w, r, need)
+	if !ok {
+		return nil, nil, false
+	}
+	return rc.repo, rc.caller, true
+}
+
+// resolveRepo is repoFor's answer as a call's context.
+func (f *Forge) resolveRepo(w http.ResponseWriter, r *http.Request, need Permission) (*reqCtx, bool) {
 	v := mux.Vars(r)
 	repo, ok := f.Repo(v["owner"] + "/" + v["repo"])
 	p := caller(r)
 	if !ok {
 		notFound(w)
-		return nil, nil, false
+		return nil, false
 	}
 	perm := f.permission(p, repo)
 	if perm < PermRead {
 		notFound(w)
-		return nil, nil, false
+		return nil, false
 	}
 	if perm < need {
 		msg := "Must have " + need.String() + " access to repository."
@@ -80,9 +133,9 @@ func (f *Forge) repoFor(w http.ResponseWriter, r *http.Request, need Permission)
 			msg = "Resource not accessible by integration"
 		}
 		writeError(w, http.StatusForbidden, msg)
-		return nil, nil, false
+		return nil, false
 	}
-	return repo, p, true
+	return &reqCtx{w: w, r: r, repo: repo, caller: p, perm: perm}, true
 }
 
 // actor is the account acting for a request (the bot user for an
@@ -92,6 +145,15 @@ func actor(p *principal) *Account {
 		return nil
 	}
 	return p.account
+}
+
+// requireActor is the acting account of a write; 401 when anonymous.
+func requireActor(w http.ResponseWriter, p *principal) (*Account, bool) {
+	if p == nil || p.account == nil {
+		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return nil, false
+	}
+	return p.account, true
 }
 
 // intVar reads a numeric path variable; false (and a 404) if malformed.

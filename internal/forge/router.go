@@ -256,13 +256,3 @@ func principalKeyOf(p *principal) string {
 	}
 	return "user:" + strconv.FormatInt(p.account.ID, 10)
 }
-
-// repoAndID resolves {owner}/{repo} for a reader and the numeric {id}.
-func (f *Forge) repoAndID(w http.ResponseWriter, r *http.Request) (*Repo, int64, bool) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return nil, 0, false
-	}
-	id, ok := intVar(w, r, "id")
-	return repo, id, ok
-}
