@@ -16,7 +16,7 @@ import (
 // commits/{ref}/... paths this {ref} would otherwise swallow.
 func (f *Forge) routesCommits(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/commits", f.repoHandler(PermRead, f.listCommits)).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}", f.getCommit).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}", f.repoHandler(PermRead, f.getCommit)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/compare/{basehead:.+}", f.repoHandler(PermRead, f.compareCommits)).Methods(http.MethodGet)
 }
 
@@ -132,28 +132,24 @@ func (f *Forge) commitWithFiles(w http.ResponseWriter, r *http.Request, repo *Re
 	return obj, true
 }
 
-// refCommitFor resolves the request's {ref} to its commit for a reader;
-// false when it answered (GitHub's 422 for a ref naming no commit).
-func (f *Forge) refCommitFor(w http.ResponseWriter, r *http.Request) (*Repo, string, bool) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+// refCommitFor resolves the request's {ref} to its commit; false when it
+// answered (GitHub's 422 for a ref naming no commit).
+func (f *Forge) refCommitFor(rc *reqCtx) (string, bool) {
+	ref := mux.Vars(rc.r)["ref"]
+	sha, ok := f.peelRefToCommit(rc.repo, ref)
 	if !ok {
-		return nil, "", false
+		writeError(rc.w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
+		return "", false
 	}
-	ref := mux.Vars(r)["ref"]
-	sha, ok := f.peelRefToCommit(repo, ref)
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
-		return nil, "", false
-	}
-	return repo, sha, true
+	return sha, true
 }
 
-func (f *Forge) getCommit(w http.ResponseWriter, r *http.Request) {
-	repo, sha, ok := f.refCommitFor(w, r)
+func (f *Forge) getCommit(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	sha, ok := f.refCommitFor(rc)
 	if !ok {
 		return
 	}
-	obj, ok := f.commitWithFiles(w, r, repo, sha)
+	obj, ok := f.commitWithFiles(w, r, rc.repo, sha)
 	if !ok {
 		return
 	}

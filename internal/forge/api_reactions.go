@@ -32,19 +32,16 @@ type reactionSubject struct {
 // reactionsHandler resolves the subject (404 when it does not exist or
 // the caller may not see it) and calls h.
 func (f *Forge) reactionsHandler(kind string, h func(http.ResponseWriter, *http.Request, reactionSubject)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		repo, p, ok := f.repoFor(w, r, PermRead)
-		if !ok {
-			return
-		}
+	return f.repoHandler(PermRead, func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 		varName := "number"
 		if kind == "comment" {
 			varName = "comment_id"
 		}
-		id, ok := intVar(w, r, varName)
+		id, ok := rc.intVar(varName)
 		if !ok {
 			return
 		}
+		repo := rc.repo
 		repo.mu.Lock()
 		exists := false
 		if kind == "comment" {
@@ -57,8 +54,8 @@ func (f *Forge) reactionsHandler(kind string, h func(http.ResponseWriter, *http.
 			notFound(w)
 			return
 		}
-		h(w, r, reactionSubject{repo: repo, p: p, kind: kind, id: id})
-	}
+		h(w, r, reactionSubject{repo: repo, p: rc.caller, kind: kind, id: id})
+	})
 }
 
 func (f *Forge) createReaction(w http.ResponseWriter, r *http.Request, s reactionSubject) {

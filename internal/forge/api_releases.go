@@ -22,9 +22,9 @@ func (f *Forge) routesReleases(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/releases/latest", f.repoHandler(PermRead, f.getLatestRelease)).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/releases/generate-notes", f.repoHandler(PermWrite, withBody(f.generateNotes))).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/releases/tags/{tag:.+}", f.repoHandler(PermRead, f.getReleaseByTag)).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.getRelease).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.editRelease).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.deleteRelease).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.repoHandler(PermRead, f.getRelease)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.repoHandler(PermWrite, f.editRelease)).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.repoHandler(PermWrite, f.deleteRelease)).Methods(http.MethodDelete)
 }
 
 // maxReleaseBody is GitHub's limit on a release body.
@@ -152,35 +152,29 @@ func (f *Forge) releaseByVar(w http.ResponseWriter, r *http.Request, repo *Repo,
 	return rel, true
 }
 
-func (f *Forge) getRelease(w http.ResponseWriter, r *http.Request) {
-	repo, rel, ok := f.readRelease(w, r)
+func (f *Forge) getRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.readRelease(rc)
 	if !ok {
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+	writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, rel))
 }
 
-// readRelease resolves {owner}/{repo} and {id} for a reader and copies
-// the release.
-func (f *Forge) readRelease(w http.ResponseWriter, r *http.Request) (*Repo, Release, bool) {
-	repo, _, rel, ok := f.releaseFor(w, r, PermRead)
+// readRelease resolves {id} and copies the release.
+func (f *Forge) readRelease(rc *reqCtx) (Release, bool) {
+	rel, ok := f.releaseFor(rc)
 	if !ok {
-		return nil, Release{}, false
+		return Release{}, false
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	cp := *rel
-	repo.mu.Unlock()
-	return repo, cp, true
+	rc.repo.mu.Unlock()
+	return cp, true
 }
 
-// releaseFor resolves {owner}/{repo} for a caller with need, and {id}.
-func (f *Forge) releaseFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, *Release, bool) {
-	repo, p, ok := f.repoFor(w, r, need)
-	if !ok {
-		return nil, nil, nil, false
-	}
-	rel, ok := f.releaseByVar(w, r, repo, p)
-	return repo, p, rel, ok
+// releaseFor resolves {id} to a release the caller may see.
+func (f *Forge) releaseFor(rc *reqCtx) (*Release, bool) {
+	return f.releaseByVar(rc.w, rc.r, rc.repo, rc.caller)
 }
 
 // validTagName is git's rule for ref names, applied to refs/tags/<tag>.
@@ -326,16 +320,16 @@ func (f *Forge) emitPublished(repo *Repo, rel Release, sender *Account) {
 	}
 }
 
-func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
+func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.releaseFor(rc)
 	if !ok {
 		return
 	}
-	var req releaseRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decode[releaseRequest](rc)
+	if !ok {
 		return
 	}
-	if req.TagName != nil && !f.validTagName(repo, *req.TagName) {
+	if req.TagName != nil && !f.validTagName(rc.repo, *req.TagName) {
 		validationFailed(w, "Release", "tag_name", "invalid", "tag_name is not a valid tag")
 		return
 	}
@@ -343,12 +337,12 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Release", "body", "invalid", "body is too long (maximum is 125000 characters)")
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	changes := map[string]any{}
 	if req.TagName != nil && *req.TagName != rel.TagName {
-		for _, other := range repo.Releases {
+		for _, other := range rc.repo.Releases {
 			if other.ID != rel.ID && other.TagName == *req.TagName && !other.Draft {
-				repo.mu.Unlock()
+				rc.repo.mu.Unlock()
 				validationFailed(w, "Release", "tag_name", "already_exists", "")
 				return
 			}
@@ -374,15 +368,15 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 	var change *RefChange
 	if publish {
 		tagRef := "refs/tags/" + rel.TagName
-		if _, err := f.git.resolve(repo.Path, tagRef+"^{commit}"); err != nil {
-			target, ok := f.releaseTarget(repo, rel.Target)
+		if _, err := f.git.resolve(rc.repo.Path, tagRef+"^{commit}"); err != nil {
+			target, ok := f.releaseTarget(rc.repo, rel.Target)
 			if !ok {
-				repo.mu.Unlock()
+				rc.repo.mu.Unlock()
 				validationFailed(w, "Release", "target_commitish", "invalid", "target_commitish names no branch or commit")
 				return
 			}
-			if err := f.git.updateRef(repo.Path, tagRef, target, zeroSHA); err != nil {
-				repo.mu.Unlock()
+			if err := f.git.updateRef(rc.repo.Path, tagRef, target, zeroSHA); err != nil {
+				rc.repo.mu.Unlock()
 				writeError(w, http.StatusInternalServerError, err.Error())
 				return
 			}
@@ -396,29 +390,29 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 		rel.PublishedAt = nil
 	}
 	cp := *rel
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 
 	if change != nil {
-		f.refsChanged(repo, actor(p), []RefChange{*change})
+		f.refsChanged(rc.repo, rc.actor(), []RefChange{*change})
 	}
 	if publish {
-		f.emitPublished(repo, cp, actor(p))
+		f.emitPublished(rc.repo, cp, rc.actor())
 	} else {
-		f.emitRelease("edited", repo, cp, actor(p), changes)
+		f.emitRelease("edited", rc.repo, cp, rc.actor(), changes)
 	}
-	writeJSON(w, r, http.StatusOK, f.releaseObject(repo, cp))
+	writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, cp))
 }
 
-func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
+func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.releaseFor(rc)
 	if !ok {
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	cp := *rel
-	delete(repo.Releases, rel.ID)
-	repo.mu.Unlock()
-	f.emitRelease("deleted", repo, cp, actor(p), nil)
+	delete(rc.repo.Releases, rel.ID)
+	rc.repo.mu.Unlock()
+	f.emitRelease("deleted", rc.repo, cp, rc.actor(), nil)
 	noContent(w)
 }
 

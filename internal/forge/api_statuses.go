@@ -15,8 +15,8 @@ import (
 // the commits routes, whose {ref} would swallow ".../status".
 func (f *Forge) routesStatuses(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}/statuses/{sha}", f.repoHandler(PermWrite, withBody(f.createStatus))).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/statuses", f.listStatuses).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/status", f.combinedStatus).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/statuses", f.repoHandler(PermRead, f.listStatuses)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/status", f.repoHandler(PermRead, f.combinedStatus)).Methods(http.MethodGet)
 }
 
 // GitHub's limits on commit statuses.
@@ -115,15 +115,12 @@ type refStatuses struct {
 
 // statusesOf reads the statuses of the request's ref for a reader; false
 // when it answered (404 for a repository hidden or a ref naming no commit).
-func (f *Forge) statusesOf(w http.ResponseWriter, r *http.Request) (refStatuses, bool) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return refStatuses{}, false
-	}
-	ref := mux.Vars(r)["ref"]
+func (f *Forge) statusesOf(rc *reqCtx) (refStatuses, bool) {
+	repo, p := rc.repo, rc.caller
+	ref := mux.Vars(rc.r)["ref"]
 	sha, ok := f.peelRefToCommit(repo, ref)
 	if !ok {
-		writeError(w, http.StatusNotFound, "No commit found for SHA: "+ref)
+		writeError(rc.w, http.StatusNotFound, "No commit found for SHA: "+ref)
 		return refStatuses{}, false
 	}
 	repo.mu.Lock()
@@ -137,8 +134,8 @@ func (f *Forge) statusesOf(w http.ResponseWriter, r *http.Request) (refStatuses,
 	return refStatuses{repo: repo, p: p, sha: sha, all: out}, true
 }
 
-func (f *Forge) listStatuses(w http.ResponseWriter, r *http.Request) {
-	rs, ok := f.statusesOf(w, r)
+func (f *Forge) listStatuses(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rs, ok := f.statusesOf(rc)
 	if !ok {
 		return
 	}
@@ -167,8 +164,8 @@ func combinedState(latest []CommitStatus) string {
 	return state
 }
 
-func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request) {
-	rs, ok := f.statusesOf(w, r)
+func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rs, ok := f.statusesOf(rc)
 	if !ok {
 		return
 	}

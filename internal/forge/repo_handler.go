@@ -41,12 +41,18 @@ func (f *Forge) repoHandler(need Permission, h repoHandlerFunc) http.HandlerFunc
 // decodeBody reads it (400 on a bad body, 413 on one too large).
 func withBody[T any](h func(w http.ResponseWriter, r *http.Request, rc *reqCtx, body T)) repoHandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-		var body T
-		if !decodeBody(w, r, &body) {
-			return
+		if body, ok := decode[T](rc); ok {
+			h(w, r, rc, body)
 		}
-		h(w, r, rc, body)
 	}
+}
+
+// decode reads the request's JSON body into a T, as decodeBody does;
+// false when it answered.
+func decode[T any](rc *reqCtx) (T, bool) {
+	var body T
+	ok := decodeBody(rc.w, rc.r, &body)
+	return body, ok
 }
 
 // onPull is h served once {number} names a pull request of the
