@@ -269,23 +269,23 @@ func (f *Forge) createCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 // checkRunByVar finds {id} in repo; 404 when absent.
-func (f *Forge) checkRunByVar(w http.ResponseWriter, r *http.Request, repo *Repo) (*CheckRun, bool) {
-	id, ok := intVar(w, r, "id")
+func (f *Forge) checkRunByVar(rc *reqCtx) (*CheckRun, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return nil, false
 	}
-	repo.mu.Lock()
-	run, found := repo.CheckRuns[id]
-	repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	run, found := rc.repo.CheckRuns[id]
+	rc.repo.mu.Unlock()
 	if !found {
-		notFound(w)
+		notFound(rc.w)
 		return nil, false
 	}
 	return run, true
 }
 
 func (f *Forge) getCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	run, ok := f.checkRunByVar(w, r, rc.repo)
+	run, ok := f.checkRunByVar(rc)
 	if !ok {
 		return
 	}
@@ -296,7 +296,7 @@ func (f *Forge) getCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 }
 
 func (f *Forge) updateCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	run, ok := f.checkRunByVar(w, r, rc.repo)
+	run, ok := f.checkRunByVar(rc)
 	if !ok {
 		return
 	}
@@ -323,7 +323,7 @@ func (f *Forge) updateCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (f *Forge) listCheckRunAnnotations(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	run, ok := f.checkRunByVar(w, r, rc.repo)
+	run, ok := f.checkRunByVar(rc)
 	if !ok {
 		return
 	}
@@ -465,29 +465,29 @@ func (f *Forge) checkSuiteRESTObject(repo *Repo, v checkSuiteView) map[string]an
 	return m
 }
 
-func (f *Forge) suiteByVar(w http.ResponseWriter, r *http.Request, repo *Repo) (checkSuiteView, bool) {
-	id, ok := intVar(w, r, "id")
+func (f *Forge) suiteByVar(rc *reqCtx) (checkSuiteView, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return checkSuiteView{}, false
 	}
-	repo.mu.Lock()
-	defer repo.mu.Unlock()
-	s, found := repo.Suites[id]
+	rc.repo.mu.Lock()
+	defer rc.repo.mu.Unlock()
+	s, found := rc.repo.Suites[id]
 	if !found {
-		notFound(w)
+		notFound(rc.w)
 		return checkSuiteView{}, false
 	}
-	return suiteViewLocked(repo, s), true
+	return suiteViewLocked(rc.repo, s), true
 }
 
 func (f *Forge) getCheckSuite(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	if v, ok := f.suiteByVar(w, r, rc.repo); ok {
+	if v, ok := f.suiteByVar(rc); ok {
 		writeJSON(w, r, http.StatusOK, f.checkSuiteRESTObject(rc.repo, v))
 	}
 }
 
 func (f *Forge) listSuiteCheckRuns(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	v, ok := f.suiteByVar(w, r, rc.repo)
+	v, ok := f.suiteByVar(rc)
 	if !ok {
 		return
 	}

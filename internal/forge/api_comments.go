@@ -95,23 +95,23 @@ func (f *Forge) writeComments(w http.ResponseWriter, r *http.Request, repo *Repo
 
 // commentFor finds comment {comment_id} and returns it with repo.mu held;
 // 404 (and nil) when there is none.
-func (f *Forge) commentFor(w http.ResponseWriter, r *http.Request, repo *Repo) *Comment {
-	id, ok := intVar(w, r, "comment_id")
+func (f *Forge) commentFor(rc *reqCtx) *Comment {
+	id, ok := rc.intVar("comment_id")
 	if !ok {
 		return nil
 	}
-	repo.mu.Lock()
-	c := repo.Comments[id]
+	rc.repo.mu.Lock()
+	c := rc.repo.Comments[id]
 	if c == nil {
-		repo.mu.Unlock()
-		notFound(w)
+		rc.repo.mu.Unlock()
+		notFound(rc.w)
 		return nil
 	}
 	return c
 }
 
 func (f *Forge) getComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	c := f.commentFor(w, r, rc.repo)
+	c := f.commentFor(rc)
 	if c == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, 
 		return
 	}
 	perm := rc.perm
-	c := f.commentFor(w, r, rc.repo)
+	c := f.commentFor(rc)
 	if c == nil {
 		return
 	}
@@ -155,7 +155,7 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, 
 // reactions; 204.
 func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	perm := rc.perm
-	c := f.commentFor(w, r, rc.repo)
+	c := f.commentFor(rc)
 	if c == nil {
 		return
 	}

@@ -203,7 +203,7 @@ func (f *Forge) deleteReleaseAsset(w http.ResponseWriter, r *http.Request, rc *r
 // uploadReleaseAsset is POST {upload_url}?name=NAME[&label=LABEL] with the
 // file's bytes as the body and its Content-Type.
 func (f *Forge) uploadReleaseAsset(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	rel, ok := f.releaseFor(rc)
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return
 	}

@@ -136,17 +136,17 @@ func (f *Forge) getReleaseByTag(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 // releaseByVar finds {id}, hiding drafts from those who may not see them.
-func (f *Forge) releaseByVar(w http.ResponseWriter, r *http.Request, repo *Repo, p *principal) (*Release, bool) {
-	id, ok := intVar(w, r, "id")
+func (f *Forge) releaseByVar(rc *reqCtx) (*Release, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return nil, false
 	}
-	repo.mu.Lock()
-	rel, found := repo.Releases[id]
+	rc.repo.mu.Lock()
+	rel, found := rc.repo.Releases[id]
 	draft := found && rel.Draft
-	repo.mu.Unlock()
-	if !found || draft && !f.canSeeDrafts(p, repo) {
-		notFound(w)
+	rc.repo.mu.Unlock()
+	if !found || draft && !f.canSeeDrafts(rc.caller, rc.repo) {
+		notFound(rc.w)
 		return nil, false
 	}
 	return rel, true
@@ -162,7 +162,7 @@ func (f *Forge) getRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 
 // readRelease resolves {id} and copies the release.
 func (f *Forge) readRelease(rc *reqCtx) (Release, bool) {
-	rel, ok := f.releaseFor(rc)
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return Release{}, false
 	}
@@ -170,11 +170,6 @@ func (f *Forge) readRelease(rc *reqCtx) (Release, bool) {
 	cp := *rel
 	rc.repo.mu.Unlock()
 	return cp, true
-}
-
-// releaseFor resolves {id} to a release the caller may see.
-func (f *Forge) releaseFor(rc *reqCtx) (*Release, bool) {
-	return f.releaseByVar(rc.w, rc.r, rc.repo, rc.caller)
 }
 
 // validTagName is git's rule for ref names, applied to refs/tags/<tag>.
@@ -321,7 +316,7 @@ func (f *Forge) emitPublished(repo *Repo, rel Release, sender *Account) {
 }
 
 func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	rel, ok := f.releaseFor(rc)
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return
 	}
@@ -404,7 +399,7 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 }
 
 func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	rel, ok := f.releaseFor(rc)
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return
 	}

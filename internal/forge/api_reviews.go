@@ -113,23 +113,23 @@ func (f *Forge) createReview(w http.ResponseWriter, r *http.Request, rc *reqCtx,
 // reviewFor finds review {review_id} of pull request n that the caller
 // may see (others' pending reviews are hidden), under repo.mu, which the
 // caller then holds. It answers 404 and returns nil when there is none.
-func (f *Forge) reviewFor(w http.ResponseWriter, r *http.Request, repo *Repo, n int, who *Account) *Review {
-	id, ok := intVar(w, r, "review_id")
+func (f *Forge) reviewFor(rc *reqCtx) *Review {
+	id, ok := rc.intVar("review_id")
 	if !ok {
 		return nil
 	}
-	repo.mu.Lock()
-	rv := repo.Reviews[id]
-	if rv == nil || rv.PullNum != n || rv.State == "PENDING" && (who == nil || rv.User.ID != who.ID) {
-		repo.mu.Unlock()
-		notFound(w)
+	rc.repo.mu.Lock()
+	rv := rc.repo.Reviews[id]
+	if rv == nil || rv.PullNum != rc.number || rv.State == "PENDING" && (rc.actor() == nil || rv.User.ID != rc.actor().ID) {
+		rc.repo.mu.Unlock()
+		notFound(rc.w)
 		return nil
 	}
 	return rv
 }
 
 func (f *Forge) getReview(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	rv := f.reviewFor(w, r, rc.repo, rc.number, rc.actor())
+	rv := f.reviewFor(rc)
 	if rv == nil {
 		return
 	}
@@ -167,7 +167,7 @@ func (f *Forge) submitReview(w http.ResponseWriter, r *http.Request, rc *reqCtx,
 		validationFailed(w, "PullRequestReview", "event", "invalid", "event must be one of APPROVE, REQUEST_CHANGES, COMMENT")
 		return
 	}
-	rv := f.reviewFor(w, r, rc.repo, rc.number, rc.actor())
+	rv := f.reviewFor(rc)
 	if rv == nil {
 		return
 	}
@@ -204,7 +204,7 @@ func (f *Forge) updateReview(w http.ResponseWriter, r *http.Request, rc *reqCtx,
 		validationFailed(w, "PullRequestReview", "body", "missing_field", "")
 		return
 	}
-	rv := f.reviewFor(w, r, rc.repo, rc.number, rc.actor())
+	rv := f.reviewFor(rc)
 	if rv == nil {
 		return
 	}
@@ -226,7 +226,7 @@ func (f *Forge) updateReview(w http.ResponseWriter, r *http.Request, rc *reqCtx,
 
 // deleteReview deletes the caller's pending review.
 func (f *Forge) deleteReview(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	rv := f.reviewFor(w, r, rc.repo, rc.number, rc.actor())
+	rv := f.reviewFor(rc)
 	if rv == nil {
 		return
 	}
@@ -250,7 +250,7 @@ func (f *Forge) dismissReview(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		validationFailed(w, "PullRequestReview", "message", "missing_field", "")
 		return
 	}
-	rv := f.reviewFor(w, r, rc.repo, rc.number, rc.actor())
+	rv := f.reviewFor(rc)
 	if rv == nil {
 		return
 	}
