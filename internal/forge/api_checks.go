@@ -352,7 +352,7 @@ func rerequester(h repoHandlerFunc) repoHandlerFunc {
 }
 
 func (f *Forge) rerequestCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	id, ok := intVar(w, r, "id")
+	id, ok := rc.intVar("id")
 	if !ok {
 		return
 	}
@@ -424,7 +424,7 @@ func (f *Forge) rerequestSuite(repo *Repo, id int64, sender *Account) error {
 }
 
 func (f *Forge) rerequestCheckSuite(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
-	id, ok := intVar(w, r, "id")
+	id, ok := rc.intVar("id")
 	if !ok {
 		return
 	}

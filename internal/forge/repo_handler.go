@@ -10,6 +10,15 @@ import (
 // reqCtx is a REST call on one repository once the preamble every such
 // handler shares has run: the repository {owner}/{repo} resolved for the
 // caller with the permission the route needs.
+//
+// A route states its preamble where it is registered, as adapters run
+// outermost first, e.g.
+//
+//	f.repoHandler(PermRead, onPull(signedIn(withBody(f.createReview))))
+//
+// resolves the repository for a reader (404/403), then {number} to a pull
+// request (404), then requires a signed-in caller (401), then decodes the
+// JSON body (400/413), and calls createReview(w, r, rc, req).
 type reqCtx struct {
 	w    http.ResponseWriter
 	r    *http.Request
@@ -31,7 +40,7 @@ type repoHandlerFunc func(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 // called with the call's context.
 func (f *Forge) repoHandler(need Permission, h repoHandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if rc, ok := f.resolveRepo(w, r, need); ok {
+		if rc, ok := f.repoFor(w, r, need); ok {
 			h(w, r, rc)
 		}
 	}
@@ -111,16 +120,7 @@ func (rc *reqCtx) intVar(name string) (int64, bool) { return intVar(rc.w, rc.r, 
 // repoFor resolves {owner}/{repo} for the caller. A repository the caller
 // may not see is 404 (as GitHub hides it); one it sees but may not act on
 // with `need` is 403.
-func (f *Forge) repoFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, bool) {
-	rc, ok := f.resolveRepo(w, r, need)
-	if !ok {
-		return nil, nil, false
-	}
-	return rc.repo, rc.caller, true
-}
-
-// resolveRepo is repoFor's answer as a call's context.
-func (f *Forge) resolveRepo(w http.ResponseWriter, r *http.Request, need Permission) (*reqCtx, bool) {
+func (f *Forge) repoFor(w http.ResponseWriter, r *http.Request, need Permission) (*reqCtx, bool) {
 	v := mux.Vars(r)
 	repo, ok := f.Repo(v["owner"] + "/" + v["repo"])
 	p := caller(r)
