@@ -15,7 +15,7 @@ import (
 // routesActivity serves GitHub's "List repository activities": the
 // recorded changes of the repository's branches (activity.go).
 func (f *Forge) routesActivity(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/activity", f.listActivities).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/activity", f.repoHandler(PermRead, f.listActivities)).Methods(http.MethodGet)
 }
 
 // activityPeriods are time_period's values.
@@ -113,24 +113,20 @@ func (q activityQuery) keeps(a *Activity) bool {
 // listActivities lists the repository's activities, newest first unless
 // direction=asc, one page of per_page after (or before) a cursor, with
 // the Link header's next and prev cursors as GitHub gives them.
-func (f *Forge) listActivities(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listActivities(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q, bad := f.parseActivityQuery(r.URL.Query())
 	if bad != "" {
 		validationFailed(w, "Activity", bad, "invalid", bad+" is not valid")
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var all []Activity
-	for _, a := range repo.Activities {
+	for _, a := range rc.repo.Activities {
 		if q.keeps(a) {
 			all = append(all, *a)
 		}
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	if !q.asc {
 		for i, j := 0, len(all)-1; i < j; i, j = i+1, j-1 {
 			all[i], all[j] = all[j], all[i]

@@ -15,17 +15,17 @@ import (
 // routesChecks serves check runs and check suites (the Checks API).
 // Writing is for the App's installation tokens only, as on GitHub.
 func (f *Forge) routesChecks(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs", f.createCheckRun).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.getCheckRun).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.updateCheckRun).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/annotations", f.listCheckRunAnnotations).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/rerequest", f.rerequestCheckRun).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/check-suites", f.createCheckSuite).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}", f.getCheckSuite).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/check-runs", f.listSuiteCheckRuns).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/rerequest", f.rerequestCheckSuite).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/check-runs", f.listRefCheckRuns).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/check-suites", f.listRefCheckSuites).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs", f.repoHandler(PermRead, checkWriter(withBody(f.createCheckRun)))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.repoHandler(PermRead, f.getCheckRun)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}", f.repoHandler(PermRead, checkWriter(f.updateCheckRun))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/annotations", f.repoHandler(PermRead, f.listCheckRunAnnotations)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-runs/{id}/rerequest", f.repoHandler(PermWrite, rerequester(f.rerequestCheckRun))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/check-suites", f.repoHandler(PermRead, checkWriter(withBody(f.createCheckSuite)))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}", f.repoHandler(PermRead, f.getCheckSuite)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/check-runs", f.repoHandler(PermRead, f.listSuiteCheckRuns)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/check-suites/{id}/rerequest", f.repoHandler(PermWrite, rerequester(f.rerequestCheckSuite))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/check-runs", f.repoHandler(PermRead, f.listRefCheckRuns)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/check-suites", f.repoHandler(PermRead, f.listRefCheckSuites)).Methods(http.MethodGet)
 }
 
 // GitHub's limits on check run output.
@@ -78,20 +78,19 @@ type checkAnnotReq struct {
 
 // checkWriter admits the App's installation tokens with write access to
 // the repository; anyone else is refused as GitHub refuses them.
-func (f *Forge) checkWriter(w http.ResponseWriter, r *http.Request) (*Repo, *principal, bool) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return nil, nil, false
+// Served under repoHandler(PermRead, ...).
+func checkWriter(h repoHandlerFunc) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		if rc.caller == nil || rc.caller.kind != principalInstallation {
+			writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.")
+			return
+		}
+		if rc.perm < PermWrite {
+			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			return
+		}
+		h(w, r, rc)
 	}
-	if p == nil || p.kind != principalInstallation {
-		writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.")
-		return nil, nil, false
-	}
-	if f.permission(p, repo) < PermWrite {
-		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
-		return nil, nil, false
-	}
-	return repo, p, true
 }
 
 // validateCheckRunRequest checks a create (create=true) or update body,
@@ -240,146 +239,124 @@ func (f *Forge) applyCheckRunRequest(run *CheckRun, req *checkRunRequest) (compl
 	return run.Status == "completed" && !wasCompleted
 }
 
-func (f *Forge) createCheckRun(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.checkWriter(w, r)
-	if !ok {
-		return
-	}
-	var req checkRunRequest
-	if !decodeBody(w, r, &req) || !validateCheckRunRequest(w, &req, true) {
+func (f *Forge) createCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx, req checkRunRequest) {
+	if !validateCheckRunRequest(w, &req, true) {
 		return
 	}
 	sha := strings.ToLower(*req.HeadSHA)
-	if t, err := f.git.objectType(repo.Path, sha); err != nil || t != "commit" || !sha40Pattern.MatchString(sha) {
+	if t, err := f.git.objectType(rc.repo.Path, sha); err != nil || t != "commit" || !sha40Pattern.MatchString(sha) {
 		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+*req.HeadSHA)
 		return
 	}
 	now := f.now()
-	repo.mu.Lock()
-	suite, _ := f.ensureSuiteLocked(repo, sha, "", "")
+	rc.repo.mu.Lock()
+	suite, _ := f.ensureSuiteLocked(rc.repo, sha, "", "")
 	run := &CheckRun{ID: f.newID(), SuiteID: suite.ID, HeadSHA: sha, Status: "queued", StartedAt: &now}
 	completed := f.applyCheckRunRequest(run, &req)
-	repo.CheckRuns[run.ID] = run
-	suiteDone := f.recomputeSuiteLocked(repo, suite)
-	view := runViewLocked(repo, run)
-	repo.mu.Unlock()
+	rc.repo.CheckRuns[run.ID] = run
+	suiteDone := f.recomputeSuiteLocked(rc.repo, suite)
+	view := runViewLocked(rc.repo, run)
+	rc.repo.mu.Unlock()
 
-	f.emitCheckRun("created", repo, view, actor(p))
+	f.emitCheckRun("created", rc.repo, view, rc.actor())
 	if completed {
-		f.emitCheckRun("completed", repo, view, actor(p))
+		f.emitCheckRun("completed", rc.repo, view, rc.actor())
 	}
 	if suiteDone {
-		f.emitCheckSuite("completed", repo, view.suite, actor(p))
+		f.emitCheckSuite("completed", rc.repo, view.suite, rc.actor())
 	}
-	writeJSON(w, r, http.StatusCreated, f.checkRunObject(repo, view, false))
+	writeJSON(w, r, http.StatusCreated, f.checkRunObject(rc.repo, view, false))
 }
 
 // checkRunByVar finds {id} in repo; 404 when absent.
-func (f *Forge) checkRunByVar(w http.ResponseWriter, r *http.Request, repo *Repo) (*CheckRun, bool) {
-	id, ok := intVar(w, r, "id")
+func (f *Forge) checkRunByVar(rc *reqCtx) (*CheckRun, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return nil, false
 	}
-	repo.mu.Lock()
-	run, found := repo.CheckRuns[id]
-	repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	run, found := rc.repo.CheckRuns[id]
+	rc.repo.mu.Unlock()
 	if !found {
-		notFound(w)
+		notFound(rc.w)
 		return nil, false
 	}
 	return run, true
 }
 
-func (f *Forge) getCheckRun(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) getCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	run, ok := f.checkRunByVar(rc)
 	if !ok {
 		return
 	}
-	run, ok := f.checkRunByVar(w, r, repo)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	view := runViewLocked(repo, run)
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.checkRunObject(repo, view, false))
+	rc.repo.mu.Lock()
+	view := runViewLocked(rc.repo, run)
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.checkRunObject(rc.repo, view, false))
 }
 
-func (f *Forge) updateCheckRun(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.checkWriter(w, r)
+func (f *Forge) updateCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	run, ok := f.checkRunByVar(rc)
 	if !ok {
 		return
 	}
-	run, ok := f.checkRunByVar(w, r, repo)
-	if !ok {
+	req, ok := decode[checkRunRequest](rc)
+	if !ok || !validateCheckRunRequest(w, &req, false) {
 		return
 	}
-	var req checkRunRequest
-	if !decodeBody(w, r, &req) || !validateCheckRunRequest(w, &req, false) {
-		return
-	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	completed := f.applyCheckRunRequest(run, &req)
 	suiteDone := false
-	if s, ok := repo.Suites[run.SuiteID]; ok {
-		suiteDone = f.recomputeSuiteLocked(repo, s)
+	if s, ok := rc.repo.Suites[run.SuiteID]; ok {
+		suiteDone = f.recomputeSuiteLocked(rc.repo, s)
 	}
-	view := runViewLocked(repo, run)
-	repo.mu.Unlock()
+	view := runViewLocked(rc.repo, run)
+	rc.repo.mu.Unlock()
 
 	if completed {
-		f.emitCheckRun("completed", repo, view, actor(p))
+		f.emitCheckRun("completed", rc.repo, view, rc.actor())
 	}
 	if suiteDone {
-		f.emitCheckSuite("completed", repo, view.suite, actor(p))
+		f.emitCheckSuite("completed", rc.repo, view.suite, rc.actor())
 	}
-	writeJSON(w, r, http.StatusOK, f.checkRunObject(repo, view, false))
+	writeJSON(w, r, http.StatusOK, f.checkRunObject(rc.repo, view, false))
 }
 
-func (f *Forge) listCheckRunAnnotations(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) listCheckRunAnnotations(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	run, ok := f.checkRunByVar(rc)
 	if !ok {
 		return
 	}
-	run, ok := f.checkRunByVar(w, r, repo)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	anns := append([]CheckAnnotation(nil), run.Annotations...)
 	sha := run.HeadSHA
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	out := make([]map[string]any, 0, len(anns))
 	for _, a := range anns {
-		out = append(out, f.annotationObject(repo, sha, a))
+		out = append(out, f.annotationObject(rc.repo, sha, a))
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), out))
 }
 
 // rerequester admits whoever may ask for a re-run: the App's installation
 // and users with write access (the "Re-run" button).
-func (f *Forge) rerequester(w http.ResponseWriter, r *http.Request) (*Repo, *principal, bool) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return nil, nil, false
+// Served under repoHandler(PermWrite, ...).
+func rerequester(h repoHandlerFunc) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		if rc.caller == nil || rc.caller.kind == principalApp {
+			writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.")
+			return
+		}
+		h(w, r, rc)
 	}
-	if p == nil || p.kind == principalApp {
-		writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.")
-		return nil, nil, false
-	}
-	return repo, p, true
 }
 
-func (f *Forge) rerequestCheckRun(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.rerequester(w, r)
+func (f *Forge) rerequestCheckRun(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return
 	}
-	id, ok := intVar(w, r, "id")
-	if !ok {
-		return
-	}
-	if err := f.rerequestRun(repo, id, actor(p)); err != nil {
+	if err := f.rerequestRun(rc.repo, id, rc.actor()); err != nil {
 		notFound(w)
 		return
 	}
@@ -446,47 +423,38 @@ func (f *Forge) rerequestSuite(repo *Repo, id int64, sender *Account) error {
 	return nil
 }
 
-func (f *Forge) rerequestCheckSuite(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.rerequester(w, r)
+func (f *Forge) rerequestCheckSuite(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return
 	}
-	id, ok := intVar(w, r, "id")
-	if !ok {
-		return
-	}
-	if err := f.rerequestSuite(repo, id, actor(p)); err != nil {
+	if err := f.rerequestSuite(rc.repo, id, rc.actor()); err != nil {
 		notFound(w)
 		return
 	}
 	writeJSON(w, r, http.StatusCreated, map[string]any{})
 }
 
-func (f *Forge) createCheckSuite(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.checkWriter(w, r)
-	if !ok {
-		return
-	}
-	var req struct {
-		HeadSHA string `json:"head_sha"`
-	}
-	if !decodeBody(w, r, &req) {
-		return
-	}
+// createCheckSuiteRequest is the body of POST /check-suites.
+type createCheckSuiteRequest struct {
+	HeadSHA string `json:"head_sha"`
+}
+
+func (f *Forge) createCheckSuite(w http.ResponseWriter, r *http.Request, rc *reqCtx, req createCheckSuiteRequest) {
 	sha := strings.ToLower(req.HeadSHA)
-	if t, err := f.git.objectType(repo.Path, sha); err != nil || t != "commit" || !sha40Pattern.MatchString(sha) {
+	if t, err := f.git.objectType(rc.repo.Path, sha); err != nil || t != "commit" || !sha40Pattern.MatchString(sha) {
 		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+req.HeadSHA)
 		return
 	}
-	repo.mu.Lock()
-	s, created := f.ensureSuiteLocked(repo, sha, "", "")
-	view := suiteViewLocked(repo, s)
-	repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	s, created := f.ensureSuiteLocked(rc.repo, sha, "", "")
+	view := suiteViewLocked(rc.repo, s)
+	rc.repo.mu.Unlock()
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, r, status, f.checkSuiteRESTObject(repo, view))
+	writeJSON(w, r, status, f.checkSuiteRESTObject(rc.repo, view))
 }
 
 // checkSuiteRESTObject is a suite as the REST API shows it (with its
@@ -497,49 +465,41 @@ func (f *Forge) checkSuiteRESTObject(repo *Repo, v checkSuiteView) map[string]an
 	return m
 }
 
-func (f *Forge) suiteByVar(w http.ResponseWriter, r *http.Request, repo *Repo) (checkSuiteView, bool) {
-	id, ok := intVar(w, r, "id")
+func (f *Forge) suiteByVar(rc *reqCtx) (checkSuiteView, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return checkSuiteView{}, false
 	}
-	repo.mu.Lock()
-	defer repo.mu.Unlock()
-	s, found := repo.Suites[id]
+	rc.repo.mu.Lock()
+	defer rc.repo.mu.Unlock()
+	s, found := rc.repo.Suites[id]
 	if !found {
-		notFound(w)
+		notFound(rc.w)
 		return checkSuiteView{}, false
 	}
-	return suiteViewLocked(repo, s), true
+	return suiteViewLocked(rc.repo, s), true
 }
 
-func (f *Forge) getCheckSuite(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	if v, ok := f.suiteByVar(w, r, repo); ok {
-		writeJSON(w, r, http.StatusOK, f.checkSuiteRESTObject(repo, v))
+func (f *Forge) getCheckSuite(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	if v, ok := f.suiteByVar(rc); ok {
+		writeJSON(w, r, http.StatusOK, f.checkSuiteRESTObject(rc.repo, v))
 	}
 }
 
-func (f *Forge) listSuiteCheckRuns(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+func (f *Forge) listSuiteCheckRuns(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	v, ok := f.suiteByVar(rc)
 	if !ok {
 		return
 	}
-	v, ok := f.suiteByVar(w, r, repo)
-	if !ok {
-		return
-	}
-	f.answerCheckRuns(w, r, repo, func(run *CheckRun) bool { return run.SuiteID == v.suite.ID })
+	f.answerCheckRuns(w, r, rc.repo, func(run *CheckRun) bool { return run.SuiteID == v.suite.ID })
 }
 
-func (f *Forge) listRefCheckRuns(w http.ResponseWriter, r *http.Request) {
-	repo, sha, ok := f.refCommitFor(w, r)
+func (f *Forge) listRefCheckRuns(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	sha, ok := f.refCommitFor(rc)
 	if !ok {
 		return
 	}
-	f.answerCheckRuns(w, r, repo, func(run *CheckRun) bool { return run.HeadSHA == sha })
+	f.answerCheckRuns(w, r, rc.repo, func(run *CheckRun) bool { return run.HeadSHA == sha })
 }
 
 // answerCheckRuns lists the runs matching keep and the query's filters
@@ -592,8 +552,8 @@ func (f *Forge) answerCheckRuns(w http.ResponseWriter, r *http.Request, repo *Re
 	writeJSON(w, r, http.StatusOK, map[string]any{"total_count": len(views), "check_runs": out})
 }
 
-func (f *Forge) listRefCheckSuites(w http.ResponseWriter, r *http.Request) {
-	repo, sha, ok := f.refCommitFor(w, r)
+func (f *Forge) listRefCheckSuites(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	sha, ok := f.refCommitFor(rc)
 	if !ok {
 		return
 	}
@@ -604,19 +564,19 @@ func (f *Forge) listRefCheckSuites(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var views []checkSuiteView
-	for _, s := range repo.Suites {
+	for _, s := range rc.repo.Suites {
 		if s.HeadSHA == sha {
-			views = append(views, suiteViewLocked(repo, s))
+			views = append(views, suiteViewLocked(rc.repo, s))
 		}
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	sort.Slice(views, func(i, j int) bool { return views[i].suite.ID < views[j].suite.ID })
 	pageViews := paginate(w, r, f.BaseURL(), views)
 	out := make([]map[string]any, 0, len(pageViews))
 	for _, v := range pageViews {
-		out = append(out, f.checkSuiteRESTObject(repo, v))
+		out = append(out, f.checkSuiteRESTObject(rc.repo, v))
 	}
 	writeJSON(w, r, http.StatusOK, map[string]any{"total_count": len(views), "check_suites": out})
 }

@@ -12,9 +12,9 @@ import (
 // routesCollaborators serves a repository's collaborators and a user's
 // permission on it (what approval policies read).
 func (f *Forge) routesCollaborators(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/collaborators", f.listCollaborators).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}", f.checkCollaborator).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}/permission", f.getCollaboratorPermission).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/collaborators", f.repoHandler(PermRead, collaboratorReader(f.listCollaborators))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}", f.repoHandler(PermRead, collaboratorReader(f.checkCollaborator))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/collaborators/{user}/permission", f.repoHandler(PermRead, f.getCollaboratorPermission)).Methods(http.MethodGet)
 }
 
 // legacyPermission is the "permission" field of the permission endpoint:
@@ -44,17 +44,13 @@ func (f *Forge) collaboratorUser(a *Account, perm Permission) *github.User {
 	return u
 }
 
-func (f *Forge) getCollaboratorPermission(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) getCollaboratorPermission(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	a, ok := f.Account(mux.Vars(r)["user"])
 	if !ok || a.Type == "Organization" {
 		notFound(w)
 		return
 	}
-	perm := f.userPermission(a.Login, repo)
+	perm := f.userPermission(a.Login, rc.repo)
 	writeJSON(w, r, http.StatusOK, map[string]any{
 		"permission": legacyPermission(perm),
 		"role_name":  perm.String(),
@@ -64,20 +60,19 @@ func (f *Forge) getCollaboratorPermission(w http.ResponseWriter, r *http.Request
 
 // collaboratorReader admits those GitHub lets see collaborators: users
 // with push access and the App's installation.
-func (f *Forge) collaboratorReader(w http.ResponseWriter, r *http.Request) (*Repo, bool) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return nil, false
-	}
-	if f.permission(p, repo) < PermWrite {
-		msg := "Must have push access to view repository collaborators."
-		if p != nil && p.kind == principalInstallation {
-			msg = "Resource not accessible by integration"
+// Served under repoHandler(PermRead, ...).
+func collaboratorReader(h repoHandlerFunc) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		if rc.perm < PermWrite {
+			msg := "Must have push access to view repository collaborators."
+			if rc.caller != nil && rc.caller.kind == principalInstallation {
+				msg = "Resource not accessible by integration"
+			}
+			writeError(w, http.StatusForbidden, msg)
+			return
 		}
-		writeError(w, http.StatusForbidden, msg)
-		return nil, false
+		h(w, r, rc)
 	}
-	return repo, true
 }
 
 // collaborators lists who has access to repo under an affiliation:
@@ -131,11 +126,7 @@ func (f *Forge) collaborators(repo *Repo, affiliation string) []*Account {
 	return out
 }
 
-func (f *Forge) listCollaborators(w http.ResponseWriter, r *http.Request) {
-	repo, ok := f.collaboratorReader(w, r)
-	if !ok {
-		return
-	}
+func (f *Forge) listCollaborators(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q := r.URL.Query()
 	affiliation := q.Get("affiliation")
 	switch affiliation {
@@ -156,8 +147,8 @@ func (f *Forge) listCollaborators(w http.ResponseWriter, r *http.Request) {
 		want = p
 	}
 	var users []*github.User
-	for _, a := range f.collaborators(repo, affiliation) {
-		perm := f.userPermission(a.Login, repo)
+	for _, a := range f.collaborators(rc.repo, affiliation) {
+		perm := f.userPermission(a.Login, rc.repo)
 		if perm == PermNone || want >= 0 && perm != want {
 			continue
 		}
@@ -168,14 +159,10 @@ func (f *Forge) listCollaborators(w http.ResponseWriter, r *http.Request) {
 
 // checkCollaborator answers 204 when the user is a collaborator (in the
 // "all" sense), 404 otherwise.
-func (f *Forge) checkCollaborator(w http.ResponseWriter, r *http.Request) {
-	repo, ok := f.collaboratorReader(w, r)
-	if !ok {
-		return
-	}
+func (f *Forge) checkCollaborator(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	login := mux.Vars(r)["user"]
-	for _, a := range f.collaborators(repo, "all") {
-		if strings.EqualFold(a.Login, login) && f.userPermission(a.Login, repo) > PermNone {
+	for _, a := range f.collaborators(rc.repo, "all") {
+		if strings.EqualFold(a.Login, login) && f.userPermission(a.Login, rc.repo) > PermNone {
 			noContent(w)
 			return
 		}

@@ -14,72 +14,52 @@ import (
 // delete (the author or writers). They send issue_comment webhooks. The
 // repository-wide list (GET /issues/comments) is routed by routesIssues.
 func (f *Forge) routesComments(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.listIssueComments).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.createComment).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.getComment).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.editComment).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.deleteComment).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.repoHandler(PermRead, onIssue(f.listIssueComments))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/comments", f.repoHandler(PermRead, onIssue(signedIn(withBody(f.createComment))))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, f.getComment)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, signedIn(withBody(f.editComment)))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments/{comment_id}", f.repoHandler(PermRead, signedIn(f.deleteComment))).Methods(http.MethodDelete)
 }
 
 type commentRequest struct {
 	Body *string `json:"body"`
 }
 
-func (f *Forge) createComment(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req commentRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, req commentRequest) {
 	if req.Body == nil || strings.TrimSpace(*req.Body) == "" {
 		validationFailed(w, "IssueComment", "body", "missing_field", "")
 		return
 	}
-	perm := f.permission(p, repo)
+	perm := rc.perm
 	now := f.now()
-	repo.mu.Lock()
-	is := repo.Issues[n]
+	rc.repo.mu.Lock()
+	is := rc.repo.Issues[rc.number]
 	if is.Locked && perm < PermWrite {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Unable to create comment because issue is locked.")
 		return
 	}
-	c := &Comment{ID: f.newID(), IssueNum: n, Body: *req.Body, User: who, CreatedAt: now, UpdatedAt: now}
-	repo.Comments[c.ID] = c
+	c := &Comment{ID: f.newID(), IssueNum: rc.number, Body: *req.Body, User: rc.actor(), CreatedAt: now, UpdatedAt: now}
+	rc.repo.Comments[c.ID] = c
 	is.UpdatedAt = now
-	cv := viewCommentsLocked(repo, []*Comment{c})[0]
-	iv := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
-	f.emitComment(repo, "created", cv, iv, who, nil)
-	obj := f.commentObject(repo, cv)
+	cv := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	iv := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
+	f.emitComment(rc.repo, "created", cv, iv, rc.actor(), nil)
+	obj := f.commentObject(rc.repo, cv)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
 
 // listIssueComments lists an issue's comments, oldest first; since keeps
 // those updated at or after it.
-func (f *Forge) listIssueComments(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	f.writeComments(w, r, repo, func(c *Comment) bool { return c.IssueNum == n })
+func (f *Forge) listIssueComments(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.writeComments(w, r, rc.repo, func(c *Comment) bool { return c.IssueNum == rc.number })
 }
 
 // listRepoComments lists every issue comment of a repository.
-func (f *Forge) listRepoComments(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	f.writeComments(w, r, repo, func(*Comment) bool { return true })
+func (f *Forge) listRepoComments(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.writeComments(w, r, rc.repo, func(*Comment) bool { return true })
 }
 
 func (f *Forge) writeComments(w http.ResponseWriter, r *http.Request, repo *Repo, keep func(*Comment) bool) {
@@ -115,60 +95,44 @@ func (f *Forge) writeComments(w http.ResponseWriter, r *http.Request, repo *Repo
 
 // commentFor finds comment {comment_id} and returns it with repo.mu held;
 // 404 (and nil) when there is none.
-func (f *Forge) commentFor(w http.ResponseWriter, r *http.Request, repo *Repo) *Comment {
-	id, ok := intVar(w, r, "comment_id")
+func (f *Forge) commentFor(rc *reqCtx) *Comment {
+	id, ok := rc.intVar("comment_id")
 	if !ok {
 		return nil
 	}
-	repo.mu.Lock()
-	c := repo.Comments[id]
+	rc.repo.mu.Lock()
+	c := rc.repo.Comments[id]
 	if c == nil {
-		repo.mu.Unlock()
-		notFound(w)
+		rc.repo.mu.Unlock()
+		notFound(rc.w)
 		return nil
 	}
 	return c
 }
 
-func (f *Forge) getComment(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	c := f.commentFor(w, r, repo)
+func (f *Forge) getComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	c := f.commentFor(rc)
 	if c == nil {
 		return
 	}
-	v := viewCommentsLocked(repo, []*Comment{c})[0]
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.commentObject(repo, v))
+	v := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.commentObject(rc.repo, v))
 }
 
 // editComment changes a comment's body: its author or writers.
-func (f *Forge) editComment(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req commentRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) editComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, req commentRequest) {
 	if req.Body == nil || strings.TrimSpace(*req.Body) == "" {
 		validationFailed(w, "IssueComment", "body", "missing_field", "")
 		return
 	}
-	perm := f.permission(p, repo)
-	c := f.commentFor(w, r, repo)
+	perm := rc.perm
+	c := f.commentFor(rc)
 	if c == nil {
 		return
 	}
-	if c.User.ID != who.ID && perm < PermWrite {
-		repo.mu.Unlock()
+	if c.User.ID != rc.actor().ID && perm < PermWrite {
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have write access to edit others' comments.")
 		return
 	}
@@ -178,45 +142,37 @@ func (f *Forge) editComment(w http.ResponseWriter, r *http.Request) {
 		c.Body = *req.Body
 		c.UpdatedAt = f.now()
 	}
-	cv := viewCommentsLocked(repo, []*Comment{c})[0]
-	iv := viewIssueLocked(repo, repo.Issues[c.IssueNum])
-	repo.mu.Unlock()
+	cv := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	iv := viewIssueLocked(rc.repo, rc.repo.Issues[c.IssueNum])
+	rc.repo.mu.Unlock()
 	if changed {
-		f.emitComment(repo, "edited", cv, iv, who, &old)
+		f.emitComment(rc.repo, "edited", cv, iv, rc.actor(), &old)
 	}
-	writeJSON(w, r, http.StatusOK, f.commentObject(repo, cv))
+	writeJSON(w, r, http.StatusOK, f.commentObject(rc.repo, cv))
 }
 
 // deleteComment deletes a comment (its author or writers) and its
 // reactions; 204.
-func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	perm := f.permission(p, repo)
-	c := f.commentFor(w, r, repo)
+func (f *Forge) deleteComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	perm := rc.perm
+	c := f.commentFor(rc)
 	if c == nil {
 		return
 	}
-	if c.User.ID != who.ID && perm < PermWrite {
-		repo.mu.Unlock()
+	if c.User.ID != rc.actor().ID && perm < PermWrite {
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have write access to delete others' comments.")
 		return
 	}
-	cv := viewCommentsLocked(repo, []*Comment{c})[0]
-	delete(repo.Comments, c.ID)
-	for id, re := range repo.Reactions {
+	cv := viewCommentsLocked(rc.repo, []*Comment{c})[0]
+	delete(rc.repo.Comments, c.ID)
+	for id, re := range rc.repo.Reactions {
 		if re.SubjectKind == "comment" && re.SubjectID == c.ID {
-			delete(repo.Reactions, id)
+			delete(rc.repo.Reactions, id)
 		}
 	}
-	iv := viewIssueLocked(repo, repo.Issues[c.IssueNum])
-	repo.mu.Unlock()
-	f.emitComment(repo, "deleted", cv, iv, who, nil)
+	iv := viewIssueLocked(rc.repo, rc.repo.Issues[c.IssueNum])
+	rc.repo.mu.Unlock()
+	f.emitComment(rc.repo, "deleted", cv, iv, rc.actor(), nil)
 	noContent(w)
 }

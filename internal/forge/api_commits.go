@@ -15,9 +15,9 @@ import (
 // two commits. Registered after the check and status routes, whose
 // commits/{ref}/... paths this {ref} would otherwise swallow.
 func (f *Forge) routesCommits(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/commits", f.listCommits).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}", f.getCommit).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/compare/{basehead:.+}", f.compareCommits).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits", f.repoHandler(PermRead, f.listCommits)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}", f.repoHandler(PermRead, f.getCommit)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/compare/{basehead:.+}", f.repoHandler(PermRead, f.compareCommits)).Methods(http.MethodGet)
 }
 
 // GitHub's caps: files of one commit, commits of one comparison.
@@ -26,21 +26,17 @@ const (
 	maxCompareCommits = 250
 )
 
-func (f *Forge) listCommits(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listCommits(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q := r.URL.Query()
 	ref := q.Get("sha")
 	if ref == "" {
-		ref = repo.DefaultBranch
-		if _, found, _ := f.git.gdRefValue(repo.Path, "refs/heads/"+ref); !found {
+		ref = rc.repo.DefaultBranch
+		if _, found, _ := f.git.gdRefValue(rc.repo.Path, "refs/heads/"+ref); !found {
 			writeError(w, http.StatusConflict, "Git Repository is empty.")
 			return
 		}
 	}
-	sha, found := f.peelRefToCommit(repo, ref)
+	sha, found := f.peelRefToCommit(rc.repo, ref)
 	if !found {
 		writeError(w, http.StatusNotFound, "No commit found for SHA: "+ref)
 		return
@@ -55,7 +51,7 @@ func (f *Forge) listCommits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Invalid time: since and until are ISO 8601 timestamps (YYYY-MM-DDTHH:MM:SSZ).")
 		return
 	}
-	cs, err := f.git.logCommitsTouching(repo.Path, 0, []string{sha}, paths)
+	cs, err := f.git.logCommitsTouching(rc.repo.Path, 0, []string{sha}, paths)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -74,7 +70,7 @@ func (f *Forge) listCommits(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []*github.RepositoryCommit{}
 	for _, c := range paginate(w, r, f.BaseURL(), kept) {
-		out = append(out, f.commitObject(repo, c))
+		out = append(out, f.commitObject(rc.repo, c))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
@@ -136,28 +132,24 @@ func (f *Forge) commitWithFiles(w http.ResponseWriter, r *http.Request, repo *Re
 	return obj, true
 }
 
-// refCommitFor resolves the request's {ref} to its commit for a reader;
-// false when it answered (GitHub's 422 for a ref naming no commit).
-func (f *Forge) refCommitFor(w http.ResponseWriter, r *http.Request) (*Repo, string, bool) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
+// refCommitFor resolves the request's {ref} to its commit; false when it
+// answered (GitHub's 422 for a ref naming no commit).
+func (f *Forge) refCommitFor(rc *reqCtx) (string, bool) {
+	ref := mux.Vars(rc.r)["ref"]
+	sha, ok := f.peelRefToCommit(rc.repo, ref)
 	if !ok {
-		return nil, "", false
+		writeError(rc.w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
+		return "", false
 	}
-	ref := mux.Vars(r)["ref"]
-	sha, ok := f.peelRefToCommit(repo, ref)
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
-		return nil, "", false
-	}
-	return repo, sha, true
+	return sha, true
 }
 
-func (f *Forge) getCommit(w http.ResponseWriter, r *http.Request) {
-	repo, sha, ok := f.refCommitFor(w, r)
+func (f *Forge) getCommit(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	sha, ok := f.refCommitFor(rc)
 	if !ok {
 		return
 	}
-	obj, ok := f.commitWithFiles(w, r, repo, sha)
+	obj, ok := f.commitWithFiles(w, r, rc.repo, sha)
 	if !ok {
 		return
 	}
@@ -181,23 +173,19 @@ func compareStatus(ahead, behind int) string {
 // the repository: ahead_by, behind_by, status, the commits head has over
 // the merge base (oldest first, at most 250, paginated when asked) and
 // the files changed from the merge base to head.
-func (f *Forge) compareCommits(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) compareCommits(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	basehead := mux.Vars(r)["basehead"]
 	baseRef, headRef, cut := strings.Cut(basehead, "...")
 	if !cut {
 		baseRef, headRef, cut = strings.Cut(basehead, "..")
 	}
-	base, okB := f.peelRefToCommit(repo, baseRef)
-	head, okH := f.peelRefToCommit(repo, headRef)
+	base, okB := f.peelRefToCommit(rc.repo, baseRef)
+	head, okH := f.peelRefToCommit(rc.repo, headRef)
 	if !cut || !okB || !okH {
 		notFound(w)
 		return
 	}
-	mb, err := f.git.mergeBase(repo.Path, base, head)
+	mb, err := f.git.mergeBase(rc.repo.Path, base, head)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -206,17 +194,17 @@ func (f *Forge) compareCommits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "No common ancestor between "+baseRef+" and "+headRef+".")
 		return
 	}
-	ahead, err := f.git.logCommits(repo.Path, 0, head, "^"+base)
+	ahead, err := f.git.logCommits(rc.repo.Path, 0, head, "^"+base)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	behind, err := f.git.logCommits(repo.Path, 0, base, "^"+head)
+	behind, err := f.git.logCommits(rc.repo.Path, 0, base, "^"+head)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	files, err := f.git.diffFiles(repo.Path, mb, head, true)
+	files, err := f.git.diffFiles(rc.repo.Path, mb, head, true)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -233,19 +221,19 @@ func (f *Forge) compareCommits(w http.ResponseWriter, r *http.Request) {
 	}
 	commitObjs := []*github.RepositoryCommit{}
 	for _, c := range commits {
-		commitObjs = append(commitObjs, f.commitObject(repo, c))
+		commitObjs = append(commitObjs, f.commitObject(rc.repo, c))
 	}
 	fileObjs := []*github.CommitFile{}
 	for _, d := range files {
-		fileObjs = append(fileObjs, f.fileObject(repo, head, d))
+		fileObjs = append(fileObjs, f.fileObject(rc.repo, head, d))
 	}
-	baseObj, okB := f.oneCommit(repo, base)
-	mbObj, okM := f.oneCommit(repo, mb)
+	baseObj, okB := f.oneCommit(rc.repo, base)
+	mbObj, okM := f.oneCommit(rc.repo, mb)
 	if !okB || !okM {
 		writeError(w, http.StatusInternalServerError, "reading commits failed")
 		return
 	}
-	api, web := f.repoURLs(repo)
+	api, web := f.repoURLs(rc.repo)
 	writeJSON(w, r, http.StatusOK, &github.CommitsComparison{
 		BaseCommit: baseObj, MergeBaseCommit: mbObj,
 		Status: github.String(compareStatus(len(ahead), len(behind))), AheadBy: github.Int(len(ahead)),
@@ -253,7 +241,7 @@ func (f *Forge) compareCommits(w http.ResponseWriter, r *http.Request) {
 		Commits: commitObjs, Files: fileObjs,
 		URL:          github.String(api + "/compare/" + basehead),
 		HTMLURL:      github.String(web + "/compare/" + basehead),
-		PermalinkURL: github.String(web + "/compare/" + repo.Owner.Login + ":" + base + "..." + repo.Owner.Login + ":" + head),
+		PermalinkURL: github.String(web + "/compare/" + rc.repo.Owner.Login + ":" + base + "..." + rc.repo.Owner.Login + ":" + head),
 		DiffURL:      github.String(web + "/compare/" + basehead + ".diff"),
 		PatchURL:     github.String(web + "/compare/" + basehead + ".patch"),
 	})

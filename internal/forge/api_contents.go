@@ -17,10 +17,10 @@ import (
 // each a commit on ?branch (default branch) that sends the push webhooks.
 // Raw downloads (download_url) are served by routesGitHTTP.
 func (f *Forge) routesContents(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/contents", f.ctGet).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.*}", f.ctGet).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.+}", f.ctPut).Methods(http.MethodPut)
-	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.+}", f.ctDelete).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/contents", f.repoHandler(PermRead, f.ctGet)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.*}", f.repoHandler(PermRead, f.ctGet)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.+}", f.repoHandler(PermWrite, f.ctPut)).Methods(http.MethodPut)
+	api.HandleFunc("/repos/{owner}/{repo}/contents/{path:.+}", f.repoHandler(PermWrite, f.ctDelete)).Methods(http.MethodDelete)
 }
 
 // ctMaxInline is the largest file whose content the object answer
@@ -121,11 +121,7 @@ func ctPathVar(r *http.Request) (string, bool) {
 	return p, gdValidTreePath(p)
 }
 
-func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	p, ok := ctPathVar(r)
 	if !ok {
 		notFound(w)
@@ -133,36 +129,36 @@ func (f *Forge) ctGet(w http.ResponseWriter, r *http.Request) {
 	}
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
-		ref = repo.DefaultBranch
-		if refs, err := f.git.refs(repo.Path); err == nil && len(refs) == 0 {
+		ref = rc.repo.DefaultBranch
+		if refs, err := f.git.refs(rc.repo.Path); err == nil && len(refs) == 0 {
 			writeError(w, http.StatusNotFound, "This repository is empty.")
 			return
 		}
 	}
-	commit, err := f.git.gdResolveCommit(repo.Path, ref)
+	commit, err := f.git.gdResolveCommit(rc.repo.Path, ref)
 	if err != nil {
 		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
 		return
 	}
-	e, found := f.ctLookup(repo, commit, p)
+	e, found := f.ctLookup(rc.repo, commit, p)
 	if !found {
 		notFound(w)
 		return
 	}
 	if e.Type == "tree" {
-		entries, err := f.git.gdLsTree(repo.Path, e.SHA, false)
+		entries, err := f.git.gdLsTree(rc.repo.Path, e.SHA, false)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
 		out := make([]ctJSON, 0, len(entries))
 		for _, c := range entries {
-			out = append(out, f.ctObject(repo, ref, path.Join(p, c.Path), c, true))
+			out = append(out, f.ctObject(rc.repo, ref, path.Join(p, c.Path), c, true))
 		}
 		writeJSON(w, r, http.StatusOK, out)
 		return
 	}
-	f.ctAnswerEntry(w, r, repo, ref, p, e)
+	f.ctAnswerEntry(w, r, rc.repo, ref, p, e)
 }
 
 // ctAnswerEntry answers a non-directory entry: its contents object (with
@@ -273,27 +269,27 @@ type ctFileResponse struct {
 	Commit  gdCommitJSON `json:"commit"`
 }
 
-func (f *Forge) ctPut(w http.ResponseWriter, r *http.Request) { f.ctWrite(w, r, false) }
+func (f *Forge) ctPut(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.ctWrite(w, r, rc, false)
+}
 
-func (f *Forge) ctDelete(w http.ResponseWriter, r *http.Request) { f.ctWrite(w, r, true) }
+func (f *Forge) ctDelete(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.ctWrite(w, r, rc, true)
+}
 
 var errCtAnswered = errors.New("answered")
 
 // ctWrite commits one file change on a branch, compare-and-swap on the
 // branch head under the repository's lock; sha must name the file's
 // current blob to update or delete it (409 when it does not).
-func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
-	repo, pr, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
+func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, rc *reqCtx, del bool) {
 	p, ok := ctPathVar(r)
 	if !ok || p == "" {
 		notFound(w)
 		return
 	}
-	var req ctFileRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decode[ctFileRequest](rc)
+	if !ok {
 		return
 	}
 	var missing []string
@@ -324,7 +320,7 @@ func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
 	}
 	branch := req.Branch
 	if branch == "" {
-		branch = repo.DefaultBranch
+		branch = rc.repo.DefaultBranch
 	}
 	branch = strings.TrimPrefix(branch, "refs/heads/")
 	ref := "refs/heads/" + branch
@@ -332,7 +328,7 @@ func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid branch name")
 		return
 	}
-	def := gdIdentityOf(actor(pr), f.now())
+	def := gdIdentityOf(rc.actor(), f.now())
 	author, ok1 := f.gdSignatureFrom(req.Author, def)
 	committerDef := def
 	if req.Author != nil {
@@ -348,31 +344,31 @@ func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
 	var created bool
 	var before, commitSHA, blobSHA string
 	err := func() error {
-		repo.mu.Lock()
-		defer repo.mu.Unlock()
-		head, found, err := f.git.gdRefValue(repo.Path, ref)
+		rc.repo.mu.Lock()
+		defer rc.repo.mu.Unlock()
+		head, found, err := f.git.gdRefValue(rc.repo.Path, ref)
 		if err != nil {
 			return err
 		}
 		if !found {
-			refs, err := f.git.refs(repo.Path)
+			refs, err := f.git.refs(rc.repo.Path)
 			if err != nil {
 				return err
 			}
-			if len(refs) > 0 || branch != repo.DefaultBranch || del {
+			if len(refs) > 0 || branch != rc.repo.DefaultBranch || del {
 				return fail(http.StatusNotFound, "Branch "+branch+" not found")
 			}
 		}
-		b := &gdTreeBuilder{g: f.git, path: repo.Path}
+		b := &gdTreeBuilder{g: f.git, path: rc.repo.Path}
 		base := ""
 		if found {
-			if base, err = f.git.resolve(repo.Path, head+"^{tree}"); err != nil {
+			if base, err = f.git.resolve(rc.repo.Path, head+"^{tree}"); err != nil {
 				return err
 			}
 		}
 		cur, exists := gdTreeEntry{}, false
 		if found {
-			cur, exists = f.ctLookup(repo, head, p)
+			cur, exists = f.ctLookup(rc.repo, head, p)
 		}
 		switch {
 		case exists && cur.Type != "blob":
@@ -391,7 +387,7 @@ func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
 		}
 		var ne *gdTreeNodeEntry
 		if !del {
-			if blobSHA, err = f.git.writeObject(repo.Path, "blob", data); err != nil {
+			if blobSHA, err = f.git.writeObject(rc.repo.Path, "blob", data); err != nil {
 				return err
 			}
 			mode := "100644"
@@ -417,16 +413,16 @@ func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
 			raw += "parent " + pa + "\n"
 		}
 		raw += "author " + gdFormatSignature(author) + "\ncommitter " + gdFormatSignature(committer) + "\n\n" + *req.Message
-		if commitSHA, err = f.git.writeObject(repo.Path, "commit", []byte(raw)); err != nil {
+		if commitSHA, err = f.git.writeObject(rc.repo.Path, "commit", []byte(raw)); err != nil {
 			return err
 		}
-		if err := f.git.updateRef(repo.Path, ref, commitSHA, before); err != nil {
+		if err := f.git.updateRef(rc.repo.Path, ref, commitSHA, before); err != nil {
 			if errors.Is(err, errRefConflict) {
 				return fail(http.StatusConflict, "Reference update failed: "+branch+" moved")
 			}
 			return err
 		}
-		repo.PushedAt = f.now()
+		rc.repo.PushedAt = f.now()
 		return nil
 	}()
 	if errors.Is(err, errCtAnswered) {
@@ -436,16 +432,16 @@ func (f *Forge) ctWrite(w http.ResponseWriter, r *http.Request, del bool) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	f.refsChanged(repo, actor(pr), []RefChange{{Ref: ref, Before: before, After: commitSHA}})
-	c, err := f.git.gdReadCommit(repo.Path, commitSHA)
+	f.refsChanged(rc.repo, rc.actor(), []RefChange{{Ref: ref, Before: before, After: commitSHA}})
+	c, err := f.git.gdReadCommit(rc.repo.Path, commitSHA)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	out := ctFileResponse{Commit: f.gdCommitOf(repo, c)}
+	out := ctFileResponse{Commit: f.gdCommitOf(rc.repo, c)}
 	status := http.StatusOK
 	if !del {
-		o := f.ctObject(repo, branch, p, gdTreeEntry{Mode: "100644", Type: "blob", SHA: blobSHA, Size: int64(len(data))}, true)
+		o := f.ctObject(rc.repo, branch, p, gdTreeEntry{Mode: "100644", Type: "blob", SHA: blobSHA, Size: int64(len(data))}, true)
 		out.Content = &o
 		if created {
 			status = http.StatusCreated

@@ -16,25 +16,25 @@ import (
 // repository's lock and send the push, create and delete webhooks a push
 // would.
 func (f *Forge) routesGitData(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/git/ref/{ref:.+}", f.gdGetRef).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/matching-refs/{ref:.*}", f.gdMatchingRefs).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/refs", f.gdListRefs).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/refs/{ref:.+}", f.gdGetRefLegacy).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/refs", f.gdCreateRef).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/git/refs/{ref:.+}", f.gdUpdateRef).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/git/refs/{ref:.+}", f.gdDeleteRef).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/git/ref/{ref:.+}", f.repoHandler(PermRead, f.gdGetRef)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/matching-refs/{ref:.*}", f.repoHandler(PermRead, f.gdMatchingRefs)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/refs", f.repoHandler(PermRead, f.gdListRefs)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/refs/{ref:.+}", f.repoHandler(PermRead, f.gdGetRefLegacy)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/refs", f.repoHandler(PermWrite, withBody(f.gdCreateRef))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/git/refs/{ref:.+}", f.repoHandler(PermWrite, withBody(f.gdUpdateRef))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/git/refs/{ref:.+}", f.repoHandler(PermWrite, f.gdDeleteRef)).Methods(http.MethodDelete)
 
-	api.HandleFunc("/repos/{owner}/{repo}/git/commits/{sha}", f.gdGetCommit).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/commits", f.gdCreateCommit).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/git/trees/{sha:.+}", f.gdGetTree).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/trees", f.gdCreateTree).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/git/blobs/{sha}", f.gdGetBlob).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/blobs", f.gdCreateBlob).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/git/tags/{sha}", f.gdGetTag).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/git/tags", f.gdCreateTag).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/git/commits/{sha}", f.repoHandler(PermRead, f.gdGetCommit)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/commits", f.repoHandler(PermWrite, withBody(f.gdCreateCommit))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/git/trees/{sha:.+}", f.repoHandler(PermRead, f.gdGetTree)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/trees", f.repoHandler(PermWrite, withBody(f.gdCreateTree))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/git/blobs/{sha}", f.repoHandler(PermRead, f.gdGetBlob)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/blobs", f.repoHandler(PermWrite, withBody(f.gdCreateBlob))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/git/tags/{sha}", f.repoHandler(PermRead, f.gdGetTag)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/git/tags", f.repoHandler(PermWrite, withBody(f.gdCreateTag))).Methods(http.MethodPost)
 
-	api.HandleFunc("/repos/{owner}/{repo}/branches", f.gdListBranches).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/branches/{branch:.+}", f.gdGetBranch).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/branches", f.repoHandler(PermRead, f.gdListBranches)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/branches/{branch:.+}", f.repoHandler(PermRead, f.gdGetBranch)).Methods(http.MethodGet)
 }
 
 // ---- JSON shapes (GitHub's; go-github's Git service decodes them) ----
@@ -221,13 +221,9 @@ func (f *Forge) gdRefsOf(repo *Repo, prefix string) ([]gdRefJSON, error) {
 	return out, nil
 }
 
-func (f *Forge) gdGetRef(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetRef(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	ref := gdRefVar(r)
-	sha, found, err := f.git.gdRefValue(repo.Path, ref)
+	sha, found, err := f.git.gdRefValue(rc.repo.Path, ref)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -236,19 +232,15 @@ func (f *Forge) gdGetRef(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	typ, _ := f.git.objectType(repo.Path, sha)
-	writeJSON(w, r, http.StatusOK, f.gdRefOf(repo, ref, sha, typ))
+	typ, _ := f.git.objectType(rc.repo.Path, sha)
+	writeJSON(w, r, http.StatusOK, f.gdRefOf(rc.repo, ref, sha, typ))
 }
 
 // gdGetRefLegacy is the old GET /git/refs/{ref}: the ref itself when it
 // exists, else every ref it is a prefix of, else 404.
-func (f *Forge) gdGetRefLegacy(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetRefLegacy(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	ref := gdRefVar(r)
-	refs, err := f.gdRefsOf(repo, ref)
+	refs, err := f.gdRefsOf(rc.repo, ref)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -268,12 +260,8 @@ func (f *Forge) gdGetRefLegacy(w http.ResponseWriter, r *http.Request) {
 
 // gdMatchingRefs answers every ref starting with refs/{ref} (all of them,
 // unpaginated, as GitHub does).
-func (f *Forge) gdMatchingRefs(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	refs, err := f.gdRefsOf(repo, gdRefVar(r))
+func (f *Forge) gdMatchingRefs(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	refs, err := f.gdRefsOf(rc.repo, gdRefVar(r))
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -281,12 +269,8 @@ func (f *Forge) gdMatchingRefs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, refs)
 }
 
-func (f *Forge) gdListRefs(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	refs, err := f.gdRefsOf(repo, "refs/")
+func (f *Forge) gdListRefs(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	refs, err := f.gdRefsOf(rc.repo, "refs/")
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -303,15 +287,7 @@ type gdCreateRefRequest struct {
 // compare-and-swap against "absent", so of concurrent creations of one
 // ref exactly one succeeds and the others are 422 "Reference already
 // exists".
-func (f *Forge) gdCreateRef(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req gdCreateRefRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) gdCreateRef(w http.ResponseWriter, r *http.Request, rc *reqCtx, req gdCreateRefRequest) {
 	var missing []string
 	if req.Ref == "" {
 		missing = append(missing, `"ref"`)
@@ -341,23 +317,23 @@ func (f *Forge) gdCreateRef(w http.ResponseWriter, r *http.Request) {
 	}
 	sha := strings.ToLower(req.SHA)
 
-	repo.mu.Lock()
-	typ, err := f.git.objectType(repo.Path, sha)
+	rc.repo.mu.Lock()
+	typ, err := f.git.objectType(rc.repo.Path, sha)
 	if err != nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusUnprocessableEntity, "Object does not exist")
 		return
 	}
 	if strings.HasPrefix(req.Ref, "refs/heads/") && typ != "commit" {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusUnprocessableEntity, "Object is not a commit")
 		return
 	}
-	err = f.git.updateRef(repo.Path, req.Ref, sha, zeroSHA)
+	err = f.git.updateRef(rc.repo.Path, req.Ref, sha, zeroSHA)
 	if err == nil {
-		repo.PushedAt = f.now()
+		rc.repo.PushedAt = f.now()
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	switch {
 	case errors.Is(err, errRefConflict):
 		writeError(w, http.StatusUnprocessableEntity, "Reference already exists")
@@ -366,8 +342,8 @@ func (f *Forge) gdCreateRef(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Reference update failed")
 		return
 	}
-	f.refsChanged(repo, actor(p), []RefChange{{Ref: req.Ref, Before: zeroSHA, After: sha}})
-	out := f.gdRefOf(repo, req.Ref, sha, typ)
+	f.refsChanged(rc.repo, rc.actor(), []RefChange{{Ref: req.Ref, Before: zeroSHA, After: sha}})
+	out := f.gdRefOf(rc.repo, req.Ref, sha, typ)
 	w.Header().Set("Location", out.URL)
 	writeJSON(w, r, http.StatusCreated, out)
 }
@@ -379,15 +355,7 @@ type gdUpdateRefRequest struct {
 
 // gdUpdateRef moves a ref: a fast-forward unless force is set,
 // compare-and-swap against the value it checked.
-func (f *Forge) gdUpdateRef(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req gdUpdateRefRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) gdUpdateRef(w http.ResponseWriter, r *http.Request, rc *reqCtx, req gdUpdateRefRequest) {
 	if req.SHA == "" {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"sha\" wasn't supplied.")
 		return
@@ -399,8 +367,8 @@ func (f *Forge) gdUpdateRef(w http.ResponseWriter, r *http.Request) {
 	ref := gdRefVar(r)
 	sha := strings.ToLower(req.SHA)
 
-	repo.mu.Lock()
-	cur, found, err := f.git.gdRefValue(repo.Path, ref)
+	rc.repo.mu.Lock()
+	cur, found, err := f.git.gdRefValue(rc.repo.Path, ref)
 	var typ string
 	status, msg := 0, ""
 	switch {
@@ -409,46 +377,42 @@ func (f *Forge) gdUpdateRef(w http.ResponseWriter, r *http.Request) {
 	case !found:
 		status, msg = http.StatusUnprocessableEntity, "Reference does not exist"
 	default:
-		if typ, err = f.git.objectType(repo.Path, sha); err != nil {
+		if typ, err = f.git.objectType(rc.repo.Path, sha); err != nil {
 			status, msg = http.StatusUnprocessableEntity, "Object does not exist"
 		} else if strings.HasPrefix(ref, "refs/heads/") && typ != "commit" {
 			status, msg = http.StatusUnprocessableEntity, "Object is not a commit"
-		} else if cur != sha && !req.Force && !f.git.isAncestor(repo.Path, cur, sha) {
+		} else if cur != sha && !req.Force && !f.git.isAncestor(rc.repo.Path, cur, sha) {
 			status, msg = http.StatusUnprocessableEntity, "Update is not a fast forward"
 		} else if cur != sha {
-			if err := f.git.updateRef(repo.Path, ref, sha, cur); err != nil {
+			if err := f.git.updateRef(rc.repo.Path, ref, sha, cur); err != nil {
 				status, msg = http.StatusUnprocessableEntity, "Reference update failed"
 			} else {
-				repo.PushedAt = f.now()
+				rc.repo.PushedAt = f.now()
 			}
 		}
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	if status != 0 {
 		writeError(w, status, msg)
 		return
 	}
 	if cur != sha {
-		f.refsChanged(repo, actor(p), []RefChange{{Ref: ref, Before: cur, After: sha}})
+		f.refsChanged(rc.repo, rc.actor(), []RefChange{{Ref: ref, Before: cur, After: sha}})
 	}
-	writeJSON(w, r, http.StatusOK, f.gdRefOf(repo, ref, sha, typ))
+	writeJSON(w, r, http.StatusOK, f.gdRefOf(rc.repo, ref, sha, typ))
 }
 
-func (f *Forge) gdDeleteRef(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
+func (f *Forge) gdDeleteRef(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	ref := gdRefVar(r)
-	repo.mu.Lock()
-	cur, found, err := f.git.gdRefValue(repo.Path, ref)
+	rc.repo.mu.Lock()
+	cur, found, err := f.git.gdRefValue(rc.repo.Path, ref)
 	if err == nil && found {
-		err = f.git.deleteRef(repo.Path, ref, cur)
+		err = f.git.deleteRef(rc.repo.Path, ref, cur)
 		if err == nil {
-			repo.PushedAt = f.now()
+			rc.repo.PushedAt = f.now()
 		}
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	switch {
 	case err != nil:
 		writeError(w, http.StatusUnprocessableEntity, "Reference update failed")
@@ -457,27 +421,23 @@ func (f *Forge) gdDeleteRef(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Reference does not exist")
 		return
 	}
-	f.refsChanged(repo, actor(p), []RefChange{{Ref: ref, Before: cur, After: zeroSHA}})
+	f.refsChanged(rc.repo, rc.actor(), []RefChange{{Ref: ref, Before: cur, After: zeroSHA}})
 	noContent(w)
 }
 
 // ---- commits ----
 
-func (f *Forge) gdGetCommit(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetCommit(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	sha, ok := gdSHAVar(w, r)
 	if !ok {
 		return
 	}
-	c, err := f.git.gdReadCommit(repo.Path, sha)
+	c, err := f.git.gdReadCommit(rc.repo.Path, sha)
 	if err != nil {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.gdCommitOf(repo, c))
+	writeJSON(w, r, http.StatusOK, f.gdCommitOf(rc.repo, c))
 }
 
 type gdActorRequest struct {
@@ -530,15 +490,7 @@ func gdIdentityOf(a *Account, when time.Time) gdSignature {
 	return gdSignature{Name: name, Email: a.Email, When: when}
 }
 
-func (f *Forge) gdCreateCommit(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req gdCreateCommitRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) gdCreateCommit(w http.ResponseWriter, r *http.Request, rc *reqCtx, req gdCreateCommitRequest) {
 	var missing []string
 	if req.Message == nil {
 		missing = append(missing, `"message"`)
@@ -566,7 +518,7 @@ func (f *Forge) gdCreateCommit(w http.ResponseWriter, r *http.Request) {
 		}
 		revs = append(revs, strings.ToLower(pa))
 	}
-	info, err := f.git.gdBatchCheck(repo.Path, revs)
+	info, err := f.git.gdBatchCheck(rc.repo.Path, revs)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -581,7 +533,7 @@ func (f *Forge) gdCreateCommit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	def := gdIdentityOf(actor(p), f.now())
+	def := gdIdentityOf(rc.actor(), f.now())
 	author, ok1 := f.gdSignatureFrom(req.Author, def)
 	committerDef := def
 	if req.Author != nil {
@@ -603,38 +555,34 @@ func (f *Forge) gdCreateCommit(w http.ResponseWriter, r *http.Request) {
 		b.WriteString("gpgsig " + strings.ReplaceAll(sig, "\n", "\n ") + "\n")
 	}
 	b.WriteString("\n" + *req.Message)
-	sha, err := f.git.writeObject(repo.Path, "commit", []byte(b.String()))
+	sha, err := f.git.writeObject(rc.repo.Path, "commit", []byte(b.String()))
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, "Commit could not be created")
 		return
 	}
-	c, err := f.git.gdReadCommit(repo.Path, sha)
+	c, err := f.git.gdReadCommit(rc.repo.Path, sha)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	out := f.gdCommitOf(repo, c)
+	out := f.gdCommitOf(rc.repo, c)
 	w.Header().Set("Location", out.URL)
 	writeJSON(w, r, http.StatusCreated, out)
 }
 
 // ---- annotated tags ----
 
-func (f *Forge) gdGetTag(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetTag(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	sha, ok := gdSHAVar(w, r)
 	if !ok {
 		return
 	}
-	t, err := f.git.gdReadTag(repo.Path, sha)
+	t, err := f.git.gdReadTag(rc.repo.Path, sha)
 	if err != nil {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.gdTagOf(repo, t))
+	writeJSON(w, r, http.StatusOK, f.gdTagOf(rc.repo, t))
 }
 
 type gdCreateTagRequest struct {
@@ -647,15 +595,7 @@ type gdCreateTagRequest struct {
 
 // gdCreateTag writes an annotated tag object (the ref is made apart,
 // with POST /git/refs, as on GitHub).
-func (f *Forge) gdCreateTag(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req gdCreateTagRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) gdCreateTag(w http.ResponseWriter, r *http.Request, rc *reqCtx, req gdCreateTagRequest) {
 	if req.Tag == "" || req.Object == "" || req.Type == "" {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tag\", \"message\", \"object\" and \"type\" are required.")
 		return
@@ -669,7 +609,7 @@ func (f *Forge) gdCreateTag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	obj := strings.ToLower(req.Object)
-	typ, err := f.git.objectType(repo.Path, obj)
+	typ, err := f.git.objectType(rc.repo.Path, obj)
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, "Object does not exist")
 		return
@@ -678,23 +618,23 @@ func (f *Forge) gdCreateTag(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Object is a "+typ+", not a "+req.Type)
 		return
 	}
-	tagger, ok := f.gdSignatureFrom(req.Tagger, gdIdentityOf(actor(p), f.now()))
+	tagger, ok := f.gdSignatureFrom(req.Tagger, gdIdentityOf(rc.actor(), f.now()))
 	if !ok {
 		validationFailed(w, "Tag", "date", "invalid", "date is not a valid ISO 8601 timestamp")
 		return
 	}
 	raw := "object " + obj + "\ntype " + typ + "\ntag " + req.Tag + "\ntagger " + gdFormatSignature(tagger) + "\n\n" + req.Message
-	sha, err := f.git.writeObject(repo.Path, "tag", []byte(raw))
+	sha, err := f.git.writeObject(rc.repo.Path, "tag", []byte(raw))
 	if err != nil {
 		writeError(w, http.StatusUnprocessableEntity, "Tag could not be created")
 		return
 	}
-	t, err := f.git.gdReadTag(repo.Path, sha)
+	t, err := f.git.gdReadTag(rc.repo.Path, sha)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	out := f.gdTagOf(repo, t)
+	out := f.gdTagOf(rc.repo, t)
 	w.Header().Set("Location", out.URL)
 	writeJSON(w, r, http.StatusCreated, out)
 }

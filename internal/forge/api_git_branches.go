@@ -84,13 +84,9 @@ func (f *Forge) gdRepoCommitOf(repo *Repo, c *gdCommit) gdRepoCommitJSON {
 	return out
 }
 
-func (f *Forge) gdGetBranch(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	name := mux.Vars(r)["branch"]
-	sha, found, err := f.git.gdRefValue(repo.Path, "refs/heads/"+name)
+	sha, found, err := f.git.gdRefValue(rc.repo.Path, "refs/heads/"+name)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -99,15 +95,15 @@ func (f *Forge) gdGetBranch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Branch not found")
 		return
 	}
-	c, err := f.git.gdReadCommit(repo.Path, sha)
+	c, err := f.git.gdReadCommit(rc.repo.Path, sha)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	api := f.gdRepoAPI(repo) + "/branches/" + gdEscapePath(name)
+	api := f.gdRepoAPI(rc.repo) + "/branches/" + gdEscapePath(name)
 	writeJSON(w, r, http.StatusOK, gdBranchJSON{
-		Name: name, Commit: f.gdRepoCommitOf(repo, c),
-		Links:     map[string]string{"self": api, "html": f.gdRepoWeb(repo) + "/tree/" + gdEscapePath(name)},
+		Name: name, Commit: f.gdRepoCommitOf(rc.repo, c),
+		Links:     map[string]string{"self": api, "html": f.gdRepoWeb(rc.repo) + "/tree/" + gdEscapePath(name)},
 		Protected: false,
 		Protection: gdProtectionJSON{RequiredStatusChecks: gdStatusChecksJSON{EnforcementLevel: "off",
 			Contexts: []string{}, Checks: []any{}}},
@@ -115,12 +111,8 @@ func (f *Forge) gdGetBranch(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (f *Forge) gdListBranches(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	refs, err := f.git.refs(repo.Path)
+func (f *Forge) gdListBranches(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	refs, err := f.git.refs(rc.repo.Path)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -135,7 +127,7 @@ func (f *Forge) gdListBranches(w http.ResponseWriter, r *http.Request) {
 	out := make([]gdBranchShortJSON, 0, len(names))
 	for _, n := range names {
 		out = append(out, gdBranchShortJSON{Name: strings.TrimPrefix(n, "refs/heads/"),
-			Commit: gdSHAURL{SHA: refs[n], URL: f.gdRepoAPI(repo) + "/commits/" + refs[n]}})
+			Commit: gdSHAURL{SHA: refs[n], URL: f.gdRepoAPI(rc.repo) + "/commits/" + refs[n]}})
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.apiBase(), out))
 }

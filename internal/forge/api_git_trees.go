@@ -62,27 +62,23 @@ func (f *Forge) gdTreeOf(repo *Repo, sha string, entries []gdTreeEntry) gdTreeJS
 // gdGetTree lists a tree, named by its sha or by anything that resolves to
 // one (a commit sha, a branch or tag name); with ?recursive (any value,
 // as on GitHub) the whole hierarchy, trees included.
-func (f *Forge) gdGetTree(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetTree(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	rev := mux.Vars(r)["sha"]
 	if !gdValidRev(rev) {
 		notFound(w)
 		return
 	}
-	sha, err := f.git.resolve(repo.Path, rev+"^{tree}")
+	sha, err := f.git.resolve(rc.repo.Path, rev+"^{tree}")
 	if err != nil {
 		notFound(w)
 		return
 	}
-	entries, err := f.git.gdLsTree(repo.Path, sha, r.URL.Query().Has("recursive"))
+	entries, err := f.git.gdLsTree(rc.repo.Path, sha, r.URL.Query().Has("recursive"))
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.gdTreeOf(repo, sha, entries))
+	writeJSON(w, r, http.StatusOK, f.gdTreeOf(rc.repo, sha, entries))
 }
 
 type gdTreeEntryRequest struct {
@@ -115,15 +111,7 @@ func gdTypeOfMode(mode string) (string, bool) {
 // on top of base_tree (or an empty tree); paths may be nested (missing
 // directories are made); an entry with neither sha nor content (sha
 // null) deletes its path; directories left empty disappear.
-func (f *Forge) gdCreateTree(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req gdCreateTreeRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) gdCreateTree(w http.ResponseWriter, r *http.Request, rc *reqCtx, req gdCreateTreeRequest) {
 	if req.Tree == nil {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"tree\" wasn't supplied.")
 		return
@@ -171,7 +159,7 @@ func (f *Forge) gdCreateTree(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	info, err := f.git.gdBatchCheck(repo.Path, check)
+	info, err := f.git.gdBatchCheck(rc.repo.Path, check)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -182,14 +170,14 @@ func (f *Forge) gdCreateTree(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	b := &gdTreeBuilder{g: f.git, path: repo.Path}
+	b := &gdTreeBuilder{g: f.git, path: rc.repo.Path}
 	base := ""
 	if req.BaseTree != "" {
 		if !gdIsSHA(req.BaseTree) {
 			fail("base_tree is not a valid tree")
 			return
 		}
-		if base, err = f.git.resolve(repo.Path, strings.ToLower(req.BaseTree)+"^{tree}"); err != nil {
+		if base, err = f.git.resolve(rc.repo.Path, strings.ToLower(req.BaseTree)+"^{tree}"); err != nil {
 			fail("base_tree is not a valid tree")
 			return
 		}
@@ -203,7 +191,7 @@ func (f *Forge) gdCreateTree(w http.ResponseWriter, r *http.Request) {
 		var ne *gdTreeNodeEntry
 		switch {
 		case e.Content != nil:
-			sha, err := f.git.writeObject(repo.Path, "blob", []byte(*e.Content))
+			sha, err := f.git.writeObject(rc.repo.Path, "blob", []byte(*e.Content))
 			if err != nil {
 				writeError(w, http.StatusInternalServerError, err.Error())
 				return
@@ -222,12 +210,12 @@ func (f *Forge) gdCreateTree(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	entries, err := f.git.gdLsTree(repo.Path, sha, false)
+	entries, err := f.git.gdLsTree(rc.repo.Path, sha, false)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	out := f.gdTreeOf(repo, sha, entries)
+	out := f.gdTreeOf(rc.repo, sha, entries)
 	w.Header().Set("Location", out.URL)
 	writeJSON(w, r, http.StatusCreated, out)
 }
@@ -331,20 +319,16 @@ func gdWantsRaw(r *http.Request) bool {
 	return strings.Contains(a, "application/vnd.github.raw") || strings.Contains(a, "application/vnd.github.v3.raw")
 }
 
-func (f *Forge) gdGetBlob(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) gdGetBlob(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	sha, ok := gdSHAVar(w, r)
 	if !ok {
 		return
 	}
-	if t, err := f.git.objectType(repo.Path, sha); err != nil || t != "blob" {
+	if t, err := f.git.objectType(rc.repo.Path, sha); err != nil || t != "blob" {
 		notFound(w)
 		return
 	}
-	data, err := f.git.readObject(repo.Path, "blob", sha)
+	data, err := f.git.readObject(rc.repo.Path, "blob", sha)
 	if err != nil {
 		notFound(w)
 		return
@@ -359,8 +343,8 @@ func (f *Forge) gdGetBlob(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(data)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, gdBlobJSON{SHA: sha, NodeID: gdNodeID("Blob", repo.FullName()+":"+sha),
-		Size: int64(len(data)), URL: f.gdObjectURL(repo, "blob", sha), Content: gdBase64(data), Encoding: "base64"})
+	writeJSON(w, r, http.StatusOK, gdBlobJSON{SHA: sha, NodeID: gdNodeID("Blob", rc.repo.FullName()+":"+sha),
+		Size: int64(len(data)), URL: f.gdObjectURL(rc.repo, "blob", sha), Content: gdBase64(data), Encoding: "base64"})
 }
 
 type gdCreateBlobRequest struct {
@@ -368,15 +352,7 @@ type gdCreateBlobRequest struct {
 	Encoding string  `json:"encoding"`
 }
 
-func (f *Forge) gdCreateBlob(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req gdCreateBlobRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) gdCreateBlob(w http.ResponseWriter, r *http.Request, rc *reqCtx, req gdCreateBlobRequest) {
 	if req.Content == nil {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"content\" wasn't supplied.")
 		return
@@ -397,12 +373,12 @@ func (f *Forge) gdCreateBlob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "encoding must be utf-8 or base64")
 		return
 	}
-	sha, err := f.git.writeObject(repo.Path, "blob", data)
+	sha, err := f.git.writeObject(rc.repo.Path, "blob", data)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	u := f.gdObjectURL(repo, "blob", sha)
+	u := f.gdObjectURL(rc.repo, "blob", sha)
 	w.Header().Set("Location", u)
 	writeJSON(w, r, http.StatusCreated, gdSHAURL{SHA: sha, URL: u})
 }

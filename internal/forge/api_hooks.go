@@ -15,17 +15,17 @@ import (
 // repository admins see and manage hooks (an installation does not: the
 // App has no repository_hooks permission).
 func (f *Forge) routesHooks(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/hooks", f.listHooks).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks", f.createHook).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}", f.getHook).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}", f.editHook).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}", f.deleteHook).Methods(http.MethodDelete)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/config", f.getHookConfig).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/config", f.editHookConfig).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/pings", f.pingHook).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/deliveries", f.listHookDeliveries).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/deliveries/{delivery}", f.getHookDelivery).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/deliveries/{delivery}/attempts", f.redeliverHook).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks", f.repoHandler(PermRead, hookAdmin(f.listHooks))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks", f.repoHandler(PermRead, hookAdmin(withBody(f.createHook)))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}", f.repoHandler(PermRead, hookAdmin(f.getHook))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}", f.repoHandler(PermRead, hookAdmin(f.editHook))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}", f.repoHandler(PermRead, hookAdmin(f.deleteHook))).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/config", f.repoHandler(PermRead, hookAdmin(f.getHookConfig))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/config", f.repoHandler(PermRead, hookAdmin(f.editHookConfig))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/pings", f.repoHandler(PermRead, hookAdmin(f.pingHook))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/deliveries", f.repoHandler(PermRead, hookAdmin(f.listHookDeliveries))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/deliveries/{delivery}", f.repoHandler(PermRead, hookAdmin(f.getHookDelivery))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/hooks/{id}/deliveries/{delivery}/attempts", f.repoHandler(PermRead, hookAdmin(f.redeliverHook))).Methods(http.MethodPost)
 }
 
 // maxHookURL bounds a hook's URL.
@@ -134,64 +134,46 @@ func deliveryStatus(d Delivery) string {
 
 // hookAdmin admits a repository admin. Anyone else who may read the
 // repository is answered 404, as GitHub hides a repository's hooks.
-func (f *Forge) hookAdmin(w http.ResponseWriter, r *http.Request) (*Repo, *principal, bool) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return nil, nil, false
+// Served under repoHandler(PermRead, ...).
+func hookAdmin(h repoHandlerFunc) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		if rc.perm < PermAdmin {
+			notFound(w)
+			return
+		}
+		h(w, r, rc)
 	}
-	if f.permission(p, repo) < PermAdmin {
-		notFound(w)
-		return nil, nil, false
-	}
-	return repo, p, true
 }
 
 // hookByVar is the hook named by {id}; 404 when it is not the repository's.
-func (f *Forge) hookByVar(w http.ResponseWriter, r *http.Request) (*Repo, *principal, Hook, bool) {
-	repo, p, ok := f.hookAdmin(w, r)
+func (f *Forge) hookByVar(rc *reqCtx) (Hook, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
-		return nil, nil, Hook{}, false
+		return Hook{}, false
 	}
-	id, ok := intVar(w, r, "id")
-	if !ok {
-		return nil, nil, Hook{}, false
-	}
-	h, found := f.repoHooks.get(repo.ID, id)
+	h, found := f.repoHooks.get(rc.repo.ID, id)
 	if !found {
-		notFound(w)
-		return nil, nil, Hook{}, false
+		notFound(rc.w)
+		return Hook{}, false
 	}
-	return repo, p, h, true
+	return h, true
 }
 
-func (f *Forge) listHooks(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.hookAdmin(w, r)
-	if !ok {
-		return
-	}
+func (f *Forge) listHooks(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	out := []map[string]any{}
-	for _, h := range paginate(w, r, f.BaseURL(), f.repoHooks.list(repo.ID)) {
-		out = append(out, f.hookObject(repo, h))
+	for _, h := range paginate(w, r, f.BaseURL(), f.repoHooks.list(rc.repo.ID)) {
+		out = append(out, f.hookObject(rc.repo, h))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
 
-func (f *Forge) getHook(w http.ResponseWriter, r *http.Request) {
-	repo, _, h, ok := f.hookByVar(w, r)
-	if ok {
-		writeJSON(w, r, http.StatusOK, f.hookObject(repo, h))
+func (f *Forge) getHook(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	if h, ok := f.hookByVar(rc); ok {
+		writeJSON(w, r, http.StatusOK, f.hookObject(rc.repo, h))
 	}
 }
 
-func (f *Forge) createHook(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.hookAdmin(w, r)
-	if !ok {
-		return
-	}
-	var req hookRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createHook(w http.ResponseWriter, r *http.Request, rc *reqCtx, req hookRequest) {
 	if req.Name != nil && *req.Name != "web" {
 		validationFailed(w, "Hook", "name", "invalid", "name must be web")
 		return
@@ -201,7 +183,7 @@ func (f *Forge) createHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := f.now()
-	h := &Hook{ID: f.newID(), RepoID: repo.ID, Active: true, Events: []string{"push"}, ContentType: "form",
+	h := &Hook{ID: f.newID(), RepoID: rc.repo.ID, Active: true, Events: []string{"push"}, ContentType: "form",
 		InsecureSSL: "0", CreatedAt: now, UpdatedAt: now}
 	if msg := applyHookConfig(h, req.Config); msg != "" {
 		validationFailed(w, "Hook", "config", "custom", msg)
@@ -225,8 +207,8 @@ func (f *Forge) createHook(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Hook", "", "custom", "The \"push\" event cannot have more than 20 hooks")
 		return
 	}
-	f.pingTo(repo, *h, actor(p))
-	writeJSON(w, r, http.StatusCreated, f.hookObject(repo, *h))
+	f.pingTo(rc.repo, *h, rc.actor())
+	writeJSON(w, r, http.StatusCreated, f.hookObject(rc.repo, *h))
 }
 
 // dedupFold drops repeated names (case-insensitive), keeping the first.
@@ -240,13 +222,13 @@ func dedupFold(names []string) []string {
 	return out
 }
 
-func (f *Forge) editHook(w http.ResponseWriter, r *http.Request) {
-	repo, _, h, ok := f.hookByVar(w, r)
+func (f *Forge) editHook(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	h, ok := f.hookByVar(rc)
 	if !ok {
 		return
 	}
-	var req hookRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decode[hookRequest](rc)
+	if !ok {
 		return
 	}
 	next := h
@@ -287,39 +269,39 @@ func (f *Forge) editHook(w http.ResponseWriter, r *http.Request) {
 		next.Active = *req.Active
 	}
 	next.UpdatedAt = f.now()
-	saved, found := f.repoHooks.update(repo.ID, h.ID, func(cur *Hook) { *cur = next })
+	saved, found := f.repoHooks.update(rc.repo.ID, h.ID, func(cur *Hook) { *cur = next })
 	if !found {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.hookObject(repo, saved))
+	writeJSON(w, r, http.StatusOK, f.hookObject(rc.repo, saved))
 }
 
-func (f *Forge) deleteHook(w http.ResponseWriter, r *http.Request) {
-	repo, _, h, ok := f.hookByVar(w, r)
+func (f *Forge) deleteHook(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	h, ok := f.hookByVar(rc)
 	if !ok {
 		return
 	}
-	if !f.repoHooks.remove(repo.ID, h.ID) {
+	if !f.repoHooks.remove(rc.repo.ID, h.ID) {
 		notFound(w)
 		return
 	}
 	noContent(w)
 }
 
-func (f *Forge) getHookConfig(w http.ResponseWriter, r *http.Request) {
-	if _, _, h, ok := f.hookByVar(w, r); ok {
+func (f *Forge) getHookConfig(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	if h, ok := f.hookByVar(rc); ok {
 		writeJSON(w, r, http.StatusOK, f.hookConfigObject(h))
 	}
 }
 
-func (f *Forge) editHookConfig(w http.ResponseWriter, r *http.Request) {
-	repo, _, h, ok := f.hookByVar(w, r)
+func (f *Forge) editHookConfig(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	h, ok := f.hookByVar(rc)
 	if !ok {
 		return
 	}
-	var req hookConfigRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decode[hookConfigRequest](rc)
+	if !ok {
 		return
 	}
 	next := h
@@ -328,7 +310,7 @@ func (f *Forge) editHookConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next.UpdatedAt = f.now()
-	saved, found := f.repoHooks.update(repo.ID, h.ID, func(cur *Hook) { *cur = next })
+	saved, found := f.repoHooks.update(rc.repo.ID, h.ID, func(cur *Hook) { *cur = next })
 	if !found {
 		notFound(w)
 		return
@@ -355,55 +337,55 @@ func (f *Forge) pingTo(repo *Repo, h Hook, sender *Account) {
 		RepoID: repo.ID, HookID: h.ID, target: h.target(repo)})
 }
 
-func (f *Forge) pingHook(w http.ResponseWriter, r *http.Request) {
-	repo, p, h, ok := f.hookByVar(w, r)
+func (f *Forge) pingHook(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	h, ok := f.hookByVar(rc)
 	if !ok {
 		return
 	}
-	f.pingTo(repo, h, actor(p))
+	f.pingTo(rc.repo, h, rc.actor())
 	noContent(w)
 }
 
 // listHookDeliveries lists a hook's deliveries, newest first, paginated
 // by cursor as GitHub does.
-func (f *Forge) listHookDeliveries(w http.ResponseWriter, r *http.Request) {
-	if _, _, h, ok := f.hookByVar(w, r); ok {
+func (f *Forge) listHookDeliveries(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	if h, ok := f.hookByVar(rc); ok {
 		f.writeDeliveries(w, r, f.hooks.hookDeliveries(h.ID))
 	}
 }
 
 // deliveryByVar is the delivery named by {delivery} of the hook {id}.
-func (f *Forge) deliveryByVar(w http.ResponseWriter, r *http.Request) (*Repo, Hook, Delivery, bool) {
-	repo, _, h, ok := f.hookByVar(w, r)
+func (f *Forge) deliveryByVar(rc *reqCtx) (Hook, Delivery, bool) {
+	h, ok := f.hookByVar(rc)
 	if !ok {
-		return nil, Hook{}, Delivery{}, false
+		return Hook{}, Delivery{}, false
 	}
-	d, ok := deliveryByID(w, r, f.hooks.hookDeliveries(h.ID))
+	d, ok := deliveryByID(rc.w, rc.r, f.hooks.hookDeliveries(h.ID))
 	if !ok {
-		return nil, Hook{}, Delivery{}, false
+		return Hook{}, Delivery{}, false
 	}
-	return repo, h, d, true
+	return h, d, true
 }
 
-func (f *Forge) getHookDelivery(w http.ResponseWriter, r *http.Request) {
-	repo, h, d, ok := f.deliveryByVar(w, r)
+func (f *Forge) getHookDelivery(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	h, d, ok := f.deliveryByVar(rc)
 	if !ok {
 		return
 	}
-	api, _ := f.repoURLs(repo)
+	api, _ := f.repoURLs(rc.repo)
 	self := api + "/hooks/" + strconv.FormatInt(h.ID, 10) + "/deliveries/" + strconv.FormatInt(d.Num, 10)
 	writeJSON(w, r, http.StatusOK, deliveryObject(d, true, self))
 }
 
 // redeliverHook sends a delivery again (same GUID and payload, a new id,
 // marked as a redelivery) to the hook as it is now; 202 as on GitHub.
-func (f *Forge) redeliverHook(w http.ResponseWriter, r *http.Request) {
-	repo, h, d, ok := f.deliveryByVar(w, r)
+func (f *Forge) redeliverHook(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	h, d, ok := f.deliveryByVar(rc)
 	if !ok {
 		return
 	}
 	again := d.again()
-	again.target = h.target(repo)
+	again.target = h.target(rc.repo)
 	f.hooks.queueDelivery(again)
 	writeJSON(w, r, http.StatusAccepted, map[string]any{})
 }

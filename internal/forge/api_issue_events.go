@@ -13,10 +13,10 @@ import (
 // one by id) and an issue's timeline. Registered before the issues
 // routes, whose issues/{number} would read "events" as a number.
 func (f *Forge) routesIssueEvents(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/issues/events", f.listRepoIssueEvents).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/events/{id}", f.getIssueEvent).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/events", f.listIssueEvents).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/timeline", f.listIssueTimeline).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/events", f.repoHandler(PermRead, f.listRepoIssueEvents)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/events/{id}", f.repoHandler(PermRead, f.getIssueEvent)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/events", f.repoHandler(PermRead, onIssue(f.listIssueEvents))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/timeline", f.repoHandler(PermRead, onIssue(f.listIssueTimeline))).Methods(http.MethodGet)
 }
 
 // issueEventObject is GitHub's issue event; with an issue view when the
@@ -68,15 +68,11 @@ func issueEventsOf(repo *Repo, keep func(*IssueEvent) bool) []IssueEvent {
 	return out
 }
 
-func (f *Forge) listIssueEvents(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	evs := issueEventsOf(repo, func(ev *IssueEvent) bool { return ev.IssueNum == n })
+func (f *Forge) listIssueEvents(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	evs := issueEventsOf(rc.repo, func(ev *IssueEvent) bool { return ev.IssueNum == rc.number })
 	out := []map[string]any{}
 	for _, ev := range paginate(w, r, f.BaseURL(), evs) {
-		out = append(out, f.issueEventObject(repo, ev, nil))
+		out = append(out, f.issueEventObject(rc.repo, ev, nil))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
@@ -100,19 +96,15 @@ func issueViewsOf(repo *Repo, nums map[int]bool) map[int]issueView {
 
 // listRepoIssueEvents lists the repository's events, newest first, each
 // with its issue.
-func (f *Forge) listRepoIssueEvents(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	evs := issueEventsOf(repo, func(*IssueEvent) bool { return true })
+func (f *Forge) listRepoIssueEvents(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	evs := issueEventsOf(rc.repo, func(*IssueEvent) bool { return true })
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].ID > evs[j].ID })
 	pageEvs := paginate(w, r, f.BaseURL(), evs)
 	nums := map[int]bool{}
 	for _, ev := range pageEvs {
 		nums[ev.IssueNum] = true
 	}
-	views := issueViewsOf(repo, nums)
+	views := issueViewsOf(rc.repo, nums)
 	out := []map[string]any{}
 	for _, ev := range pageEvs {
 		v, found := views[ev.IssueNum]
@@ -120,24 +112,24 @@ func (f *Forge) listRepoIssueEvents(w http.ResponseWriter, r *http.Request) {
 		if found {
 			issue = &v
 		}
-		out = append(out, f.issueEventObject(repo, ev, issue))
+		out = append(out, f.issueEventObject(rc.repo, ev, issue))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
 
-func (f *Forge) getIssueEvent(w http.ResponseWriter, r *http.Request) {
-	repo, id, ok := f.repoAndID(w, r)
+func (f *Forge) getIssueEvent(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return
 	}
-	evs := issueEventsOf(repo, func(ev *IssueEvent) bool { return ev.ID == id })
+	evs := issueEventsOf(rc.repo, func(ev *IssueEvent) bool { return ev.ID == id })
 	if len(evs) == 0 {
 		notFound(w)
 		return
 	}
-	views := issueViewsOf(repo, map[int]bool{evs[0].IssueNum: true})
+	views := issueViewsOf(rc.repo, map[int]bool{evs[0].IssueNum: true})
 	v := views[evs[0].IssueNum]
-	writeJSON(w, r, http.StatusOK, f.issueEventObject(repo, evs[0], &v))
+	writeJSON(w, r, http.StatusOK, f.issueEventObject(rc.repo, evs[0], &v))
 }
 
 // timelineItem is one entry of a timeline, ordered by time then id.
@@ -149,37 +141,33 @@ type timelineItem struct {
 
 // listIssueTimeline lists an issue's events, comments ("commented") and,
 // for a pull request, its submitted reviews ("reviewed"), oldest first.
-func (f *Forge) listIssueTimeline(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listIssueTimeline(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	var items []timelineItem
-	for _, ev := range issueEventsOf(repo, func(ev *IssueEvent) bool { return ev.IssueNum == n }) {
-		items = append(items, timelineItem{at: ev.CreatedAt, id: ev.ID, obj: f.issueEventObject(repo, ev, nil)})
+	for _, ev := range issueEventsOf(rc.repo, func(ev *IssueEvent) bool { return ev.IssueNum == rc.number }) {
+		items = append(items, timelineItem{at: ev.CreatedAt, id: ev.ID, obj: f.issueEventObject(rc.repo, ev, nil)})
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var cs []*Comment
-	for _, c := range repo.Comments {
-		if c.IssueNum == n {
+	for _, c := range rc.repo.Comments {
+		if c.IssueNum == rc.number {
 			cs = append(cs, c)
 		}
 	}
-	comments := viewCommentsLocked(repo, cs)
+	comments := viewCommentsLocked(rc.repo, cs)
 	var reviews []Review
-	for _, rv := range repo.Reviews {
-		if rv.PullNum == n && rv.State != "PENDING" {
+	for _, rv := range rc.repo.Reviews {
+		if rv.PullNum == rc.number && rv.State != "PENDING" {
 			reviews = append(reviews, *rv)
 		}
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	for _, c := range comments {
-		obj := jsonObjectOf(f.commentObject(repo, c))
+		obj := jsonObjectOf(f.commentObject(rc.repo, c))
 		obj["event"], obj["actor"] = "commented", obj["user"]
 		items = append(items, timelineItem{at: c.Comment.CreatedAt, id: c.Comment.ID, obj: obj})
 	}
 	for _, rv := range reviews {
-		obj := jsonObjectOf(f.reviewObject(repo, rv, false))
+		obj := jsonObjectOf(f.reviewObject(rc.repo, rv, false))
 		obj["event"] = "reviewed"
 		items = append(items, timelineItem{at: rv.SubmittedAt, id: rv.ID, obj: obj})
 	}

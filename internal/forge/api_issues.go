@@ -14,13 +14,13 @@ import (
 // and unlock. The repository-wide comment list is routed here, ahead of
 // /issues/{number} which would otherwise take "comments" for a number.
 func (f *Forge) routesIssues(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/issues/comments", f.listRepoComments).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues", f.listIssues).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues", f.createIssue).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.getIssue).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.editIssue).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.lockIssue(true)).Methods(http.MethodPut)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.lockIssue(false)).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/comments", f.repoHandler(PermRead, f.listRepoComments)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues", f.repoHandler(PermRead, f.listIssues)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues", f.repoHandler(PermRead, signedIn(withBody(f.createIssue)))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.repoHandler(PermRead, onIssue(f.getIssue))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}", f.repoHandler(PermRead, onIssue(signedIn(withBody(f.editIssue))))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.repoHandler(PermWrite, onIssue(signedIn(f.lockIssue(true))))).Methods(http.MethodPut)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/lock", f.repoHandler(PermWrite, onIssue(signedIn(f.lockIssue(false))))).Methods(http.MethodDelete)
 }
 
 // issueRequest is the body of the create and edit endpoints.
@@ -86,78 +86,51 @@ func (f *Forge) checkAssignees(w http.ResponseWriter, repo *Repo, logins []strin
 // createIssue opens an issue (read access). Labels and assignees are kept
 // only from triagers, silently dropped otherwise, as GitHub does; missing
 // labels are created.
-func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req issueRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createIssue(w http.ResponseWriter, r *http.Request, rc *reqCtx, req issueRequest) {
 	if req.Title == nil || strings.TrimSpace(*req.Title) == "" {
 		validationFailed(w, "Issue", "title", "missing_field", "")
 		return
 	}
-	triage := f.permission(p, repo) >= PermTriage
+	triage := rc.perm >= PermTriage
 	var assignees []string
 	if al := req.assigneeList(); al != nil && triage {
-		if assignees, ok = f.checkAssignees(w, repo, *al); !ok {
+		var ok bool
+		if assignees, ok = f.checkAssignees(w, rc.repo, *al); !ok {
 			return
 		}
 	}
 	now := f.now()
-	repo.mu.Lock()
-	is := &Issue{ID: f.newID(), Number: repo.nextNumber, Title: *req.Title, State: "open", User: who,
+	rc.repo.mu.Lock()
+	is := &Issue{ID: f.newID(), Number: rc.repo.nextNumber, Title: *req.Title, State: "open", User: rc.actor(),
 		CreatedAt: now, UpdatedAt: now, Assignees: assignees}
 	if req.Body != nil {
 		is.Body = *req.Body
 	}
 	if triage {
-		setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, req.labelList()))
+		setIssueLabelsLocked(is, f.ensureLabelsLocked(rc.repo, req.labelList()))
 	}
-	repo.nextNumber++
-	repo.Issues[is.Number] = is
-	repo.UpdatedAt = now
-	v := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
-	obj := f.issueObject(repo, v)
-	f.emitIssue(repo, "opened", v, who, nil)
+	rc.repo.nextNumber++
+	rc.repo.Issues[is.Number] = is
+	rc.repo.UpdatedAt = now
+	v := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
+	obj := f.issueObject(rc.repo, v)
+	f.emitIssue(rc.repo, "opened", v, rc.actor(), nil)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
 
-func (f *Forge) getIssue(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	v := viewIssueLocked(repo, repo.Issues[n])
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.issueObject(repo, v))
+func (f *Forge) getIssue(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	v := viewIssueLocked(rc.repo, rc.repo.Issues[rc.number])
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.issueObject(rc.repo, v))
 }
 
 // editIssue edits an issue (or a pull request's issue half): its author
 // or triagers; labels and assignees only from triagers. For a pull
 // request it sends the pull_request webhooks the change means.
-func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req issueRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request, rc *reqCtx, req issueRequest) {
 	if req.State != nil && *req.State != "open" && *req.State != "closed" {
 		validationFailed(w, "Issue", "state", "invalid", "")
 		return
@@ -166,24 +139,24 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Issue", "title", "missing_field", "")
 		return
 	}
-	triage := f.permission(p, repo) >= PermTriage
+	triage := rc.perm >= PermTriage
 	var assignees *[]string
 	if al := req.assigneeList(); al != nil && triage {
-		checked, ok := f.checkAssignees(w, repo, *al)
+		checked, ok := f.checkAssignees(w, rc.repo, *al)
 		if !ok {
 			return
 		}
 		assignees = &checked
 	}
 	now := f.now()
-	repo.mu.Lock()
-	is := repo.Issues[n]
-	if is.User.ID != who.ID && !triage {
-		repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	is := rc.repo.Issues[rc.number]
+	if is.User.ID != rc.actor().ID && !triage {
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have triage access to edit this issue.")
 		return
 	}
-	pr := repo.Pulls[n]
+	pr := rc.repo.Pulls[rc.number]
 	if !is.IsPull {
 		pr = nil
 	}
@@ -200,14 +173,14 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 	stateAction := ""
 	if req.State != nil && *req.State != is.State {
 		if pr != nil {
-			if fail := f.setPullStateLocked(repo, pr, *req.State, now); fail != "" {
-				repo.mu.Unlock()
+			if fail := f.setPullStateLocked(rc.repo, pr, *req.State, now); fail != "" {
+				rc.repo.mu.Unlock()
 				validationFailed(w, "Issue", "state", "custom", fail)
 				return
 			}
 		} else if *req.State == "closed" {
 			t := now
-			is.State, is.ClosedAt, is.ClosedBy = "closed", &t, who
+			is.State, is.ClosedAt, is.ClosedBy = "closed", &t, rc.actor()
 		} else {
 			is.State, is.ClosedAt, is.ClosedBy = "open", nil, nil
 		}
@@ -215,7 +188,7 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	var added, removed []Label
 	if req.Labels != nil && triage {
-		added, removed = setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, req.labelList()))
+		added, removed = setIssueLabelsLocked(is, f.ensureLabelsLocked(rc.repo, req.labelList()))
 	}
 	var assigned, unassigned []string
 	if assignees != nil {
@@ -234,49 +207,45 @@ func (f *Forge) editIssue(w http.ResponseWriter, r *http.Request) {
 	if edited || stateAction != "" || len(added)+len(removed)+len(assigned)+len(unassigned) > 0 {
 		is.UpdatedAt = now
 	}
-	v := viewIssueLocked(repo, is)
-	evs := labelEvents(v, who, added, removed, repo)
-	repo.mu.Unlock()
+	v := viewIssueLocked(rc.repo, is)
+	evs := labelEvents(v, rc.actor(), added, removed, rc.repo)
+	rc.repo.mu.Unlock()
 
 	{ // pull_request webhooks for a pull request; issue events for all
 		var pre []pullEvent
 		if edited {
-			pre = append(pre, pullEvent{view: v, action: "edited", sender: who, changes: changes})
+			pre = append(pre, pullEvent{view: v, action: "edited", sender: rc.actor(), changes: changes})
 		}
 		if stateAction != "" {
-			pre = append(pre, pullEvent{view: v, action: stateAction, sender: who})
+			pre = append(pre, pullEvent{view: v, action: stateAction, sender: rc.actor()})
 		}
 		for _, a := range assigned {
 			if acc, ok := f.Account(a); ok {
-				pre = append(pre, pullEvent{view: v, action: "assigned", sender: who, assignee: acc})
+				pre = append(pre, pullEvent{view: v, action: "assigned", sender: rc.actor(), assignee: acc})
 			}
 		}
 		for _, a := range unassigned {
 			if acc, ok := f.Account(a); ok {
-				pre = append(pre, pullEvent{view: v, action: "unassigned", sender: who, assignee: acc})
+				pre = append(pre, pullEvent{view: v, action: "unassigned", sender: rc.actor(), assignee: acc})
 			}
 		}
-		f.emitPulls(repo, append(pre, evs...))
+		f.emitPulls(rc.repo, append(pre, evs...))
 		if pr == nil {
 			if edited {
-				f.emitIssue(repo, "edited", v, who, changes)
+				f.emitIssue(rc.repo, "edited", v, rc.actor(), changes)
 			}
 			if stateAction != "" {
-				f.emitIssue(repo, stateAction, v, who, nil)
+				f.emitIssue(rc.repo, stateAction, v, rc.actor(), nil)
 			}
 		}
 	}
-	writeJSON(w, r, http.StatusOK, f.issueObject(repo, v))
+	writeJSON(w, r, http.StatusOK, f.issueObject(rc.repo, v))
 }
 
 // listIssues lists issues and pull requests: state, labels (all must
 // match), creator, assignee ("none", "*" or a login), since (updated at or
 // after), sort (created, updated, comments), direction; paginated.
-func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -299,9 +268,9 @@ func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	creator, assignee := q.Get("creator"), q.Get("assignee")
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var issues []*Issue
-	for _, is := range repo.Issues {
+	for _, is := range rc.repo.Issues {
 		if state != "all" && is.State != state || !since.IsZero() && is.UpdatedAt.Before(since) ||
 			creator != "" && !strings.EqualFold(is.User.Login, creator) {
 			continue
@@ -332,13 +301,13 @@ func (f *Forge) listIssues(w http.ResponseWriter, r *http.Request) {
 			issues = append(issues, is)
 		}
 	}
-	views := viewIssuesLocked(repo, issues)
-	repo.mu.Unlock()
+	views := viewIssuesLocked(rc.repo, issues)
+	rc.repo.mu.Unlock()
 	sortIssueViews(views, q.Get("sort"), q.Get("direction"), false)
 	page := paginate(w, r, f.BaseURL(), views)
 	out := make([]*github.Issue, 0, len(page))
 	for _, v := range page {
-		out = append(out, f.issueObject(repo, v))
+		out = append(out, f.issueObject(rc.repo, v))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
@@ -357,28 +326,20 @@ func parseSince(w http.ResponseWriter, s string) (time.Time, bool) {
 }
 
 // lockIssue locks or unlocks a conversation (write access); 204.
-func (f *Forge) lockIssue(lock bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		repo, p, n, ok := f.issueFor(w, r, PermWrite)
-		if !ok {
-			return
-		}
-		who, ok := requireActor(w, p)
-		if !ok {
-			return
-		}
-		repo.mu.Lock()
-		is := repo.Issues[n]
+func (f *Forge) lockIssue(lock bool) repoHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		rc.repo.mu.Lock()
+		is := rc.repo.Issues[rc.number]
 		changed := is.Locked != lock
 		is.Locked = lock
-		v := viewIssueLocked(repo, is)
-		repo.mu.Unlock()
+		v := viewIssueLocked(rc.repo, is)
+		rc.repo.mu.Unlock()
 		if changed { // an issue event for all; a webhook for a pull request
 			action := "locked"
 			if !lock {
 				action = "unlocked"
 			}
-			f.emitPull(repo, pullEvent{view: v, action: action, sender: who})
+			f.emitPull(rc.repo, pullEvent{view: v, action: action, sender: rc.actor()})
 		}
 		noContent(w)
 	}

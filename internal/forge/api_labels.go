@@ -15,15 +15,15 @@ import (
 // triage access). Label changes on pull requests send pull_request
 // "labeled"/"unlabeled".
 func (f *Forge) routesLabels(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/labels", f.listLabels).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/labels", f.createLabel).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.getLabel).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.editLabel).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.deleteLabel).Methods(http.MethodDelete)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.listIssueLabels).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/labels", f.repoHandler(PermRead, f.listLabels)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/labels", f.repoHandler(PermWrite, withBody(f.createLabel))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermRead, f.getLabel)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermWrite, withBody(f.editLabel))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/labels/{name:.+}", f.repoHandler(PermWrite, f.deleteLabel)).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.repoHandler(PermRead, onIssue(f.listIssueLabels))).Methods(http.MethodGet)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.addIssueLabels).Methods(http.MethodPost)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.replaceIssueLabels).Methods(http.MethodPut)
-	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.removeIssueLabels).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels", f.repoHandler(PermTriage, onIssue(signedIn(f.removeIssueLabels)))).Methods(http.MethodDelete)
 	api.HandleFunc("/repos/{owner}/{repo}/issues/{number}/labels/{name:.+}", f.removeIssueLabel).Methods(http.MethodDelete)
 }
 
@@ -95,19 +95,15 @@ func labelEvents(v issueView, sender *Account, added, removed []Label, repo *Rep
 	return evs
 }
 
-func (f *Forge) listLabels(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	ls := make([]Label, 0, len(repo.Labels))
-	for _, l := range repo.Labels {
+func (f *Forge) listLabels(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	ls := make([]Label, 0, len(rc.repo.Labels))
+	for _, l := range rc.repo.Labels {
 		ls = append(ls, *l)
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	sort.Slice(ls, func(i, j int) bool { return strings.ToLower(ls[i].Name) < strings.ToLower(ls[j].Name) })
-	writeJSON(w, r, http.StatusOK, f.labelObjects(repo, paginate(w, r, f.BaseURL(), ls)))
+	writeJSON(w, r, http.StatusOK, f.labelObjects(rc.repo, paginate(w, r, f.BaseURL(), ls)))
 }
 
 type labelRequest struct {
@@ -117,15 +113,7 @@ type labelRequest struct {
 	Description *string `json:"description"`
 }
 
-func (f *Forge) createLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req labelRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx, req labelRequest) {
 	if req.Name == nil || strings.TrimSpace(*req.Name) == "" {
 		validationFailed(w, "Label", "name", "missing_field", "")
 		return
@@ -142,49 +130,37 @@ func (f *Forge) createLabel(w http.ResponseWriter, r *http.Request) {
 	if req.Description != nil {
 		l.Description = *req.Description
 	}
-	repo.mu.Lock()
-	if repo.Labels[strings.ToLower(l.Name)] != nil {
-		repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	if rc.repo.Labels[strings.ToLower(l.Name)] != nil {
+		rc.repo.mu.Unlock()
 		validationFailed(w, "Label", "name", "already_exists", "")
 		return
 	}
 	l.ID = f.newID()
-	repo.Labels[strings.ToLower(l.Name)] = l
+	rc.repo.Labels[strings.ToLower(l.Name)] = l
 	saved := *l
-	repo.mu.Unlock()
-	obj := f.labelObject(repo, saved)
+	rc.repo.mu.Unlock()
+	obj := f.labelObject(rc.repo, saved)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
 
-func (f *Forge) getLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	l := repo.Labels[strings.ToLower(mux.Vars(r)["name"])]
+func (f *Forge) getLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	l := rc.repo.Labels[strings.ToLower(mux.Vars(r)["name"])]
 	var saved Label
 	if l != nil {
 		saved = *l
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	if l == nil {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.labelObject(repo, saved))
+	writeJSON(w, r, http.StatusOK, f.labelObject(rc.repo, saved))
 }
 
-func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req labelRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx, req labelRequest) {
 	newName := req.NewName
 	if newName == nil {
 		newName = req.Name // go-github's EditLabel sends "name"
@@ -194,30 +170,30 @@ func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.ToLower(mux.Vars(r)["name"])
-	repo.mu.Lock()
-	l := repo.Labels[key]
+	rc.repo.mu.Lock()
+	l := rc.repo.Labels[key]
 	if l == nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		notFound(w)
 		return
 	}
 	if newName != nil && strings.TrimSpace(*newName) != "" && strings.TrimSpace(*newName) != l.Name {
 		nn := strings.TrimSpace(*newName)
-		if other := repo.Labels[strings.ToLower(nn)]; other != nil && other != l {
-			repo.mu.Unlock()
+		if other := rc.repo.Labels[strings.ToLower(nn)]; other != nil && other != l {
+			rc.repo.mu.Unlock()
 			validationFailed(w, "Label", "name", "already_exists", "")
 			return
 		}
-		for _, is := range repo.Issues {
+		for _, is := range rc.repo.Issues {
 			for i, name := range is.Labels {
 				if strings.EqualFold(name, l.Name) {
 					is.Labels[i] = nn
 				}
 			}
 		}
-		delete(repo.Labels, key)
+		delete(rc.repo.Labels, key)
 		l.Name = nn
-		repo.Labels[strings.ToLower(nn)] = l
+		rc.repo.Labels[strings.ToLower(nn)] = l
 	}
 	if req.Color != nil {
 		l.Color = strings.ToLower(strings.TrimPrefix(*req.Color, "#"))
@@ -226,61 +202,32 @@ func (f *Forge) editLabel(w http.ResponseWriter, r *http.Request) {
 		l.Description = *req.Description
 	}
 	saved := *l
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.labelObject(repo, saved))
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.labelObject(rc.repo, saved))
 }
 
-func (f *Forge) deleteLabel(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
+func (f *Forge) deleteLabel(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	key := strings.ToLower(mux.Vars(r)["name"])
-	repo.mu.Lock()
-	l := repo.Labels[key]
+	rc.repo.mu.Lock()
+	l := rc.repo.Labels[key]
 	if l == nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		notFound(w)
 		return
 	}
-	delete(repo.Labels, key)
-	for _, is := range repo.Issues {
+	delete(rc.repo.Labels, key)
+	for _, is := range rc.repo.Issues {
 		is.Labels = removeFold(is.Labels, l.Name)
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	noContent(w)
 }
 
-// issueFor resolves {number} to an issue or pull request of a repository
-// the caller may act on with need.
-func (f *Forge) issueFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, int, bool) {
-	repo, p, ok := f.repoFor(w, r, need)
-	if !ok {
-		return nil, nil, 0, false
-	}
-	n, ok := intVar(w, r, "number")
-	if !ok {
-		return nil, nil, 0, false
-	}
-	repo.mu.Lock()
-	_, exists := repo.Issues[int(n)]
-	repo.mu.Unlock()
-	if !exists {
-		notFound(w)
-		return nil, nil, 0, false
-	}
-	return repo, p, int(n), true
-}
-
-func (f *Forge) listIssueLabels(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.issueFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	v := viewIssueLocked(repo, repo.Issues[n])
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, f.labelObjects(repo, paginate(w, r, f.BaseURL(), v.Labels)))
+func (f *Forge) listIssueLabels(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	v := viewIssueLocked(rc.repo, rc.repo.Issues[rc.number])
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, f.labelObjects(rc.repo, paginate(w, r, f.BaseURL(), v.Labels)))
 }
 
 // labelNames reads the bodies GitHub accepts for label lists: ["a","b"],
@@ -315,34 +262,30 @@ func labelNames(w http.ResponseWriter, r *http.Request) ([]string, bool) {
 	return names, true
 }
 
-// changeIssueLabels applies a label change computed by change (under
-// repo.mu) and answers with the issue's labels.
-func (f *Forge) changeIssueLabels(w http.ResponseWriter, r *http.Request, status int,
-	change func(repo *Repo, is *Issue) (added, removed []Label, fail func())) {
-	repo, p, n, ok := f.issueFor(w, r, PermTriage)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	is := repo.Issues[n]
-	added, removed, fail := change(repo, is)
-	if fail != nil {
+// changeIssueLabels serves a label change computed by change (under
+// repo.mu) on an issue (triage access, signed in) and answers with the
+// issue's labels.
+func (f *Forge) changeIssueLabels(status int,
+	change func(repo *Repo, is *Issue) (added, removed []Label, fail func())) http.HandlerFunc {
+	return f.repoHandler(PermTriage, onIssue(signedIn(func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+		repo := rc.repo
+		repo.mu.Lock()
+		is := repo.Issues[rc.number]
+		added, removed, fail := change(repo, is)
+		if fail != nil {
+			repo.mu.Unlock()
+			fail()
+			return
+		}
+		if len(added)+len(removed) > 0 {
+			is.UpdatedAt = f.now()
+		}
+		v := viewIssueLocked(repo, is)
+		evs := labelEvents(v, rc.actor(), added, removed, repo)
 		repo.mu.Unlock()
-		fail()
-		return
-	}
-	if len(added)+len(removed) > 0 {
-		is.UpdatedAt = f.now()
-	}
-	v := viewIssueLocked(repo, is)
-	evs := labelEvents(v, who, added, removed, repo)
-	repo.mu.Unlock()
-	f.emitPulls(repo, evs)
-	writeJSON(w, r, status, f.labelObjects(repo, v.Labels))
+		f.emitPulls(repo, evs)
+		writeJSON(w, r, status, f.labelObjects(repo, v.Labels))
+	})))
 }
 
 func (f *Forge) addIssueLabels(w http.ResponseWriter, r *http.Request) {
@@ -350,12 +293,12 @@ func (f *Forge) addIssueLabels(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f.changeIssueLabels(w, r, http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
+	f.changeIssueLabels(http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
 		want := f.ensureLabelsLocked(repo, is.Labels)
 		want = append(want, f.ensureLabelsLocked(repo, names)...)
 		a, rm := setIssueLabelsLocked(is, want)
 		return a, rm, nil
-	})
+	})(w, r)
 }
 
 func (f *Forge) replaceIssueLabels(w http.ResponseWriter, r *http.Request) {
@@ -363,28 +306,20 @@ func (f *Forge) replaceIssueLabels(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f.changeIssueLabels(w, r, http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
+	f.changeIssueLabels(http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
 		a, rm := setIssueLabelsLocked(is, f.ensureLabelsLocked(repo, names))
 		return a, rm, nil
-	})
+	})(w, r)
 }
 
-func (f *Forge) removeIssueLabels(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.issueFor(w, r, PermTriage)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	is := repo.Issues[n]
+func (f *Forge) removeIssueLabels(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	is := rc.repo.Issues[rc.number]
 	_, removed := setIssueLabelsLocked(is, nil)
-	v := viewIssueLocked(repo, is)
-	evs := labelEvents(v, who, nil, removed, repo)
-	repo.mu.Unlock()
-	f.emitPulls(repo, evs)
+	v := viewIssueLocked(rc.repo, is)
+	evs := labelEvents(v, rc.actor(), nil, removed, rc.repo)
+	rc.repo.mu.Unlock()
+	f.emitPulls(rc.repo, evs)
 	noContent(w)
 }
 
@@ -392,7 +327,7 @@ func (f *Forge) removeIssueLabels(w http.ResponseWriter, r *http.Request) {
 // issue does not carry it, as GitHub.
 func (f *Forge) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
 	name := mux.Vars(r)["name"]
-	f.changeIssueLabels(w, r, http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
+	f.changeIssueLabels(http.StatusOK, func(repo *Repo, is *Issue) ([]Label, []Label, func()) {
 		if !containsFold(is.Labels, name) {
 			return nil, nil, func() { writeError(w, http.StatusNotFound, "Label does not exist") }
 		}
@@ -404,5 +339,5 @@ func (f *Forge) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
 		}
 		a, rm := setIssueLabelsLocked(is, keep)
 		return a, rm, nil
-	})
+	})(w, r)
 }

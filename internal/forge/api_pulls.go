@@ -15,59 +15,18 @@ import (
 // patch), update, their files and commits, merge and merge status,
 // requested reviewers, and the pull requests of a commit.
 func (f *Forge) routesPulls(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.listPulls).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.createPull).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}", f.getPull).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}", f.updatePull).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/files", f.listPullFiles).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/commits", f.listPullCommits).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/merge", f.getPullMerged).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/merge", f.mergePullHandler).Methods(http.MethodPut)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.listRequestedReviewers).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.requestReviewers).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.removeRequestedReviewers).Methods(http.MethodDelete)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{sha}/pulls", f.listPullsWithCommit).Methods(http.MethodGet)
-}
-
-// requireActor is the acting account of a write; 401 when anonymous.
-func requireActor(w http.ResponseWriter, p *principal) (*Account, bool) {
-	if p == nil || p.account == nil {
-		writeError(w, http.StatusUnauthorized, "Requires authentication")
-		return nil, false
-	}
-	return p.account, true
-}
-
-// pullActorFor is pullFor for a reader who must be signed in: the
-// account acting (401 when anonymous).
-func (f *Forge) pullActorFor(w http.ResponseWriter, r *http.Request) (*Repo, *Account, int, bool) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return nil, nil, 0, false
-	}
-	who, ok := requireActor(w, p)
-	return repo, who, n, ok
-}
-
-// pullFor resolves {owner}/{repo} for the caller (need) and {number} to
-// an existing pull request (404 otherwise, also for an issue's number).
-func (f *Forge) pullFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, int, bool) {
-	repo, p, ok := f.repoFor(w, r, need)
-	if !ok {
-		return nil, nil, 0, false
-	}
-	n, ok := intVar(w, r, "number")
-	if !ok {
-		return nil, nil, 0, false
-	}
-	repo.mu.Lock()
-	_, exists := repo.Pulls[int(n)]
-	repo.mu.Unlock()
-	if !exists {
-		notFound(w)
-		return nil, nil, 0, false
-	}
-	return repo, p, int(n), true
+	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.repoHandler(PermRead, f.listPulls)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls", f.repoHandler(PermRead, signedIn(withBody(f.createPull)))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}", f.repoHandler(PermRead, onPull(f.getPull))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}", f.repoHandler(PermRead, onPull(signedIn(withBody(f.updatePull))))).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/files", f.repoHandler(PermRead, onPull(f.listPullFiles))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/commits", f.repoHandler(PermRead, onPull(f.listPullCommits))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/merge", f.repoHandler(PermRead, onPull(f.getPullMerged))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/merge", f.repoHandler(PermWrite, onPull(signedIn(withBody(f.mergePullHandler))))).Methods(http.MethodPut)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.repoHandler(PermRead, onPull(f.listRequestedReviewers))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.repoHandler(PermRead, onPull(signedIn(withBody(f.requestReviewers))))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", f.repoHandler(PermRead, onPull(signedIn(withBody(f.removeRequestedReviewers))))).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{sha}/pulls", f.repoHandler(PermRead, f.listPullsWithCommit)).Methods(http.MethodGet)
 }
 
 // viewPull copies pull request n (which exists) under repo.mu.
@@ -102,32 +61,20 @@ func openPullLocked(repo *Repo, head, base string) *Pull {
 // createPull opens a pull request. Heads are branches of the same
 // repository ("branch" or "owner:branch"); anyone who can read the
 // repository may open one, as on GitHub.
-func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	author, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req createPullRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createPull(w http.ResponseWriter, r *http.Request, rc *reqCtx, req createPullRequest) {
 	if req.Title == nil || strings.TrimSpace(*req.Title) == "" {
 		validationFailed(w, "PullRequest", "title", "missing_field", "")
 		return
 	}
 	head := req.Head
 	if owner, branch, ok := strings.Cut(head, ":"); ok {
-		if !strings.EqualFold(owner, repo.Owner.Login) {
+		if !strings.EqualFold(owner, rc.repo.Owner.Login) {
 			validationFailed(w, "PullRequest", "head", "invalid", "")
 			return
 		}
 		head = branch
 	}
-	if req.HeadRepo != "" && !strings.EqualFold(req.HeadRepo, repo.FullName()) && !strings.EqualFold(req.HeadRepo, repo.Name) {
+	if req.HeadRepo != "" && !strings.EqualFold(req.HeadRepo, rc.repo.FullName()) && !strings.EqualFold(req.HeadRepo, rc.repo.Name) {
 		validationFailed(w, "PullRequest", "head_repo", "invalid", "")
 		return
 	}
@@ -140,27 +87,27 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := f.now()
-	repo.mu.Lock()
-	headSHA, herr := f.git.resolve(repo.Path, "refs/heads/"+head)
-	baseSHA, berr := f.git.resolve(repo.Path, "refs/heads/"+req.Base)
+	rc.repo.mu.Lock()
+	headSHA, herr := f.git.resolve(rc.repo.Path, "refs/heads/"+head)
+	baseSHA, berr := f.git.resolve(rc.repo.Path, "refs/heads/"+req.Base)
 	var fail func()
 	switch {
 	case herr != nil:
 		fail = func() { validationFailed(w, "PullRequest", "head", "invalid", "") }
 	case berr != nil:
 		fail = func() { validationFailed(w, "PullRequest", "base", "invalid", "") }
-	case openPullLocked(repo, head, req.Base) != nil:
+	case openPullLocked(rc.repo, head, req.Base) != nil:
 		fail = func() {
 			validationFailed(w, "PullRequest", "", "custom",
-				fmt.Sprintf("A pull request already exists for %s:%s.", repo.Owner.Login, head))
+				fmt.Sprintf("A pull request already exists for %s:%s.", rc.repo.Owner.Login, head))
 		}
-	case f.git.isAncestor(repo.Path, headSHA, baseSHA):
+	case f.git.isAncestor(rc.repo.Path, headSHA, baseSHA):
 		fail = func() {
 			validationFailed(w, "PullRequest", "", "custom", fmt.Sprintf("No commits between %s and %s", req.Base, head))
 		}
 	}
 	if fail == nil {
-		if mb, _ := f.git.mergeBase(repo.Path, baseSHA, headSHA); mb == "" {
+		if mb, _ := f.git.mergeBase(rc.repo.Path, baseSHA, headSHA); mb == "" {
 			fail = func() {
 				validationFailed(w, "PullRequest", "", "custom",
 					fmt.Sprintf("The %s branch has no history in common with %s", head, req.Base))
@@ -168,26 +115,26 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if fail != nil {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		fail()
 		return
 	}
-	is := &Issue{ID: f.newID(), Number: repo.nextNumber, Title: *req.Title, State: "open", User: author,
+	is := &Issue{ID: f.newID(), Number: rc.repo.nextNumber, Title: *req.Title, State: "open", User: rc.actor(),
 		CreatedAt: now, UpdatedAt: now, IsPull: true}
 	if req.Body != nil {
 		is.Body = *req.Body
 	}
-	repo.nextNumber++
+	rc.repo.nextNumber++
 	pr := &Pull{Issue: is, ID: f.newID(), Head: head, HeadSHA: headSHA, Base: req.Base, BaseSHA: baseSHA,
 		Draft: req.Draft, MaintainerCanModify: req.MaintainerCanModify != nil && *req.MaintainerCanModify}
-	repo.Issues[is.Number] = is
-	repo.Pulls[is.Number] = pr
-	repo.UpdatedAt = now
-	v := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
+	rc.repo.Issues[is.Number] = is
+	rc.repo.Pulls[is.Number] = pr
+	rc.repo.UpdatedAt = now
+	v := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
 
-	f.emitPull(repo, pullEvent{view: v, action: "opened", sender: author})
-	obj := f.pullObject(repo, v, true)
+	f.emitPull(rc.repo, pullEvent{view: v, action: "opened", sender: rc.actor()})
+	obj := f.pullObject(rc.repo, v, true)
 	w.Header().Set("Location", obj.GetURL())
 	writeJSON(w, r, http.StatusCreated, obj)
 }
@@ -195,11 +142,7 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request) {
 // listPulls lists pull requests: state (open, closed, all), head
 // ("owner:branch"), base, sort (created, updated, popularity,
 // long-running), direction, paginated. Items are GitHub's "simple" objects.
-func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -211,29 +154,29 @@ func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request) {
 	}
 	headFilter := q.Get("head")
 	if owner, branch, ok := strings.Cut(headFilter, ":"); ok {
-		if !strings.EqualFold(owner, repo.Owner.Login) {
+		if !strings.EqualFold(owner, rc.repo.Owner.Login) {
 			writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), []*github.PullRequest{}))
 			return
 		}
 		headFilter = branch
 	}
 	base := q.Get("base")
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var issues []*Issue
-	for _, pr := range repo.Pulls {
+	for _, pr := range rc.repo.Pulls {
 		is := pr.Issue
 		if state != "all" && is.State != state || headFilter != "" && pr.Head != headFilter || base != "" && pr.Base != base {
 			continue
 		}
 		issues = append(issues, is)
 	}
-	views := viewIssuesLocked(repo, issues)
-	repo.mu.Unlock()
+	views := viewIssuesLocked(rc.repo, issues)
+	rc.repo.mu.Unlock()
 	sortIssueViews(views, q.Get("sort"), q.Get("direction"), true)
 	pageViews := paginate(w, r, f.BaseURL(), views)
 	out := make([]*github.PullRequest, 0, len(pageViews))
 	for _, v := range pageViews {
-		out = append(out, f.pullObject(repo, v, false))
+		out = append(out, f.pullObject(rc.repo, v, false))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
@@ -277,22 +220,18 @@ func sortIssueViews(vs []issueView, by, direction string, pulls bool) {
 
 // getPull answers a pull request: JSON, or its diff or patch when the
 // Accept header asks for application/vnd.github.*.diff / .patch.
-func (f *Forge) getPull(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	v := viewPull(repo, n)
+func (f *Forge) getPull(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	v := viewPull(rc.repo, rc.number)
 	accept := r.Header.Get("Accept")
 	switch {
 	case strings.Contains(accept, ".diff"):
-		f.writePullText(w, repo, v, "diff")
+		f.writePullText(w, rc.repo, v, "diff")
 		return
 	case strings.Contains(accept, ".patch"):
-		f.writePullText(w, repo, v, "patch")
+		f.writePullText(w, rc.repo, v, "patch")
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.pullObject(repo, v, true))
+	writeJSON(w, r, http.StatusOK, f.pullObject(rc.repo, v, true))
 }
 
 func (f *Forge) writePullText(w http.ResponseWriter, repo *Repo, v issueView, kind string) {
@@ -328,32 +267,20 @@ type updatePullRequest struct {
 
 // updatePull edits a pull request: title, body and base (its author or
 // writers), state (its author or triagers).
-func (f *Forge) updatePull(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req updatePullRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	perm := f.permission(p, repo)
+func (f *Forge) updatePull(w http.ResponseWriter, r *http.Request, rc *reqCtx, req updatePullRequest) {
+	perm := rc.perm
 	if req.State != nil && *req.State != "open" && *req.State != "closed" {
 		validationFailed(w, "PullRequest", "state", "invalid", "")
 		return
 	}
 	now := f.now()
-	repo.mu.Lock()
-	pr := repo.Pulls[n]
+	rc.repo.mu.Lock()
+	pr := rc.repo.Pulls[rc.number]
 	is := pr.Issue
-	author := is.User.ID == who.ID
+	author := is.User.ID == rc.actor().ID
 	editsContent := req.Title != nil || req.Body != nil || req.Base != nil
 	if editsContent && !author && perm < PermWrite || req.State != nil && !author && perm < PermTriage {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have push access to edit this pull request.")
 		return
 	}
@@ -361,18 +288,18 @@ func (f *Forge) updatePull(w http.ResponseWriter, r *http.Request) {
 	changed := false
 	if req.Base != nil && *req.Base != pr.Base {
 		if is.State != "open" {
-			repo.mu.Unlock()
+			rc.repo.mu.Unlock()
 			validationFailed(w, "PullRequest", "base", "invalid", "Cannot change the base branch of a closed pull request.")
 			return
 		}
-		sha, err := f.git.resolve(repo.Path, "refs/heads/"+*req.Base)
+		sha, err := f.git.resolve(rc.repo.Path, "refs/heads/"+*req.Base)
 		if err != nil || *req.Base == pr.Head {
-			repo.mu.Unlock()
+			rc.repo.mu.Unlock()
 			validationFailed(w, "PullRequest", "base", "invalid", "Proposed base branch '"+*req.Base+"' was not found")
 			return
 		}
-		if openPullLocked(repo, pr.Head, *req.Base) != nil {
-			repo.mu.Unlock()
+		if openPullLocked(rc.repo, pr.Head, *req.Base) != nil {
+			rc.repo.mu.Unlock()
 			validationFailed(w, "PullRequest", "", "custom",
 				fmt.Sprintf("A pull request already exists for base branch '%s' and head branch '%s'", *req.Base, pr.Head))
 			return
@@ -383,8 +310,8 @@ func (f *Forge) updatePull(w http.ResponseWriter, r *http.Request) {
 	}
 	var stateAction string
 	if req.State != nil && *req.State != is.State {
-		if fail := f.setPullStateLocked(repo, pr, *req.State, now); fail != "" {
-			repo.mu.Unlock()
+		if fail := f.setPullStateLocked(rc.repo, pr, *req.State, now); fail != "" {
+			rc.repo.mu.Unlock()
 			validationFailed(w, "PullRequest", "state", "custom", fail)
 			return
 		}
@@ -406,31 +333,27 @@ func (f *Forge) updatePull(w http.ResponseWriter, r *http.Request) {
 	if changed || stateAction != "" {
 		is.UpdatedAt = now
 	}
-	v := viewIssueLocked(repo, is)
-	repo.mu.Unlock()
+	v := viewIssueLocked(rc.repo, is)
+	rc.repo.mu.Unlock()
 
 	if changed {
-		f.emitPull(repo, pullEvent{view: v, action: "edited", sender: who, changes: changes})
+		f.emitPull(rc.repo, pullEvent{view: v, action: "edited", sender: rc.actor(), changes: changes})
 	}
 	if stateAction != "" {
-		f.emitPull(repo, pullEvent{view: v, action: stateAction, sender: who})
+		f.emitPull(rc.repo, pullEvent{view: v, action: stateAction, sender: rc.actor()})
 	}
-	writeJSON(w, r, http.StatusOK, f.pullObject(repo, v, true))
+	writeJSON(w, r, http.StatusOK, f.pullObject(rc.repo, v, true))
 }
 
 // listPullFiles lists the files a pull request changes (with patches).
-func (f *Forge) listPullFiles(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	v := viewPull(repo, n)
-	mb, err := f.git.mergeBase(repo.Path, v.Pull.BaseSHA, v.Pull.HeadSHA)
+func (f *Forge) listPullFiles(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	v := viewPull(rc.repo, rc.number)
+	mb, err := f.git.mergeBase(rc.repo.Path, v.Pull.BaseSHA, v.Pull.HeadSHA)
 	if err != nil || mb == "" {
 		writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), []*github.CommitFile{}))
 		return
 	}
-	files, err := f.git.diffFiles(repo.Path, mb, v.Pull.HeadSHA, true)
+	files, err := f.git.diffFiles(rc.repo.Path, mb, v.Pull.HeadSHA, true)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -440,40 +363,32 @@ func (f *Forge) listPullFiles(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]*github.CommitFile, 0, len(files))
 	for _, d := range files {
-		out = append(out, f.fileObject(repo, v.Pull.HeadSHA, d))
+		out = append(out, f.fileObject(rc.repo, v.Pull.HeadSHA, d))
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), out))
 }
 
 // listPullCommits lists a pull request's commits, oldest first (at most
 // 250, as GitHub).
-func (f *Forge) listPullCommits(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	v := viewPull(repo, n)
-	cs, err := f.git.logCommits(repo.Path, 250, v.Pull.HeadSHA, "^"+v.Pull.BaseSHA)
+func (f *Forge) listPullCommits(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	v := viewPull(rc.repo, rc.number)
+	cs, err := f.git.logCommits(rc.repo.Path, 250, v.Pull.HeadSHA, "^"+v.Pull.BaseSHA)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	out := make([]*github.RepositoryCommit, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, f.commitObject(repo, c))
+		out = append(out, f.commitObject(rc.repo, c))
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), out))
 }
 
 // getPullMerged is 204 for a merged pull request, 404 otherwise.
-func (f *Forge) getPullMerged(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	merged := repo.Pulls[n].Merged
-	repo.mu.Unlock()
+func (f *Forge) getPullMerged(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	merged := rc.repo.Pulls[rc.number].Merged
+	rc.repo.mu.Unlock()
 	if !merged {
 		notFound(w)
 		return
@@ -483,28 +398,24 @@ func (f *Forge) getPullMerged(w http.ResponseWriter, r *http.Request) {
 
 // listPullsWithCommit lists the pull requests a commit belongs to: those
 // whose commits include it, or whose merge commit it is.
-func (f *Forge) listPullsWithCommit(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	sha, err := f.git.resolve(repo.Path, mux.Vars(r)["sha"]+"^{commit}")
+func (f *Forge) listPullsWithCommit(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	sha, err := f.git.resolve(rc.repo.Path, mux.Vars(r)["sha"]+"^{commit}")
 	if err != nil {
 		validationFailed(w, "Commit", "sha", "invalid", "No commit found for SHA: "+mux.Vars(r)["sha"])
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	var all []*Issue
-	for _, pr := range repo.Pulls {
+	for _, pr := range rc.repo.Pulls {
 		all = append(all, pr.Issue)
 	}
-	views := viewIssuesLocked(repo, all)
-	repo.mu.Unlock()
+	views := viewIssuesLocked(rc.repo, all)
+	rc.repo.mu.Unlock()
 	var hits []issueView
 	for _, v := range views {
 		pr := v.Pull
 		if pr.MergeCommitSHA == sha || pr.HeadSHA == sha ||
-			f.git.isAncestor(repo.Path, sha, pr.HeadSHA) && !f.git.isAncestor(repo.Path, sha, pr.BaseSHA) {
+			f.git.isAncestor(rc.repo.Path, sha, pr.HeadSHA) && !f.git.isAncestor(rc.repo.Path, sha, pr.BaseSHA) {
 			hits = append(hits, v)
 		}
 	}
@@ -512,7 +423,7 @@ func (f *Forge) listPullsWithCommit(w http.ResponseWriter, r *http.Request) {
 	page := paginate(w, r, f.BaseURL(), hits)
 	out := make([]*github.PullRequest, 0, len(page))
 	for _, v := range page {
-		out = append(out, f.pullObject(repo, v, false))
+		out = append(out, f.pullObject(rc.repo, v, false))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }

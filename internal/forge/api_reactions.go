@@ -21,10 +21,10 @@ func (f *Forge) routesReactions(api *mux.Router) {
 	api.HandleFunc(issue+"/{reaction_id}", f.reactionsHandler("issue", f.deleteReaction)).Methods(http.MethodDelete)
 }
 
-// reactionSubject is what reactions are to: a comment id or an issue number.
+// reactionSubject is what reactions are to: a comment id or an issue
+// number, in the call on its repository.
 type reactionSubject struct {
-	repo *Repo
-	p    *principal
+	*reqCtx
 	kind string
 	id   int64
 }
@@ -32,44 +32,43 @@ type reactionSubject struct {
 // reactionsHandler resolves the subject (404 when it does not exist or
 // the caller may not see it) and calls h.
 func (f *Forge) reactionsHandler(kind string, h func(http.ResponseWriter, *http.Request, reactionSubject)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		repo, p, ok := f.repoFor(w, r, PermRead)
-		if !ok {
-			return
-		}
+	return f.repoHandler(PermRead, func(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 		varName := "number"
 		if kind == "comment" {
 			varName = "comment_id"
 		}
-		id, ok := intVar(w, r, varName)
+		id, ok := rc.intVar(varName)
 		if !ok {
 			return
 		}
-		repo.mu.Lock()
+		rc.repo.mu.Lock()
 		exists := false
 		if kind == "comment" {
-			exists = repo.Comments[id] != nil
+			exists = rc.repo.Comments[id] != nil
 		} else {
-			exists = repo.Issues[int(id)] != nil
+			exists = rc.repo.Issues[int(id)] != nil
 		}
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		if !exists {
 			notFound(w)
 			return
 		}
-		h(w, r, reactionSubject{repo: repo, p: p, kind: kind, id: id})
-	}
+		h(w, r, reactionSubject{reqCtx: rc, kind: kind, id: id})
+	})
+}
+
+// reactionRequest is the body of POST .../reactions.
+type reactionRequest struct {
+	Content string `json:"content"`
 }
 
 func (f *Forge) createReaction(w http.ResponseWriter, r *http.Request, s reactionSubject) {
-	who, ok := requireActor(w, s.p)
+	who, ok := s.requireActor()
 	if !ok {
 		return
 	}
-	var req struct {
-		Content string `json:"content"`
-	}
-	if !decodeBody(w, r, &req) {
+	req, ok := decode[reactionRequest](s.reqCtx)
+	if !ok {
 		return
 	}
 	if !validReaction(req.Content) {
@@ -115,15 +114,15 @@ func (f *Forge) listReactions(w http.ResponseWriter, r *http.Request, s reaction
 
 // deleteReaction deletes the caller's reaction (admins any); 204.
 func (f *Forge) deleteReaction(w http.ResponseWriter, r *http.Request, s reactionSubject) {
-	who, ok := requireActor(w, s.p)
+	who, ok := s.requireActor()
 	if !ok {
 		return
 	}
-	id, ok := intVar(w, r, "reaction_id")
+	id, ok := s.intVar("reaction_id")
 	if !ok {
 		return
 	}
-	admin := f.permission(s.p, s.repo) >= PermAdmin
+	admin := s.perm >= PermAdmin
 	repo := s.repo
 	repo.mu.Lock()
 	re := repo.Reactions[id]

@@ -46,14 +46,14 @@ type ReleaseAsset struct {
 
 // routesReleaseAssets registers the REST calls on api (under apiPrefix).
 func (f *Forge) routesReleaseAssets(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}/assets", f.listReleaseAssets).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/assets/{asset_id}", f.getReleaseAsset).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/assets/{asset_id}", f.deleteReleaseAsset).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}/assets", f.repoHandler(PermRead, f.listReleaseAssets)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/assets/{asset_id}", f.repoHandler(PermRead, f.getReleaseAsset)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/assets/{asset_id}", f.repoHandler(PermWrite, f.deleteReleaseAsset)).Methods(http.MethodDelete)
 }
 
 // routesUploads registers the upload on up (under uploadsPrefix).
 func (f *Forge) routesUploads(up *mux.Router) {
-	up.HandleFunc("/repos/{owner}/{repo}/releases/{id}/assets", f.uploadReleaseAsset).Methods(http.MethodPost)
+	up.HandleFunc("/repos/{owner}/{repo}/releases/{id}/assets", f.repoHandler(PermWrite, f.uploadReleaseAsset)).Methods(http.MethodPost)
 }
 
 // routesAssetDownloads serves browser_download_url.
@@ -103,27 +103,23 @@ func (f *Forge) releaseAssetObjects(repo *Repo, rel Release) []any {
 	return out
 }
 
-func (f *Forge) listReleaseAssets(w http.ResponseWriter, r *http.Request) {
-	repo, rel, ok := f.readRelease(w, r)
+func (f *Forge) listReleaseAssets(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.readRelease(rc)
 	if !ok {
 		return
 	}
-	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), f.releaseAssetObjects(repo, rel)))
+	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), f.releaseAssetObjects(rc.repo, rel)))
 }
 
-// assetFor resolves {owner}/{repo} for a caller with need and {asset_id}
-// among the releases they may see (404 otherwise).
-func (f *Forge) assetFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, Release, ReleaseAsset, bool) {
-	repo, p, ok := f.repoFor(w, r, need)
-	if !ok {
-		return nil, Release{}, ReleaseAsset{}, false
-	}
-	rel, a, err := f.assetByVar(r, repo, p)
+// assetFor resolves {asset_id} among the releases the caller may see (404
+// otherwise).
+func (f *Forge) assetFor(rc *reqCtx) (Release, ReleaseAsset, bool) {
+	rel, a, err := f.assetByVar(rc.r, rc.repo, rc.caller)
 	if err != nil {
-		notFound(w)
-		return nil, Release{}, ReleaseAsset{}, false
+		notFound(rc.w)
+		return Release{}, ReleaseAsset{}, false
 	}
-	return repo, rel, a, true
+	return rel, a, true
 }
 
 var errAssetNotFound = errors.New("no such asset")
@@ -153,17 +149,17 @@ func (f *Forge) assetByVar(r *http.Request, repo *Repo, p *principal) (Release, 
 // getReleaseAsset answers the asset's JSON, or its bytes when the client
 // asks for application/octet-stream (GitHub redirects to a download URL;
 // a client following redirects sees the same bytes).
-func (f *Forge) getReleaseAsset(w http.ResponseWriter, r *http.Request) {
-	repo, rel, a, ok := f.assetFor(w, r, PermRead)
+func (f *Forge) getReleaseAsset(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, a, ok := f.assetFor(rc)
 	if !ok {
 		return
 	}
 	if strings.Contains(r.Header.Get("Accept"), "application/octet-stream") {
-		f.countDownload(repo, a.ID)
+		f.countDownload(rc.repo, a.ID)
 		writeAssetBytes(w, a)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.releaseAssetObject(repo, rel, a))
+	writeJSON(w, r, http.StatusOK, f.releaseAssetObject(rc.repo, rel, a))
 }
 
 func writeAssetBytes(w http.ResponseWriter, a ReleaseAsset) {
@@ -185,13 +181,13 @@ func (f *Forge) countDownload(repo *Repo, id int64) {
 	}
 }
 
-func (f *Forge) deleteReleaseAsset(w http.ResponseWriter, r *http.Request) {
-	repo, _, a, ok := f.assetFor(w, r, PermWrite)
+func (f *Forge) deleteReleaseAsset(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	_, a, ok := f.assetFor(rc)
 	if !ok {
 		return
 	}
-	repo.mu.Lock()
-	for _, rel := range repo.Releases {
+	rc.repo.mu.Lock()
+	for _, rel := range rc.repo.Releases {
 		kept := make([]*ReleaseAsset, 0, len(rel.Assets))
 		for _, x := range rel.Assets {
 			if x.ID != a.ID {
@@ -200,14 +196,14 @@ func (f *Forge) deleteReleaseAsset(w http.ResponseWriter, r *http.Request) {
 		}
 		rel.Assets = kept
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	noContent(w)
 }
 
 // uploadReleaseAsset is POST {upload_url}?name=NAME[&label=LABEL] with the
 // file's bytes as the body and its Content-Type.
-func (f *Forge) uploadReleaseAsset(w http.ResponseWriter, r *http.Request) {
-	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
+func (f *Forge) uploadReleaseAsset(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return
 	}
@@ -231,19 +227,19 @@ func (f *Forge) uploadReleaseAsset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := &ReleaseAsset{ID: f.newID(), Name: name, Label: r.URL.Query().Get("label"), ContentType: ctype,
-		Data: data, Uploader: actor(p), CreatedAt: f.now()}
-	repo.mu.Lock()
+		Data: data, Uploader: rc.actor(), CreatedAt: f.now()}
+	rc.repo.mu.Lock()
 	for _, x := range rel.Assets {
 		if x.Name == name {
-			repo.mu.Unlock()
+			rc.repo.mu.Unlock()
 			validationFailed(w, "ReleaseAsset", "name", "already_exists", "")
 			return
 		}
 	}
 	rel.Assets = append(append([]*ReleaseAsset(nil), rel.Assets...), a)
 	cp := *rel
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusCreated, f.releaseAssetObject(repo, cp, *a))
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusCreated, f.releaseAssetObject(rc.repo, cp, *a))
 }
 
 // downloadReleaseAsset serves browser_download_url to a reader of the

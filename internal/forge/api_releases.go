@@ -17,14 +17,14 @@ import (
 // id, by tag (tags may hold slashes: "network/upf/v3") and latest, edit,
 // delete, and generated notes.
 func (f *Forge) routesReleases(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/releases", f.listReleases).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases", f.createRelease).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/latest", f.getLatestRelease).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/generate-notes", f.generateNotes).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/tags/{tag:.+}", f.getReleaseByTag).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.getRelease).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.editRelease).Methods(http.MethodPatch)
-	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.deleteRelease).Methods(http.MethodDelete)
+	api.HandleFunc("/repos/{owner}/{repo}/releases", f.repoHandler(PermRead, f.listReleases)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases", f.repoHandler(PermWrite, withBody(f.createRelease))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/latest", f.repoHandler(PermRead, f.getLatestRelease)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/generate-notes", f.repoHandler(PermWrite, withBody(f.generateNotes))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/tags/{tag:.+}", f.repoHandler(PermRead, f.getReleaseByTag)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.repoHandler(PermRead, f.getRelease)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.repoHandler(PermWrite, f.editRelease)).Methods(http.MethodPatch)
+	api.HandleFunc("/repos/{owner}/{repo}/releases/{id}", f.repoHandler(PermWrite, f.deleteRelease)).Methods(http.MethodDelete)
 }
 
 // maxReleaseBody is GitHub's limit on a release body.
@@ -104,43 +104,31 @@ func (f *Forge) Releases(fullName string) []Release {
 	return releasesSorted(repo, true)
 }
 
-func (f *Forge) listReleases(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	rels := releasesSorted(repo, f.canSeeDrafts(p, repo))
+func (f *Forge) listReleases(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rels := releasesSorted(rc.repo, f.canSeeDrafts(rc.caller, rc.repo))
 	pageRels := paginate(w, r, f.BaseURL(), rels)
 	out := make([]map[string]any, 0, len(pageRels))
 	for _, rel := range pageRels {
-		out = append(out, f.releaseObject(repo, rel))
+		out = append(out, f.releaseObject(rc.repo, rel))
 	}
 	writeJSON(w, r, http.StatusOK, out)
 }
 
-func (f *Forge) getLatestRelease(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	for _, rel := range releasesSorted(repo, false) {
+func (f *Forge) getLatestRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	for _, rel := range releasesSorted(rc.repo, false) {
 		if !rel.Prerelease {
-			writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+			writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, rel))
 			return
 		}
 	}
 	notFound(w)
 }
 
-func (f *Forge) getReleaseByTag(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) getReleaseByTag(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	tag := mux.Vars(r)["tag"]
-	for _, rel := range releasesSorted(repo, false) {
+	for _, rel := range releasesSorted(rc.repo, false) {
 		if rel.TagName == tag {
-			writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+			writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, rel))
 			return
 		}
 	}
@@ -148,51 +136,40 @@ func (f *Forge) getReleaseByTag(w http.ResponseWriter, r *http.Request) {
 }
 
 // releaseByVar finds {id}, hiding drafts from those who may not see them.
-func (f *Forge) releaseByVar(w http.ResponseWriter, r *http.Request, repo *Repo, p *principal) (*Release, bool) {
-	id, ok := intVar(w, r, "id")
+func (f *Forge) releaseByVar(rc *reqCtx) (*Release, bool) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return nil, false
 	}
-	repo.mu.Lock()
-	rel, found := repo.Releases[id]
+	rc.repo.mu.Lock()
+	rel, found := rc.repo.Releases[id]
 	draft := found && rel.Draft
-	repo.mu.Unlock()
-	if !found || draft && !f.canSeeDrafts(p, repo) {
-		notFound(w)
+	rc.repo.mu.Unlock()
+	if !found || draft && !f.canSeeDrafts(rc.caller, rc.repo) {
+		notFound(rc.w)
 		return nil, false
 	}
 	return rel, true
 }
 
-func (f *Forge) getRelease(w http.ResponseWriter, r *http.Request) {
-	repo, rel, ok := f.readRelease(w, r)
+func (f *Forge) getRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.readRelease(rc)
 	if !ok {
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.releaseObject(repo, rel))
+	writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, rel))
 }
 
-// readRelease resolves {owner}/{repo} and {id} for a reader and copies
-// the release.
-func (f *Forge) readRelease(w http.ResponseWriter, r *http.Request) (*Repo, Release, bool) {
-	repo, _, rel, ok := f.releaseFor(w, r, PermRead)
+// readRelease resolves {id} and copies the release.
+func (f *Forge) readRelease(rc *reqCtx) (Release, bool) {
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
-		return nil, Release{}, false
+		return Release{}, false
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	cp := *rel
-	repo.mu.Unlock()
-	return repo, cp, true
-}
-
-// releaseFor resolves {owner}/{repo} for a caller with need, and {id}.
-func (f *Forge) releaseFor(w http.ResponseWriter, r *http.Request, need Permission) (*Repo, *principal, *Release, bool) {
-	repo, p, ok := f.repoFor(w, r, need)
-	if !ok {
-		return nil, nil, nil, false
-	}
-	rel, ok := f.releaseByVar(w, r, repo, p)
-	return repo, p, rel, ok
+	rc.repo.mu.Unlock()
+	return cp, true
 }
 
 // validTagName is git's rule for ref names, applied to refs/tags/<tag>.
@@ -222,21 +199,13 @@ func (f *Forge) releaseTarget(repo *Repo, target string) (string, bool) {
 
 var errReleaseExists = errors.New("release exists")
 
-func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req releaseRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx, req releaseRequest) {
 	if req.TagName == nil || *req.TagName == "" {
 		validationFailed(w, "Release", "tag_name", "missing_field", "")
 		return
 	}
 	tag := *req.TagName
-	if !f.validTagName(repo, tag) {
+	if !f.validTagName(rc.repo, tag) {
 		validationFailed(w, "Release", "tag_name", "invalid", "tag_name is not a valid tag")
 		return
 	}
@@ -246,7 +215,7 @@ func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	draft := req.Draft != nil && *req.Draft
 	rel := &Release{TagName: tag, Draft: draft, Prerelease: req.Prerelease != nil && *req.Prerelease,
-		Author: actor(p), Target: repo.DefaultBranch}
+		Author: rc.actor(), Target: rc.repo.DefaultBranch}
 	if req.TargetCommitish != nil && *req.TargetCommitish != "" {
 		rel.Target = *req.TargetCommitish
 	}
@@ -256,7 +225,7 @@ func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
 	if req.Body != nil {
 		rel.Body = *req.Body
 	}
-	created, status, err := f.storeRelease(repo, rel, req.GenerateReleaseNotes != nil && *req.GenerateReleaseNotes, actor(p))
+	created, status, err := f.storeRelease(rc.repo, rel, req.GenerateReleaseNotes != nil && *req.GenerateReleaseNotes, rc.actor())
 	if err != nil {
 		switch {
 		case errors.Is(err, errReleaseExists):
@@ -268,7 +237,7 @@ func (f *Forge) createRelease(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSON(w, r, http.StatusCreated, f.releaseObject(repo, created))
+	writeJSON(w, r, http.StatusCreated, f.releaseObject(rc.repo, created))
 }
 
 // storeRelease records a new release: the tag is created at its target
@@ -346,16 +315,16 @@ func (f *Forge) emitPublished(repo *Repo, rel Release, sender *Account) {
 	}
 }
 
-func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
+func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return
 	}
-	var req releaseRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decode[releaseRequest](rc)
+	if !ok {
 		return
 	}
-	if req.TagName != nil && !f.validTagName(repo, *req.TagName) {
+	if req.TagName != nil && !f.validTagName(rc.repo, *req.TagName) {
 		validationFailed(w, "Release", "tag_name", "invalid", "tag_name is not a valid tag")
 		return
 	}
@@ -363,12 +332,12 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Release", "body", "invalid", "body is too long (maximum is 125000 characters)")
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	changes := map[string]any{}
 	if req.TagName != nil && *req.TagName != rel.TagName {
-		for _, other := range repo.Releases {
+		for _, other := range rc.repo.Releases {
 			if other.ID != rel.ID && other.TagName == *req.TagName && !other.Draft {
-				repo.mu.Unlock()
+				rc.repo.mu.Unlock()
 				validationFailed(w, "Release", "tag_name", "already_exists", "")
 				return
 			}
@@ -394,15 +363,15 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 	var change *RefChange
 	if publish {
 		tagRef := "refs/tags/" + rel.TagName
-		if _, err := f.git.resolve(repo.Path, tagRef+"^{commit}"); err != nil {
-			target, ok := f.releaseTarget(repo, rel.Target)
+		if _, err := f.git.resolve(rc.repo.Path, tagRef+"^{commit}"); err != nil {
+			target, ok := f.releaseTarget(rc.repo, rel.Target)
 			if !ok {
-				repo.mu.Unlock()
+				rc.repo.mu.Unlock()
 				validationFailed(w, "Release", "target_commitish", "invalid", "target_commitish names no branch or commit")
 				return
 			}
-			if err := f.git.updateRef(repo.Path, tagRef, target, zeroSHA); err != nil {
-				repo.mu.Unlock()
+			if err := f.git.updateRef(rc.repo.Path, tagRef, target, zeroSHA); err != nil {
+				rc.repo.mu.Unlock()
 				writeError(w, http.StatusInternalServerError, err.Error())
 				return
 			}
@@ -416,65 +385,57 @@ func (f *Forge) editRelease(w http.ResponseWriter, r *http.Request) {
 		rel.PublishedAt = nil
 	}
 	cp := *rel
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 
 	if change != nil {
-		f.refsChanged(repo, actor(p), []RefChange{*change})
+		f.refsChanged(rc.repo, rc.actor(), []RefChange{*change})
 	}
 	if publish {
-		f.emitPublished(repo, cp, actor(p))
+		f.emitPublished(rc.repo, cp, rc.actor())
 	} else {
-		f.emitRelease("edited", repo, cp, actor(p), changes)
+		f.emitRelease("edited", rc.repo, cp, rc.actor(), changes)
 	}
-	writeJSON(w, r, http.StatusOK, f.releaseObject(repo, cp))
+	writeJSON(w, r, http.StatusOK, f.releaseObject(rc.repo, cp))
 }
 
-func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request) {
-	repo, p, rel, ok := f.releaseFor(w, r, PermWrite)
+func (f *Forge) deleteRelease(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rel, ok := f.releaseByVar(rc)
 	if !ok {
 		return
 	}
-	repo.mu.Lock()
+	rc.repo.mu.Lock()
 	cp := *rel
-	delete(repo.Releases, rel.ID)
-	repo.mu.Unlock()
-	f.emitRelease("deleted", repo, cp, actor(p), nil)
+	delete(rc.repo.Releases, rel.ID)
+	rc.repo.mu.Unlock()
+	f.emitRelease("deleted", rc.repo, cp, rc.actor(), nil)
 	noContent(w)
 }
 
 // generateNotes is POST /releases/generate-notes: {name, body}.
-func (f *Forge) generateNotes(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req struct {
-		TagName         string `json:"tag_name"`
-		TargetCommitish string `json:"target_commitish"`
-		PreviousTagName string `json:"previous_tag_name"`
-	}
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) generateNotes(w http.ResponseWriter, r *http.Request, rc *reqCtx, req struct {
+	TagName         string `json:"tag_name"`
+	TargetCommitish string `json:"target_commitish"`
+	PreviousTagName string `json:"previous_tag_name"`
+}) {
 	if req.TagName == "" {
 		validationFailed(w, "Release", "tag_name", "missing_field", "")
 		return
 	}
-	sha, err := f.git.resolve(repo.Path, "refs/tags/"+req.TagName+"^{commit}")
+	sha, err := f.git.resolve(rc.repo.Path, "refs/tags/"+req.TagName+"^{commit}")
 	if err != nil {
 		var ok bool
-		if sha, ok = f.releaseTarget(repo, req.TargetCommitish); !ok {
+		if sha, ok = f.releaseTarget(rc.repo, req.TargetCommitish); !ok {
 			validationFailed(w, "Release", "target_commitish", "invalid", "target_commitish names no branch or commit")
 			return
 		}
 	}
 	if req.PreviousTagName != "" {
-		if _, err := f.git.resolve(repo.Path, "refs/tags/"+req.PreviousTagName+"^{commit}"); err != nil {
+		if _, err := f.git.resolve(rc.repo.Path, "refs/tags/"+req.PreviousTagName+"^{commit}"); err != nil {
 			validationFailed(w, "Release", "previous_tag_name", "invalid", "previous_tag_name names no tag")
 			return
 		}
 	}
-	name, body := f.releaseNotes(repo, req.TagName, sha, req.PreviousTagName)
+	name, body := f.releaseNotes(rc.repo, req.TagName, sha, req.PreviousTagName)
 	writeJSON(w, r, http.StatusOK, map[string]any{"name": name, "body": body})
 }
 

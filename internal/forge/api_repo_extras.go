@@ -13,9 +13,9 @@ import (
 // routesRepoExtras serves the small reads clients of GitHub commonly
 // make: a repository's tags, its README, and the caller's rate limit.
 func (f *Forge) routesRepoExtras(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/tags", f.listTags).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/readme", f.getReadme).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/readme/{dir:.+}", f.getReadme).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/tags", f.repoHandler(PermRead, f.listTags)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/readme", f.repoHandler(PermRead, f.getReadme)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/readme/{dir:.+}", f.repoHandler(PermRead, f.getReadme)).Methods(http.MethodGet)
 	api.HandleFunc("/rate_limit", f.getRateLimit).Methods(http.MethodGet)
 }
 
@@ -29,17 +29,13 @@ type tagJSON struct {
 
 // listTags lists the tags (each peeled to its commit), newest version
 // first as GitHub orders them, paginated.
-func (f *Forge) listTags(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	out, err := f.git.run(repo.Path, nil, "for-each-ref", "--sort=-v:refname", "--format=%(refname:strip=2)%00%(objectname)%00%(*objectname)", "refs/tags/")
+func (f *Forge) listTags(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	out, err := f.git.run(rc.repo.Path, nil, "for-each-ref", "--sort=-v:refname", "--format=%(refname:strip=2)%00%(objectname)%00%(*objectname)", "refs/tags/")
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	api, _ := f.repoURLs(repo)
+	api, _ := f.repoURLs(rc.repo)
 	tags := []tagJSON{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.Split(line, "\x00")
@@ -52,7 +48,7 @@ func (f *Forge) listTags(w http.ResponseWriter, r *http.Request) {
 		}
 		tags = append(tags, tagJSON{Name: name, Commit: gdSHAURL{SHA: sha, URL: api + "/commits/" + sha},
 			ZipballURL: api + "/zipball/refs/tags/" + gdEscapePath(name), TarballURL: api + "/tarball/refs/tags/" + gdEscapePath(name),
-			NodeID: base64.StdEncoding.EncodeToString([]byte("03:Ref" + strconv.FormatInt(repo.ID, 10) + ":refs/tags/" + name))})
+			NodeID: base64.StdEncoding.EncodeToString([]byte("03:Ref" + strconv.FormatInt(rc.repo.ID, 10) + ":refs/tags/" + name))})
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), tags))
 }
@@ -63,16 +59,12 @@ var readmeDirs = []string{".github", "", "docs"}
 // getReadme answers the README of the repository (or of {dir}) at ?ref
 // (the default branch): the first file named README, case-insensitive,
 // with any extension; 404 when there is none.
-func (f *Forge) getReadme(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
+func (f *Forge) getReadme(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
-		ref = repo.DefaultBranch
+		ref = rc.repo.DefaultBranch
 	}
-	commit, err := f.git.gdResolveCommit(repo.Path, ref)
+	commit, err := f.git.gdResolveCommit(rc.repo.Path, ref)
 	if err != nil {
 		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
 		return
@@ -91,14 +83,14 @@ func (f *Forge) getReadme(w http.ResponseWriter, r *http.Request) {
 		if dir != "" {
 			treeish = commit + ":" + dir
 		}
-		entries, err := f.git.gdLsTree(repo.Path, treeish, false)
+		entries, err := f.git.gdLsTree(rc.repo.Path, treeish, false)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
 			base := strings.ToLower(e.Path)
 			if e.Type == "blob" && (base == "readme" || strings.HasPrefix(base, "readme.")) {
-				f.ctAnswerEntry(w, r, repo, ref, path.Join(dir, e.Path), e)
+				f.ctAnswerEntry(w, r, rc.repo, ref, path.Join(dir, e.Path), e)
 				return
 			}
 		}

@@ -14,8 +14,8 @@ import (
 // letters, digits and hyphens, starting with a letter or digit, at most 50
 // characters; duplicates are folded.
 func (f *Forge) routesRepoTopics(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/topics", f.getTopics).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/topics", f.replaceTopics).Methods(http.MethodPut)
+	api.HandleFunc("/repos/{owner}/{repo}/topics", f.repoHandler(PermRead, f.getTopics)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/topics", f.repoHandler(PermAdmin, withBody(f.replaceTopics))).Methods(http.MethodPut)
 }
 
 const (
@@ -27,28 +27,16 @@ type topicsJSON struct {
 	Names []string `json:"names"`
 }
 
-func (f *Forge) getTopics(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	repo.mu.Lock()
-	names := append([]string{}, repo.Topics...)
-	repo.mu.Unlock()
+func (f *Forge) getTopics(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rc.repo.mu.Lock()
+	names := append([]string{}, rc.repo.Topics...)
+	rc.repo.mu.Unlock()
 	writeJSON(w, r, http.StatusOK, topicsJSON{Names: names})
 }
 
-func (f *Forge) replaceTopics(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermAdmin)
-	if !ok {
-		return
-	}
-	var req struct {
-		Names *[]string `json:"names"`
-	}
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) replaceTopics(w http.ResponseWriter, r *http.Request, rc *reqCtx, req struct {
+	Names *[]string `json:"names"`
+}) {
 	if req.Names == nil {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"names\" wasn't supplied.",
 			fieldError{Resource: "Repository", Field: "names", Code: "missing_field"})
@@ -72,10 +60,10 @@ func (f *Forge) replaceTopics(w http.ResponseWriter, r *http.Request) {
 			fieldError{Resource: "Repository", Field: "topics", Code: "invalid", Message: "A repository cannot have more than 20 topics."})
 		return
 	}
-	repo.mu.Lock()
-	repo.Topics = names
-	repo.UpdatedAt = f.now()
-	repo.mu.Unlock()
+	rc.repo.mu.Lock()
+	rc.repo.Topics = names
+	rc.repo.UpdatedAt = f.now()
+	rc.repo.mu.Unlock()
 	writeJSON(w, r, http.StatusOK, topicsJSON{Names: append([]string{}, names...)})
 }
 

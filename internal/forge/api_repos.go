@@ -12,7 +12,7 @@ import (
 // routesRepos serves repositories (get, create for a user or an
 // organisation, list) and users.
 func (f *Forge) routesRepos(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}", f.getRepo).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}", f.repoHandler(PermRead, f.getRepo)).Methods(http.MethodGet)
 	api.HandleFunc("/user/repos", f.createUserRepo).Methods(http.MethodPost)
 	api.HandleFunc("/orgs/{org}/repos", f.createOrgRepo).Methods(http.MethodPost)
 	api.HandleFunc("/orgs/{org}/repos", f.listOwnerRepos("org")).Methods(http.MethodGet)
@@ -21,12 +21,8 @@ func (f *Forge) routesRepos(api *mux.Router) {
 	api.HandleFunc("/users/{login}", f.getUser).Methods(http.MethodGet)
 }
 
-func (f *Forge) getRepo(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	writeJSON(w, r, http.StatusOK, f.repoObjectFor(repo, p))
+func (f *Forge) getRepo(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	writeJSON(w, r, http.StatusOK, f.repoObjectFor(rc.repo, rc.caller))
 }
 
 // createRepoRequest is the body of the create-repository endpoints.

@@ -15,10 +15,10 @@ import (
 // diff or as a reply. Registered before the pulls routes, whose
 // pulls/{number} would read "comments" as a number.
 func (f *Forge) routesReviewComments(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/comments", f.listRepoReviewComments).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/comments/{id}", f.getReviewComment).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/comments", f.listPullReviewComments).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/comments", f.createReviewComment).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/comments", f.repoHandler(PermRead, f.listRepoReviewComments)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/comments/{id}", f.repoHandler(PermRead, f.getReviewComment)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/comments", f.repoHandler(PermRead, onPull(f.listPullReviewComments))).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/pulls/{number}/comments", f.repoHandler(PermRead, onPull(signedIn(withBody(f.createReviewComment))))).Methods(http.MethodPost)
 }
 
 // maxCommentBody is GitHub's limit on a comment's body.
@@ -91,85 +91,71 @@ func (f *Forge) answerReviewComments(w http.ResponseWriter, r *http.Request, rep
 	writeJSON(w, r, http.StatusOK, out)
 }
 
-func (f *Forge) listRepoReviewComments(w http.ResponseWriter, r *http.Request) {
-	repo, _, ok := f.repoFor(w, r, PermRead)
-	if ok {
-		f.answerReviewComments(w, r, repo, func(*ReviewComment) bool { return true })
-	}
+func (f *Forge) listRepoReviewComments(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.answerReviewComments(w, r, rc.repo, func(*ReviewComment) bool { return true })
 }
 
-func (f *Forge) listPullReviewComments(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.pullFor(w, r, PermRead)
-	if ok {
-		f.answerReviewComments(w, r, repo, func(c *ReviewComment) bool { return c.PullNum == n })
-	}
+func (f *Forge) listPullReviewComments(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	f.answerReviewComments(w, r, rc.repo, func(c *ReviewComment) bool { return c.PullNum == rc.number })
 }
 
-func (f *Forge) getReviewComment(w http.ResponseWriter, r *http.Request) {
-	repo, id, ok := f.repoAndID(w, r)
+func (f *Forge) getReviewComment(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	id, ok := rc.intVar("id")
 	if !ok {
 		return
 	}
-	repo.mu.Lock()
-	c, found := repo.ReviewComments[id]
+	rc.repo.mu.Lock()
+	c, found := rc.repo.ReviewComments[id]
 	var cp ReviewComment
 	if found {
 		cp = *c
 	}
-	repo.mu.Unlock()
+	rc.repo.mu.Unlock()
 	if !found {
 		notFound(w)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, f.reviewCommentObject(repo, cp))
+	writeJSON(w, r, http.StatusOK, f.reviewCommentObject(rc.repo, cp))
 }
 
 // createReviewComment comments on a line of the pull request's diff (or
 // replies to a top-level comment), in a review of its own, as GitHub does.
-func (f *Forge) createReviewComment(w http.ResponseWriter, r *http.Request) {
-	repo, who, n, ok := f.pullActorFor(w, r)
-	if !ok {
-		return
-	}
-	var req reviewCommentRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createReviewComment(w http.ResponseWriter, r *http.Request, rc *reqCtx, req reviewCommentRequest) {
 	if strings.TrimSpace(req.Body) == "" || len(req.Body) > maxReviewCommentBody {
 		validationFailed(w, "PullRequestReviewComment", "body", "missing_field", "body is required (at most 65536 characters)")
 		return
 	}
 	now := f.now()
-	c := &ReviewComment{ID: f.newID(), PullNum: n, Body: req.Body, User: who, CreatedAt: now, UpdatedAt: now}
+	c := &ReviewComment{ID: f.newID(), PullNum: rc.number, Body: req.Body, User: rc.actor(), CreatedAt: now, UpdatedAt: now}
 	if req.InReplyTo != 0 {
-		repo.mu.Lock()
-		parent, found := repo.ReviewComments[req.InReplyTo]
-		if found && parent.PullNum == n {
+		rc.repo.mu.Lock()
+		parent, found := rc.repo.ReviewComments[req.InReplyTo]
+		if found && parent.PullNum == rc.number {
 			c.Path, c.CommitID, c.Line, c.Side, c.Position, c.DiffHunk = parent.Path, parent.CommitID, parent.Line, parent.Side, parent.Position, parent.DiffHunk
 			c.InReplyTo = parent.ID
 			if parent.InReplyTo != 0 {
 				c.InReplyTo = parent.InReplyTo
 			}
 		}
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		if !found || c.Path == "" {
 			notFound(w)
 			return
 		}
-	} else if !f.placeReviewComment(w, repo, n, c, req) {
+	} else if !f.placeReviewComment(w, rc.repo, rc.number, c, req) {
 		return
 	}
-	repo.mu.Lock()
-	if repo.ReviewComments == nil {
-		repo.ReviewComments = map[int64]*ReviewComment{}
+	rc.repo.mu.Lock()
+	if rc.repo.ReviewComments == nil {
+		rc.repo.ReviewComments = map[int64]*ReviewComment{}
 	}
-	rv := &Review{ID: f.newID(), PullNum: n, User: who, State: "COMMENTED", CommitID: c.CommitID, SubmittedAt: now}
-	repo.Reviews[rv.ID] = rv
+	rv := &Review{ID: f.newID(), PullNum: rc.number, User: rc.actor(), State: "COMMENTED", CommitID: c.CommitID, SubmittedAt: now}
+	rc.repo.Reviews[rv.ID] = rv
 	c.ReviewID = rv.ID
-	repo.ReviewComments[c.ID] = c
+	rc.repo.ReviewComments[c.ID] = c
 	out := *c
-	repo.mu.Unlock()
-	writeJSON(w, r, http.StatusCreated, f.reviewCommentObject(repo, out))
+	rc.repo.mu.Unlock()
+	writeJSON(w, r, http.StatusCreated, f.reviewCommentObject(rc.repo, out))
 }
 
 // placeReviewComment checks that the comment's commit, path and line are

@@ -14,9 +14,9 @@ import (
 // status of a ref (the latest status of each context). Registered before
 // the commits routes, whose {ref} would swallow ".../status".
 func (f *Forge) routesStatuses(api *mux.Router) {
-	api.HandleFunc("/repos/{owner}/{repo}/statuses/{sha}", f.createStatus).Methods(http.MethodPost)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/statuses", f.listStatuses).Methods(http.MethodGet)
-	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/status", f.combinedStatus).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/statuses/{sha}", f.repoHandler(PermWrite, withBody(f.createStatus))).Methods(http.MethodPost)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/statuses", f.repoHandler(PermRead, f.listStatuses)).Methods(http.MethodGet)
+	api.HandleFunc("/repos/{owner}/{repo}/commits/{ref:.+}/status", f.repoHandler(PermRead, f.combinedStatus)).Methods(http.MethodGet)
 }
 
 // GitHub's limits on commit statuses.
@@ -59,15 +59,7 @@ func (f *Forge) statusObject(repo *Repo, s CommitStatus) map[string]any {
 	return m
 }
 
-func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
-	repo, p, ok := f.repoFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	var req statusRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request, rc *reqCtx, req statusRequest) {
 	sha := mux.Vars(r)["sha"]
 	switch {
 	case !statusStates[req.State]:
@@ -83,7 +75,7 @@ func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "Status", "target_url", "custom", "target_url is too long")
 		return
 	}
-	commit, found := f.peelRefToCommit(repo, sha)
+	commit, found := f.peelRefToCommit(rc.repo, sha)
 	if !found || commit != sha {
 		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+sha)
 		return
@@ -93,24 +85,24 @@ func (f *Forge) createStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	now := f.now()
 	s := &CommitStatus{ID: f.newID(), SHA: sha, State: req.State, Context: req.Context, TargetURL: req.TargetURL,
-		Description: req.Description, Creator: actor(p), CreatedAt: now, UpdatedAt: now}
-	repo.mu.Lock()
+		Description: req.Description, Creator: rc.actor(), CreatedAt: now, UpdatedAt: now}
+	rc.repo.mu.Lock()
 	n := 0
-	for _, old := range repo.Statuses {
+	for _, old := range rc.repo.Statuses {
 		if old.SHA == sha && old.Context == s.Context {
 			n++
 		}
 	}
 	if n >= maxStatusesPerContext {
-		repo.mu.Unlock()
+		rc.repo.mu.Unlock()
 		validationFailed(w, "Status", "", "custom", "This SHA and context has reached the maximum number of statuses.")
 		return
 	}
-	repo.Statuses = append(repo.Statuses, s)
+	rc.repo.Statuses = append(rc.repo.Statuses, s)
 	out := *s
-	repo.mu.Unlock()
-	f.emitStatus(repo, out)
-	writeJSON(w, r, http.StatusCreated, f.statusObject(repo, out))
+	rc.repo.mu.Unlock()
+	f.emitStatus(rc.repo, out)
+	writeJSON(w, r, http.StatusCreated, f.statusObject(rc.repo, out))
 }
 
 // refStatuses is what the reads of a ref's statuses need.
@@ -123,15 +115,12 @@ type refStatuses struct {
 
 // statusesOf reads the statuses of the request's ref for a reader; false
 // when it answered (404 for a repository hidden or a ref naming no commit).
-func (f *Forge) statusesOf(w http.ResponseWriter, r *http.Request) (refStatuses, bool) {
-	repo, p, ok := f.repoFor(w, r, PermRead)
-	if !ok {
-		return refStatuses{}, false
-	}
-	ref := mux.Vars(r)["ref"]
+func (f *Forge) statusesOf(rc *reqCtx) (refStatuses, bool) {
+	repo, p := rc.repo, rc.caller
+	ref := mux.Vars(rc.r)["ref"]
 	sha, ok := f.peelRefToCommit(repo, ref)
 	if !ok {
-		writeError(w, http.StatusNotFound, "No commit found for SHA: "+ref)
+		writeError(rc.w, http.StatusNotFound, "No commit found for SHA: "+ref)
 		return refStatuses{}, false
 	}
 	repo.mu.Lock()
@@ -145,8 +134,8 @@ func (f *Forge) statusesOf(w http.ResponseWriter, r *http.Request) (refStatuses,
 	return refStatuses{repo: repo, p: p, sha: sha, all: out}, true
 }
 
-func (f *Forge) listStatuses(w http.ResponseWriter, r *http.Request) {
-	rs, ok := f.statusesOf(w, r)
+func (f *Forge) listStatuses(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rs, ok := f.statusesOf(rc)
 	if !ok {
 		return
 	}
@@ -175,8 +164,8 @@ func combinedState(latest []CommitStatus) string {
 	return state
 }
 
-func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request) {
-	rs, ok := f.statusesOf(w, r)
+func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	rs, ok := f.statusesOf(rc)
 	if !ok {
 		return
 	}

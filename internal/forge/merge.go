@@ -40,19 +40,7 @@ type mergeOutcome struct {
 // mergePullHandler is PUT /pulls/{number}/merge: write access; 405 when
 // the pull request is not mergeable (closed, draft, conflicts), 409 when
 // sha is not its head or the base moved meanwhile.
-func (f *Forge) mergePullHandler(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermWrite)
-	if !ok {
-		return
-	}
-	merger, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req mergePullRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) mergePullHandler(w http.ResponseWriter, r *http.Request, rc *reqCtx, req mergePullRequest) {
 	if req.MergeMethod == "" {
 		req.MergeMethod = "merge"
 	}
@@ -60,15 +48,15 @@ func (f *Forge) mergePullHandler(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, "PullRequest", "merge_method", "invalid", "merge_method must be one of merge, squash, rebase")
 		return
 	}
-	out := f.mergePull(repo, n, req, merger)
+	out := f.mergePull(rc.repo, rc.number, req, rc.actor())
 	if out.status != http.StatusOK {
 		writeError(w, out.status, out.msg)
 		return
 	}
 	change := out.change
 	change.Kind = ActivityPRMerge
-	f.refsChanged(repo, merger, []RefChange{change})
-	f.emitPull(repo, pullEvent{view: out.view, action: "closed", sender: merger})
+	f.refsChanged(rc.repo, rc.actor(), []RefChange{change})
+	f.emitPull(rc.repo, pullEvent{view: out.view, action: "closed", sender: rc.actor()})
 	writeJSON(w, r, http.StatusOK, &github.PullRequestMergeResult{
 		SHA: github.String(out.sha), Merged: github.Bool(true), Message: github.String("Pull Request successfully merged")})
 }

@@ -15,53 +15,37 @@ type reviewersRequest struct {
 	TeamReviewers []string `json:"team_reviewers"`
 }
 
-func (f *Forge) listRequestedReviewers(w http.ResponseWriter, r *http.Request) {
-	repo, _, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	v := viewPull(repo, n)
+func (f *Forge) listRequestedReviewers(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
+	v := viewPull(rc.repo, rc.number)
 	// A map, not go-github's Reviewers: GitHub sends both lists, empty too.
 	writeJSON(w, r, http.StatusOK, map[string]any{"users": f.usersObjects(v.Pull.RequestedReviewers), "teams": []*github.Team{}})
 }
 
 // requestReviewers asks users for a review; they must be able to read the
 // repository and may not be the author (422, as GitHub).
-func (f *Forge) requestReviewers(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req reviewersRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
+func (f *Forge) requestReviewers(w http.ResponseWriter, r *http.Request, rc *reqCtx, req reviewersRequest) {
 	var accounts []*Account
 	for _, login := range req.Reviewers {
 		a, ok := f.Account(login)
-		if !ok || a.Type == "Organization" || f.userPermission(a.Login, repo) < PermRead {
+		if !ok || a.Type == "Organization" || f.userPermission(a.Login, rc.repo) < PermRead {
 			validationFailed(w, "PullRequest", "reviewers", "custom",
-				"Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the "+repo.FullName()+" repository.")
+				"Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the "+rc.repo.FullName()+" repository.")
 			return
 		}
 		accounts = append(accounts, a)
 	}
-	perm := f.permission(p, repo)
-	repo.mu.Lock()
-	pr := repo.Pulls[n]
-	if pr.Issue.User.ID != who.ID && perm < PermTriage {
-		repo.mu.Unlock()
+	perm := rc.perm
+	rc.repo.mu.Lock()
+	pr := rc.repo.Pulls[rc.number]
+	if pr.Issue.User.ID != rc.actor().ID && perm < PermTriage {
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have triage access to request reviews.")
 		return
 	}
 	var added []*Account
 	for _, a := range accounts {
 		if a.ID == pr.Issue.User.ID {
-			repo.mu.Unlock()
+			rc.repo.mu.Unlock()
 			validationFailed(w, "PullRequest", "reviewers", "custom", "Review cannot be requested from pull request author.")
 			return
 		}
@@ -73,33 +57,21 @@ func (f *Forge) requestReviewers(w http.ResponseWriter, r *http.Request) {
 	if len(added) > 0 {
 		pr.Issue.UpdatedAt = f.now()
 	}
-	v := viewIssueLocked(repo, pr.Issue)
-	repo.mu.Unlock()
+	v := viewIssueLocked(rc.repo, pr.Issue)
+	rc.repo.mu.Unlock()
 	for _, a := range added {
-		f.emitPull(repo, pullEvent{view: v, action: "review_requested", sender: who, requested: a})
+		f.emitPull(rc.repo, pullEvent{view: v, action: "review_requested", sender: rc.actor(), requested: a})
 	}
-	writeJSON(w, r, http.StatusCreated, f.pullObject(repo, v, false))
+	writeJSON(w, r, http.StatusCreated, f.pullObject(rc.repo, v, false))
 }
 
 // removeRequestedReviewers withdraws review requests.
-func (f *Forge) removeRequestedReviewers(w http.ResponseWriter, r *http.Request) {
-	repo, p, n, ok := f.pullFor(w, r, PermRead)
-	if !ok {
-		return
-	}
-	who, ok := requireActor(w, p)
-	if !ok {
-		return
-	}
-	var req reviewersRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	perm := f.permission(p, repo)
-	repo.mu.Lock()
-	pr := repo.Pulls[n]
-	if pr.Issue.User.ID != who.ID && perm < PermTriage {
-		repo.mu.Unlock()
+func (f *Forge) removeRequestedReviewers(w http.ResponseWriter, r *http.Request, rc *reqCtx, req reviewersRequest) {
+	perm := rc.perm
+	rc.repo.mu.Lock()
+	pr := rc.repo.Pulls[rc.number]
+	if pr.Issue.User.ID != rc.actor().ID && perm < PermTriage {
+		rc.repo.mu.Unlock()
 		writeError(w, http.StatusForbidden, "Must have triage access to remove review requests.")
 		return
 	}
@@ -110,14 +82,14 @@ func (f *Forge) removeRequestedReviewers(w http.ResponseWriter, r *http.Request)
 			removed = append(removed, login)
 		}
 	}
-	v := viewIssueLocked(repo, pr.Issue)
-	repo.mu.Unlock()
+	v := viewIssueLocked(rc.repo, pr.Issue)
+	rc.repo.mu.Unlock()
 	for _, login := range removed {
 		if a, ok := f.Account(login); ok {
-			f.emitPull(repo, pullEvent{view: v, action: "review_request_removed", sender: who, requested: a})
+			f.emitPull(rc.repo, pullEvent{view: v, action: "review_request_removed", sender: rc.actor(), requested: a})
 		}
 	}
-	writeJSON(w, r, http.StatusOK, f.pullObject(repo, v, false))
+	writeJSON(w, r, http.StatusOK, f.pullObject(rc.repo, v, false))
 }
 
 func containsFold(list []string, s string) bool {
