@@ -143,10 +143,10 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, nu
 	return commands.Outcome{Text: text + out.Result.Summary, PullRequest: number}, nil
 }
 
-// approvalNotCounted says why login's /porch approve does not count in
-// the verdict ("" when it counts): the policy's reason and detail
-// (self-approval, not an approver, not a member of the approvers' team),
-// mentions defused.
+// approvalNotCounted says why login's /porch approve can never count in
+// the verdict, because of who gave it ("" otherwise): the policy's reason
+// and detail (self-approval, not an approver, not a member of the
+// approvers' team), mentions defused.
 func approvalNotCounted(r lifecycle.ApprovalResult, login string) string {
 	for _, a := range r.Approvers {
 		if strings.EqualFold(a.User, login) {
@@ -154,7 +154,10 @@ func approvalNotCounted(r lifecycle.ApprovalResult, login string) string {
 		}
 	}
 	for _, ig := range r.Ignored {
-		if strings.EqualFold(ig.User, login) && ig.Source == lifecycle.VoteFromCommand {
+		// Only who approved decides these; a stale or superseded approval
+		// is still the approval of the head it was written on.
+		who := ig.Reason == lifecycle.IgnoredSelf || ig.Reason == lifecycle.IgnoredNotApprover
+		if who && strings.EqualFold(ig.User, login) && ig.Source == lifecycle.VoteFromCommand {
 			why := string(ig.Reason)
 			if ig.Detail != "" {
 				why += " (" + ig.Detail + ")"

@@ -211,8 +211,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 			v["github"].(map[string]any)["appId"] = "abc"
 			return v
 		}(), "appId"},
-		"unknown value":    {with(base(), "replicas", 3), "replicas"},
-		"bad duration":     {with(base(), "server", map[string]any{"mutationSpacing": "one second"}), "mutationSpacing"},
+		"unknown value": {with(base(), "replicas", 3), "replicas"},
+		"bad duration":  {with(base(), "server", map[string]any{"mutationSpacing": "one second"}), "mutationSpacing"},
 		"extra env not ours": {func() map[string]any {
 			v := base()
 			v["server"] = map[string]any{"extraEnv": []any{map[string]any{"name": "LD_PRELOAD", "value": "x"}}}

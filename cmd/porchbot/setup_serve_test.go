@@ -95,7 +95,7 @@ func TestSetupCredentialsServe(t *testing.T) {
 	served := make(chan error, 1)
 	go func() {
 		served <- runServe(ctx, []string{"--listen", "127.0.0.1:0", "--github-url", env.Forge.BaseURL(),
-			"--data-dir", t.TempDir(), "--log-format", "json", "--resync-interval", "0"}, pw, io.Discard)
+			"--data-dir", t.TempDir(), "--log-format", "json", "--resync-interval", "0"}, io.Discard, pw) // the log is on standard error
 		pw.Close()
 	}()
 	var addr string
