@@ -95,6 +95,9 @@ func Start(o Options) (*Embedded, error) {
 	if _, err := f.RegisterApp(AppID, "porchbot", pubPEM, o.WebhookURL, secret); err != nil {
 		return nil, err
 	}
+	// The running porchbot holds the App: porchbot setup pointed at this
+	// forge is refused instead of replacing its key and secret.
+	f.HoldApp("the porchbot serving it in the embedded mode")
 	events, err := setup.ManifestEvents()
 	if err != nil {
 		return nil, err

@@ -22,6 +22,9 @@ func (f *Forge) routesAppManifestConversions(api *mux.Router) {
 // fresh key pair and webhook secret, and the answer carries the private key,
 // as GitHub's does once.
 func (f *Forge) convertAppManifest(w http.ResponseWriter, r *http.Request) {
+	if f.refuseWhileHeld(w, true) {
+		return
+	}
 	am, ok := f.manifests().take(mux.Vars(r)["code"])
 	if !ok {
 		notFound(w)

@@ -63,6 +63,7 @@ type Forge struct {
 	repoHooks hookStore
 
 	appManifests appManifests // App manifests waiting for their conversion (web_app_manifests.go)
+	appHold      appHold      // a running embedded porchbot holds the App (app_hold.go)
 	oauth        oauthGrants  // the App's user authorization codes (web_oauth.go)
 
 	webAPIOnce   sync.Once

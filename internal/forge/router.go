@@ -18,6 +18,7 @@ const apiPrefix = "/api/v3"
 func (f *Forge) Handler() http.Handler {
 	root := mux.NewRouter()
 	root.HandleFunc("/_forge/stats", f.handleStats).Methods(http.MethodGet, http.MethodDelete)
+	root.HandleFunc("/_forge/app", f.handleAppHold).Methods(http.MethodGet)
 	root.HandleFunc("/_forge/faults", f.handleFaults).Methods(http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete)
 
 	api := root.PathPrefix(apiPrefix).Subrouter()

@@ -57,6 +57,9 @@ func (f *Forge) routesAppManifests(root *mux.Router) {
 }
 
 func (f *Forge) webNewAppFromManifest(w http.ResponseWriter, r *http.Request) {
+	if f.refuseWhileHeld(w, false) {
+		return
+	}
 	if org := mux.Vars(r)["org"]; org != "" {
 		if _, ok := f.Account(org); !ok {
 			http.NotFound(w, r)

@@ -53,6 +53,9 @@ type result struct {
 // Run serves the local page on 127.0.0.1 (random port) until GitHub
 // redirects back and the code is converted, and returns the credentials.
 func Run(ctx context.Context, o Options) (Credentials, error) {
+	if err := checkForgeApp(ctx, o.GitHubURL); err != nil {
+		return Credentials{}, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return Credentials{}, fmt.Errorf("listen on 127.0.0.1: %w", err)
