@@ -26,7 +26,7 @@ const (
 	resyncColdTarget   = 3.0  // counted REST calls per repository, a new replica's first pass
 	resyncWallTarget   = 10.0 // seconds, steady pass at 1,000 repositories
 	resyncHeapTarget   = 32.0 // KiB of porchbot's live heap per installed repository
-	resyncWallAtRepos  = 1000 // the wall-time target is for this size
+	resyncWallAtRepos  = 1000 // the wall-time and memory targets are for this size
 )
 
 // BenchmarkResyncScale: N repositories in one installation (100 and 1,000;
@@ -37,7 +37,8 @@ const (
 // steady state; then a second replica starts and makes its cold pass. It
 // reports, per pass, the REST calls GitHub counts (answers 304 are not
 // counted, as on GitHub), per repository, the wall time and porchbot's
-// live heap per repository; a missed target fails the run.
+// live heap per repository; a missed target fails the run (wall time and
+// heap are judged at 1,000 repositories, where fixed costs amortize).
 func BenchmarkResyncScale(b *testing.B) {
 	for _, n := range resyncScaleSizes(b) {
 		b.Run(fmt.Sprintf("repos=%d", n), func(b *testing.B) { benchResyncScale(b, n) })
@@ -193,7 +194,11 @@ func benchResyncScale(b *testing.B, n int) {
 	if n >= resyncWallAtRepos && steady.wall.Seconds()*resyncWallAtRepos/float64(n) > resyncWallTarget {
 		b.Errorf("steady pass of %d repositories took %s, over the target of %.0f s per %d", n, steady.wall, resyncWallTarget, resyncWallAtRepos)
 	}
-	if kib := float64(heap) / 1024 / repos; kib > resyncHeapTarget {
+	// The memory target is per repository of a fleet: bounded caches (64
+	// open git repositories, gitstore.DefaultMaxOpen) are a fixed cost that
+	// a hundred repositories do not amortize, so it is judged, as the wall
+	// time is, at a thousand.
+	if kib := float64(heap) / 1024 / repos; n >= resyncWallAtRepos && kib > resyncHeapTarget {
 		b.Errorf("%.1f KiB of live heap per repository, over the target of %.0f", kib, resyncHeapTarget)
 	}
 }
