@@ -37,7 +37,7 @@ func TestCatalogAccessRules(t *testing.T) {
 		t.Fatalf("alice's basens page: %d\n%s", status, pkg)
 	}
 	status, repo, _ := alice.get(w.catalog + "/repos/acme/catalog")
-	for _, want := range []string{"index porch/index at", "drafts/basens/w1", "w1", "porchbot/render: success",
+	for _, want := range []string{"index porch/index at", "drafts/basens/w1", "w1", "porchbot/render: passed",
 		"basens: platinum tier", "porchbot/approval"} {
 		if !strings.Contains(repo, want) {
 			t.Errorf("alice's acme/catalog page lacks %q", want)

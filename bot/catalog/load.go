@@ -14,6 +14,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/catalog"
 	"github.com/porchbot/porchbot/internal/index"
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
 )
 
@@ -181,9 +182,17 @@ func (c *checkReader) of(ctx context.Context, head string) []catalog.Check {
 			if !strings.HasPrefix(r.GetName(), "porchbot/") {
 				continue
 			}
-			out = append(out, catalog.Check{Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetHTMLURL()})
+			out = append(out, catalog.Check{Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetHTMLURL(),
+				Summary: checkSummaryLine(r.GetOutput().GetSummary())})
 		}
 	}
 	c.byHead[head] = out
 	return out
+}
+
+// checkSummaryLine is the first line of a check's summary, bounded, for
+// the catalog's check list (the page escapes it).
+func checkSummaryLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return mdquote.TruncateRunes(strings.TrimSpace(line), 160, "…")
 }

@@ -344,3 +344,26 @@ func (c *Cache) waitIdle(ref RepoRef) {
 		<-ch
 	}
 }
+
+// TestChecksInWords (#26 §4): a check's state is shown in words, with the
+// first line of its summary, escaped; action_required is not shown raw.
+func TestChecksInWords(t *testing.T) {
+	r := Build(Input{Ref: RepoRef{Owner: "acme", Name: "catalog"}, Web: "https://github.com/acme/catalog",
+		Proposals: []Proposal{{Number: 7, Title: "More pods", Packages: []string{"basens"}, Checks: []Check{
+			{Name: "porchbot/approval", Status: "completed", Conclusion: "action_required", Summary: "Waiting for 1 approval <b>(0 of 1)</b>"},
+			{Name: "porchbot/render", Status: "in_progress"},
+		}}}})
+	var b bytes.Buffer
+	if err := Render(&b, PageRepo, Page{Title: "acme/catalog", Data: r}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"porchbot/approval: action required", "Waiting for 1 approval &lt;b&gt;(0 of 1)&lt;/b&gt;", "porchbot/render: in progress"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, ": action_required<") || strings.Contains(page, "<b>(0 of 1)") {
+		t.Errorf("a raw conclusion or an unescaped summary:\n%s", page)
+	}
+}

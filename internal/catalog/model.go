@@ -106,6 +106,23 @@ type Proposal struct {
 // Check is a check run on a head (porchbot/render, porchbot/approval, …).
 type Check struct {
 	Name, Status, Conclusion, URL string
+	// Summary is the first line of the check's output summary.
+	Summary string
+}
+
+// checkWords say a check's state as people do (GitHub's words).
+var checkWords = map[string]string{
+	"success": "passed", "failure": "failed", "action_required": "action required", "neutral": "neutral",
+	"cancelled": "cancelled", "skipped": "skipped", "timed_out": "timed out", "stale": "stale",
+	"queued": "queued", "in_progress": "in progress", "waiting": "waiting", "requested": "requested", "pending": "pending",
+}
+
+// Words is State in words ("passed", "action required", …).
+func (c Check) Words() string {
+	if w, ok := checkWords[c.State()]; ok {
+		return w
+	}
+	return strings.ReplaceAll(c.State(), "_", " ")
 }
 
 // State is what a check shows: its conclusion once completed, else its
