@@ -84,6 +84,8 @@ func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Re
 		pr := catalog.Proposal{Number: p.Number, Title: p.Title, Author: p.Author, Branch: p.Branch, URL: p.URL}
 		if p.Package != "" {
 			pr.Packages = []string{p.Package}
+		} else {
+			pr.Packages = changedPackages(ctx, s, p)
 		}
 		pr.Checks = checks.of(ctx, p.Branch)
 		in.Proposals = append(in.Proposals, pr)
@@ -195,4 +197,25 @@ func (c *checkReader) of(ctx context.Context, head string) []catalog.Check {
 func checkSummaryLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return mdquote.TruncateRunes(strings.TrimSpace(line), 160, "…")
+}
+
+// changedPackages are the packages a proposal from any branch (a feature
+// branch, a fork) changes, read from git as the approval reads them (no
+// REST call; a fork's head may need one fetch); none when they cannot be
+// read.
+func changedPackages(ctx context.Context, s *lifecycle.Session, p lifecycle.PullStatus) []string {
+	pull := p.PullRequest()
+	if pull == nil {
+		return nil
+	}
+	changes, err := lifecycle.ProposalChanges(ctx, s, pull)
+	if err != nil {
+		s.Log.WithError(err).WithField("pull_request", p.Number).Info("catalog: the proposal's packages could not be read")
+		return nil
+	}
+	out := make([]string, 0, len(changes))
+	for _, c := range changes {
+		out = append(out, c.Name)
+	}
+	return out
 }

@@ -100,6 +100,9 @@ type PullStatus struct {
 	pull *github.PullRequest
 }
 
+// PullRequest is the listed pull request as GitHub gave it.
+func (p PullStatus) PullRequest() *github.PullRequest { return p.pull }
+
 // List reads the repository's packages with their latest revisions (tags),
 // draft branches (both from the session's git cache) and the open pull
 // requests that are proposals, deletion proposals or pending updates (one
