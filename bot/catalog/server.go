@@ -177,11 +177,33 @@ func (s *Server) notFound(w http.ResponseWriter, ss *session) {
 func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request, pr *pageRequest) {
 	v := s.viewer(r.Context(), pr.ss, pr.installed)
 	var rows []catalog.RepoRow
+	loading := 0
 	for _, ref := range v.Visible(pr.installed) {
-		rows = append(rows, catalog.RepoRow{Ref: ref, Repo: s.opts.Views.Peek(ref)})
+		row := catalog.RepoRow{Ref: ref, Repo: s.opts.Views.Peek(ref)}
+		if row.Repo == nil {
+			// Not loaded yet: loaded in the background, a few per view,
+			// and the page comes back for them by itself.
+			if loading < prefetchPerView {
+				s.opts.Views.Prefetch(ref)
+			}
+			loading++
+		}
+		rows = append(rows, row)
 	}
-	s.render(w, http.StatusOK, catalog.PageIndex, s.frame(pr.ss, "Repositories", rows))
+	p := s.frame(pr.ss, "Repositories", rows)
+	if loading > 0 {
+		p.Refresh = indexRefreshSeconds
+	}
+	s.render(w, http.StatusOK, catalog.PageIndex, p)
 }
+
+// The repositories page loads the views it lacks: at most prefetchPerView
+// at once per visit, and it reloads itself after indexRefreshSeconds while
+// any is missing.
+const (
+	prefetchPerView     = 8
+	indexRefreshSeconds = 3
+)
 
 // repo is the view of the request's repository as the viewer may see it;
 // nil (and the 404 written) when it is not installed or not readable.

@@ -95,6 +95,15 @@ func (c *Cache) Get(ctx context.Context, ref RepoRef) (*Repository, error) {
 	return e.repo, e.err
 }
 
+// Prefetch starts loading ref's view in the background when none is
+// cached or it is stale; it does not wait (the repositories page: the
+// next view of it shows the repository).
+func (c *Cache) Prefetch(ref RepoRef) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Get starts the load, and returns without waiting for it
+	_, _ = c.Get(ctx, ref)
+}
+
 // Peek is ref's cached view, if any, without loading.
 func (c *Cache) Peek(ref RepoRef) *Repository {
 	c.mu.Lock()

@@ -37,6 +37,9 @@ type Page struct {
 	// CSRF is the viewer's sign-out form token.
 	CSRF string
 	Data any
+	// Refresh, when set, reloads the page after that many seconds (views
+	// still loading).
+	Refresh int
 }
 
 // Crumb is one link of the breadcrumbs.
