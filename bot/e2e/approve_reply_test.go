@@ -12,12 +12,7 @@ import (
 func TestApproveThatDoesNotCountSaysWhy(t *testing.T) {
 	w := newWorld(t)
 	const repo = "acme/catalog"
-	dir := w.clone("alice", repo)
-	w.git(dir, "switch", "-q", "-c", "drafts/basens/quota")
-	w.write(dir, "basens/namespace.yaml", strings.Replace(readFile(t, dir, "basens/namespace.yaml"), `pods: "50"`, `pods: "60"`, 1))
-	w.git(dir, "commit", "-q", "-am", "Sixty pods")
-	w.git(dir, "push", "-q", "origin", "HEAD")
-	w.settle()
+	w.pushSixtyPods("drafts/basens/quota")
 	pr := w.openPull("alice", repo, "drafts/basens/quota", "Sixty pods")
 	w.settle()
 	n := pr.GetNumber()

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -15,12 +14,7 @@ func TestWorkMetrics(t *testing.T) {
 	const repo = "acme/catalog"
 	m := w.svc.Metrics
 	renders := testutil.ToFloat64(m.Renders.WithLabelValues("success"))
-	dir := w.clone("alice", repo)
-	w.git(dir, "switch", "-q", "-c", "drafts/basens/quota")
-	w.write(dir, "basens/namespace.yaml", strings.Replace(readFile(t, dir, "basens/namespace.yaml"), `pods: "50"`, `pods: "60"`, 1))
-	w.git(dir, "commit", "-q", "-am", "Sixty pods")
-	w.git(dir, "push", "-q", "origin", "HEAD")
-	w.settle()
+	w.pushSixtyPods("drafts/basens/quota")
 	if got := testutil.ToFloat64(m.Renders.WithLabelValues("success")); got != renders+1 {
 		t.Errorf("porchbot_renders_total{conclusion=success}: %v, want %v", got, renders+1)
 	}

@@ -7,14 +7,10 @@ import (
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
-// pushDraftUnheard pushes a draft of basens (60 pods instead of 50) to
-// acme/catalog while every webhook is lost, and returns its head: only a
-// resync (or GitHub's redelivery) can tell porchbot of it.
-func (w *world) pushDraftUnheard(branch string) string {
+// pushSixtyPods pushes a draft of basens (60 pods instead of 50) to
+// acme/catalog on branch as alice, settles, and returns its head.
+func (w *world) pushSixtyPods(branch string) string {
 	w.t.Helper()
-	fg := w.svc.Embedded.Forge
-	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
-	defer fg.SetFaults(forge.Faults{})
 	dir := w.clone("alice", "acme/catalog")
 	w.git(dir, "switch", "-q", "-c", branch)
 	w.write(dir, "basens/namespace.yaml", strings.Replace(readFile(w.t, dir, "basens/namespace.yaml"), `pods: "50"`, `pods: "60"`, 1))
@@ -22,6 +18,16 @@ func (w *world) pushDraftUnheard(branch string) string {
 	w.git(dir, "push", "-q", "origin", "HEAD")
 	w.settle()
 	return w.git(dir, "rev-parse", "HEAD")
+}
+
+// pushDraftUnheard is pushSixtyPods while every webhook is lost: only a
+// resync (or GitHub's redelivery) can tell porchbot of it.
+func (w *world) pushDraftUnheard(branch string) string {
+	w.t.Helper()
+	fg := w.svc.Embedded.Forge
+	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
+	defer fg.SetFaults(forge.Faults{})
+	return w.pushSixtyPods(branch)
 }
 
 // resyncPass runs one pass over every installed repository as the
