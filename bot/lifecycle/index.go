@@ -44,18 +44,6 @@ type IndexUpdate struct {
 	Unknown func(repository string) bool
 }
 
-// DownstreamRegistry gives the downstream packages known to track any
-// package of the session's repository (bot.App.TrackingDownstreams: the
-// App's registry, kept by resync and by pushes that change a Kptfile; no
-// REST call).
-type DownstreamRegistry interface {
-	TrackingDownstreams(ctx context.Context, s *Session) []downstreams.Downstream
-	// DownstreamsKnown says whether the registry knows which packages of
-	// repository track others (downstreams.Registry.Known): if not, the
-	// index keeps the downstreams it last listed there.
-	DownstreamsKnown(repository string) bool
-}
-
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
 // changed. It returns the branch head afterwards and whether it pushed.
 func UpdateIndex(ctx context.Context, s *Session, u IndexUpdate) (plumbing.Hash, bool, error) {
