@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -21,7 +23,7 @@ import (
 // the step the event calls for. It implements the handlers' reactor
 // interfaces (PushReactor, PullRequestReactor, ...); the handlers stay thin.
 type App struct {
-	Opener *lifecycle.Opener
+	Opener *core.Opener
 	// Render configures draft and proposal renders (server limits, bot identity).
 	Render lifecycle.RenderOptions
 	// BotLogin is the App's bot user, e.g. "porchbot[bot]".
@@ -108,11 +110,11 @@ func (a *App) Handlers() ingress.Handlers {
 }
 
 // repoOf names an event's repository for the lifecycle.
-func repoOf(installationID int64, owner, name, defaultBranch string) lifecycle.Repo {
-	return lifecycle.Repo{Owner: owner, Name: name, InstallationID: installationID, DefaultBranch: defaultBranch}
+func repoOf(installationID int64, owner, name, defaultBranch string) core.Repo {
+	return core.Repo{Owner: owner, Name: name, InstallationID: installationID, DefaultBranch: defaultBranch}
 }
 
-func (a *App) open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session, error) {
+func (a *App) open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 	if repo.InstallationID == 0 {
 		return nil, fmt.Errorf("event for %s carries no installation", repo.FullName())
 	}

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -57,14 +58,14 @@ func suiteCheckNames(runs []*github.CheckRun, branch string) []string {
 			names = append(names, n)
 		}
 	}
-	if _, _, draft := packages.ParseDraftBranchName(branch); draft && !seen[lifecycle.RenderCheckName] {
-		names = append(names, lifecycle.RenderCheckName)
+	if _, _, draft := packages.ParseDraftBranchName(branch); draft && !seen[core.RenderCheckName] {
+		names = append(names, core.RenderCheckName)
 	}
 	return names
 }
 
 // rerunSuite runs each named check again, going past failures.
-func (a *App) rerunSuite(ctx context.Context, repo lifecycle.Repo, base checkRerun, names []string) error {
+func (a *App) rerunSuite(ctx context.Context, repo core.Repo, base checkRerun, names []string) error {
 	var errs []error
 	for _, n := range names {
 		c := base

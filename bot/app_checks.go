@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -45,9 +47,9 @@ type checkRerun struct {
 // rerunCheck runs one of porchbot's checks again: the render of a draft
 // branch, the configuration check, or the approval verdict of the pull
 // request. Other checks are not porchbot's to run.
-func (a *App) rerunCheck(ctx context.Context, repo lifecycle.Repo, c checkRerun) error {
+func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) error {
 	switch c.name {
-	case lifecycle.RenderCheckName:
+	case core.RenderCheckName:
 		pkg, _, ok := packages.ParseDraftBranchName(c.branch)
 		if !ok {
 			return nil
@@ -58,7 +60,7 @@ func (a *App) rerunCheck(ctx context.Context, repo lifecycle.Repo, c checkRerun)
 		}
 		_, err = lifecycle.RenderCheck(ctx, s, a.renderChecks(s), c.head, pkg, false, a.Render)
 		return err
-	case lifecycle.ConfigCheckName:
+	case core.ConfigCheckName:
 		s, err := a.open(ctx, repo)
 		if err != nil {
 			return err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
@@ -83,7 +85,7 @@ func userError(err error) error {
 }
 
 // OpenProposal is /porch propose.
-func (o CommandOps) OpenProposal(ctx context.Context, s *lifecycle.Session, pkg, workspace, by string) (commands.Outcome, error) {
+func (o CommandOps) OpenProposal(ctx context.Context, s *core.Session, pkg, workspace, by string) (commands.Outcome, error) {
 	pr, err := lifecycle.OpenProposal(ctx, s, o.App.proposalAPI(s.GH), pkg, workspace, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
@@ -97,7 +99,7 @@ func (o CommandOps) OpenProposal(ctx context.Context, s *lifecycle.Session, pkg,
 // for the current one only when the packages' content is the same (the
 // policy's carry-over rule). A head that cannot be established is not
 // approved: the reply says why and what to do.
-func (o CommandOps) RecordApproval(ctx context.Context, s *lifecycle.Session, number int, at time.Time, login string) (commands.Outcome, error) {
+func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number int, at time.Time, login string) (commands.Outcome, error) {
 	api := o.App.proposalAPI(s.GH)
 	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
@@ -169,7 +171,7 @@ func approvalNotCounted(r lifecycle.ApprovalResult, login string) string {
 }
 
 // Reject is /porch reject.
-func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int, login, reason string) (commands.Outcome, error) {
+func (o CommandOps) Reject(ctx context.Context, s *core.Session, number int, login, reason string) (commands.Outcome, error) {
 	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
 		return commands.Outcome{}, err
@@ -193,7 +195,7 @@ func (o CommandOps) Reject(ctx context.Context, s *lifecycle.Session, number int
 }
 
 // Render is /porch render: the draft is rendered again now.
-func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (commands.Outcome, error) {
+func (o CommandOps) Render(ctx context.Context, s *core.Session, pkg, workspace, headSHA string) (commands.Outcome, error) {
 	branch := packages.DraftBranch(pkg, workspace)
 	out, err := lifecycle.RenderDraft(ctx, s, o.App.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
 		Head: plumbing.NewHash(headSHA), Options: o.App.Render})
@@ -211,7 +213,7 @@ func (o CommandOps) Render(ctx context.Context, s *lifecycle.Session, pkg, works
 // package it changes is rendered with built-in functions only and reported
 // on porchbot/render at the fork's head; nothing is pushed (a fork is not
 // writable). The head is fetched as refs/pull/<N>/head.
-func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number int, headSHA, headRepo string) (commands.Outcome, error) {
+func (o CommandOps) RenderFork(ctx context.Context, s *core.Session, number int, headSHA, headRepo string) (commands.Outcome, error) {
 	pr := &github.PullRequest{Number: github.Int(number),
 		Head: &github.PullRequestBranch{SHA: github.String(headSHA), Repo: &github.Repository{FullName: github.String(headRepo)}},
 		Base: &github.PullRequestBranch{SHA: github.String(s.DeploymentHead.String()), Ref: github.String(s.DeploymentBranch)}}
@@ -234,7 +236,7 @@ func (o CommandOps) RenderFork(ctx context.Context, s *lifecycle.Session, number
 }
 
 // ProposeDeletion is /porch delete.
-func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (commands.Outcome, error) {
+func (o CommandOps) ProposeDeletion(ctx context.Context, s *core.Session, pkg, by string) (commands.Outcome, error) {
 	api := lifecycle.NewDeletionAPI(s.GH)
 	api.RecordKey = o.App.RecordKey
 	pr, err := lifecycle.ProposeDeletion(ctx, s, api, pkg, by)
@@ -250,7 +252,7 @@ func (o CommandOps) ProposeDeletion(ctx context.Context, s *lifecycle.Session, p
 // landings that met the approval policy (lifecycle.PublishPackage); an
 // allowed approver's command also counts as the approval of the landing it
 // publishes (lifecycle.PublishApproved).
-func (o CommandOps) Publish(ctx context.Context, s *lifecycle.Session, number int, pkg, by string) (commands.Outcome, error) {
+func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pkg, by string) (commands.Outcome, error) {
 	commit := s.DeploymentHead
 	if number > 0 {
 		pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)

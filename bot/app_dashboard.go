@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -40,7 +42,7 @@ func (a *App) NewDashboards() *lifecycle.DashboardDebouncer {
 
 // refreshDashboard is the debouncer's refresh: it edits a dashboard that
 // exists, never opens one.
-func (a *App) refreshDashboard(ctx context.Context, repo lifecycle.Repo) (time.Time, error) {
+func (a *App) refreshDashboard(ctx context.Context, repo core.Repo) (time.Time, error) {
 	out, err := a.SyncDashboard(ctx, repo, false)
 	if out == nil {
 		return time.Time{}, err
@@ -50,12 +52,12 @@ func (a *App) refreshDashboard(ctx context.Context, repo lifecycle.Repo) (time.T
 
 // SyncDashboard brings repo's dashboard up to date, opening it when it is
 // missing and mayCreate (install, resync).
-func (a *App) SyncDashboard(ctx context.Context, repo lifecycle.Repo, mayCreate bool) (*lifecycle.DashboardOutcome, error) {
+func (a *App) SyncDashboard(ctx context.Context, repo core.Repo, mayCreate bool) (*lifecycle.DashboardOutcome, error) {
 	gh, err := a.Opener.Clients.Installation(ctx, repo.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: installation client: %w", repo.FullName(), err)
 	}
-	open := func(ctx context.Context) (*lifecycle.Session, error) { return a.open(ctx, repo) }
+	open := func(ctx context.Context) (*core.Session, error) { return a.open(ctx, repo) }
 	out, err := lifecycle.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
 	a.noteDashboard(repo, out)
 	a.countDashboard(out, err)
@@ -74,7 +76,7 @@ type dashboardHints struct {
 	repos map[string]bool
 }
 
-func (h *dashboardHints) set(repo lifecycle.Repo, known bool) {
+func (h *dashboardHints) set(repo core.Repo, known bool) {
 	key := strings.ToLower(repo.FullName())
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -88,14 +90,14 @@ func (h *dashboardHints) set(repo lifecycle.Repo, known bool) {
 	}
 }
 
-func (h *dashboardHints) has(repo lifecycle.Repo) bool {
+func (h *dashboardHints) has(repo core.Repo) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.repos[strings.ToLower(repo.FullName())]
 }
 
 // noteDashboard remembers whether a sync found repo's dashboard.
-func (a *App) noteDashboard(repo lifecycle.Repo, out *lifecycle.DashboardOutcome) {
+func (a *App) noteDashboard(repo core.Repo, out *lifecycle.DashboardOutcome) {
 	switch {
 	case out == nil:
 	case out.Number != 0:
@@ -119,8 +121,8 @@ func (a *App) countDashboard(out *lifecycle.DashboardOutcome, err error) {
 
 // EnsureDashboard is the resync's hook: the dashboard of the session's
 // repository is opened if missing, refreshed if stale.
-func (a *App) EnsureDashboard(ctx context.Context, s *lifecycle.Session) error {
-	open := func(context.Context) (*lifecycle.Session, error) { return s, nil }
+func (a *App) EnsureDashboard(ctx context.Context, s *core.Session) error {
+	open := func(context.Context) (*core.Session, error) { return s, nil }
 	out, err := lifecycle.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
 	a.noteDashboard(s.Repo, out)
 	a.countDashboard(out, err)
@@ -134,7 +136,7 @@ func (a *App) dashboardSync(gh *github.Client, mayCreate bool) lifecycle.Dashboa
 
 // dashboardFacts gathers what the dashboard shows; facts that could not
 // be read are logged and left out.
-func (a *App) dashboardFacts(ctx context.Context, s *lifecycle.Session) (*lifecycle.DashboardFacts, error) {
+func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*lifecycle.DashboardFacts, error) {
 	f, err := lifecycle.GatherDashboard(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
 	if f == nil {
 		return nil, err
@@ -228,7 +230,7 @@ func (a *App) dashboardTick(act lifecycle.DashboardAction, by string) commands.T
 	t := commands.Tick{Verb: act.Verb(), Text: act.String()}
 	switch act.Kind {
 	case lifecycle.ActionRender:
-		t.Run = func(ctx context.Context, s *lifecycle.Session) (commands.Outcome, error) {
+		t.Run = func(ctx context.Context, s *core.Session) (commands.Outcome, error) {
 			branch := packages.DraftBranch(act.Package, act.Workspace)
 			head, err := s.Git.ResolveRef(ctx, "refs/remotes/origin/"+branch)
 			if err != nil {
@@ -238,7 +240,7 @@ func (a *App) dashboardTick(act lifecycle.DashboardAction, by string) commands.T
 		}
 	case lifecycle.ActionUpdate:
 		if a.Updates != nil {
-			t.Run = func(ctx context.Context, s *lifecycle.Session) (commands.Outcome, error) {
+			t.Run = func(ctx context.Context, s *core.Session) (commands.Outcome, error) {
 				return ops.Upgrade(ctx, s, act.Package, 0, "", by)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -41,7 +43,7 @@ const pushPayloadCommits = 20
 // are skipped, each with a log line and metrics.UpstreamsSkipped. Resync
 // calls it (lifecycle.ResyncDownstreamHooks), and so does a push to the
 // deployment branch that changes a Kptfile.
-func (a *App) IndexDownstreams(ctx context.Context, s *lifecycle.Session) error {
+func (a *App) IndexDownstreams(ctx context.Context, s *core.Session) error {
 	found, err := lifecycle.DeploymentDownstreams(ctx, s)
 	if err != nil && found == nil {
 		return err
@@ -106,7 +108,7 @@ func isNotFound(err error) bool {
 // repository's own packages are named in its index whatever its
 // visibility), unless the flow rule's cache knows it. False on failure, with the error: not named, and the
 // repository's facts are unknown.
-func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []downstreams.Downstream) (bool, error) {
+func (a *App) publicForIndex(ctx context.Context, s *core.Session, kept []downstreams.Downstream) (bool, error) {
 	url := a.Opener.GitURL(s.Repo.Owner, s.Repo.Name)
 	self, err := downstreams.ParseRepoURL(url)
 	if err != nil || s.GH == nil {
@@ -134,7 +136,7 @@ func (a *App) publicForIndex(ctx context.Context, s *lifecycle.Session, kept []d
 // TrackingDownstreams lists the downstream packages the registry knows
 // whose upstream is a package of the session's repository, for its package
 // index (lifecycle.DownstreamRegistry; no REST call).
-func (a *App) TrackingDownstreams(_ context.Context, s *lifecycle.Session) []downstreams.Downstream {
+func (a *App) TrackingDownstreams(_ context.Context, s *core.Session) []downstreams.Downstream {
 	return a.registry().Tracking(a.Opener.GitURL(s.Repo.Owner, s.Repo.Name))
 }
 
@@ -148,7 +150,7 @@ var _ lifecycle.ResyncPassHooks = (*App)(nil) // the resync loop reports its pas
 
 // ResyncPassDone tells the registry that a resync pass visited every
 // installed repository (lifecycle.ResyncPassHooks).
-func (a *App) ResyncPassDone(repos []lifecycle.Repo) {
+func (a *App) ResyncPassDone(repos []core.Repo) {
 	names := make([]string, 0, len(repos))
 	for _, r := range repos {
 		names = append(names, r.FullName())
@@ -160,7 +162,7 @@ func (a *App) ResyncPassDone(repos []lifecycle.Repo) {
 // deployment branch changed a Kptfile (or may have: a forced push, a new
 // branch, more commits than the payload lists). Failures are logged: the
 // next resync repairs the index.
-func (a *App) refreshDownstreamsOnPush(ctx context.Context, s *lifecycle.Session, ev *github.PushEvent) {
+func (a *App) refreshDownstreamsOnPush(ctx context.Context, s *core.Session, ev *github.PushEvent) {
 	if !pushMayChangeKptfile(ev) {
 		return
 	}
@@ -178,7 +180,7 @@ func pushMayChangeKptfile(ev *github.PushEvent) bool {
 // GitHub host, whose installation is upstream.InstallationID). A downstream
 // whose installation cannot read the upstream repository is skipped, with
 // a log line and metrics.UpstreamsSkipped.
-func (a *App) DownstreamsOf(ctx context.Context, upstream lifecycle.Repo, dir string) []downstreams.Downstream {
+func (a *App) DownstreamsOf(ctx context.Context, upstream core.Repo, dir string) []downstreams.Downstream {
 	found := a.registry().Find(a.Opener.GitURL(upstream.Owner, upstream.Name), dir)
 	readable := map[int64]bool{upstream.InstallationID: true}
 	out := found[:0:0]
@@ -202,7 +204,7 @@ func (a *App) DownstreamsOf(ctx context.Context, upstream lifecycle.Repo, dir st
 }
 
 // installationReads: can installation id read the upstream repository?
-func (a *App) installationReads(ctx context.Context, id int64, upstream lifecycle.Repo) (bool, error) {
+func (a *App) installationReads(ctx context.Context, id int64, upstream core.Repo) (bool, error) {
 	gh, err := a.Opener.Clients.Installation(ctx, id)
 	if err != nil {
 		return false, err

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -20,12 +22,12 @@ import (
 type renderMeter struct {
 	lifecycle.CheckRunAPI
 	app     *App
-	s       *lifecycle.Session
+	s       *core.Session
 	mu      sync.Mutex
 	started map[int64]time.Time
 }
 
-func (a *App) meterRenders(s *lifecycle.Session, api lifecycle.CheckRunAPI) lifecycle.CheckRunAPI {
+func (a *App) meterRenders(s *core.Session, api lifecycle.CheckRunAPI) lifecycle.CheckRunAPI {
 	if a.Metrics == nil {
 		return api
 	}
@@ -35,7 +37,7 @@ func (a *App) meterRenders(s *lifecycle.Session, api lifecycle.CheckRunAPI) life
 func (m *renderMeter) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
 	start := time.Now()
 	run, resp, err := m.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
-	if err != nil || run == nil || opts.Name != lifecycle.RenderCheckName {
+	if err != nil || run == nil || opts.Name != core.RenderCheckName {
 		return run, resp, err
 	}
 	if opts.GetConclusion() != "" { // written whole: a report with no run of its own
@@ -93,7 +95,7 @@ func (a *App) timeFanout(start time.Time) {
 // reconcileVariants reconciles s's variants (published: the revisions a
 // publish just made, nil for a config change or the resync), counted and
 // timed.
-func (a *App) reconcileVariants(ctx context.Context, s *lifecycle.Session, published []lifecycle.PublishedRevision) error {
+func (a *App) reconcileVariants(ctx context.Context, s *core.Session, published []lifecycle.PublishedRevision) error {
 	start := time.Now()
 	_, err := a.Variants.Reconcile(ctx, s, published)
 	if a.Metrics != nil {

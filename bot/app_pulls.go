@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -77,7 +79,7 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 // deployment branch from a branch of the repository that is not a draft
 // (issue #12), when it changes a package: reported without pushing to a
 // branch porchbot does not own.
-func (a *App) renderBranchPullRequest(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+func (a *App) renderBranchPullRequest(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	if _, _, draft := lifecycle.ParseProposal(s, pr); draft || !lifecycle.IntoDeployment(s, pr) ||
 		pr.GetState() != "open" || pr.GetDraft() {
 		return nil
@@ -91,10 +93,10 @@ func (a *App) renderBranchPullRequest(ctx context.Context, s *lifecycle.Session,
 
 // renderBranchProposal reports porchbot/render on head for every package
 // of changes it adds or changes.
-func (a *App) renderBranchProposal(ctx context.Context, s *lifecycle.Session, head string, changes []lifecycle.PackageChange) error {
+func (a *App) renderBranchProposal(ctx context.Context, s *core.Session, head string, changes []lifecycle.PackageChange) error {
 	h := plumbing.NewHash(head)
 	for _, p := range changes {
-		if p.Kind == lifecycle.LandingDeleted {
+		if p.Kind == core.LandingDeleted {
 			continue
 		}
 		if _, err := lifecycle.RenderCheck(ctx, s, a.renderChecks(s), h, p.Name, false, a.Render); err != nil {
@@ -106,7 +108,7 @@ func (a *App) renderBranchProposal(ctx context.Context, s *lifecycle.Session, he
 
 // checkConfigEdit runs porchbot/config on a head whose config differs
 // from the base's (read from the git cache: no API call).
-func (a *App) checkConfigEdit(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+func (a *App) checkConfigEdit(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	head := plumbing.NewHash(pr.GetHead().GetSHA())
 	base := plumbing.NewHash(pr.GetBase().GetSHA())
 	hv, hok, err := s.ReadFile(ctx, head, config.Path)
@@ -137,7 +139,7 @@ func (a *App) OnReview(ctx context.Context, installationID int64, ev *github.Pul
 }
 
 // publishMerged tags what a merged pull request landed (SPEC §5).
-func (a *App) publishMerged(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+func (a *App) publishMerged(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	if pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetMergeCommitSHA() == "" {
 		return nil
 	}

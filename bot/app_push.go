@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -69,7 +71,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 // tagPushed reports a revision tag <pkg>/v<N> that someone other than
 // porchbot pushed and that is not porchbot's signed revision
 // (lifecycle.ReportTagPush); porchbot's own tag pushes cost nothing.
-func (a *App) tagPushed(ctx context.Context, repo lifecycle.Repo, tag, sender string) error {
+func (a *App) tagPushed(ctx context.Context, repo core.Repo, tag, sender string) error {
 	if _, _, ok := packages.ParseTagName(tag); !ok || sender == a.botLogin() {
 		return nil
 	}
@@ -93,7 +95,7 @@ func (a *App) ownRenderCommit(ev *github.PushEvent) bool {
 // isDeploymentBranch: the default branch, or the packages.deploymentBranch
 // of the last good config read for the repository (a session reads the
 // config from the default branch first, so that one is always known).
-func (a *App) isDeploymentBranch(repo lifecycle.Repo, branch string) bool {
+func (a *App) isDeploymentBranch(repo core.Repo, branch string) bool {
 	if branch == repo.DefaultBranch {
 		return true
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -14,14 +16,14 @@ import (
 // renderChecks is the check-runs client renders write through: the
 // porchbot/render runs it writes are remembered (App.Renders), so the
 // approval verdict reads their state without a call.
-func (a *App) renderChecks(s *lifecycle.Session) lifecycle.CheckRunAPI {
+func (a *App) renderChecks(s *core.Session) lifecycle.CheckRunAPI {
 	return a.meterRenders(s, a.Renders.Checks(s.Repo.FullName(), s.GH.Checks))
 }
 
 // reevaluateRendered judges again the proposals whose approval was
 // evaluated while the render of their head was unfinished, now that it
 // has finished here (one pull request read, then the evaluation's calls).
-func (a *App) reevaluateRendered(ctx context.Context, s *lifecycle.Session) error {
+func (a *App) reevaluateRendered(ctx context.Context, s *core.Session) error {
 	return a.reevaluate(ctx, s, a.Renders.TakeReady(s.Repo.FullName()))
 }
 
@@ -31,7 +33,7 @@ func (a *App) reevaluateRendered(ctx context.Context, s *lifecycle.Session) erro
 // and no session, when none waits.
 func (a *App) onRenderRun(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
 	run := ev.GetCheckRun()
-	if run.GetName() != lifecycle.RenderCheckName || run.GetStatus() != "completed" ||
+	if run.GetName() != core.RenderCheckName || run.GetStatus() != "completed" ||
 		!strings.EqualFold(ev.GetSender().GetLogin(), a.botLogin()) {
 		return nil
 	}
@@ -50,7 +52,7 @@ func (a *App) onRenderRun(ctx context.Context, installationID int64, ev *github.
 }
 
 // reevaluate judges pull requests prs of s's repository again.
-func (a *App) reevaluate(ctx context.Context, s *lifecycle.Session, prs []int) error {
+func (a *App) reevaluate(ctx context.Context, s *core.Session, prs []int) error {
 	var errs []error
 	for _, n := range prs {
 		pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, n)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -12,7 +14,7 @@ import (
 
 // RenderDraft is the resync's hook for a draft head without a finished
 // render check: a retry, which counts the attempts that never finished.
-func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
+func (a *App) RenderDraft(ctx context.Context, s *core.Session, branch string, head plumbing.Hash) error {
 	if _, err := lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
 		Retry: true}); err != nil {
 		return err
@@ -23,7 +25,7 @@ func (a *App) RenderDraft(ctx context.Context, s *lifecycle.Session, branch stri
 // ResyncAPI is the resync's API of a session: publishing judges approvals
 // with the same bot login and record key as the webhook path
 // (proposalAPI), so a record without a valid signature counts in neither.
-func (a *App) ResyncAPI(s *lifecycle.Session) lifecycle.ResyncAPI {
+func (a *App) ResyncAPI(s *core.Session) lifecycle.ResyncAPI {
 	api := lifecycle.NewResyncAPI(s.GH)
 	api.Publish.Approval = a.proposalAPI(s.GH)
 	return api
@@ -33,7 +35,7 @@ func (a *App) ResyncAPI(s *lifecycle.Session) lifecycle.ResyncAPI {
 // (A fork's head is fetched as refs/pull/N/head.) A proposal from a
 // branch that is not a draft that gets its label here (its opened webhook
 // was lost) is rendered as the event would have rendered it.
-func (a *App) EvaluateProposal(ctx context.Context, s *lifecycle.Session, pr *github.PullRequest) error {
+func (a *App) EvaluateProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	fork := lifecycle.IsForkPullRequest(s.Repo, pr)
 	out, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
 	if err != nil || out == nil || !out.Labelled || out.Workspace != "" {
@@ -62,7 +64,7 @@ type AppInstallations interface {
 // for the periodic resync. The listing says which installation covers each
 // repository and its visibility: both are remembered (the clients, and the
 // App's flow rule when a is not nil), so the pass asks GitHub for neither.
-func (a *App) InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]lifecycle.Repo, error) {
+func (a *App) InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]core.Repo, error) {
 	var seen func(*github.Repository)
 	if a != nil && a.Flows != nil {
 		seen = func(r *github.Repository) { a.Flows.Remember(r) }
@@ -70,9 +72,9 @@ func (a *App) InstalledRepos(clients AppInstallations) func(ctx context.Context)
 	return installedRepos(clients, seen)
 }
 
-func installedRepos(clients AppInstallations, seen func(*github.Repository)) func(ctx context.Context) ([]lifecycle.Repo, error) {
-	return func(ctx context.Context) ([]lifecycle.Repo, error) {
-		var out []lifecycle.Repo
+func installedRepos(clients AppInstallations, seen func(*github.Repository)) func(ctx context.Context) ([]core.Repo, error) {
+	return func(ctx context.Context) ([]core.Repo, error) {
+		var out []core.Repo
 		opts := &github.ListOptions{PerPage: 100}
 		for {
 			insts, resp, err := clients.App(ctx).Apps.ListInstallations(ctx, opts)
@@ -94,12 +96,12 @@ func installedRepos(clients AppInstallations, seen func(*github.Repository)) fun
 	}
 }
 
-func installationRepos(ctx context.Context, clients AppInstallations, id int64, seen func(*github.Repository)) ([]lifecycle.Repo, error) {
+func installationRepos(ctx context.Context, clients AppInstallations, id int64, seen func(*github.Repository)) ([]core.Repo, error) {
 	gh, err := clients.Installation(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var out []lifecycle.Repo
+	var out []core.Repo
 	opts := &github.ListOptions{PerPage: 100}
 	for {
 		list, resp, err := gh.Apps.ListRepos(ctx, opts)
@@ -111,7 +113,7 @@ func installationRepos(ctx context.Context, clients AppInstallations, id int64, 
 			if seen != nil {
 				seen(r)
 			}
-			out = append(out, lifecycle.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(),
+			out = append(out, core.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(),
 				InstallationID: id, DefaultBranch: r.GetDefaultBranch(), OpenIssues: r.OpenIssuesCount})
 		}
 		if resp.NextPage == 0 {

@@ -3,6 +3,8 @@ package bot
 import (
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"context"
 	"errors"
 	"fmt"
@@ -26,7 +28,7 @@ import (
 
 // updatesAfterPublish opens the update pull requests of what a publish
 // tagged (nothing when the App has no fan-out or nothing was tagged).
-func (a *App) updatesAfterPublish(ctx context.Context, s *lifecycle.Session, out *lifecycle.PublishOutcome) error {
+func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *lifecycle.PublishOutcome) error {
 	a.CountPublish(out)
 	if a.Updates == nil || out == nil || len(out.Published) == 0 {
 		return nil
@@ -37,7 +39,7 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *lifecycle.Session, out
 }
 
 // UpdateAPI is the update pull requests' API of a downstream session.
-func (a *App) UpdateAPI(s *lifecycle.Session) lifecycle.UpdateAPI {
+func (a *App) UpdateAPI(s *core.Session) lifecycle.UpdateAPI {
 	api := lifecycle.NewUpdateAPI(s.GH, a.proposalAPI(s.GH))
 	api.Web, api.Identity = a.Web, a.Render.Identity
 	return api
@@ -45,7 +47,7 @@ func (a *App) UpdateAPI(s *lifecycle.Session) lifecycle.UpdateAPI {
 
 // Upgrade is /porch upgrade <package> [--to vN] [--strategy S]: the
 // package's update pull request, now.
-func (o CommandOps) Upgrade(ctx context.Context, s *lifecycle.Session, pkg string, to int, strategy, by string) (commands.Outcome, error) {
+func (o CommandOps) Upgrade(ctx context.Context, s *core.Session, pkg string, to int, strategy, by string) (commands.Outcome, error) {
 	out, plan, err := o.App.Updates.Upgrade(ctx, s, pkg, to, lifecycle.UpdateOptions{Strategy: strategy, RequestedBy: by})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
@@ -90,23 +92,23 @@ func conflictsNote(plan *lifecycle.UpdatePlan) string {
 // downstream was indexed from an event or the resync, which open it).
 type knownRepos struct{ m sync.Map }
 
-func (k *knownRepos) remember(r lifecycle.Repo) {
+func (k *knownRepos) remember(r core.Repo) {
 	if r.InstallationID != 0 && r.DefaultBranch != "" {
 		k.m.Store(strings.ToLower(r.FullName()), r)
 	}
 }
 
-func (k *knownRepos) get(fullName string) (lifecycle.Repo, bool) {
+func (k *knownRepos) get(fullName string) (core.Repo, bool) {
 	v, ok := k.m.Load(strings.ToLower(fullName))
 	if !ok {
-		return lifecycle.Repo{}, false
+		return core.Repo{}, false
 	}
-	return v.(lifecycle.Repo), true
+	return v.(core.Repo), true
 }
 
 // OpenRepo opens a session on a repository where the App is installed, as
 // the App (the update fan-out's downstream and upstream repositories).
-func (a *App) OpenRepo(ctx context.Context, fullName string) (*lifecycle.Session, error) {
+func (a *App) OpenRepo(ctx context.Context, fullName string) (*core.Session, error) {
 	if r, ok := a.knownRepos.get(fullName); ok {
 		return a.open(ctx, r)
 	}
@@ -175,6 +177,6 @@ func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *git
 
 // ResyncUpdates is the resync's hook: the lagging downstream packages of
 // s's repository get their update pull requests.
-func (a *App) ResyncUpdates(ctx context.Context, s *lifecycle.Session) error {
+func (a *App) ResyncUpdates(ctx context.Context, s *core.Session) error {
 	return a.Updates.Lagging(ctx, s)
 }

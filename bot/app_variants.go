@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -31,7 +33,7 @@ func NewVariantController(a *App, m *metrics.Metrics) *lifecycle.VariantControll
 
 // variantsAfterPublish reconciles the variants of the published packages'
 // repository.
-func (a *App) variantsAfterPublish(ctx context.Context, s *lifecycle.Session, out *lifecycle.PublishOutcome) error {
+func (a *App) variantsAfterPublish(ctx context.Context, s *core.Session, out *lifecycle.PublishOutcome) error {
 	if a.Variants == nil || out == nil || len(out.Published) == 0 || len(s.Config.Variants) == 0 {
 		return nil
 	}
@@ -41,7 +43,7 @@ func (a *App) variantsAfterPublish(ctx context.Context, s *lifecycle.Session, ou
 // variantsOnPush reconciles when a push to the deployment branch may have
 // changed the config (an entry added, changed or removed). Failures are
 // logged: the resync reconciles again.
-func (a *App) variantsOnPush(ctx context.Context, s *lifecycle.Session, ev *github.PushEvent) {
+func (a *App) variantsOnPush(ctx context.Context, s *core.Session, ev *github.PushEvent) {
 	if a.Variants == nil || !pushMayChange(ev, func(p string) bool { return p == config.Path }) {
 		return
 	}
@@ -54,7 +56,7 @@ func (a *App) variantsOnPush(ctx context.Context, s *lifecycle.Session, ev *gith
 // reconciled (lost webhooks, a repository that got the topic since). A
 // repository with no entry costs nothing: the removal of its last entry is
 // carried out on the config push that removed it.
-func (a *App) ResyncVariants(ctx context.Context, s *lifecycle.Session) error {
+func (a *App) ResyncVariants(ctx context.Context, s *core.Session) error {
 	if a.Variants == nil || len(s.Config.Variants) == 0 {
 		return nil
 	}
@@ -110,7 +112,7 @@ func (m *VariantMetrics) Targets(upstream string, byState map[string]int) {
 
 // Variants is /porch variants: the state of every target of the
 // repository's variants, planned and not acted on.
-func (o CommandOps) Variants(ctx context.Context, s *lifecycle.Session) (*lifecycle.VariantReport, error) {
+func (o CommandOps) Variants(ctx context.Context, s *core.Session) (*lifecycle.VariantReport, error) {
 	if o.App.Variants == nil {
 		return &lifecycle.VariantReport{Upstream: s.Repo.FullName()}, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -24,7 +26,7 @@ const maxCheckedHeads = 50
 
 // Sessions opens a repository the App is installed on (lifecycle.Opener).
 type Sessions interface {
-	Open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session, error)
+	Open(ctx context.Context, repo core.Repo) (*core.Session, error)
 }
 
 // RepoLoader loads a repository's view from porchbot's cache: the git
@@ -43,7 +45,7 @@ type RepoLoader struct {
 
 // Load implements catalog.Loader.
 func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Repository, error) {
-	repo := lifecycle.Repo{Owner: ref.Owner, Name: ref.Name, InstallationID: ref.InstallationID, DefaultBranch: ref.DefaultBranch}
+	repo := core.Repo{Owner: ref.Owner, Name: ref.Name, InstallationID: ref.InstallationID, DefaultBranch: ref.DefaultBranch}
 	s, err := l.Sessions.Open(ctx, repo)
 	if err != nil {
 		return nil, err
@@ -59,7 +61,7 @@ func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Re
 	if in.Index, in.IndexSource, err = readIndex(ctx, s); err != nil {
 		return nil, err
 	}
-	listing, err := s.List(ctx)
+	listing, err := lifecycle.List(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Re
 }
 
 // live is what the downstream registry knows now of each package.
-func (l *RepoLoader) live(ctx context.Context, repo lifecycle.Repo, root string, idx *index.Index) map[string][]catalog.Downstream {
+func (l *RepoLoader) live(ctx context.Context, repo core.Repo, root string, idx *index.Index) map[string][]catalog.Downstream {
 	if l.Downstreams == nil {
 		return nil
 	}
@@ -120,7 +122,7 @@ func catalogDir(root, pkg string) string {
 
 // readIndex reads index.yaml from the index branch, or builds the index
 // from the tags when the branch does not exist yet.
-func readIndex(ctx context.Context, s *lifecycle.Session) (*index.Index, string, error) {
+func readIndex(ctx context.Context, s *core.Session) (*index.Index, string, error) {
 	branch := s.Config.Lifecycle.IndexBranch
 	if branch == "" {
 		branch = index.DefaultBranch
@@ -163,7 +165,7 @@ func readIndex(ctx context.Context, s *lifecycle.Session) (*index.Index, string,
 // heads.
 type checkReader struct {
 	gh     *github.Client
-	repo   lifecycle.Repo
+	repo   core.Repo
 	left   int
 	byHead map[string][]catalog.Check
 }
@@ -203,7 +205,7 @@ func checkSummaryLine(s string) string {
 // branch, a fork) changes, read from git as the approval reads them (no
 // REST call; a fork's head may need one fetch); none when they cannot be
 // read.
-func changedPackages(ctx context.Context, s *lifecycle.Session, p lifecycle.PullStatus) []string {
+func changedPackages(ctx context.Context, s *core.Session, p lifecycle.PullStatus) []string {
 	pull := p.PullRequest()
 	if pull == nil {
 		return nil

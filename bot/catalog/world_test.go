@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -166,7 +168,7 @@ func (w *world) push(t *testing.T, dir, full, message string) {
 		t.Fatal(err)
 	}
 	owner, name, _ := strings.Cut(full, "/")
-	s, err := w.Svc.App.Opener.Open(ctx, lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
+	s, err := w.Svc.App.Opener.Open(ctx, core.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/commands"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
@@ -25,7 +26,7 @@ type harness struct {
 	env     *forgetest.Env
 	clients *ghclient.Clients
 	store   *gitstore.Store
-	opener  *lifecycle.Opener
+	opener  *core.Opener
 	fake    *fakeLifecycle
 	runner  *commands.Runner
 }
@@ -43,8 +44,8 @@ func newHarness(t *testing.T) *harness {
 }
 
 // repo is acme/<name> as the App's installation sees it.
-func (h *harness) repo(name string) lifecycle.Repo {
-	return lifecycle.Repo{Owner: "acme", Name: name, InstallationID: h.env.Installation.ID, DefaultBranch: "main"}
+func (h *harness) repo(name string) core.Repo {
+	return core.Repo{Owner: "acme", Name: name, InstallationID: h.env.Installation.ID, DefaultBranch: "main"}
 }
 
 // seed commits files (the whole tree) on main of acme/<name> as alice.

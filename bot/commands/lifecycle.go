@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
@@ -16,36 +18,36 @@ import (
 // the commenter as they are; others are logged and reported as internal.
 type Lifecycle interface {
 	// List is /porch list.
-	List(ctx context.Context, s *lifecycle.Session) (*lifecycle.Listing, error)
+	List(ctx context.Context, s *core.Session) (*lifecycle.Listing, error)
 	// NewDraft is /porch init.
-	NewDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error)
+	NewDraft(ctx context.Context, s *core.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error)
 	// EditDraft is /porch edit and /porch rollback.
-	EditDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error)
+	EditDraft(ctx context.Context, s *core.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error)
 	// Clone is /porch clone; open opens other repositories (it checks the
 	// commenter may read them).
-	Clone(ctx context.Context, s *lifecycle.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error)
+	Clone(ctx context.Context, s *core.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error)
 
 	// OpenProposal opens the pull request of draft pkg/workspace into the
 	// deployment branch labelled porch/proposed (or labels the open one).
-	OpenProposal(ctx context.Context, s *lifecycle.Session, pkg, workspace, by string) (Outcome, error)
+	OpenProposal(ctx context.Context, s *core.Session, pkg, workspace, by string) (Outcome, error)
 	// RecordApproval records /porch approve by login on pull request pr at
 	// the head it had when the comment was written (at, GitHub's
 	// created_at); the approval policy decides whether it counts
 	// (Outcome.Text says). A head that cannot be established is a refusal.
-	RecordApproval(ctx context.Context, s *lifecycle.Session, pr int, at time.Time, login string) (Outcome, error)
+	RecordApproval(ctx context.Context, s *core.Session, pr int, at time.Time, login string) (Outcome, error)
 	// Reject closes proposal pr with a reason ("" for none); the draft
 	// branch stays.
-	Reject(ctx context.Context, s *lifecycle.Session, pr int, login, reason string) (Outcome, error)
+	Reject(ctx context.Context, s *core.Session, pr int, login, reason string) (Outcome, error)
 	// Render renders draft pkg/workspace again now (porchbot/render);
 	// headSHA is the pull request's head as the comment saw it.
-	Render(ctx context.Context, s *lifecycle.Session, pkg, workspace, headSHA string) (Outcome, error)
+	Render(ctx context.Context, s *core.Session, pkg, workspace, headSHA string) (Outcome, error)
 	// ProposeDeletion opens the deletion proposal of pkg.
-	ProposeDeletion(ctx context.Context, s *lifecycle.Session, pkg, by string) (Outcome, error)
+	ProposeDeletion(ctx context.Context, s *core.Session, pkg, by string) (Outcome, error)
 	// Publish tags pkg ("": the package of pull request pr's draft) as
 	// merged by pull request pr (0: at the deployment branch's head), for
 	// publishOn: never or, by an approver, a landing refused for want of
 	// approval.
-	Publish(ctx context.Context, s *lifecycle.Session, pr int, pkg, by string) (Outcome, error)
+	Publish(ctx context.Context, s *core.Session, pr int, pkg, by string) (Outcome, error)
 }
 
 // Upgrader is implemented by a Lifecycle that can run /porch upgrade
@@ -53,7 +55,7 @@ type Lifecycle interface {
 // the package's update pull request. Without it, upgrade replies that this
 // server does not make update pull requests.
 type Upgrader interface {
-	Upgrade(ctx context.Context, s *lifecycle.Session, pkg string, toRevision int, strategy, by string) (Outcome, error)
+	Upgrade(ctx context.Context, s *core.Session, pkg string, toRevision int, strategy, by string) (Outcome, error)
 }
 
 // Outcome is what a lifecycle operation reports to the commenter: a
@@ -83,21 +85,21 @@ func (e *UserError) Error() string { return e.Msg }
 type DraftOps struct{}
 
 // List is Session.List.
-func (DraftOps) List(ctx context.Context, s *lifecycle.Session) (*lifecycle.Listing, error) {
-	return s.List(ctx)
+func (DraftOps) List(ctx context.Context, s *core.Session) (*lifecycle.Listing, error) {
+	return lifecycle.List(ctx, s)
 }
 
 // NewDraft is Session.NewDraft.
-func (DraftOps) NewDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error) {
-	return s.NewDraft(ctx, req)
+func (DraftOps) NewDraft(ctx context.Context, s *core.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error) {
+	return lifecycle.NewDraft(ctx, s, req)
 }
 
 // EditDraft is Session.EditDraft.
-func (DraftOps) EditDraft(ctx context.Context, s *lifecycle.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error) {
-	return s.EditDraft(ctx, req)
+func (DraftOps) EditDraft(ctx context.Context, s *core.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error) {
+	return lifecycle.EditDraft(ctx, s, req)
 }
 
 // Clone is Session.Clone.
-func (DraftOps) Clone(ctx context.Context, s *lifecycle.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error) {
-	return s.Clone(ctx, req, open)
+func (DraftOps) Clone(ctx context.Context, s *core.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error) {
+	return lifecycle.Clone(ctx, s, req, open)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -49,7 +51,7 @@ type commentLister interface {
 // so with no new comment it costs nothing against the rate limit), plus, per comment without a reply, the
 // claim (which is all a comment claimed but not replied to costs: 200; an
 // abandoned claim costs one more, the 🚀 takeover) and Handle's own calls.
-func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon time.Duration) ([]int64, error) {
+func (r *Runner) AnswerMissed(ctx context.Context, repo core.Repo, horizon time.Duration) ([]int64, error) {
 	if horizon <= 0 {
 		horizon = DefaultMissedHorizon
 	}
@@ -91,7 +93,7 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo lifecycle.Repo, horizon 
 // unansweredComments are the comments since since, oldest first, that
 // hold a /porch command, were not edited, are not by a bot, and have no
 // reply by porchbot (botLogin) naming them.
-func unansweredComments(ctx context.Context, issues commentLister, repo lifecycle.Repo, since time.Time, botLogin string) ([]*github.IssueComment, error) {
+func unansweredComments(ctx context.Context, issues commentLister, repo core.Repo, since time.Time, botLogin string) ([]*github.IssueComment, error) {
 	// No `since` in the query: the first page's address stays the same
 	// from pass to pass, so GitHub answers it 304 (not counted against the
 	// rate limit) while nobody comments; the horizon is applied here, and a

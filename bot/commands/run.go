@@ -7,17 +7,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
 // CommentEvent is a new comment on an issue or a pull request.
 type CommentEvent struct {
-	Repo lifecycle.Repo
+	Repo core.Repo
 	// Number is the issue or pull request number.
 	Number        int
 	IsPullRequest bool
@@ -56,14 +57,14 @@ func (ev CommentEvent) FromBot() bool {
 
 // SessionOpener opens a repository's Session (lifecycle.Opener).
 type SessionOpener interface {
-	Open(ctx context.Context, repo lifecycle.Repo) (*lifecycle.Session, error)
+	Open(ctx context.Context, repo core.Repo) (*core.Session, error)
 }
 
 // Runner runs the /porch commands of comments.
 type Runner struct {
 	// Clients gives installation clients, for the reaction, permission
 	// checks and the reply.
-	Clients lifecycle.Clients
+	Clients core.Clients
 	// Sessions opens the Session the verbs work in, once per comment and
 	// only when a verb needs it.
 	Sessions SessionOpener
@@ -172,7 +173,7 @@ type commentRun struct {
 	permErr         error
 
 	sessDone bool
-	sess     *lifecycle.Session
+	sess     *core.Session
 	sessErr  error
 
 	headDone bool
@@ -242,7 +243,7 @@ func (cr *commentRun) permission(ctx context.Context) (level, role string, err e
 }
 
 // session opens the repository's Session once per comment.
-func (cr *commentRun) session(ctx context.Context) (*lifecycle.Session, error) {
+func (cr *commentRun) session(ctx context.Context) (*core.Session, error) {
 	if !cr.sessDone {
 		cr.sess, cr.sessErr = cr.r.Sessions.Open(ctx, cr.ev.Repo)
 		cr.sessDone = true
@@ -272,7 +273,7 @@ func (cr *commentRun) pullHead(ctx context.Context) (pullHead, error) {
 // (*lifecycle.RequestError, *UserError) as they are, anything else as an
 // internal error, logged.
 func (cr *commentRun) fail(err error) result {
-	var req *lifecycle.RequestError
+	var req *core.RequestError
 	var user *UserError
 	switch {
 	case errors.As(err, &req):

@@ -341,7 +341,7 @@ func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.NewDraft(ctx, lifecycle.NewDraftRequest{Package: "basens"}); err != nil {
+	if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "basens"}); err != nil {
 		t.Fatal(err)
 	}
 	pr, _, err := h.user(forgetest.AliceToken).PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // Tick is a ticked box of the "Package dashboard" issue: the /porch verb
@@ -18,12 +18,12 @@ type Tick struct {
 	// Text names the box in the reply.
 	Text string
 	// Run does it in the repository's session.
-	Run func(ctx context.Context, s *lifecycle.Session) (Outcome, error)
+	Run func(ctx context.Context, s *core.Session) (Outcome, error)
 }
 
 // TickEvent is an edit of the dashboard issue that ticked boxes.
 type TickEvent struct {
-	Repo lifecycle.Repo
+	Repo core.Repo
 	// Number is the dashboard issue.
 	Number int
 	// Author is who edited the issue (the webhook's sender); AuthorType
@@ -77,5 +77,5 @@ func (cr *commentRun) tick(ctx context.Context, t Tick) result {
 	if res, refused := cr.authorize(ctx, v); refused {
 		return res
 	}
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) { return t.Run(ctx, s) })
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) { return t.Run(ctx, s) })
 }

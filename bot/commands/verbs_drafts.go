@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/mdquote"
@@ -86,7 +88,7 @@ func runClone(ctx context.Context, cr *commentRun, c Command) result {
 // allows it). REST calls: the repository; the commenter's permission on it
 // unless it is public, this repository's visibility unless it is public
 // (each cached a minute; the permission here is the command's own).
-func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*lifecycle.Session, error) {
+func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*core.Session, error) {
 	full := owner + "/" + repo
 	id := cr.ev.Repo.InstallationID
 	if cr.r.InstallationFor != nil {
@@ -110,10 +112,10 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*life
 		return nil, fmt.Errorf("read repository %s: %w", full, err)
 	}
 	src := flow.Repo{Owner: info.GetOwner().GetLogin(), Name: info.GetName(), Visibility: flow.VisibilityOf(info), API: api.repos}
-	var s *lifecycle.Session
-	open := func(ctx context.Context) (*lifecycle.Session, error) {
+	var s *core.Session
+	open := func(ctx context.Context) (*core.Session, error) {
 		if s == nil {
-			s, err = cr.r.Sessions.Open(ctx, lifecycle.Repo{Owner: src.Owner, Name: src.Name,
+			s, err = cr.r.Sessions.Open(ctx, core.Repo{Owner: src.Owner, Name: src.Name,
 				InstallationID: id, DefaultBranch: info.GetDefaultBranch()})
 		}
 		return s, err
@@ -141,7 +143,7 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*life
 
 // describeDraft is the reply for a new draft: its branch, what it holds,
 // what it was built on and what to do next.
-func (cr *commentRun) describeDraft(s *lifecycle.Session, d *lifecycle.Draft, what string) string {
+func (cr *commentRun) describeDraft(s *core.Session, d *lifecycle.Draft, what string) string {
 	return fmt.Sprintf("Created draft %s %s, on %s at %s (commit %s).\nNext: push changes to the branch, then %s.",
 		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, mdquote.Code(s.DeploymentBranch), mdquote.Code(words.ShortSHA(d.Base.String())),
 		mdCodeLink(words.ShortSHA(d.Commit.String()), cr.links.commit(d.Commit.String())),

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -25,8 +27,8 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 			return cr.fail(err)
 		}
 	}
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
-		if err := s.CheckProposable(ctx, s.GH.PullRequests, pkg, ws); err != nil {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
+		if err := lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, pkg, ws); err != nil {
 			return Outcome{}, err
 		}
 		return cr.r.Lifecycle.OpenProposal(ctx, s, pkg, ws, cr.ev.Author)
@@ -36,14 +38,14 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 // runApprove is /porch approve, recorded at the pull request's head when
 // the comment was written.
 func runApprove(ctx context.Context, cr *commentRun, _ Command) result {
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
 		return cr.r.Lifecycle.RecordApproval(ctx, s, cr.ev.Number, cr.ev.CreatedAt, cr.ev.Author)
 	})
 }
 
 // runReject is /porch reject [reason].
 func runReject(ctx context.Context, cr *commentRun, c Command) result {
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
 		return cr.r.Lifecycle.Reject(ctx, s, cr.ev.Number, cr.ev.Author, c.Arg(0))
 	})
 }
@@ -53,7 +55,7 @@ func runReject(ctx context.Context, cr *commentRun, c Command) result {
 // built-in functions only, reported on porchbot/render at the fork's head
 // and never pushed (a fork is not writable).
 type ForkRenderer interface {
-	RenderFork(ctx context.Context, s *lifecycle.Session, pr int, headSHA, headRepo string) (Outcome, error)
+	RenderFork(ctx context.Context, s *core.Session, pr int, headSHA, headRepo string) (Outcome, error)
 }
 
 // runRender is /porch render, in a draft's pull request, or in a pull
@@ -68,7 +70,7 @@ func runRender(ctx context.Context, cr *commentRun, _ Command) result {
 		if !can {
 			return cr.fail(&UserError{Msg: "this pull request comes from a fork: porchbot renders it when it is opened or updated"})
 		}
-		return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+		return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
 			return fr.RenderFork(ctx, s, cr.ev.Number, head.sha, head.repo)
 		})
 	}
@@ -76,15 +78,15 @@ func runRender(ctx context.Context, cr *commentRun, _ Command) result {
 	if err != nil {
 		return cr.fail(err)
 	}
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
 		return cr.r.Lifecycle.Render(ctx, s, pkg, ws, head.sha)
 	})
 }
 
 // runDelete is /porch delete <package>.
 func runDelete(ctx context.Context, cr *commentRun, c Command) result {
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
-		if err := s.RequirePackage(ctx, c.Arg(0)); err != nil {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
+		if err := lifecycle.RequirePackage(ctx, s, c.Arg(0)); err != nil {
 			return Outcome{}, err
 		}
 		return cr.r.Lifecycle.ProposeDeletion(ctx, s, c.Arg(0), cr.ev.Author)
@@ -99,7 +101,7 @@ func runPublish(ctx context.Context, cr *commentRun, c Command) result {
 	if cr.ev.IsPullRequest {
 		pr = cr.ev.Number
 	}
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
 		return cr.r.Lifecycle.Publish(ctx, s, pr, c.Arg(0), cr.ev.Author)
 	})
 }
@@ -113,13 +115,13 @@ func runUpgrade(ctx context.Context, cr *commentRun, c Command) result {
 			"update pull requests. " + mdquote.Code(Prefix+" clone") + " the newer upstream revision into a new package instead."}
 	}
 	to, _ := packages.ParseRevision(c.Flag(FlagTo))
-	return cr.withSession(ctx, func(s *lifecycle.Session) (Outcome, error) {
+	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
 		return up.Upgrade(ctx, s, c.Arg(0), to, c.Flag(FlagStrategy), cr.ev.Author)
 	})
 }
 
 // withSession opens the session and renders fn's Outcome.
-func (cr *commentRun) withSession(ctx context.Context, fn func(*lifecycle.Session) (Outcome, error)) result {
+func (cr *commentRun) withSession(ctx context.Context, fn func(*core.Session) (Outcome, error)) result {
 	s, err := cr.session(ctx)
 	if err != nil {
 		return cr.fail(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote"
@@ -20,7 +22,7 @@ const maxVariantRows = 300
 // and not acted on. Without it, variants replies that this server does not
 // carry variants out.
 type VariantReporter interface {
-	Variants(ctx context.Context, s *lifecycle.Session) (*lifecycle.VariantReport, error)
+	Variants(ctx context.Context, s *core.Session) (*lifecycle.VariantReport, error)
 }
 
 // runVariants is /porch variants: a table of variant, target, downstream

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -178,7 +180,7 @@ func (s *story) createCatalog() error {
 	if err := s.settle(); err != nil {
 		return err
 	}
-	if run, err := s.checkRun(catalog, res.GetSHA(), lifecycle.ConfigCheckName, false); err != nil {
+	if run, err := s.checkRun(catalog, res.GetSHA(), core.ConfigCheckName, false); err != nil {
 		return err
 	} else if run != nil && run.GetConclusion() != "success" {
 		return fmt.Errorf("porchbot judged the config: %s %s", run.GetConclusion(), run.GetOutput().GetTitle())
@@ -279,12 +281,12 @@ func (s *story) pushDraft() error {
 	if t, ok := packages.FindTrailer(c.GetMessage()); ok {
 		s.n.more("with the Porch trailer kpt: {package: %s, workspaceName: %s, task: %s}", t.Package, t.WorkspaceName, taskType(t))
 	}
-	run, err := s.checkRun(catalog, head, lifecycle.RenderCheckName, true)
+	run, err := s.checkRun(catalog, head, core.RenderCheckName, true)
 	if err != nil {
 		return err
 	}
 	if run.GetConclusion() != "success" {
-		return fmt.Errorf("%s: %s %q", lifecycle.RenderCheckName, run.GetConclusion(), run.GetOutput().GetTitle())
+		return fmt.Errorf("%s: %s %q", core.RenderCheckName, run.GetConclusion(), run.GetOutput().GetTitle())
 	}
 	s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), run.GetConclusion(), run.GetOutput().GetTitle())
 	s.n.block("", textTable(run.GetOutput().GetText()))
@@ -333,7 +335,7 @@ func (s *story) propose() error {
 	s.n.act("porchbot", "opened pull request #%d %q <%s>", s.pr.GetNumber(), s.pr.GetTitle(), s.pr.GetHTMLURL())
 	s.n.more("%s → %s, labelled %s", s.pr.GetHead().GetRef(), s.pr.GetBase().GetRef(), strings.Join(names, ", "))
 	head := s.pr.GetHead().GetSHA()
-	if run, err := s.checkRun(catalog, head, lifecycle.RenderCheckName, true); err != nil {
+	if run, err := s.checkRun(catalog, head, core.RenderCheckName, true); err != nil {
 		return err
 	} else {
 		s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), conclusion(run), run.GetOutput().GetTitle())
@@ -448,7 +450,7 @@ func (s *story) cloneDownstream() error {
 	}
 	s.n.more("its %s/Kptfile pins the upstream as kpt pkg get does:", edgePkg)
 	s.n.block("", up+lock)
-	if run, err := s.checkRun(edge, br.GetCommit().GetSHA(), lifecycle.RenderCheckName, false); err != nil {
+	if run, err := s.checkRun(edge, br.GetCommit().GetSHA(), core.RenderCheckName, false); err != nil {
 		return err
 	} else if run != nil {
 		s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), conclusion(run), run.GetOutput().GetTitle())

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -160,7 +162,7 @@ func (w *world) resync(repo string) (*lifecycle.ResyncReport, error) {
 		w.t.Fatal(err)
 	}
 	owner, name := splitRepo(repo)
-	s, err := w.svc.App.Opener.Open(w.ctx, lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
+	s, err := w.svc.App.Opener.Open(w.ctx, core.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -166,7 +168,7 @@ func TestDashboardIssue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.svc.App.Dashboards.Touch(lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
+	w.svc.App.Dashboards.Touch(core.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
 	w.settleDashboards()
 	total, edits := sumCalls(w, before)
 	if edits != 0 {
@@ -278,7 +280,7 @@ func TestDashboardReplicasOpenOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range fl.replicas {
-		out, err := r.App.SyncDashboard(w.ctx, lifecycle.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"}, true)
+		out, err := r.App.SyncDashboard(w.ctx, core.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"}, true)
 		if err != nil || out.Number != open[0] || out.Created {
 			t.Fatalf("a replica's sync: %+v %v", out, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -30,14 +32,14 @@ func downstreamNames(ds []downstreams.Downstream) []string {
 
 // upstreamOf names acme/catalog with its installation, as a publish there
 // would.
-func (w *world) upstreamOf(repo string) lifecycle.Repo {
+func (w *world) upstreamOf(repo string) core.Repo {
 	w.t.Helper()
 	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	owner, name := splitRepo(repo)
-	return lifecycle.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"}
+	return core.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"}
 }
 
 func skipped(svc *service.Service, reason string) float64 {
@@ -137,7 +139,7 @@ func TestDownstreamDiscovery(t *testing.T) {
 	if got := r.App.DownstreamsOf(w.ctx, catalog, "basens"); len(got) != 0 {
 		t.Fatalf("a fresh process knows downstreams before any resync: %v", downstreamNames(got))
 	}
-	s, err := r.App.Opener.Open(w.ctx, lifecycle.Repo{Owner: "acme", Name: "edge-1", InstallationID: catalog.InstallationID, DefaultBranch: "main"})
+	s, err := r.App.Opener.Open(w.ctx, core.Repo{Owner: "acme", Name: "edge-1", InstallationID: catalog.InstallationID, DefaultBranch: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}

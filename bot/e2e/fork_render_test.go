@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot"
 	"github.com/porchbot/porchbot/bot/commands"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // TestPorchRenderOnAForkPullRequest: `/porch render` in a pull request from
@@ -41,7 +42,7 @@ func TestPorchRenderOnAForkPullRequest(t *testing.T) {
 	}
 	runner := w.svc.App.Comments.(*bot.Commands).Runner
 	if err := runner.Handle(w.ctx, commands.CommentEvent{
-		Repo:   lifecycle.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"},
+		Repo:   core.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"},
 		Number: n, IsPullRequest: true, CommentID: asked.GetID(), Author: "alice", AuthorType: "User",
 		Body: "/porch render", HeadRef: "stamp", HeadSHA: forkHead, HeadRepo: "mallory/catalog",
 	}); err != nil {

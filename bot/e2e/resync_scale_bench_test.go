@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -90,7 +92,7 @@ func benchResyncScale(b *testing.B, n int) {
 	fg.SetClock(func() time.Time { return twoDaysAgo })
 	alice, _ := fg.Account("alice")
 	admin := w.client("alice")
-	key := lifecycle.RecordKey(w.svc.Embedded.WebhookSecret)
+	key := core.RecordKey(w.svc.Embedded.WebhookSecret)
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("fleet-%04d", i)
 		if _, err := fg.CreateRepo("acme", name, forge.RepoOptions{Collaborators: map[string]forge.Permission{"alice": forge.PermAdmin, "bob": forge.PermWrite}}); err != nil {

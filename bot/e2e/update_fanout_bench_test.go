@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -229,7 +231,7 @@ func flowCalls(d map[string]int64) int64 {
 // run finds the pull requests made: its other calls are not an update's).
 // The calls once per fan-out (the installation's list, the requester's
 // access) are told apart: over the target per pull request, the run fails.
-func benchPrivateSteady(b *testing.B, w *world, up *lifecycle.Session, upstreamInfo *github.Repository, rev lifecycle.PublishedRevision,
+func benchPrivateSteady(b *testing.B, w *world, up *core.Session, upstreamInfo *github.Repository, rev lifecycle.PublishedRevision,
 	first map[string]int64, n float64) {
 	fg := w.svc.Embedded.Forge
 	fl := sinkFleet(b, w)

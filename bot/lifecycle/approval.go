@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -79,7 +81,7 @@ const (
 // whether it counts (approver, self-approval, stale content) is decided by
 // the evaluation, which the caller runs next. The digest is the proposal
 // digest at head (proposalDigestAt).
-func RecordCommandApproval(ctx context.Context, s *Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) (ApprovalRecord, error) {
+func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) (ApprovalRecord, error) {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	if user == "" || head.IsZero() || prNumber <= 0 {
 		return ApprovalRecord{}, fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
@@ -110,7 +112,7 @@ type ApprovalRecord struct{ Comment int64 }
 // (self-approval, not an approver): the command's reply says why, and
 // the pull request keeps one comment for the command, not two. A record
 // that cannot be deleted stays, still not counted.
-func WithdrawApprovalRecord(ctx context.Context, s *Session, api ProposalAPI, rec ApprovalRecord) {
+func WithdrawApprovalRecord(ctx context.Context, s *core.Session, api ProposalAPI, rec ApprovalRecord) {
 	if rec.Comment == 0 {
 		return
 	}
@@ -123,7 +125,7 @@ func WithdrawApprovalRecord(ctx context.Context, s *Session, api ProposalAPI, re
 // every package head changes against its merge base with the deployment
 // branch (ProposalDigest). It lets an approval survive a rewrite that
 // drops head from the branch.
-func proposalDigestAt(ctx context.Context, s *Session, head plumbing.Hash) (string, error) {
+func proposalDigestAt(ctx context.Context, s *core.Session, head plumbing.Hash) (string, error) {
 	base, err := proposalBase(ctx, s, nil)
 	if err != nil {
 		return "", err
@@ -137,7 +139,7 @@ func proposalDigestAt(ctx context.Context, s *Session, head plumbing.Hash) (stri
 		d = proposalDigestOf(sc.pkgs)
 		return nil
 	})
-	if errors.Is(err, errLandingCommitMissing) {
+	if errors.Is(err, core.ErrLandingCommitMissing) {
 		return "", nil
 	}
 	return d, err
@@ -145,7 +147,7 @@ func proposalDigestAt(ctx context.Context, s *Session, head plumbing.Hash) (stri
 
 // propListReviews lists a pull request's reviews, paginating only when GitHub
 // says there is more.
-func propListReviews(ctx context.Context, s *Session, api ProposalAPI, n int) ([]*github.PullRequestReview, error) {
+func propListReviews(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.PullRequestReview, error) {
 	var all []*github.PullRequestReview
 	opts := &github.ListOptions{PerPage: 100}
 	for range propMaxListPages {
@@ -164,7 +166,7 @@ func propListReviews(ctx context.Context, s *Session, api ProposalAPI, n int) ([
 
 // propListComments lists a pull request's issue comments, paginating only
 // when GitHub says there is more.
-func propListComments(ctx context.Context, s *Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
+func propListComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
 	var all []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for range propMaxListPages {
@@ -264,7 +266,7 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 // not an open proposal (IntoDeployment; a branch that changes no package)
 // gives (nil, nil). With plain-login approvers and no comment on the pull
 // request, the evaluation makes 2 REST calls.
-func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
+func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
 	pkg, ws, draft := ParseProposal(s, pr)
 	if !IntoDeployment(s, pr) || pr.GetState() != "open" {
 		return nil, nil
@@ -315,7 +317,7 @@ func EvaluateApproval(ctx context.Context, s *Session, api ProposalAPI, pr *gith
 
 // propEnsureCommit makes sure the cache has commit sha, fetching branch once
 // if not (the event may be newer than the session's fetch).
-func propEnsureCommit(ctx context.Context, s *Session, sha, branch string) error {
+func propEnsureCommit(ctx context.Context, s *core.Session, sha, branch string) error {
 	_, err := s.Git.ResolveRef(ctx, sha)
 	if err == nil || !errors.Is(err, gitstore.ErrNotFound) || branch == "" {
 		return err
@@ -330,7 +332,7 @@ func propEnsureCommit(ctx context.Context, s *Session, sha, branch string) error
 }
 
 // postApprovalCheck creates the porchbot/approval check run (one call).
-func postApprovalCheck(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, head string, res ApprovalResult) (*github.CheckRun, error) {
+func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, res ApprovalResult) (*github.CheckRun, error) {
 	conclusion, title := "success", ""
 	switch {
 	case len(res.MissingGates) > 0:

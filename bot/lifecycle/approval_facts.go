@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -139,7 +141,7 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 // base is the deployment branch's commit the head is compared with (its
 // merge base with head is where the changes start): the branch's head for
 // an open proposal (proposalBase), the landing's first parent at publish.
-func gatherProposalFacts(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, head string, base plumbing.Hash) (*liveProposalFacts, error) {
+func gatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, base plumbing.Hash) (*liveProposalFacts, error) {
 	n := pr.GetNumber()
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "head": head})
 	var reviews []*github.PullRequestReview
@@ -235,7 +237,7 @@ func sameTrees(a, b map[string]string) bool {
 
 // proposalBase is the deployment branch's commit a proposal is compared
 // with: the branch's head in the cache, else the pull request's base.
-func proposalBase(ctx context.Context, s *Session, pr *github.PullRequest) (plumbing.Hash, error) {
+func proposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
 	h, err := s.Git.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err == nil {
 		return h, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
@@ -369,7 +371,7 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 		b.WriteString("\n")
 	}
 	if r.RenderProblem != "" {
-		fmt.Fprintf(&b, "Render: **%s** (check %s).\n\n", r.RenderProblem, mdquote.Code(RenderCheckName))
+		fmt.Fprintf(&b, "Render: **%s** (check %s).\n\n", r.RenderProblem, mdquote.Code(core.RenderCheckName))
 	}
 	if len(r.MissingGates) > 0 {
 		b.WriteString("Readiness gates not met (Kptfile `info.readinessGates`, conditions in `status.conditions`):\n")

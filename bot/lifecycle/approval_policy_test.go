@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -328,7 +330,7 @@ func (f *apFakeApprovers) GetTeamMembershipBySlug(_ context.Context, org, slug, 
 
 func TestApproverResolverCachesAndClassifies(t *testing.T) {
 	ctx := context.Background()
-	repo := Repo{Owner: "acme", Name: "catalog"}
+	repo := core.Repo{Owner: "acme", Name: "catalog"}
 	fake := &apFakeApprovers{perms: map[string]string{"alice": "admin", "bob": "write", "carol": "read"},
 		members: map[string]bool{"acme/platform/alice": true, "acme/sre/bob": true}}
 	api := ProposalAPI{Repos: fake, Teams: fake}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -56,7 +58,7 @@ type RequesterComments interface {
 
 // recordRequester writes the requester record of pull request n (one
 // call). how is the command that asked ("/porch propose").
-func recordRequester(ctx context.Context, s *Session, issues RequesterComments, key []byte, n int, user, how string) error {
+func recordRequester(ctx context.Context, s *core.Session, issues RequesterComments, key []byte, n int, user, how string) error {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	if user == "" {
 		return nil
@@ -124,7 +126,7 @@ func botCommentEdited(c *github.IssueComment) bool {
 // list, plus the record when it is missing. Recording the asker is safe in
 // the direction that matters: the record only ever keeps the named user's
 // own approval from counting.
-func ensureRequester(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
+func ensureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
 	if !api.isBot(pr.GetUser()) {
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -80,7 +82,7 @@ func bodyRequester(key []byte, repo string, pr *github.PullRequest, own OwnCommi
 // ownCommitsOf tells the pull request's own commits from the git cache: a
 // commit reachable from head and not from head's merge base with base (the
 // deployment branch's head, or a landing's first parent).
-func ownCommitsOf(ctx context.Context, s *Session, head string, base plumbing.Hash) OwnCommit {
+func ownCommitsOf(ctx context.Context, s *core.Session, head string, base plumbing.Hash) OwnCommit {
 	return func(sha string) bool {
 		own := false
 		err := s.Git.With(ctx, func(r *git.Repository) error {

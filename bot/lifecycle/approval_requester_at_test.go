@@ -23,9 +23,9 @@ func TestRequesterRecordInTheBody(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	key := []byte("record key")
-	alice := h.user(forgetest.AliceToken)
-	aliceAcct, _ := h.env.Forge.Account("alice")
-	m0 := h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	alice := h.User(forgetest.AliceToken)
+	aliceAcct, _ := h.Env.Forge.Account("alice")
+	m0 := h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	ref := func(name, sha string) {
 		t.Helper()
 		_, _, err := alice.Git.CreateRef(ctx, "acme", "catalog", &github.Reference{Ref: github.String("refs/heads/" + name), Object: &github.GitObject{SHA: github.String(sha)}})
@@ -35,7 +35,7 @@ func TestRequesterRecordInTheBody(t *testing.T) {
 	}
 	commit := func(branch, content string) string {
 		t.Helper()
-		sha, err := h.env.Forge.CommitFiles("acme/catalog", branch, map[string][]byte{"README.md": []byte(content)}, "change", aliceAcct)
+		sha, err := h.Env.Forge.CommitFiles("acme/catalog", branch, map[string][]byte{"README.md": []byte(content)}, "change", aliceAcct)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestRequesterRecordInTheBody(t *testing.T) {
 	ref(branch, cA)
 	cB := commit(branch, "b\n")
 
-	s := h.open(t)
+	s := h.Open(t)
 	api := lifecycle.ProposalAPI{RecordKey: key}
 	bot := &github.User{Login: github.String(lifecycle.DefaultBotLogin), Type: github.String("Bot")}
 	prB := func(body string) *github.PullRequest {

@@ -204,7 +204,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 
 	// alice forges a record for bob in her own comment: ignored.
 	forged := "LGTM\n<!-- porchbot:approve {\"user\":\"bob\",\"head\":\"" + head + "\"} -->\n"
-	if _, _, err := f.h.user(forgetest.AliceToken).Issues.CreateComment(f.ctx, "acme", "catalog", n,
+	if _, _, err := f.h.User(forgetest.AliceToken).Issues.CreateComment(f.ctx, "acme", "catalog", n,
 		&github.IssueComment{Body: github.String(forged)}); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 		t.Fatalf("bob's record: %+v", out.Result)
 	}
 	wantApprovalCheck(t, out, "success", "@bob", "/porch approve")
-	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
+	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestSignedPorchApproveRecordsResistEdits(t *testing.T) {
 	if strings.Join(approvalCounted(out), ",") != "bob" {
 		t.Fatalf("signed record: %+v", out.Result)
 	}
-	comments, _, err := f.h.user(forgetest.BobToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
+	comments, _, err := f.h.User(forgetest.BobToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
 	if err != nil || len(comments) != 1 || !strings.Contains(comments[0].GetBody(), `"sig":"`) {
 		t.Fatalf("record %v %v", comments, err)
 	}
@@ -291,7 +291,7 @@ func TestSignedPorchApproveRecordsResistEdits(t *testing.T) {
 		}
 	}
 	edited := rec.GetBody() + strings.Replace(marker, `"user":"bob"`, `"user":"alice"`, 1) + "\n"
-	if _, _, err := f.h.user(forgetest.BobToken).Issues.EditComment(f.ctx, "acme", "catalog", rec.GetID(),
+	if _, _, err := f.h.User(forgetest.BobToken).Issues.EditComment(f.ctx, "acme", "catalog", rec.GetID(),
 		&github.IssueComment{Body: github.String(edited)}); err != nil {
 		t.Fatal(err)
 	}
@@ -317,11 +317,11 @@ func TestApprovalDismissedReviewDoesNotCount(t *testing.T) {
 	head := f.draft()
 	pr := f.openPR(forgetest.CarolToken)
 	f.review(forgetest.BobToken, pr.GetNumber(), head, "APPROVE")
-	reviews, _, err := f.h.user(forgetest.AliceToken).PullRequests.ListReviews(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	reviews, _, err := f.h.User(forgetest.AliceToken).PullRequests.ListReviews(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
 	if err != nil || len(reviews) != 1 {
 		t.Fatalf("reviews %v %v", reviews, err)
 	}
-	if _, _, err := f.h.user(forgetest.AliceToken).PullRequests.DismissReview(f.ctx, "acme", "catalog", pr.GetNumber(),
+	if _, _, err := f.h.User(forgetest.AliceToken).PullRequests.DismissReview(f.ctx, "acme", "catalog", pr.GetNumber(),
 		reviews[0].GetID(), &github.PullRequestReviewDismissalRequest{Message: github.String("outdated")}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -37,7 +39,7 @@ type approverAnswer struct {
 }
 
 // NewApproverResolver resolves approvers of repo under the approvers list.
-func NewApproverResolver(api ProposalAPI, repo Repo, approvers []config.UserOrTeam) *ApproverResolver {
+func NewApproverResolver(api ProposalAPI, repo core.Repo, approvers []config.UserOrTeam) *ApproverResolver {
 	return &ApproverResolver{repos: api.Repos, teams: api.Teams, owner: repo.Owner, repo: repo.Name,
 		approvers: approvers, users: map[string]approverAnswer{}, members: map[string]approverAnswer{},
 		shared: api.Memberships}

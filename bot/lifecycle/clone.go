@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -67,35 +69,35 @@ var gitSuffix = regexp.MustCompile(`\.git($|/)`)
 func ParseCloneSource(src, web string) (CloneSource, error) {
 	src = strings.TrimSpace(src)
 	if src == "" {
-		return CloneSource{}, requestErrorf("the clone source is missing: owner/repo/<package>@v<N> or https://host/owner/repo.git/<dir>@<ref>")
+		return CloneSource{}, core.RequestErrorf("the clone source is missing: owner/repo/<package>@v<N> or https://host/owner/repo.git/<dir>@<ref>")
 	}
 	if strings.Contains(src, "://") {
 		return parseCloneURL(src, web)
 	}
 	left, rev, found := cutLast(src, "@")
 	if !found {
-		return CloneSource{}, requestErrorf("clone source %s: give the revision, as owner/repo/<package>@v<N>", mdquote.Code(src))
+		return CloneSource{}, core.RequestErrorf("clone source %s: give the revision, as owner/repo/<package>@v<N>", mdquote.Code(src))
 	}
 	n, ok := packages.ParseRevision(rev)
 	if !ok {
-		return CloneSource{}, requestErrorf("clone source %s: %s is not a revision (v1, v2, …)", mdquote.Code(src), mdquote.Code(rev))
+		return CloneSource{}, core.RequestErrorf("clone source %s: %s is not a revision (v1, v2, …)", mdquote.Code(src), mdquote.Code(rev))
 	}
 	parts := strings.SplitN(left, "/", 3)
 	if len(parts) < 3 {
-		return CloneSource{}, requestErrorf("clone source %s: write it owner/repo/<package>@v<N>", mdquote.Code(src))
+		return CloneSource{}, core.RequestErrorf("clone source %s: write it owner/repo/<package>@v<N>", mdquote.Code(src))
 	}
 	if err := checkRepoName(parts[0], parts[1]); err != nil {
 		return CloneSource{}, err
 	}
 	if err := packages.ValidateName(parts[2]); err != nil {
-		return CloneSource{}, requestErrorf("clone source %s: %v", mdquote.Code(src), err)
+		return CloneSource{}, core.RequestErrorf("clone source %s: %v", mdquote.Code(src), err)
 	}
 	return CloneSource{Owner: parts[0], Repo: parts[1], Package: parts[2], Revision: n}, nil
 }
 
 func parseCloneURL(src, web string) (CloneSource, error) {
 	bad := func(format string, a ...any) (CloneSource, error) {
-		return CloneSource{}, requestErrorf("clone source %s: "+format, append([]any{mdquote.Code(src)}, a...)...)
+		return CloneSource{}, core.RequestErrorf("clone source %s: "+format, append([]any{mdquote.Code(src)}, a...)...)
 	}
 	u, err := url.Parse(src)
 	if err != nil {
@@ -168,7 +170,7 @@ func checkRepoName(owner, repo string) error {
 		return true
 	}
 	if !valid(owner, "-") || !valid(repo, "-_.") {
-		return requestErrorf("%s is not a GitHub repository name (owner/repo)", mdquote.Code(owner+"/"+repo))
+		return core.RequestErrorf("%s is not a GitHub repository name (owner/repo)", mdquote.Code(owner+"/"+repo))
 	}
 	return nil
 }
@@ -185,7 +187,7 @@ func cutLast(s, sep string) (before, after string, found bool) {
 // It decides who may read what: it is where the caller checks that the App
 // is installed there and that the person asking may read the repository.
 // Its errors are shown to them when they are *RequestError.
-type RepoOpener func(ctx context.Context, owner, repo string) (*Session, error)
+type RepoOpener func(ctx context.Context, owner, repo string) (*core.Session, error)
 
 // CloneRequest asks for a new package cloned from an upstream.
 type CloneRequest struct {
@@ -210,15 +212,15 @@ type CloneRequest struct {
 //
 // A source in this repository is read from the session; another repository
 // is opened with open. The same checks as NewDraft apply to the package.
-func (s *Session) Clone(ctx context.Context, req CloneRequest, open RepoOpener) (*Draft, error) {
-	d, err := s.startNewPackageDraft(ctx, req.Package, req.Workspace)
+func Clone(ctx context.Context, s *core.Session, req CloneRequest, open RepoOpener) (*Draft, error) {
+	d, err := startNewPackageDraft(ctx, s, req.Package, req.Workspace)
 	if err != nil {
 		return nil, err
 	}
 	src := s
 	if !strings.EqualFold(req.Source.Owner+"/"+req.Source.Repo, s.Repo.FullName()) {
 		if open == nil {
-			return nil, requestErrorf("cloning from another repository is not available here")
+			return nil, core.RequestErrorf("cloning from another repository is not available here")
 		}
 		if src, err = open(ctx, req.Source.Owner, req.Source.Repo); err != nil {
 			return nil, err
@@ -231,17 +233,17 @@ func (s *Session) Clone(ctx context.Context, req CloneRequest, open RepoOpener) 
 	files, err := src.Git.ReadTree(ctx, up.commit, up.dir)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
-			return nil, requestErrorf("%s has no directory %s at %s", src.Repo.FullName(), mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
+			return nil, core.RequestErrorf("%s has no directory %s at %s", src.Repo.FullName(), mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
 		}
 		return nil, err
 	}
 	kf, ok := files[kptfile.FileName]
 	if !ok {
-		return nil, requestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
+		return nil, core.RequestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
 	}
 	lock := kptfile.GitLock{Repo: strings.TrimSuffix(src.Git.URL(), ".git"), Directory: "/" + up.dir, Ref: up.ref, Commit: up.commit.String()}
 	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(req.Package), lock); err != nil {
-		return nil, requestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(req.Source.String()), err)
+		return nil, core.RequestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(req.Source.String()), err)
 	}
 	files = addKptMergeComments(files)
 
@@ -249,7 +251,7 @@ func (s *Session) Clone(ctx context.Context, req CloneRequest, open RepoOpener) 
 	spec, _ := json.Marshal(map[string]any{"upstreamRef": map[string]any{"type": kptfile.OriginGit,
 		"git": map[string]string{"repo": lock.Repo, "ref": lock.Ref, "directory": lock.Directory}}})
 	msg := fmt.Sprintf("Clone %s\n\nNew package %s cloned from %s (%s), draft %s.", d.Package, d.Package, d.Source, up.commit, d.Workspace)
-	if err := s.commitDraft(ctx, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskClone, Spec: spec}); err != nil {
+	if err := commitDraft(ctx, s, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskClone, Spec: spec}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -262,24 +264,24 @@ type resolvedUpstream struct {
 	commit plumbing.Hash
 }
 
-func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (resolvedUpstream, error) {
+func resolveCloneSource(ctx context.Context, src *core.Session, cs CloneSource) (resolvedUpstream, error) {
 	if !cs.URL {
 		tag := packages.TagName(cs.Package, cs.Revision)
-		h, err := src.revisionCommit(ctx, cs.Package, cs.Revision)
+		h, err := src.RevisionCommit(ctx, cs.Package, cs.Revision)
 		if err != nil {
-			if errors.Is(err, errNotARevision) {
-				return resolvedUpstream{}, src.notRevisionRequest(cs.Package, cs.Revision, err)
+			if errors.Is(err, core.ErrNotARevision) {
+				return resolvedUpstream{}, src.NotRevisionRequest(cs.Package, cs.Revision, err)
 			}
 			if errors.Is(err, gitstore.ErrNotFound) {
-				revs, _ := src.publishedRevisions(ctx, cs.Package)
+				revs, _ := publishedRevisions(ctx, src, cs.Package)
 				if len(revs) == 0 {
-					return resolvedUpstream{}, src.noSourceRevision(ctx, cs.Package)
+					return resolvedUpstream{}, noSourceRevision(ctx, src, cs.Package)
 				}
-				return resolvedUpstream{}, requestErrorf("%s has no revision `v%d` of %s (published: %s).", mdquote.Code(src.Repo.FullName()), cs.Revision, mdquote.Code(cs.Package), describeRevisions(revs))
+				return resolvedUpstream{}, core.RequestErrorf("%s has no revision `v%d` of %s (published: %s).", mdquote.Code(src.Repo.FullName()), cs.Revision, mdquote.Code(cs.Package), describeRevisions(revs))
 			}
 			return resolvedUpstream{}, err
 		}
-		return resolvedUpstream{dir: src.draftPackageDir(cs.Package), ref: tag, commit: h}, nil
+		return resolvedUpstream{dir: draftPackageDir(src, cs.Package), ref: tag, commit: h}, nil
 	}
 	ref := cs.Ref
 	if ref == "" {
@@ -288,7 +290,7 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 			ref = src.DeploymentBranch
 		}
 		if ref == "" {
-			return resolvedUpstream{}, requestErrorf("%s: give the ref (…@<ref>)", mdquote.Code(cs.String()))
+			return resolvedUpstream{}, core.RequestErrorf("%s: give the ref (…@<ref>)", mdquote.Code(cs.String()))
 		}
 	}
 	// git's order for a short name: tags before branches; then a full id.
@@ -307,7 +309,7 @@ func resolveCloneSource(ctx context.Context, src *Session, cs CloneSource) (reso
 			return resolvedUpstream{}, err
 		}
 	}
-	return resolvedUpstream{}, requestErrorf("%s has no tag, branch or commit %s", src.Repo.FullName(), mdquote.Code(ref))
+	return resolvedUpstream{}, core.RequestErrorf("%s has no tag, branch or commit %s", src.Repo.FullName(), mdquote.Code(ref))
 }
 
 func displayRepoDir(dir string) string {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
@@ -120,17 +122,17 @@ data:
 
 // clEdgeRepo creates acme/edge-1 (alice admin) with a first commit and opens
 // a session on it.
-func (h *harness) clEdgeRepo(t *testing.T) *lifecycle.Session {
+func (h *harness) clEdgeRepo(t *testing.T) *core.Session {
 	t.Helper()
-	if _, err := h.env.Forge.CreateRepo("acme", "edge-1", forge.RepoOptions{Private: true,
+	if _, err := h.Env.Forge.CreateRepo("acme", "edge-1", forge.RepoOptions{Private: true,
 		Collaborators: map[string]forge.Permission{"alice": forge.PermAdmin}}); err != nil {
 		t.Fatal(err)
 	}
-	alice, _ := h.env.Forge.Account("alice")
-	if _, err := h.env.Forge.CommitFiles("acme/edge-1", "main", map[string][]byte{"README.md": []byte("edge\n")}, "seed", alice); err != nil {
+	alice, _ := h.Env.Forge.Account("alice")
+	if _, err := h.Env.Forge.CommitFiles("acme/edge-1", "main", map[string][]byte{"README.md": []byte("edge\n")}, "seed", alice); err != nil {
 		t.Fatal(err)
 	}
-	s, err := h.opener.Open(context.Background(), lifecycle.Repo{Owner: "acme", Name: "edge-1", InstallationID: h.env.Installation.ID, DefaultBranch: "main"})
+	s, err := h.Opener.Open(context.Background(), core.Repo{Owner: "acme", Name: "edge-1", InstallationID: h.Env.Installation.ID, DefaultBranch: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,26 +140,26 @@ func (h *harness) clEdgeRepo(t *testing.T) *lifecycle.Session {
 }
 
 // clOpenOther opens other repositories of the test installation.
-func (h *harness) clOpenOther(ctx context.Context, owner, repo string) (*lifecycle.Session, error) {
-	return h.opener.Open(ctx, lifecycle.Repo{Owner: owner, Name: repo, InstallationID: h.env.Installation.ID, DefaultBranch: "main"})
+func (h *harness) clOpenOther(ctx context.Context, owner, repo string) (*core.Session, error) {
+	return h.Opener.Open(ctx, core.Repo{Owner: owner, Name: repo, InstallationID: h.Env.Installation.ID, DefaultBranch: "main"})
 }
 
 func TestCloneMatchesKptPkgGet(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, clUpstreamUPF)
+	sha := h.Seed(t, clUpstreamUPF)
 	h.ndTag(t, "acme/catalog", "network/upf/v1", sha)
 	edge := h.clEdgeRepo(t)
 
-	src, err := lifecycle.ParseCloneSource("acme/catalog/network/upf@v1", h.env.Forge.BaseURL()+"/")
+	src, err := lifecycle.ParseCloneSource("acme/catalog/network/upf@v1", h.Env.Forge.BaseURL()+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := edge.Clone(ctx, lifecycle.CloneRequest{Source: src, Package: "upf", RequestedBy: "alice"}, h.clOpenOther)
+	d, err := lifecycle.Clone(ctx, edge, lifecycle.CloneRequest{Source: src, Package: "upf", RequestedBy: "alice"}, h.clOpenOther)
 	if err != nil {
 		t.Fatal(err)
 	}
-	repoURL := h.env.Forge.BaseURL() + "/acme/catalog"
+	repoURL := h.Env.Forge.BaseURL() + "/acme/catalog"
 	if d.Branch != "drafts/upf/v1" || d.Task != "clone" || d.SourceCommit.String() != sha || d.Source != repoURL+"/network/upf@network/upf/v1" {
 		t.Fatalf("draft %+v", d)
 	}
@@ -196,7 +198,7 @@ func TestCloneMatchesKptPkgGet(t *testing.T) {
 	// porchbot's revisions are annotated tags: kpt pkg get locks the tag
 	// object (what ls-remote lists for the ref), porchbot the commit it
 	// names (docs/updates.md). Both resolve to the same tree.
-	tagRef, _, err := h.user(forgetest.AliceToken).Git.GetRef(ctx, "acme", "catalog", "tags/network/upf/v1")
+	tagRef, _, err := h.User(forgetest.AliceToken).Git.GetRef(ctx, "acme", "catalog", "tags/network/upf/v1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +218,7 @@ func TestCloneMatchesKptPkgGet(t *testing.T) {
 }
 
 // clOpenRepo opens a session on acme/<name>.
-func (h *harness) clOpenRepo(t *testing.T, name string) *lifecycle.Session {
+func (h *harness) clOpenRepo(t *testing.T, name string) *core.Session {
 	t.Helper()
 	s, err := h.clOpenOther(context.Background(), "acme", name)
 	if err != nil {
@@ -240,7 +242,7 @@ func clKptPkgGet(t *testing.T, h *harness, pkgURL, dest string) map[string][]byt
 		return nil
 	}
 	base := t.TempDir()
-	auth := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+h.env.InstallationToken(t)))
+	auth := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+h.Env.InstallationToken(t)))
 	cmd := exec.Command(kpt, "pkg", "get", pkgURL, dest)
 	cmd.Dir = base
 	cmd.Env = append(os.Environ(), "HOME="+base, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
@@ -268,9 +270,9 @@ func clKptPkgGet(t *testing.T, h *harness, pkgURL, dest string) map[string][]byt
 func TestCloneFromAGitURL(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, clUpstreamUPF)
-	s := h.open(t)
-	web := h.env.Forge.BaseURL() + "/"
+	sha := h.Seed(t, clUpstreamUPF)
+	s := h.Open(t)
+	web := h.Env.Forge.BaseURL() + "/"
 	for _, tc := range []struct {
 		src, pkg, ref string
 	}{
@@ -282,11 +284,11 @@ func TestCloneFromAGitURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := s.Clone(ctx, lifecycle.CloneRequest{Source: src, Package: tc.pkg}, nil)
+		d, err := lifecycle.Clone(ctx, s, lifecycle.CloneRequest{Source: src, Package: tc.pkg}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.src, err)
 		}
-		kf, err := kptfile.Parse(ndTree(t, h.open(t), d.Commit, tc.pkg)["Kptfile"])
+		kf, err := kptfile.Parse(ndTree(t, h.Open(t), d.Commit, tc.pkg)["Kptfile"])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,10 +303,10 @@ func TestCloneFromAGitURL(t *testing.T) {
 func TestCloneRefusals(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, clUpstreamUPF)
+	sha := h.Seed(t, clUpstreamUPF)
 	h.ndTag(t, "acme/catalog", "network/upf/v1", sha)
-	s := h.open(t)
-	web := h.env.Forge.BaseURL() + "/"
+	s := h.Open(t)
+	web := h.Env.Forge.BaseURL() + "/"
 	for _, tc := range []struct {
 		src, pkg, want string
 	}{
@@ -320,7 +322,7 @@ func TestCloneRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Clone(ctx, lifecycle.CloneRequest{Source: src, Package: tc.pkg}, nil)
+		_, err = lifecycle.Clone(ctx, s, lifecycle.CloneRequest{Source: src, Package: tc.pkg}, nil)
 		ndWantRequestError(t, err, tc.want)
 	}
 }

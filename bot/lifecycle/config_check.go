@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -28,15 +30,15 @@ type CheckOutcome struct {
 // head: success when it parses (or is absent: the defaults), failure with
 // one annotation per problem at its line and column otherwise. The file is
 // only judged here; it takes effect once merged into the deployment branch.
-func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumbing.Hash, limits config.ServerLimits) (*CheckOutcome, error) {
+func ConfigCheck(ctx context.Context, s *core.Session, api core.CheckRunWriter, head plumbing.Hash, limits config.ServerLimits) (*CheckOutcome, error) {
 	data, ok, err := s.ReadFile(ctx, head, config.Path)
 	if err != nil {
 		return nil, fmt.Errorf("config check at %s: %w", words.ShortSHA(head.String()), err)
 	}
-	var rep CheckReport
-	out := &CheckOutcome{Name: ConfigCheckName, Head: head}
+	var rep core.CheckReport
+	out := &CheckOutcome{Name: core.ConfigCheckName, Head: head}
 	if !ok {
-		rep = CheckReport{Name: ConfigCheckName, Conclusion: ConclusionSuccess,
+		rep = core.CheckReport{Name: core.ConfigCheckName, Conclusion: core.ConclusionSuccess,
 			Title: "No repository configuration: the defaults apply",
 			Summary: fmt.Sprintf("There is no %s at %s: once merged, the repository runs with the defaults "+
 				"(within the server's limits).\n", mdquote.Code(config.Path), head)}
@@ -49,7 +51,7 @@ func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumb
 		}
 	}
 	out.Conclusion = rep.Conclusion
-	run, err := publishCheck(ctx, api, s.Repo, head, rep)
+	run, err := core.PublishCheck(ctx, api, s.Repo, head, rep)
 	if run != nil {
 		out.CheckRunID = run.GetID()
 	}
@@ -65,7 +67,7 @@ func ConfigCheck(ctx context.Context, s *Session, api CheckRunWriter, head plumb
 // the deployment branch's head when the configuration there is broken
 // (s.ConfigErr), saying the last good configuration stays in force. It does
 // nothing (nil, nil) when the configuration is fine.
-func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunWriter) (*CheckOutcome, error) {
+func ReportBrokenDeploymentConfig(ctx context.Context, s *core.Session, api core.CheckRunWriter) (*CheckOutcome, error) {
 	if s.ConfigErr == nil {
 		return nil, nil
 	}
@@ -77,7 +79,7 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunW
 		return nil, fmt.Errorf("broken config reported without a deployment head: %w", s.ConfigErr)
 	}
 	problems := configProblems(s.ConfigErr)
-	rep := CheckReport{Name: ConfigCheckName, Conclusion: ConclusionFailure,
+	rep := core.CheckReport{Name: core.ConfigCheckName, Conclusion: core.ConclusionFailure,
 		Title: fmt.Sprintf("%s on %s is broken: the last good configuration stays in force (%s)", config.Path,
 			s.DeploymentBranch, lastGoodTitle(s.ConfigInForce))}
 	var sum strings.Builder
@@ -87,8 +89,8 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *Session, api CheckRunW
 	sum.WriteString(problemsList(problems, s.ConfigErr))
 	rep.Summary = sum.String()
 	rep.Annotations = ConfigAnnotations(problems)
-	out := &CheckOutcome{Name: ConfigCheckName, Head: head, Conclusion: rep.Conclusion, Problems: problems}
-	run, err := publishCheck(ctx, api, s.Repo, head, rep)
+	out := &CheckOutcome{Name: core.ConfigCheckName, Head: head, Conclusion: rep.Conclusion, Problems: problems}
+	run, err := core.PublishCheck(ctx, api, s.Repo, head, rep)
 	if run != nil {
 		out.CheckRunID = run.GetID()
 	}
@@ -109,18 +111,18 @@ func lastGoodTitle(inForce plumbing.Hash) string {
 }
 
 // configReport is the porchbot/config check of a parsed file (pure).
-func configReport(cfg *config.Config, err error, head plumbing.Hash, deploymentBranch string) CheckReport {
-	rep := CheckReport{Name: ConfigCheckName}
+func configReport(cfg *config.Config, err error, head plumbing.Hash, deploymentBranch string) core.CheckReport {
+	rep := core.CheckReport{Name: core.ConfigCheckName}
 	if err != nil {
 		problems := configProblems(err)
-		rep.Conclusion = ConclusionFailure
+		rep.Conclusion = core.ConclusionFailure
 		rep.Title = fmt.Sprintf("%s has %s", config.Path, words.Count(max(len(problems), 1), "problem", "problems"))
 		rep.Summary = fmt.Sprintf("%s at %s is not a valid configuration; merging it would leave the repository "+
 			"on its last good configuration.\n\n%s", mdquote.Code(config.Path), head, problemsList(problems, err))
 		rep.Annotations = ConfigAnnotations(problems)
 		return rep
 	}
-	rep.Conclusion = ConclusionSuccess
+	rep.Conclusion = core.ConclusionSuccess
 	rep.Title = fmt.Sprintf("%s is valid", config.Path)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s at %s is a valid configuration within the server's limits. It takes effect once merged", mdquote.Code(config.Path), head)
@@ -196,8 +198,8 @@ func problemsList(problems []config.Problem, err error) string {
 }
 
 // ConfigAnnotations puts each problem at its line and column.
-func ConfigAnnotations(problems []config.Problem) []Annotation {
-	out := make([]Annotation, 0, len(problems))
+func ConfigAnnotations(problems []config.Problem) []core.Annotation {
+	out := make([]core.Annotation, 0, len(problems))
 	for _, p := range problems {
 		file := p.File
 		if file == "" {
@@ -208,8 +210,8 @@ func ConfigAnnotations(problems []config.Problem) []Annotation {
 		if p.Field != "" {
 			title = p.Field
 		}
-		out = append(out, Annotation{Path: file, StartLine: line, EndLine: line, StartColumn: p.Column,
-			EndColumn: p.Column, Level: LevelFailure, Title: title, Message: p.Message})
+		out = append(out, core.Annotation{Path: file, StartLine: line, EndLine: line, StartColumn: p.Column,
+			EndColumn: p.Column, Level: core.LevelFailure, Title: title, Message: p.Message})
 	}
 	return out
 }

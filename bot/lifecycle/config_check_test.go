@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -17,27 +19,27 @@ func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	main := map[string][]byte{config.Path: []byte(rtGoodConfig), "README.md": []byte("x\n")}
-	h.seed(t, main)
+	h.Seed(t, main)
 	bad := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: two\nrender:\n  onDraftPush: always\n"
 	head := rtPushDraft(t, h, "config-change", rtWith(main, map[string][]byte{config.Path: []byte(bad)}))
-	s := h.open(t)
+	s := h.Open(t)
 	if s.Config.Approvals.Required != 2 {
 		t.Fatal("the session's config is main's")
 	}
 	c := rtCount(h)
-	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, h.opener.Limits)
+	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, h.Opener.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rest, _, _, _ := c.done(); rest != 1 {
 		t.Errorf("%d REST calls, want 1", rest)
 	}
-	_, perr := config.Parse(config.Path, []byte(bad), h.opener.Limits)
+	_, perr := config.Parse(config.Path, []byte(bad), h.Opener.Limits)
 	want := perr.(*config.ValidationError).Problems
-	if out.Conclusion != lifecycle.ConclusionFailure || len(out.Problems) != 2 || len(want) != 2 {
+	if out.Conclusion != core.ConclusionFailure || len(out.Problems) != 2 || len(want) != 2 {
 		t.Fatalf("outcome %+v, want problems %v", out, want)
 	}
-	run := rtOneCheck(t, h, head, lifecycle.ConfigCheckName)
+	run := rtOneCheck(t, h, head, core.ConfigCheckName)
 	if run.GetConclusion() != "failure" || !strings.Contains(run.GetOutput().GetTitle(), "2 problems") {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
@@ -64,15 +66,15 @@ func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
 func TestConfigCheckValidAndAbsent(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	good := rtPushDraft(t, h, "add-config", map[string][]byte{config.Path: []byte(rtGoodConfig + "render:\n  onDraftPush: check\n")})
-	s := h.open(t)
-	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, good, h.opener.Limits)
+	s := h.Open(t)
+	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, good, h.Opener.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := rtOneCheck(t, h, good, lifecycle.ConfigCheckName)
-	if out.Conclusion != lifecycle.ConclusionSuccess || run.GetConclusion() != "success" ||
+	run := rtOneCheck(t, h, good, core.ConfigCheckName)
+	if out.Conclusion != core.ConclusionSuccess || run.GetConclusion() != "success" ||
 		!strings.Contains(run.GetOutput().GetSummary(), "| render.onDraftPush | `check` |") ||
 		!strings.Contains(run.GetOutput().GetSummary(), "once merged into `main`") {
 		t.Errorf("valid config: %s\n%s", run.GetConclusion(), run.GetOutput().GetSummary())
@@ -80,12 +82,12 @@ func TestConfigCheckValidAndAbsent(t *testing.T) {
 
 	// A pull request that deletes the file: the defaults.
 	gone := rtPushDraft(t, h, "add-config", map[string][]byte{"README.md": []byte("x\n")})
-	s = h.open(t)
-	out, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, gone, h.opener.Limits)
-	if err != nil || out.Conclusion != lifecycle.ConclusionSuccess {
+	s = h.Open(t)
+	out, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, gone, h.Opener.Limits)
+	if err != nil || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("absent config: %+v %v", out, err)
 	}
-	if title := rtOneCheck(t, h, gone, lifecycle.ConfigCheckName).GetOutput().GetTitle(); !strings.Contains(title, "defaults") {
+	if title := rtOneCheck(t, h, gone, core.ConfigCheckName).GetOutput().GetTitle(); !strings.Contains(title, "defaults") {
 		t.Errorf("title %q", title)
 	}
 }
@@ -93,17 +95,17 @@ func TestConfigCheckValidAndAbsent(t *testing.T) {
 func TestConfigCheckAppliesTheServerLimits(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	cfg := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec:\n    kubeconform: /usr/bin/kubeconform\n"
 	head := rtPushDraft(t, h, "exec", map[string][]byte{config.Path: []byte(cfg)})
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{})
-	if err != nil || out.Conclusion != lifecycle.ConclusionFailure || len(out.Problems) != 1 ||
+	if err != nil || out.Conclusion != core.ConclusionFailure || len(out.Problems) != 1 ||
 		!strings.Contains(out.Problems[0].Message, "does not allow exec function") {
 		t.Fatalf("strict server: %+v %v", out, err)
 	}
 	out, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{ExecAllowlist: []string{"kubeconform"}})
-	if err != nil || out.Conclusion != lifecycle.ConclusionSuccess {
+	if err != nil || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("allowing server: %+v %v", out, err)
 	}
 }
@@ -111,8 +113,8 @@ func TestConfigCheckAppliesTheServerLimits(t *testing.T) {
 func TestReportBrokenDeploymentConfig(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{config.Path: []byte(rtGoodConfig)})
-	s := h.open(t)
+	h.Seed(t, map[string][]byte{config.Path: []byte(rtGoodConfig)})
+	s := h.Open(t)
 	c := rtCount(h)
 	if out, err := lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); out != nil || err != nil {
 		t.Fatalf("a good config: %+v %v", out, err)
@@ -121,9 +123,9 @@ func TestReportBrokenDeploymentConfig(t *testing.T) {
 		t.Errorf("%d REST calls for a good config", rest)
 	}
 
-	broken := plumbing.NewHash(h.seed(t, map[string][]byte{config.Path: []byte(
+	broken := plumbing.NewHash(h.Seed(t, map[string][]byte{config.Path: []byte(
 		"apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\naprovals:\n  required: 3\n")}))
-	s = h.open(t)
+	s = h.Open(t)
 	if s.ConfigErr == nil || s.DeploymentHead != broken {
 		t.Fatalf("session: %v %s", s.ConfigErr, s.DeploymentHead)
 	}
@@ -131,10 +133,10 @@ func TestReportBrokenDeploymentConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionFailure || out.Head != broken || len(out.Problems) != 1 {
+	if out.Conclusion != core.ConclusionFailure || out.Head != broken || len(out.Problems) != 1 {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, broken, lifecycle.ConfigCheckName)
+	run := rtOneCheck(t, h, broken, core.ConfigCheckName)
 	if run.GetConclusion() != "failure" || !strings.Contains(run.GetOutput().GetTitle(), "last good configuration stays in force") ||
 		!strings.Contains(run.GetOutput().GetSummary(), "`.github/porchbot.yaml:3:1`") {
 		t.Errorf("check %s %q\n%s", run.GetConclusion(), run.GetOutput().GetTitle(), run.GetOutput().GetSummary())

@@ -26,6 +26,8 @@ import (
 	"io"
 	"path"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -38,28 +40,28 @@ import (
 const maxDigestKptfile = 1 << 20
 
 // contentDigest is the content digest of the package in dir at commit h.
-func (w *landingWalker) contentDigest(h plumbing.Hash, dir string) (string, error) {
-	st, err := w.state(h, dir)
+func contentDigest(w *core.LandingWalker, h plumbing.Hash, dir string) (string, error) {
+	st, err := w.State(h, dir)
 	if err != nil {
 		return "", err
 	}
-	if !st.exists() {
+	if !st.Exists() {
 		return digestAbsent, nil
 	}
-	t, err := object.GetTree(w.s, st.Tree)
+	t, err := object.GetTree(w.Session, st.Tree)
 	if err != nil {
 		return "", fmt.Errorf("tree %s at %s: %w", dir, h, err)
 	}
 	sum := sha256.New()
 	var walk func(t *object.Tree, prefix string) error
 	walk = func(t *object.Tree, prefix string) error {
-		if err := w.ctx.Err(); err != nil {
+		if err := w.Ctx.Err(); err != nil {
 			return err
 		}
 		for _, e := range t.Entries {
 			p := path.Join(prefix, e.Name)
 			if e.Mode == filemode.Dir {
-				sub, err := object.GetTree(w.s, e.Hash)
+				sub, err := object.GetTree(w.Session, e.Hash)
 				if err != nil {
 					return fmt.Errorf("tree %s: %w", p, err)
 				}
@@ -70,7 +72,7 @@ func (w *landingWalker) contentDigest(h plumbing.Hash, dir string) (string, erro
 			}
 			id := e.Hash.String()
 			if e.Name == packages.KptfileName && e.Mode.IsFile() {
-				if id, err = w.kptfileDigest(e.Hash); err != nil {
+				if id, err = kptfileDigest(w, e.Hash); err != nil {
 					return fmt.Errorf("%s: %w", p, err)
 				}
 			}
@@ -86,8 +88,8 @@ func (w *landingWalker) contentDigest(h plumbing.Hash, dir string) (string, erro
 
 // kptfileDigest is "kptfile:<sha256>" of the Kptfile blob without its
 // status.conditions.
-func (w *landingWalker) kptfileDigest(blob plumbing.Hash) (string, error) {
-	b, err := object.GetBlob(w.s, blob)
+func kptfileDigest(w *core.LandingWalker, blob plumbing.Hash) (string, error) {
+	b, err := object.GetBlob(w.Session, blob)
 	if err != nil {
 		return "", fmt.Errorf("blob %s: %w", blob, err)
 	}

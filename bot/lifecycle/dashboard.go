@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
@@ -51,7 +53,7 @@ type DashboardFacts struct {
 	Landings         []DashboardLanding
 	Updates          []DashboardUpdate
 	// UnverifiedTags are tags that are not porchbot's revisions.
-	UnverifiedTags []UnverifiedTag
+	UnverifiedTags []core.UnverifiedTag
 	// ConfigError is the deployment branch's configuration problem ("" for
 	// none); ConfigInForce names the version that applies instead.
 	ConfigError, ConfigInForce string

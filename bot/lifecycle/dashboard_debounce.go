@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/sirupsen/logrus"
 )
 
@@ -42,7 +44,7 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
 type DashboardDebouncer struct {
 	// Refresh refreshes one repository's dashboard, returning when to
 	// refresh again (zero: not needed).
-	Refresh func(ctx context.Context, repo Repo) (retryAt time.Time, err error)
+	Refresh func(ctx context.Context, repo core.Repo) (retryAt time.Time, err error)
 	// Interval (DashboardInterval) and Settle (DashboardSettle) when zero.
 	Interval, Settle time.Duration
 	Clock            DashboardClock
@@ -57,7 +59,7 @@ type DashboardDebouncer struct {
 
 // debounceEntry is one repository's state.
 type debounceEntry struct {
-	repo    Repo
+	repo    core.Repo
 	stop    func() bool // the pending refresh's timer; nil when none
 	running bool
 	dirty   bool      // an event came during the refresh
@@ -87,7 +89,7 @@ func (d *DashboardDebouncer) settle() time.Duration {
 
 // Touch notes a change in repo: its dashboard is refreshed soon, once for
 // the whole burst.
-func (d *DashboardDebouncer) Touch(repo Repo) {
+func (d *DashboardDebouncer) Touch(repo core.Repo) {
 	if d == nil || repo.InstallationID == 0 {
 		return
 	}

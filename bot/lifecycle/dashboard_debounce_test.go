@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // fakeClock runs timers when the test advances it, synchronously.
@@ -84,7 +86,7 @@ func TestDashboardDebounce(t *testing.T) {
 		during   func()   // called inside the next refresh
 		retryAts = map[string]time.Time{}
 	)
-	d := &DashboardDebouncer{Clock: clock, Refresh: func(_ context.Context, r Repo) (time.Time, error) {
+	d := &DashboardDebouncer{Clock: clock, Refresh: func(_ context.Context, r core.Repo) (time.Time, error) {
 		mu.Lock()
 		runs = append(runs, r.Name+"@"+clock.Now().Sub(start).String())
 		f, retry := during, retryAts[r.Name]
@@ -96,8 +98,8 @@ func TestDashboardDebounce(t *testing.T) {
 		}
 		return retry, nil
 	}}
-	a := Repo{Owner: "acme", Name: "a", InstallationID: 1}
-	b := Repo{Owner: "acme", Name: "b", InstallationID: 1}
+	a := core.Repo{Owner: "acme", Name: "a", InstallationID: 1}
+	b := core.Repo{Owner: "acme", Name: "b", InstallationID: 1}
 	took := func(want ...string) {
 		t.Helper()
 		mu.Lock()

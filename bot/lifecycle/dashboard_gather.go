@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -27,8 +29,8 @@ const (
 // waiting for a slot; packages, drafts and unpublished landings are read
 // from the git cache. Drafts and proposals beyond their bounds are listed
 // without detail.
-func GatherDashboard(ctx context.Context, s *Session, api ProposalAPI, web string, id Identity) (*DashboardFacts, error) {
-	l, err := s.List(ctx)
+func GatherDashboard(ctx context.Context, s *core.Session, api ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
+	l, err := List(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
 	}
@@ -97,7 +99,7 @@ func GatherDashboard(ctx context.Context, s *Session, api ProposalAPI, web strin
 
 // dashboardProposal judges one proposal as its porchbot/approval check
 // does (the same verdict), without posting the check.
-func dashboardProposal(ctx context.Context, s *Session, api ProposalAPI, p PullStatus, dp DashboardProposal) DashboardProposal {
+func dashboardProposal(ctx context.Context, s *core.Session, api ProposalAPI, p PullStatus, dp DashboardProposal) DashboardProposal {
 	pr := p.pull
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	fail := func(err error) DashboardProposal {
@@ -142,15 +144,15 @@ func approverNames(us []config.UserOrTeam) []string {
 // not published (git only): with publishOn: never every landing waits for
 // /porch publish; with merge, those the publish refused (no pull request,
 // or not approved).
-func dashboardLandings(ctx context.Context, s *Session) ([]DashboardLanding, error) {
+func dashboardLandings(ctx context.Context, s *core.Session) ([]DashboardLanding, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
-	tags, err := ReadRevisionTags(ctx, s)
+	tags, err := core.ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	hists, err := UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
+	hists, err := core.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +169,7 @@ func dashboardLandings(ctx context.Context, s *Session) ([]DashboardLanding, err
 
 // hasConfigFile reports .github/porchbot.yaml on the deployment branch
 // (git only).
-func hasConfigFile(ctx context.Context, s *Session) (bool, error) {
+func hasConfigFile(ctx context.Context, s *core.Session) (bool, error) {
 	if s.DeploymentHead.IsZero() {
 		return false, nil
 	}

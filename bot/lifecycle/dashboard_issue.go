@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -62,7 +64,7 @@ type DashboardSync struct {
 	MayCreate bool
 	// Facts gathers what the body shows (it costs calls: only when it is
 	// needed); GatherDashboard.
-	Facts func(ctx context.Context, s *Session) (*DashboardFacts, error)
+	Facts func(ctx context.Context, s *core.Session) (*DashboardFacts, error)
 	// Now is the clock (time.Now when nil); Interval the least time
 	// between edits (DashboardInterval when zero).
 	Now      func() time.Time
@@ -164,7 +166,7 @@ func decideDashboard(enabled, mayCreate bool, d *dashboardIssue, configChanged f
 // (who closed it); the body's own when the dashboard is open or opened;
 // one create, reopen, close or edit when needed (an edit only when the
 // body changed), and one more list after a create.
-func SyncDashboard(ctx context.Context, repo Repo, open func(context.Context) (*Session, error), sync DashboardSync) (*DashboardOutcome, error) {
+func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Context) (*core.Session, error), sync DashboardSync) (*DashboardOutcome, error) {
 	now := time.Now
 	if sync.Now != nil {
 		now = sync.Now
@@ -269,7 +271,7 @@ func SyncDashboard(ctx context.Context, repo Repo, open func(context.Context) (*
 // createDashboard opens the dashboard, then lists again: when another
 // replica's dashboard has a lower number, this one is closed as its
 // duplicate (the claim: the lowest number wins).
-func createDashboard(ctx context.Context, issues DashboardIssues, s *Session, bot, body string, out *DashboardOutcome) error {
+func createDashboard(ctx context.Context, issues DashboardIssues, s *core.Session, bot, body string, out *DashboardOutcome) error {
 	owner, name := s.Repo.Owner, s.Repo.Name
 	is, _, err := issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String(DashboardTitle), Body: &body,
 		Labels: &[]string{DashboardLabel}})
@@ -342,7 +344,7 @@ func issueFacts(is *github.Issue, bot string) *dashboardIssue {
 // one-second resolution: a change in the second of the close counts), that
 // changed the configuration file (git only; at most configChangeWalk
 // commits).
-func configChangedSince(ctx context.Context, s *Session, since time.Time) (bool, error) {
+func configChangedSince(ctx context.Context, s *core.Session, since time.Time) (bool, error) {
 	if s.DeploymentHead.IsZero() {
 		return false, nil
 	}

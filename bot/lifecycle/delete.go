@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -70,17 +72,17 @@ func NewDeletionAPI(gh *github.Client) DeletionAPI {
 // exists returns its open pull request instead of opening a second one.
 // REST calls: 3 (create, requester record, label), plus 1 list when a
 // deletion draft exists.
-func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requester string) (*github.PullRequest, error) {
+func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg, requester string) (*github.PullRequest, error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("propose deletion: %w", err)
 	}
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "requester": requester})
-	dir := PackageDir(s.Config.Packages.Root, pkg)
+	dir := core.PackageDir(s.Config.Packages.Root, pkg)
 	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err != nil {
 		return nil, fmt.Errorf("propose deletion of %s: %s: %w", pkg, s.DeploymentBranch, err)
 	}
-	ok, err := landingIsTopLevel(ctx, s, head, dir)
+	ok, err := core.LandingIsTopLevel(ctx, s, head, dir)
 	if err != nil {
 		return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 	}
@@ -102,7 +104,7 @@ func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requ
 			if err != nil {
 				return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 			}
-			if st.exists() {
+			if st.Exists() {
 				continue // a branch of that name that does not delete the package
 			}
 			log.WithField("branch", branch).Info("deletion draft exists; reusing it")
@@ -114,11 +116,11 @@ func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requ
 		if requester != "" {
 			msg += " (requested by @" + requester + ")"
 		}
-		res, err := s.CommitUnderLease(ctx, Identity{}, branch, plumbing.ZeroHash, 2, func(_ context.Context, tip plumbing.Hash) (*PackageCommit, error) {
+		res, err := s.CommitUnderLease(ctx, core.Identity{}, branch, plumbing.ZeroHash, 2, func(_ context.Context, tip plumbing.Hash) (*core.PackageCommit, error) {
 			if !tip.IsZero() {
 				return nil, nil // someone created the branch meanwhile (refetched): look at it again
 			}
-			return &PackageCommit{Parent: head,
+			return &core.PackageCommit{Parent: head,
 				Dir: dir, Files: nil, Message: msg + ".",
 				Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Task: &packages.Task{Type: DeletionTaskType}}}, nil
 		})
@@ -141,7 +143,7 @@ func ProposeDeletion(ctx context.Context, s *Session, api DeletionAPI, pkg, requ
 
 // openDeletionPR opens the pull request of a deletion draft (or finds the
 // open one when existing) and labels it.
-func openDeletionPR(ctx context.Context, s *Session, api DeletionAPI, pkg, branch, requester string, existing bool) (*github.PullRequest, error) {
+func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, branch, requester string, existing bool) (*github.PullRequest, error) {
 	owner, repo := s.Repo.Owner, s.Repo.Name
 	var pr *github.PullRequest
 	if existing {
@@ -182,7 +184,7 @@ func openDeletionPR(ctx context.Context, s *Session, api DeletionAPI, pkg, branc
 	return pr, nil
 }
 
-func deletionBody(s *Session, pkg, requester string) string {
+func deletionBody(s *core.Session, pkg, requester string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Proposes deleting package %s", mdquote.Code(pkg))
 	if requester != "" {
@@ -190,7 +192,7 @@ func deletionBody(s *Session, pkg, requester string) string {
 	}
 	fmt.Fprintf(&b, ".\n\nMerging removes %s from %s. No revision is published for a deletion; "+
 		"the package's published revisions stay available as their %s tags.\n\n"+
-		"Close this pull request to keep the package.\n", mdquote.Code(PackageDir(s.Config.Packages.Root, pkg)), mdquote.Code(s.DeploymentBranch), mdquote.Code(pkg+"/v<N>"))
+		"Close this pull request to keep the package.\n", mdquote.Code(core.PackageDir(s.Config.Packages.Root, pkg)), mdquote.Code(s.DeploymentBranch), mdquote.Code(pkg+"/v<N>"))
 	return b.String()
 }
 
@@ -203,11 +205,11 @@ func deletionHasLabel(pr *github.PullRequest, name string) bool {
 	return false
 }
 
-func deletionState(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (landingState, error) {
-	var st landingState
+func deletionState(ctx context.Context, s *core.Session, commit plumbing.Hash, dir string) (core.LandingState, error) {
+	var st core.LandingState
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		st, err = newLandingWalker(ctx, repo, s.Config.Packages.Root).state(commit, dir)
+		st, err = core.NewLandingWalker(ctx, repo, s.Config.Packages.Root).State(commit, dir)
 		return err
 	})
 	return st, err

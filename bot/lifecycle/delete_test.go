@@ -21,7 +21,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		files["old/cm.yaml"] = pubConfigMap("old", "cfg", "1")
 		files["keep/Kptfile"] = pubKptfile("keep")
 	})
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	if got := publish(t, s, plumbing.NewHash(c1), nil).Tags(); strings.Join(got, ",") != "keep/v1,old/v1" {
 		t.Fatalf("seed published %v", got)
 	}
@@ -67,7 +67,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 	}
 
 	// Asked again: the same proposal, no second one.
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	again, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "old", "bob")
 	if err != nil || again.GetNumber() != pr.GetNumber() {
 		t.Fatalf("second /porch delete: #%d %v (want #%d)", again.GetNumber(), err, pr.GetNumber())
@@ -81,7 +81,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 
 	f.approve(pr.GetNumber())
 	m, merged := f.merge(pr.GetNumber())
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	out := publish(t, s, m, merged)
 	if len(out.Published) != 0 || strings.Join(out.Deleted, ",") != "old" {
 		t.Fatalf("publish of the deletion: %+v", out)
@@ -107,7 +107,7 @@ func TestDeletionBranchTakenGetsASuffix(t *testing.T) {
 	f.commit("main", "", func(files map[string][]byte) { files["pkg/Kptfile"] = pubKptfile("pkg") })
 	// A draft that happens to be called "delete" and keeps the package.
 	f.commit("drafts/pkg/delete", "", func(files map[string][]byte) { files["pkg/x.yaml"] = pubNamespace("x") })
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	pr, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "pkg", "")
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 
 	"github.com/porchbot/porchbot/internal/downstreams"
@@ -18,7 +20,7 @@ const maxDownstreamKptfileBytes = 1 << 20
 // that cannot be read or parsed is left out and reported in the error,
 // beside the packages that could be read (a non-nil slice); a nil slice
 // means the tree itself could not be read.
-func DeploymentDownstreams(ctx context.Context, s *Session) ([]downstreams.Downstream, error) {
+func DeploymentDownstreams(ctx context.Context, s *core.Session) ([]downstreams.Downstream, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil // an empty repository
 	}
@@ -63,17 +65,17 @@ func DeploymentDownstreams(ctx context.Context, s *Session) ([]downstreams.Downs
 // ResyncDownstreamHooks is implemented by ResyncHooks that keep a
 // downstream registry: the resync rebuilds the repository's entry.
 type ResyncDownstreamHooks interface {
-	IndexDownstreams(ctx context.Context, s *Session) error
+	IndexDownstreams(ctx context.Context, s *core.Session) error
 }
 
 // ResyncPassHooks is implemented by ResyncHooks that want to know when
 // ResyncLoop has visited every repository of a complete listing (the
 // downstream registry is then complete: downstreams.Registry.PassDone).
 type ResyncPassHooks interface {
-	ResyncPassDone(repos []Repo)
+	ResyncPassDone(repos []core.Repo)
 }
 
-func resyncDownstreams(ctx context.Context, s *Session, deps ResyncDeps) error {
+func resyncDownstreams(ctx context.Context, s *core.Session, deps ResyncDeps) error {
 	h, ok := deps.Hooks.(ResyncDownstreamHooks)
 	if !ok {
 		return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -64,7 +66,7 @@ type RenderRequest struct {
 // branch that keeps moving gives an error wrapping gitstore.ErrLeaseBroken;
 // the check runs of the heads it rendered are concluded neutral
 // ("superseded"): the later pushes have their own events.
-func RenderDraft(ctx context.Context, s *Session, api CheckRunAPI, req RenderRequest) (_ *RenderOutcome, err error) {
+func RenderDraft(ctx context.Context, s *core.Session, api CheckRunAPI, req RenderRequest) (_ *RenderOutcome, err error) {
 	pkg, ws, err := packages.CheckDraftBranchName(req.Branch)
 	if err != nil {
 		return nil, fmt.Errorf("render draft: %w", err)
@@ -102,7 +104,7 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunAPI, req RenderReq
 		skipped  *attemptVerdict
 		buildErr error
 	)
-	res, err := s.CommitUnderLease(ctx, opts.Identity, req.Branch, head, maxAttempts, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+	res, err := s.CommitUnderLease(ctx, opts.Identity, req.Branch, head, maxAttempts, func(ctx context.Context, head plumbing.Hash) (*core.PackageCommit, error) {
 		if gone = head.IsZero(); gone {
 			log.Info("draft branch was deleted while rendering")
 			return nil, nil // an open attempt is concluded superseded on return
@@ -160,8 +162,8 @@ func RenderDraft(ctx context.Context, s *Session, api CheckRunAPI, req RenderReq
 // it records the attempt (*rec), renders, fills facts and out, and returns
 // the Render commit to push (nil: nothing to push, or *skipped says why the
 // head is not rendered at all).
-func renderDraftAt(ctx context.Context, s *Session, api CheckRunAPI, req RenderRequest, head plumbing.Hash, commitMode bool,
-	rec **renderAttempt, facts *renderFacts, files *map[string][]byte, skipped **attemptVerdict, out *RenderOutcome) (*PackageCommit, error) {
+func renderDraftAt(ctx context.Context, s *core.Session, api CheckRunAPI, req RenderRequest, head plumbing.Hash, commitMode bool,
+	rec **renderAttempt, facts *renderFacts, files *map[string][]byte, skipped **attemptVerdict, out *RenderOutcome) (*core.PackageCommit, error) {
 	pkg, ws, dir, opts := out.Package, out.Workspace, out.Dir, req.Options
 	run, err := loadRun(ctx, s, head, dir)
 	if err != nil {
@@ -196,7 +198,7 @@ func renderDraftAt(ctx context.Context, s *Session, api CheckRunAPI, req RenderR
 		return nil, nil
 	}
 	*files = run.out
-	return &PackageCommit{Parent: head,
+	return &core.PackageCommit{Parent: head,
 		Dir: dir, Files: run.out, Message: renderCommitMessage(pkg, head, run.changes),
 		Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
 			Task: &packages.Task{Type: packages.TaskRender}}}, nil
@@ -204,11 +206,11 @@ func renderDraftAt(ctx context.Context, s *Session, api CheckRunAPI, req RenderR
 
 // isBotRenderCommit reports whether commit is the bot's own "Render" commit
 // of pkg: authored by the bot's identity, with a render task trailer.
-func isBotRenderCommit(ctx context.Context, s *Session, commit plumbing.Hash, pkg string, id Identity) (bool, error) {
+func isBotRenderCommit(ctx context.Context, s *core.Session, commit plumbing.Hash, pkg string, id core.Identity) (bool, error) {
 	if id.Name == "" {
-		id = DefaultIdentity
+		id = core.DefaultIdentity
 	}
-	msg, author, err := commitMessage(ctx, s.Git, commit)
+	msg, author, err := core.CommitMessage(ctx, s.Git, commit)
 	if err != nil {
 		return false, err
 	}
@@ -233,8 +235,8 @@ func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []treediff.
 
 // movedReport concludes the check of a draft head the branch moved away
 // from while it rendered: the new head is rendered instead.
-func movedReport(pkg, branch string, moved plumbing.Hash) CheckReport {
-	return CheckReport{Name: RenderCheckName, Conclusion: ConclusionNeutral,
+func movedReport(pkg, branch string, moved plumbing.Hash) core.CheckReport {
+	return core.CheckReport{Name: core.RenderCheckName, Conclusion: core.ConclusionNeutral,
 		Title: fmt.Sprintf("Render of %s superseded", pkg),
 		Summary: fmt.Sprintf("%s moved to %s while this commit rendered; porchbot renders the new head instead.\n",
 			mdquote.Code(branch), moved)}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -71,7 +73,7 @@ func rtWith(base map[string][]byte, changes map[string][]byte) map[string][]byte
 func rtPushDraft(t *testing.T, h *harness, branch string, files map[string][]byte) plumbing.Hash {
 	t.Helper()
 	ctx := context.Background()
-	gh := h.user(forgetest.AliceToken)
+	gh := h.User(forgetest.AliceToken)
 	if _, _, err := gh.Git.GetRef(ctx, "acme", "catalog", "heads/"+branch); err != nil {
 		main, _, err := gh.Git.GetRef(ctx, "acme", "catalog", "heads/main")
 		if err != nil {
@@ -82,8 +84,8 @@ func rtPushDraft(t *testing.T, h *harness, branch string, files map[string][]byt
 			t.Fatal(err)
 		}
 	}
-	alice, _ := h.env.Forge.Account("alice")
-	sha, err := h.env.Forge.CommitFiles("acme/catalog", branch, files, "edit "+branch, alice)
+	alice, _ := h.Env.Forge.Account("alice")
+	sha, err := h.Env.Forge.CommitFiles("acme/catalog", branch, files, "edit "+branch, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func rtPushDraft(t *testing.T, h *harness, branch string, files map[string][]byt
 // rtCheckRuns lists the check runs named name on sha, as alice sees them.
 func rtCheckRuns(t *testing.T, h *harness, sha plumbing.Hash, name string) []*github.CheckRun {
 	t.Helper()
-	res, _, err := h.user(forgetest.AliceToken).Checks.ListCheckRunsForRef(context.Background(), "acme", "catalog",
+	res, _, err := h.User(forgetest.AliceToken).Checks.ListCheckRunsForRef(context.Background(), "acme", "catalog",
 		sha.String(), &github.ListCheckRunsOptions{CheckName: github.String(name)})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +116,7 @@ func rtOneCheck(t *testing.T, h *harness, sha plumbing.Hash, name string) *githu
 // rtAnnotations lists a check run's annotations.
 func rtAnnotations(t *testing.T, h *harness, id int64) []*github.CheckRunAnnotation {
 	t.Helper()
-	anns, _, err := h.user(forgetest.AliceToken).Checks.ListCheckRunAnnotations(context.Background(), "acme", "catalog",
+	anns, _, err := h.User(forgetest.AliceToken).Checks.ListCheckRunAnnotations(context.Background(), "acme", "catalog",
 		id, &github.ListOptions{PerPage: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ type rtCounter struct {
 }
 
 func rtCount(h *harness) *rtCounter {
-	return &rtCounter{h: h, forge: h.env.Forge.Stats().Snapshot(), gitOps: h.store.Stats()}
+	return &rtCounter{h: h, forge: h.Env.Forge.Stats().Snapshot(), gitOps: h.Store.Stats()}
 }
 
 // done returns the REST calls, the forge's per-endpoint delta, and the
@@ -139,17 +141,17 @@ func rtCount(h *harness) *rtCounter {
 // The forge counts a call once its handler has returned, which may be just
 // after the client has the answer: wait for the counts to settle.
 func (c *rtCounter) done() (rest int64, delta map[string]int64, fetches, pushes int64) {
-	snap := c.h.env.Forge.Stats().Snapshot()
+	snap := c.h.Env.Forge.Stats().Snapshot()
 	for range 20 {
 		time.Sleep(10 * time.Millisecond)
-		next := c.h.env.Forge.Stats().Snapshot()
+		next := c.h.Env.Forge.Stats().Snapshot()
 		if maps.Equal(next, snap) {
 			break
 		}
 		snap = next
 	}
 	delta = forge.Counted(forge.StatsDelta(c.forge, snap))
-	g := c.h.store.Stats()
+	g := c.h.Store.Stats()
 	return forge.SumCounted(delta), delta, g.Fetches - c.gitOps.Fetches, g.Pushes - c.gitOps.Pushes
 }
 
@@ -214,13 +216,13 @@ func upfEdge(t *testing.T, ns string) map[string][]byte {
 func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, rtCatalog(t, "network/upf", "basens"))
+	h.Seed(t, rtCatalog(t, "network/upf", "basens"))
 	const branch = "drafts/network/upf/w1"
 	draft := rtWith(rtCatalog(t, "network/upf", "basens"), upfEdge(t, "edge"))
 	pushed := rtPushDraft(t, h, branch, draft)
 
 	c := rtCount(h)
-	s := h.open(t)
+	s := h.Open(t)
 	rest, delta, fetches, pushes := c.done()
 	t.Logf("session open (not part of the step): %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
 	c = rtCount(h)
@@ -235,7 +237,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	if rest != 3 || fetches != 0 || pushes != 1 {
 		t.Errorf("want 3 REST calls, 0 fetches and 1 push; got %d %v, %d, %d", rest, delta, fetches, pushes)
 	}
-	if !out.Pushed || out.Conclusion != lifecycle.ConclusionSuccess || out.Rendered != pushed || out.Head == pushed ||
+	if !out.Pushed || out.Conclusion != core.ConclusionSuccess || out.Rendered != pushed || out.Head == pushed ||
 		out.Package != "network/upf" || out.Workspace != "w1" || out.Attempts != 1 {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -244,7 +246,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 
 	// One commit on top of alice's, by the bot, with Porch's trailer.
-	gh := h.user(forgetest.AliceToken)
+	gh := h.User(forgetest.AliceToken)
 	br, _, err := gh.Repositories.GetBranch(ctx, "acme", "catalog", branch, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +272,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 
 	// The content is the render output; the digest is its tree.
-	s2 := h.open(t)
+	s2 := h.Open(t)
 	got, err := s2.Git.ReadTree(ctx, out.Head, "network/upf")
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +291,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 
 	// The check run is on the render commit, with the function table.
-	run := rtOneCheck(t, h, out.Head, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, out.Head, core.RenderCheckName)
 	if run.GetConclusion() != "success" || run.GetID() != out.CheckRunID {
 		t.Fatalf("check run %s %d, outcome %d", run.GetConclusion(), run.GetID(), out.CheckRunID)
 	}
@@ -303,7 +305,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	if !strings.Contains(run.GetOutput().GetTitle(), "pushed 2 changed file(s)") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
-	if old := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName); old.GetStatus() != "completed" || old.GetConclusion() != "success" {
+	if old := rtOneCheck(t, h, pushed, core.RenderCheckName); old.GetStatus() != "completed" || old.GetConclusion() != "success" {
 		t.Errorf("the render attempt on the pushed head: %s %s", old.GetStatus(), old.GetConclusion())
 	}
 
@@ -316,7 +318,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 	rest, delta, fetches, pushes = c.done()
 	t.Logf("draft push, already rendered: %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
-	if again.Pushed || again.Head != out.Head || again.Conclusion != lifecycle.ConclusionSuccess || rest != 2 || pushes != 0 {
+	if again.Pushed || again.Head != out.Head || again.Conclusion != core.ConclusionSuccess || rest != 2 || pushes != 0 {
 		t.Fatalf("second render: %+v (REST %d, pushes %d)", again, rest, pushes)
 	}
 	if again.Digest != out.Digest {
@@ -327,25 +329,25 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 func TestRenderDraftAlreadyRenderedPushesNothing(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, rtCatalog(t, "network/upf"))
+	h.Seed(t, rtCatalog(t, "network/upf"))
 	const branch = "drafts/network/upf/same"
 	files := rtCatalog(t, "network/upf")
 	files["network/upf/README.md"] = []byte("notes\n")
 	pushed := rtPushDraft(t, h, branch, files)
-	s := h.open(t)
+	s := h.Open(t)
 	c := rtCount(h)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rest, _, fetches, pushes := c.done()
-	if out.Pushed || out.Head != pushed || out.Conclusion != lifecycle.ConclusionSuccess || len(out.Differs) != 0 {
+	if out.Pushed || out.Head != pushed || out.Conclusion != core.ConclusionSuccess || len(out.Differs) != 0 {
 		t.Fatalf("outcome %+v", out)
 	}
 	if rest != 2 || fetches != 0 || pushes != 0 {
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
-	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
 	if run.GetConclusion() != "success" || run.GetOutput().GetTitle() != "network/upf is rendered" {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
@@ -356,18 +358,18 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 	ctx := context.Background()
 	base := rtCatalog(t, "network/upf")
 	base[".github/porchbot.yaml"] = []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nrender:\n  onDraftPush: check\n")
-	h.seed(t, base)
+	h.Seed(t, base)
 	const branch = "drafts/network/upf/chk"
 	pushed := rtPushDraft(t, h, branch, rtWith(base, upfEdge(t, "edge")))
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Pushed || out.Head != pushed || out.Conclusion != lifecycle.ConclusionFailure {
+	if out.Pushed || out.Head != pushed || out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
 	for _, w := range []string{"`network/upf/deployment.yaml` (modified)", "`network/upf/service.yaml` (modified)"} {
 		if !strings.Contains(sum, w) {
@@ -389,7 +391,7 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 		t.Errorf("failure annotations on %v", paths)
 	}
 	// Nothing was pushed.
-	br, _, _ := h.user(forgetest.AliceToken).Repositories.GetBranch(ctx, "acme", "catalog", branch, 0)
+	br, _, _ := h.User(forgetest.AliceToken).Repositories.GetBranch(ctx, "acme", "catalog", branch, 0)
 	if br.GetCommit().GetSHA() != pushed.String() {
 		t.Error("check mode must not push")
 	}
@@ -398,11 +400,11 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, rtCatalog(t, "network/upf"))
+	h.Seed(t, rtCatalog(t, "network/upf"))
 	const branch = "drafts/network/upf/race"
 	first := rtPushDraft(t, h, branch, upfEdge(t, "edge"))
 	// The bot's session fetched first ...
-	s := h.open(t)
+	s := h.Open(t)
 	// ... then alice pushes again before the bot's push: its lease on
 	// `first` is stale.
 	aliceHead := rtPushDraft(t, h, branch, upfEdge(t, "edge-2"))
@@ -414,7 +416,7 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	}
 	rest, delta, fetches, pushes := c.done()
 	t.Logf("lease race: %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
-	if out.Attempts != 2 || !out.Pushed || out.Rendered != aliceHead || out.Conclusion != lifecycle.ConclusionSuccess {
+	if out.Attempts != 2 || !out.Pushed || out.Rendered != aliceHead || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("outcome %+v (alice %s)", out, aliceHead)
 	}
 	// two attempts (each created and completed, the first as superseded)
@@ -422,19 +424,19 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	if rest != 5 || fetches != 1 || pushes != 2 {
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
-	cm, _, err := h.user(forgetest.AliceToken).Git.GetCommit(ctx, "acme", "catalog", out.Head.String())
+	cm, _, err := h.User(forgetest.AliceToken).Git.GetCommit(ctx, "acme", "catalog", out.Head.String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cm.Parents) != 1 || cm.Parents[0].GetSHA() != aliceHead.String() {
 		t.Fatalf("the render commit must sit on alice's commit %s, parents %v", aliceHead, cm.Parents)
 	}
-	s2 := h.open(t)
+	s2 := h.Open(t)
 	dep, ok, err := s2.ReadFile(ctx, out.Head, "network/upf/deployment.yaml")
 	if err != nil || !ok || !strings.Contains(string(dep), "namespace: edge-2") {
 		t.Errorf("alice's version must be the one rendered:\n%s (%v)", dep, err)
 	}
-	if len(rtCheckRuns(t, h, out.Head, lifecycle.RenderCheckName)) != 1 {
+	if len(rtCheckRuns(t, h, out.Head, core.RenderCheckName)) != 1 {
 		t.Error("one check run on the final head")
 	}
 }
@@ -442,17 +444,17 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 func TestRenderDraftLeaseRaceGivesUpAfterMaxAttempts(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, rtCatalog(t, "network/upf"))
+	h.Seed(t, rtCatalog(t, "network/upf"))
 	const branch = "drafts/network/upf/busy"
 	first := rtPushDraft(t, h, branch, upfEdge(t, "edge"))
-	s := h.open(t)
+	s := h.Open(t)
 	aliceHead := rtPushDraft(t, h, branch, upfEdge(t, "edge-2"))
 	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: first,
 		Options: lifecycle.RenderOptions{MaxAttempts: 1}})
 	if !errors.Is(err, gitstore.ErrLeaseBroken) {
 		t.Fatalf("want ErrLeaseBroken, got %v", err)
 	}
-	br, _, _ := h.user(forgetest.AliceToken).Repositories.GetBranch(ctx, "acme", "catalog", branch, 0)
+	br, _, _ := h.User(forgetest.AliceToken).Repositories.GetBranch(ctx, "acme", "catalog", branch, 0)
 	if br.GetCommit().GetSHA() != aliceHead.String() {
 		t.Fatalf("alice's commit was overwritten: branch at %s", br.GetCommit().GetSHA())
 	}
@@ -461,18 +463,18 @@ func TestRenderDraftLeaseRaceGivesUpAfterMaxAttempts(t *testing.T) {
 func TestRenderDraftMissingPackageIsNeutral(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, rtCatalog(t, "basens"))
+	h.Seed(t, rtCatalog(t, "basens"))
 	const branch = "drafts/ghost/w1"
 	pushed := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{"ghost/README.md": []byte("no Kptfile\n")}))
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionNeutral || out.Pushed || !out.Digest.IsZero() {
+	if out.Conclusion != core.ConclusionNeutral || out.Pushed || !out.Digest.IsZero() {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
 	if run.GetConclusion() != "neutral" || !strings.Contains(run.GetOutput().GetTitle(), "ghost not found") {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
@@ -480,8 +482,8 @@ func TestRenderDraftMissingPackageIsNeutral(t *testing.T) {
 
 func TestRenderDraftDeletedBranchDoesNothing(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, rtCatalog(t, "basens"))
-	s := h.open(t)
+	h.Seed(t, rtCatalog(t, "basens"))
+	s := h.Open(t)
 	c := rtCount(h)
 	out, err := lifecycle.RenderDraft(context.Background(), s, s.GH.Checks,
 		lifecycle.RenderRequest{Branch: "drafts/basens/gone"})
@@ -520,7 +522,7 @@ spec:
 func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/apps/web/w1"
 	files := map[string][]byte{
 		"apps/web/Kptfile": rtKptfile("web", `  mutators:
@@ -538,15 +540,15 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 		"apps/web/deployment.yaml": []byte(rtDeployment),
 	}
 	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Pushed || out.Conclusion != lifecycle.ConclusionFailure || out.Head != pushed {
+	if out.Pushed || out.Conclusion != core.ConclusionFailure || out.Head != pushed {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
 	if !strings.Contains(run.GetOutput().GetTitle(), "failed: gcr.io/kpt-fn/starlark:v0.5.0") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
@@ -568,7 +570,7 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/apps/web/w2"
 	// search-replace as a validator: one result per match, naming file and field.
 	files := map[string][]byte{
@@ -582,12 +584,12 @@ func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
 		"apps/web/deployment.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  a: b\n---\n" + rtDeployment),
 	}
 	pushed := rtPushDraft(t, h, branch, files)
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionSuccess || out.Pushed {
+	if out.Conclusion != core.ConclusionSuccess || out.Pushed {
 		t.Fatalf("outcome %+v", out)
 	}
 	anns := rtAnnotations(t, h, out.CheckRunID)
@@ -608,22 +610,22 @@ func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
 func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/apps/web/exec"
 	pushed := rtPushDraft(t, h, branch, map[string][]byte{
 		"apps/web/Kptfile":         rtKptfile("web", "  validators:\n    - exec: kubeconform --strict\n"),
 		"apps/web/deployment.yaml": []byte(rtDeployment),
 	})
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed,
-		Options: lifecycle.RenderOptions{Limits: h.opener.Limits}})
+		Options: lifecycle.RenderOptions{Limits: h.Opener.Limits}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionFailure {
+	if out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
 	for _, w := range []string{"Error: apps/web/Kptfile: exec function \"kubeconform --strict\"", "allowlist", "functions.exec"} {
 		if !strings.Contains(sum, w) {

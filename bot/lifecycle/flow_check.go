@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -30,7 +32,7 @@ const flowHistoryCommits = 1000
 
 // flowRepo is s's repository as a side of a flow, asked through s's
 // installation.
-func flowRepo(s *Session) flow.Repo {
+func flowRepo(s *core.Session) flow.Repo {
 	r := flow.Repo{Owner: s.Repo.Owner, Name: s.Repo.Name}
 	if s.GH != nil {
 		r.API = s.GH.Repositories
@@ -40,7 +42,7 @@ func flowRepo(s *Session) flow.Repo {
 
 // sourceVisibility is the visibility of s's repository, once for a whole
 // fan-out (Unknown when it cannot be had: each check asks again).
-func sourceVisibility(ctx context.Context, c *flow.Checker, s *Session) flow.Visibility {
+func sourceVisibility(ctx context.Context, c *flow.Checker, s *core.Session) flow.Visibility {
 	if c == nil {
 		return flow.Unknown
 	}
@@ -60,7 +62,7 @@ func checkFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
 	err := c.Check(ctx, req)
 	var refused *flow.Refusal
 	if errors.As(err, &refused) {
-		return &RequestError{Msg: refused.Reason, Err: refused}
+		return &core.RequestError{Msg: refused.Reason, Err: refused}
 	}
 	return err
 }
@@ -77,7 +79,7 @@ func flowRefusal(err error) (*flow.Refusal, bool) {
 // requestedBy (a command's commenter), or else for the author of the
 // commit of ds's deployment branch that set the package's upstream to us
 // (its landing there vouches for ds's side).
-func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *Session, dir, requestedBy string) error {
+func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *core.Session, dir, requestedBy string) error {
 	us, src, dst := up.Session, flowRepo(up.Session), flowRepo(ds)
 	src.Visibility = up.Visibility
 	dst.Visibility = up.Downstreams[strings.ToLower(ds.Repo.FullName())]
@@ -106,7 +108,7 @@ const FlowCheckName = "porchbot/flow"
 // commit of s, where its author sees it; once per commit and key (the
 // other side of the flow): a check-runs list, and the post when there is
 // none yet.
-func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, key, why string) error {
+func reportRefusedFlow(ctx context.Context, s *core.Session, commit plumbing.Hash, key, why string) error {
 	if s.GH == nil {
 		return nil
 	}
@@ -120,7 +122,7 @@ func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, ke
 			return nil
 		}
 	}
-	create, _ := CheckRequests(CheckReport{Name: FlowCheckName, Conclusion: "failure",
+	create, _ := core.CheckRequests(core.CheckReport{Name: FlowCheckName, Conclusion: "failure",
 		Title: "Content not carried across repositories", Summary: why}, commit, time.Now().UTC())
 	create.ExternalID = github.String(key)
 	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, create); err != nil {
@@ -133,7 +135,7 @@ func reportRefusedFlow(ctx context.Context, s *Session, commit plumbing.Hash, ke
 // upstreamSetAt is the commit of s's deployment branch that made the
 // Kptfile at dir name the upstream repository it names at the deployment
 // head (heldSince).
-func upstreamSetAt(ctx context.Context, s *Session, dir string) (plumbing.Hash, error) {
+func upstreamSetAt(ctx context.Context, s *core.Session, dir string) (plumbing.Hash, error) {
 	name := strings.Trim(dir+"/"+kptfile.FileName, "/")
 	data, ok, err := s.ReadFile(ctx, s.DeploymentHead, name)
 	if err != nil {
@@ -172,7 +174,7 @@ func upstreamRepoOf(data []byte) (string, error) {
 // the head, at most flowHistoryCommits, while holds (asked once per blob)
 // says so; a parent without the file ends the walk. The configuration
 // commit that asked for a flow (its author is who caused it) is found so.
-func heldSince(ctx context.Context, s *Session, path string, holds func(data []byte) bool) (plumbing.Hash, error) {
+func heldSince(ctx context.Context, s *core.Session, path string, holds func(data []byte) bool) (plumbing.Hash, error) {
 	at := s.DeploymentHead
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(at)
@@ -193,7 +195,7 @@ func heldSince(ctx context.Context, s *Session, path string, holds func(data []b
 			}
 			ok, known := seen[f.Hash]
 			if !known {
-				data, err := blobBytes(f)
+				data, err := core.BlobBytes(f)
 				if err != nil {
 					return err
 				}

@@ -19,21 +19,21 @@ func TestUpstreamSetAtFindsTheCommitThatNamedTheUpstream(t *testing.T) {
 	}
 	commit := func(login string, files map[string][]byte) string {
 		t.Helper()
-		a, _ := h.env.Forge.Account(login)
-		sha, err := h.env.Forge.CommitFiles("acme/catalog", "main", files, "change", a)
+		a, _ := h.Env.Forge.Account(login)
+		sha, err := h.Env.Forge.CommitFiles("acme/catalog", "main", files, "change", a)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sha
 	}
-	other, vault := h.env.Forge.BaseURL()+"/acme/other", h.env.Forge.BaseURL()+"/acme/vault"
+	other, vault := h.Env.Forge.BaseURL()+"/acme/other", h.Env.Forge.BaseURL()+"/acme/vault"
 	commit("alice", map[string][]byte{"README.md": []byte("hi\n")})
 	commit("alice", map[string][]byte{"README.md": []byte("hi\n"), "app/Kptfile": kf(other, "app/v1")})
 	set := commit("bob", map[string][]byte{"README.md": []byte("hi\n"), "app/Kptfile": kf(vault, "app/v1")})
 	commit("carol", map[string][]byte{"README.md": []byte("hi\n"), "app/Kptfile": kf(vault, "app/v2")})
 	commit("alice", map[string][]byte{"README.md": []byte("hello\n"), "app/Kptfile": kf(vault, "app/v2")})
 
-	got, err := lifecycle.UpstreamSetAt(context.Background(), h.open(t), "app")
+	got, err := lifecycle.UpstreamSetAt(context.Background(), h.Open(t), "app")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	gogitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -25,7 +27,7 @@ import (
 // IsForkPullRequest reports a pull request whose head is in another
 // repository than repo (a fork). As in ParseProposal, a head whose
 // repository is not given counts as the repository's own.
-func IsForkPullRequest(repo Repo, pr *github.PullRequest) bool {
+func IsForkPullRequest(repo core.Repo, pr *github.PullRequest) bool {
 	hr := pr.GetHead().GetRepo()
 	return hr != nil && hr.GetFullName() != "" && !strings.EqualFold(hr.GetFullName(), repo.FullName())
 }
@@ -33,7 +35,7 @@ func IsForkPullRequest(repo Repo, pr *github.PullRequest) bool {
 // EnsurePullHead makes sure the session's cache has the pull request's head
 // commit: a fork's head is no branch of the repository, so it is fetched as
 // GitHub publishes it, refs/pull/<N>/head (one fetch, only when missing).
-func EnsurePullHead(ctx context.Context, s *Session, pr *github.PullRequest) (plumbing.Hash, error) {
+func EnsurePullHead(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
 	sha := strings.ToLower(pr.GetHead().GetSHA())
 	if len(sha) != 40 || !plumbing.IsHash(sha) {
 		return plumbing.ZeroHash, fmt.Errorf("pull request #%d: head sha %q is not a commit id", pr.GetNumber(), sha)
@@ -58,7 +60,7 @@ func EnsurePullHead(ctx context.Context, s *Session, pr *github.PullRequest) (pl
 // whose directory differs from the merge base of base and head (base when
 // there is none in the cache): the packages a pull request changes,
 // whatever landed on the base branch since it was branched.
-func ChangedPackagesBetween(ctx context.Context, s *Session, base, head plumbing.Hash) ([]string, error) {
+func ChangedPackagesBetween(ctx context.Context, s *core.Session, base, head plumbing.Hash) ([]string, error) {
 	root := s.Config.Packages.Root
 	var out []string
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
@@ -72,19 +74,19 @@ func ChangedPackagesBetween(ctx context.Context, s *Session, base, head plumbing
 				from = mbs[0].Hash
 			}
 		}
-		w := newLandingWalker(ctx, repo, root)
-		names, err := w.topLevelPackages(head)
+		w := core.NewLandingWalker(ctx, repo, root)
+		names, err := w.TopLevelPackages(head)
 		if err != nil {
 			return err
 		}
 		for _, name := range names {
-			dir := PackageDir(root, name)
-			now, err := w.state(head, dir)
+			dir := core.PackageDir(root, name)
+			now, err := w.State(head, dir)
 			if err != nil {
 				return err
 			}
-			was, err := w.state(from, dir)
-			if err != nil && !errors.Is(err, errLandingCommitMissing) {
+			was, err := w.State(from, dir)
+			if err != nil && !errors.Is(err, core.ErrLandingCommitMissing) {
 				return err
 			}
 			if now != was {
@@ -103,7 +105,7 @@ func ChangedPackagesBetween(ctx context.Context, s *Session, base, head plumbing
 // head for each package it changes, with built-in functions only
 // (RenderCheck with fork set). The head must be in the cache
 // (EnsurePullHead).
-func RenderForkPullRequest(ctx context.Context, s *Session, api CheckRunAPI, pr *github.PullRequest, opts RenderOptions) ([]*RenderOutcome, error) {
+func RenderForkPullRequest(ctx context.Context, s *core.Session, api CheckRunAPI, pr *github.PullRequest, opts RenderOptions) ([]*RenderOutcome, error) {
 	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
 	base := plumbing.NewHash(strings.ToLower(pr.GetBase().GetSHA()))
 	pkgs, err := ChangedPackagesBetween(ctx, s, base, head)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -46,7 +48,7 @@ type IndexUpdate struct {
 
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
 // changed. It returns the branch head afterwards and whether it pushed.
-func UpdateIndex(ctx context.Context, s *Session, u IndexUpdate) (plumbing.Hash, bool, error) {
+func UpdateIndex(ctx context.Context, s *core.Session, u IndexUpdate) (plumbing.Hash, bool, error) {
 	res, err := rebuildIndex(ctx, s, u)
 	return res.head, res.pushed, err
 }
@@ -59,7 +61,7 @@ type indexResult struct {
 	data   []byte
 }
 
-func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, error) {
+func rebuildIndex(ctx context.Context, s *core.Session, u IndexUpdate) (indexResult, error) {
 	if u.Downstreams == nil && s.Downstreams != nil {
 		u.Downstreams = IndexDownstreams(s, s.Downstreams.TrackingDownstreams(ctx, s))
 		known := s.Downstreams.DownstreamsKnown
@@ -76,7 +78,7 @@ func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, 
 		return indexResult{}, fmt.Errorf("index: %w", err)
 	}
 	var built []byte
-	res, err := s.CommitUnderLease(ctx, DefaultIdentity, branch, head, indexLeaseAttempts, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+	res, err := s.CommitUnderLease(ctx, core.DefaultIdentity, branch, head, indexLeaseAttempts, func(ctx context.Context, head plumbing.Hash) (*core.PackageCommit, error) {
 		data, changed, signed, err := buildIndex(ctx, s, head, u)
 		built = data
 		if err != nil || !changed && signed {
@@ -84,8 +86,8 @@ func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, 
 		}
 		// A head porchbot did not sign is replaced by a signed commit, even
 		// one with the same index.
-		return &PackageCommit{Parent: head, Dir: "", Files: map[string][]byte{index.FileName: data}, AllowEmpty: !signed,
-			Message: revrecord.SignIndexMessage(s.recordKey(), s.Repo.FullName(), data, indexMessage(u))}, nil
+		return &core.PackageCommit{Parent: head, Dir: "", Files: map[string][]byte{index.FileName: data}, AllowEmpty: !signed,
+			Message: revrecord.SignIndexMessage(s.SigningKey(), s.Repo.FullName(), data, indexMessage(u))}, nil
 	})
 	out := indexResult{head: res.Head, pushed: res.Pushed, data: built}
 	if errors.Is(err, gitstore.ErrNoChanges) {
@@ -105,14 +107,14 @@ func rebuildIndex(ctx context.Context, s *Session, u IndexUpdate) (indexResult, 
 // that head is porchbot's (signed). The index of a head porchbot did not
 // sign is not read: the index is rebuilt from the tags porchbot published
 // and the Kptfiles at their commits.
-func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpdate) (data []byte, changed, signed bool, err error) {
+func buildIndex(ctx context.Context, s *core.Session, head plumbing.Hash, u IndexUpdate) (data []byte, changed, signed bool, err error) {
 	var old []byte
 	signed = true
 	err = s.Git.With(ctx, func(r *git.Repository) error {
 		var prev *index.Index
 		if !head.IsZero() {
 			var err error
-			if old, signed, err = s.indexAt(r, head); err != nil {
+			if old, signed, err = indexAt(s, r, head); err != nil {
 				return err
 			}
 			if signed {
@@ -128,7 +130,7 @@ func buildIndex(ctx context.Context, s *Session, head plumbing.Hash, u IndexUpda
 			}
 			extra = append(extra, t)
 		}
-		src, approvers, err := s.publishedIndexSource(r, extra, u.Approvers)
+		src, approvers, err := publishedIndexSource(s, r, extra, u.Approvers)
 		if err != nil {
 			return err
 		}
@@ -168,7 +170,7 @@ func publishedTagTime(r *git.Repository, t index.Tag) time.Time {
 // indexAt reads index.yaml at commit of the index branch (nil when it has
 // none, or it is larger than index.MaxTreeBytes) and says whether porchbot
 // signed the commit for it (revrecord.IndexSigned).
-func (s *Session) indexAt(r *git.Repository, commit plumbing.Hash) ([]byte, bool, error) {
+func indexAt(s *core.Session, r *git.Repository, commit plumbing.Hash) ([]byte, bool, error) {
 	c, err := r.CommitObject(commit)
 	if err != nil {
 		return nil, false, fmt.Errorf("the index branch at %s: %w", commit, err)
@@ -182,13 +184,13 @@ func (s *Session) indexAt(r *git.Repository, commit plumbing.Hash) ([]byte, bool
 		return nil, false, nil
 	}
 	data := []byte(text)
-	return data, revrecord.IndexSigned(s.recordKey(), s.Repo.FullName(), data, c.Message), nil
+	return data, revrecord.IndexSigned(s.SigningKey(), s.Repo.FullName(), data, c.Message), nil
 }
 
 // SignedIndexAt is the index at commit of the index branch when porchbot
 // signed it (ok false: absent, unreadable or not porchbot's).
-func SignedIndexAt(s *Session, r *git.Repository, commit plumbing.Hash) (*index.Index, bool, error) {
-	data, signed, err := s.indexAt(r, commit)
+func SignedIndexAt(s *core.Session, r *git.Repository, commit plumbing.Hash) (*index.Index, bool, error) {
+	data, signed, err := indexAt(s, r, commit)
 	if err != nil || !signed || data == nil {
 		return nil, false, err
 	}
@@ -204,7 +206,7 @@ func SignedIndexAt(s *Session, r *git.Repository, commit plumbing.Hash) (*index.
 // of the index may see named: packages of the same repository and of
 // public repositories (a private repository's packages are not listed in
 // another repository's index). A package naming itself is left out.
-func IndexDownstreams(s *Session, ds []downstreams.Downstream) map[string][]index.Downstream {
+func IndexDownstreams(s *core.Session, ds []downstreams.Downstream) map[string][]index.Downstream {
 	out := map[string][]index.Downstream{}
 	root, self := packages.NormalizeRoot(s.Config.Packages.Root), s.Repo.FullName()
 	for _, d := range ds {
@@ -255,20 +257,20 @@ func indexMessage(u IndexUpdate) string {
 // session's cache): only the tags that are porchbot's revisions
 // (revrecord.IsRevision), with the approvers their signed records name, by
 // tag. A tag pushed by hand is in no index until it is adopted.
-func PublishedIndexSource(s *Session, r *git.Repository) (index.Source, map[string][]string, error) {
-	return s.publishedIndexSource(r, nil, nil)
+func PublishedIndexSource(s *core.Session, r *git.Repository) (index.Source, map[string][]string, error) {
+	return publishedIndexSource(s, r, nil, nil)
 }
 
 // publishedIndexSource is PublishedIndexSource with extra tags (just
 // published, possibly not in the cache yet) and their approvers.
-func (s *Session) publishedIndexSource(r *git.Repository, extra []index.Tag, approvers map[string][]string) (index.Source, map[string][]string, error) {
-	tags, err := s.readLandingTags(r.Storer)
+func publishedIndexSource(s *core.Session, r *git.Repository, extra []index.Tag, approvers map[string][]string) (index.Source, map[string][]string, error) {
+	tags, err := s.ReadLandingTags(r.Storer)
 	if err != nil {
 		return nil, nil, err
 	}
 	published := tags.Published()
 	all := map[string][]string{}
-	for name, rec := range published.records {
+	for name, rec := range published.Records {
 		if len(rec.Approvers) > 0 {
 			all[name] = rec.Approvers
 		}
@@ -284,7 +286,7 @@ func (s *Session) publishedIndexSource(r *git.Repository, extra []index.Tag, app
 type withTags struct {
 	git       index.GitSource
 	extra     []index.Tag
-	published RevisionTags
+	published core.RevisionTags
 }
 
 func (w withTags) Tree(ctx context.Context, commit, dir string) (map[string][]byte, error) {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -20,7 +22,7 @@ const indexAssetUpload = "POST /repos/{owner}/{repo}/releases/{id}/assets"
 // registry is a DownstreamRegistry that knows a fixed list.
 type registry []downstreams.Downstream
 
-func (r registry) TrackingDownstreams(context.Context, *lifecycle.Session) []downstreams.Downstream {
+func (r registry) TrackingDownstreams(context.Context, *core.Session) []downstreams.Downstream {
 	return r
 }
 
@@ -40,7 +42,7 @@ func tracking(repo, pkg, dir, ref string, public bool) downstreams.Downstream {
 func TestIndexDownstreams(t *testing.T) {
 	cfg := config.Default()
 	cfg.Packages.Root = "pkgs"
-	s := &lifecycle.Session{Repo: lifecycle.Repo{Owner: "acme", Name: "catalog"}, Config: cfg}
+	s := &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}, Config: cfg}
 	locked := tracking("acme/edge-2", "upf", "/pkgs/network/upf/", "main", true)
 	locked.Lock = &kptfile.GitLock{Ref: "network/upf/v3"}
 	got := lifecycle.IndexDownstreams(s, []downstreams.Downstream{
@@ -67,11 +69,11 @@ func TestIndexDownstreams(t *testing.T) {
 func TestUpdateIndexNamesDownstreams(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
+	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
 	h.tag(t, "basens/v1", sha)
-	update := func(r lifecycle.DownstreamRegistry) []index.Downstream {
+	update := func(r core.DownstreamRegistry) []index.Downstream {
 		t.Helper()
-		s := h.open(t)
+		s := h.Open(t)
 		s.Downstreams = r
 		if _, _, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil {
 			t.Fatal(err)
@@ -98,7 +100,7 @@ func TestPublishAttachesTheIndex(t *testing.T) {
 		files["basens/Kptfile"] = pubKptfile("basens")
 	})
 	m1, pr1 := f.land("drafts/basens/w1", "Create basens")
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	calls := f.calls(func() { publish(t, s, m1, pr1) })
 	if calls[indexAssetUpload] != 1 {
 		t.Fatalf("index uploads %d: %v", calls[indexAssetUpload], calls)

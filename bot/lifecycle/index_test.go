@@ -17,7 +17,7 @@ import (
 // indexOnForge reads index.yaml from the porch/index branch on the forge.
 func (h *harness) indexOnForge(t *testing.T) *index.Index {
 	t.Helper()
-	fc, _, _, err := h.user(forgetest.AliceToken).Repositories.GetContents(context.Background(), "acme", "catalog", index.FileName,
+	fc, _, _, err := h.User(forgetest.AliceToken).Repositories.GetContents(context.Background(), "acme", "catalog", index.FileName,
 		&github.RepositoryContentGetOptions{Ref: index.DefaultBranch})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func (h *harness) indexOnForge(t *testing.T) *index.Index {
 // tag makes a revision tag as a publish does (signed; REST as alice).
 func (h *harness) tag(t *testing.T, tag, sha string) {
 	t.Helper()
-	if err := lifecycletest.RevisionTag(context.Background(), h.user(forgetest.AliceToken), "acme", "catalog", tag, sha); err != nil {
+	if err := lifecycletest.RevisionTag(context.Background(), h.User(forgetest.AliceToken), "acme", "catalog", tag, sha); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -44,7 +44,7 @@ func (h *harness) tag(t *testing.T, tag, sha string) {
 // tagDate is the tagger's date of an annotated tag on acme/catalog (REST).
 func (h *harness) tagDate(t *testing.T, tag string) time.Time {
 	t.Helper()
-	gh := h.user(forgetest.AliceToken)
+	gh := h.User(forgetest.AliceToken)
 	ref, _, err := gh.Git.GetRef(context.Background(), "acme", "catalog", "tags/"+tag)
 	if err != nil {
 		t.Fatal(err)
@@ -63,14 +63,14 @@ func (h *harness) tagDate(t *testing.T, tag string) time.Time {
 func TestUpdateIndex(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: basens\n")})
-	s := h.open(t)
+	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: basens\n")})
+	s := h.Open(t)
 	// basens/v1 "just tagged" through the API: not in the cache yet.
 	// The tag is made in a later second than the commit, as a publish's
 	// usually is.
 	later := time.Now().Add(time.Minute)
-	h.env.Forge.SetClock(func() time.Time { return later })
-	defer h.env.Forge.SetClock(nil)
+	h.Env.Forge.SetClock(func() time.Time { return later })
+	defer h.Env.Forge.SetClock(nil)
 	h.tag(t, "basens/v1", sha)
 	// The run that made the tag knows its date: the index records it, as
 	// the cache reads it once the tag is fetched.
@@ -94,7 +94,7 @@ func TestUpdateIndex(t *testing.T) {
 	}
 
 	// Nothing new: no push, and the approvers stay (git does not hold them).
-	s = h.open(t)
+	s = h.Open(t)
 	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || pushed {
 		t.Fatalf("second update: pushed %v (%v)", pushed, err)
 	}
@@ -106,8 +106,8 @@ func TestUpdateIndex(t *testing.T) {
 	// fetched: the bot's push is refused by the lease, it builds again on
 	// the new head, and the result is the repository's truth again.
 	stale := s
-	alice, _ := h.env.Forge.Account("alice")
-	if _, err := h.env.Forge.CommitFiles("acme/catalog", index.DefaultBranch, map[string][]byte{index.FileName: []byte("garbage: [\n")}, "break it", alice); err != nil {
+	alice, _ := h.Env.Forge.Account("alice")
+	if _, err := h.Env.Forge.CommitFiles("acme/catalog", index.DefaultBranch, map[string][]byte{index.FileName: []byte("garbage: [\n")}, "break it", alice); err != nil {
 		t.Fatal(err)
 	}
 	if _, pushed, err := lifecycle.UpdateIndex(ctx, stale, lifecycle.IndexUpdate{Approvers: map[string][]string{"basens/v1": {"carol"}}}); err != nil || !pushed {
@@ -125,12 +125,12 @@ func TestUpdateIndex(t *testing.T) {
 func TestResyncRebuildsTheIndex(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
-	alice := h.user(forgetest.AliceToken)
+	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
+	alice := h.User(forgetest.AliceToken)
 	h.tag(t, "basens/v1", sha)
 	resync := func() *lifecycle.ResyncReport {
 		t.Helper()
-		s := h.open(t)
+		s := h.Open(t)
 		rep, err := lifecycle.Resync(ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 		if err != nil {
 			t.Fatal(err)
@@ -160,14 +160,14 @@ func TestResyncRebuildsTheIndex(t *testing.T) {
 func TestUpdateIndexOnTheConfiguredBranch(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
+	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
 	h.tag(t, "basens/v1", sha)
-	s := h.open(t)
+	s := h.Open(t)
 	s.Config.Lifecycle.IndexBranch = "catalog/index"
 	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || !pushed {
 		t.Fatalf("pushed %v (%v)", pushed, err)
 	}
-	alice := h.user(forgetest.AliceToken)
+	alice := h.User(forgetest.AliceToken)
 	if _, _, err := alice.Git.GetRef(ctx, "acme", "catalog", "heads/catalog/index"); err != nil {
 		t.Fatalf("no catalog/index: %v", err)
 	}

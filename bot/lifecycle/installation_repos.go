@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/flow"
@@ -25,7 +27,7 @@ const installationPageSize = 100
 // maxVariantRepos. more, when set, is asked before each page with what
 // the pages so far listed and how many pages that took: false stops the
 // listing there.
-func listInstallation(ctx context.Context, s *Session, lister func(*Session) VariantRepoLister, flows *flow.Checker,
+func listInstallation(ctx context.Context, s *core.Session, lister func(*core.Session) VariantRepoLister, flows *flow.Checker,
 	more func(listed map[string]installedRepo, pages int) bool) (map[string]installedRepo, error) {
 	var l VariantRepoLister
 	switch {
@@ -44,7 +46,7 @@ func listInstallation(ctx context.Context, s *Session, lister func(*Session) Var
 			return out, fmt.Errorf("list the installation's repositories: %w", err)
 		}
 		for _, r := range list.Repositories {
-			repo := Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: s.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
+			repo := core.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: s.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
 			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics, visibility: flow.VisibilityOf(r)}
 			flows.Remember(r)
 		}

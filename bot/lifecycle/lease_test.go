@@ -5,9 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -49,14 +50,14 @@ func TestCommitUnderLease(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t)
 			ctx := context.Background()
-			base := plumbing.NewHash(h.seed(t, map[string][]byte{"basens/Kptfile": kptfile}))
-			alice, _ := h.env.Forge.Account("alice")
+			base := plumbing.NewHash(h.Seed(t, map[string][]byte{"basens/Kptfile": kptfile}))
+			alice, _ := h.Env.Forge.Account("alice")
 			if c.exists {
-				if _, err := h.env.Forge.CommitFiles("acme/catalog", branch, map[string][]byte{"basens/Kptfile": kptfile, "basens/a.yaml": []byte("a: 1\n")}, "w1", alice); err != nil {
+				if _, err := h.Env.Forge.CommitFiles("acme/catalog", branch, map[string][]byte{"basens/Kptfile": kptfile, "basens/a.yaml": []byte("a: 1\n")}, "w1", alice); err != nil {
 					t.Fatal(err)
 				}
 			}
-			s := h.open(t)
+			s := h.Open(t)
 			seen, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
 			if c.exists != (err == nil) {
 				t.Fatalf("branch seen: %s %v", seen, err)
@@ -64,20 +65,20 @@ func TestCommitUnderLease(t *testing.T) {
 			var aliceHead plumbing.Hash
 			switch c.meanwhile {
 			case "alice commits":
-				sha, err := h.env.Forge.CommitFiles("acme/catalog", branch, map[string][]byte{"basens/Kptfile": kptfile, "basens/alice.yaml": []byte("by: alice\n")}, "alice's edit", alice)
+				sha, err := h.Env.Forge.CommitFiles("acme/catalog", branch, map[string][]byte{"basens/Kptfile": kptfile, "basens/alice.yaml": []byte("by: alice\n")}, "alice's edit", alice)
 				if err != nil {
 					t.Fatal(err)
 				}
 				aliceHead = plumbing.NewHash(sha)
 			case "deleted":
-				if _, err := h.user(forgetest.AliceToken).Git.DeleteRef(ctx, "acme", "catalog", "heads/"+branch); err != nil {
+				if _, err := h.User(forgetest.AliceToken).Git.DeleteRef(ctx, "acme", "catalog", "heads/"+branch); err != nil {
 					t.Fatal(err)
 				}
 			}
 
 			var heads []plumbing.Hash
-			res, err := s.CommitUnderLease(ctx, lifecycle.Identity{}, branch, seen, c.attempts,
-				func(_ context.Context, head plumbing.Hash) (*lifecycle.PackageCommit, error) {
+			res, err := s.CommitUnderLease(ctx, core.Identity{}, branch, seen, c.attempts,
+				func(_ context.Context, head plumbing.Hash) (*core.PackageCommit, error) {
 					heads = append(heads, head)
 					if c.decline && head != seen {
 						return nil, nil
@@ -86,7 +87,7 @@ func TestCommitUnderLease(t *testing.T) {
 					if parent.IsZero() {
 						parent = base
 					}
-					return &lifecycle.PackageCommit{Parent: parent, Dir: "basens", AllowEmpty: true,
+					return &core.PackageCommit{Parent: parent, Dir: "basens", AllowEmpty: true,
 						Files:   map[string][]byte{"Kptfile": kptfile, "bot.yaml": []byte("by: porchbot\n")},
 						Message: "Render basens", Trailer: packages.Trailer{Package: "basens", WorkspaceName: "w1", Revision: "0"}}, nil
 				})
@@ -110,7 +111,7 @@ func TestCommitUnderLease(t *testing.T) {
 			}
 
 			// The branch on the forge: alice's commit is kept.
-			ref, _, err := h.user(forgetest.AliceToken).Git.GetRef(ctx, "acme", "catalog", "heads/"+branch)
+			ref, _, err := h.User(forgetest.AliceToken).Git.GetRef(ctx, "acme", "catalog", "heads/"+branch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +121,7 @@ func TestCommitUnderLease(t *testing.T) {
 				if tip != res.Head {
 					t.Errorf("branch at %s, pushed %s", tip, res.Head)
 				}
-				cm, _, err := h.user(forgetest.AliceToken).Git.GetCommit(ctx, "acme", "catalog", tip.String())
+				cm, _, err := h.User(forgetest.AliceToken).Git.GetCommit(ctx, "acme", "catalog", tip.String())
 				if err != nil {
 					t.Fatal(err)
 				}

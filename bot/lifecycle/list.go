@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -49,7 +51,7 @@ type Listing struct {
 	PullsTruncated bool
 	// Unverified are the <pkg>/v<N> tags that are not revisions porchbot
 	// published (revision_adopt.go): nothing is derived from them.
-	Unverified []UnverifiedTag
+	Unverified []core.UnverifiedTag
 }
 
 // PackageStatus is one package.
@@ -107,21 +109,21 @@ func (p PullStatus) PullRequest() *github.PullRequest { return p.pull }
 // draft branches (both from the session's git cache) and the open pull
 // requests that are proposals, deletion proposals or pending updates (one
 // REST call for up to 100 open pull requests).
-func (s *Session) List(ctx context.Context) (*Listing, error) {
+func List(ctx context.Context, s *core.Session) (*Listing, error) {
 	l := &Listing{DeploymentBranch: s.DeploymentBranch}
-	if err := s.listPackages(ctx, l); err != nil {
+	if err := listPackages(ctx, s, l); err != nil {
 		return nil, err
 	}
-	if err := s.listDrafts(ctx, l); err != nil {
+	if err := listDrafts(ctx, s, l); err != nil {
 		return nil, err
 	}
-	if err := s.listPulls(ctx, l); err != nil {
+	if err := listPulls(ctx, s, l); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-func (s *Session) listPackages(ctx context.Context, l *Listing) error {
+func listPackages(ctx context.Context, s *core.Session, l *Listing) error {
 	var paths []string
 	if !s.DeploymentHead.IsZero() {
 		var err error
@@ -129,12 +131,12 @@ func (s *Session) listPackages(ctx context.Context, l *Listing) error {
 			return err
 		}
 	}
-	tags, err := ReadRevisionTags(ctx, s)
+	tags, err := core.ReadRevisionTags(ctx, s)
 	if err != nil {
 		return err
 	}
 	l.Unverified = tags.Unverified()
-	revs := tags.Published().byPackage()
+	revs := tags.Published().ByPackage()
 	seen := map[string]bool{}
 	for _, p := range packages.Discover(paths, s.Config.Packages.Root) {
 		if !p.TopLevel() {
@@ -157,7 +159,7 @@ func (s *Session) listPackages(ctx context.Context, l *Listing) error {
 	return nil
 }
 
-func (s *Session) listDrafts(ctx context.Context, l *Listing) error {
+func listDrafts(ctx context.Context, s *core.Session, l *Listing) error {
 	const mirror = "refs/remotes/origin/"
 	refs, err := s.Git.ListRefs(ctx, mirror+"drafts/")
 	if err != nil {
@@ -172,7 +174,7 @@ func (s *Session) listDrafts(ctx context.Context, l *Listing) error {
 		l.Drafts = append(l.Drafts, DraftStatus{Package: pkg, Workspace: ws, Branch: branch, Head: r.Hash()})
 	}
 	if len(l.Drafts) > 0 && !s.DeploymentHead.IsZero() {
-		onBranch, mergedIn, err := s.recentDeploymentHistory(ctx)
+		onBranch, mergedIn, err := recentDeploymentHistory(ctx, s)
 		if err != nil {
 			return err
 		}
@@ -188,8 +190,8 @@ func (s *Session) listDrafts(ctx context.Context, l *Listing) error {
 	return nil
 }
 
-func (s *Session) listPulls(ctx context.Context, l *Listing) error {
-	if s.noOpenPulls {
+func listPulls(ctx context.Context, s *core.Session, l *Listing) error {
+	if s.NoOpenPulls {
 		return nil // proven by the resync (open_pulls.go)
 	}
 	draftIndex := map[string]int{}
@@ -203,7 +205,7 @@ func (s *Session) listPulls(ctx context.Context, l *Listing) error {
 			return fmt.Errorf("list open pull requests of %s: %w", s.Repo.FullName(), err)
 		}
 		for _, pr := range prs {
-			s.classifyPull(l, pr, draftIndex)
+			classifyPull(s, l, pr, draftIndex)
 		}
 		if resp == nil || resp.NextPage == 0 {
 			return nil
@@ -218,7 +220,7 @@ func (s *Session) listPulls(ctx context.Context, l *Listing) error {
 
 // classifyPull files one open pull request of the repository itself (fork
 // heads are not the repository's branches) under the listing's sections.
-func (s *Session) classifyPull(l *Listing, pr *github.PullRequest, draftIndex map[string]int) {
+func classifyPull(s *core.Session, l *Listing, pr *github.PullRequest, draftIndex map[string]int) {
 	head := pr.GetHead()
 	if !strings.EqualFold(head.GetRepo().GetFullName(), s.Repo.FullName()) {
 		return
@@ -256,16 +258,16 @@ func (s *Session) classifyPull(l *Listing, pr *github.PullRequest, draftIndex ma
 // recentDeploymentHistory walks the deployment branch's recent
 // first-parent history (resyncMergedWindow commits): onBranch are its
 // commits, mergedIn the other parents of its merge commits.
-func (s *Session) recentDeploymentHistory(ctx context.Context) (onBranch, mergedIn map[plumbing.Hash]bool, err error) {
+func recentDeploymentHistory(ctx context.Context, s *core.Session) (onBranch, mergedIn map[plumbing.Hash]bool, err error) {
 	onBranch, mergedIn = map[plumbing.Hash]bool{}, map[plumbing.Hash]bool{}
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
-		w := newLandingWalker(ctx, repo, s.Config.Packages.Root)
+		w := core.NewLandingWalker(ctx, repo, s.Config.Packages.Root)
 		x := s.DeploymentHead
 		for range resyncMergedWindow {
 			if x.IsZero() {
 				return nil
 			}
-			c, err := w.commit(x)
+			c, err := w.Commit(x)
 			if err != nil {
 				return err
 			}
@@ -273,7 +275,7 @@ func (s *Session) recentDeploymentHistory(ctx context.Context) (onBranch, merged
 			for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
 				mergedIn[p] = true
 			}
-			x = landingFirstParent(c)
+			x = core.LandingFirstParent(c)
 		}
 		return nil
 	})

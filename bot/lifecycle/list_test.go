@@ -16,7 +16,7 @@ import (
 func (h *harness) lsPull(t *testing.T, head string, labels ...string) int {
 	t.Helper()
 	ctx := context.Background()
-	gh := h.user(forgetest.AliceToken)
+	gh := h.User(forgetest.AliceToken)
 	pr, _, err := gh.PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{Title: github.String("PR " + head),
 		Head: github.String(head), Base: github.String("main")})
 	if err != nil {
@@ -33,39 +33,39 @@ func (h *harness) lsPull(t *testing.T, head string, labels ...string) int {
 func TestListPackagesDraftsAndPulls(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	alice, _ := h.env.Forge.Account("alice")
+	alice, _ := h.Env.Forge.Account("alice")
 	files := map[string][]byte{
 		"basens/Kptfile":          []byte(basensKptfile),
 		"network/upf/Kptfile":     []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\n"),
 		"network/upf/sub/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n"),
 		"gone/Kptfile":            []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: gone\n"),
 	}
-	sha := h.seed(t, files)
+	sha := h.Seed(t, files)
 	h.ndTag(t, "acme/catalog", "basens/v1", sha)
 	h.ndTag(t, "acme/catalog", "basens/v2", sha)
 	h.ndTag(t, "acme/catalog", "gone/v1", sha)
 	delete(files, "gone/Kptfile")
-	head := h.seed(t, files)
+	head := h.Seed(t, files)
 	for _, b := range []string{"porch/update/basens", "feature"} {
-		if _, _, err := h.user(forgetest.AliceToken).Git.CreateRef(ctx, "acme", "catalog", &github.Reference{
+		if _, _, err := h.User(forgetest.AliceToken).Git.CreateRef(ctx, "acme", "catalog", &github.Reference{
 			Ref: github.String("refs/heads/" + b), Object: &github.GitObject{SHA: github.String(head)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	s := h.open(t)
+	s := h.Open(t)
 	for _, pkg := range []string{"fresh", "other"} {
-		if _, err := s.NewDraft(ctx, lifecycle.NewDraftRequest{Package: pkg}); err != nil {
+		if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: pkg}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.EditDraft(ctx, lifecycle.EditRequest{Package: "basens"}); err != nil {
+	if _, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.env.Forge.CommitFiles("acme/catalog", "porch/update/basens", map[string][]byte{"basens/Kptfile": []byte(basensKptfile + "# update\n"), "network/upf/Kptfile": files["network/upf/Kptfile"]}, "update", alice); err != nil {
+	if _, err := h.Env.Forge.CommitFiles("acme/catalog", "porch/update/basens", map[string][]byte{"basens/Kptfile": []byte(basensKptfile + "# update\n"), "network/upf/Kptfile": files["network/upf/Kptfile"]}, "update", alice); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.env.Forge.CommitFiles("acme/catalog", "feature", map[string][]byte{"x": []byte("x\n"), "basens/Kptfile": []byte(basensKptfile)}, "feature", alice); err != nil {
+	if _, err := h.Env.Forge.CommitFiles("acme/catalog", "feature", map[string][]byte{"x": []byte("x\n"), "basens/Kptfile": []byte(basensKptfile)}, "feature", alice); err != nil {
 		t.Fatal(err)
 	}
 	proposal := h.lsPull(t, "drafts/fresh/v1", "porch/proposed")
@@ -73,13 +73,13 @@ func TestListPackagesDraftsAndPulls(t *testing.T) {
 	update := h.lsPull(t, "porch/update/basens", "porch/update")
 	h.lsPull(t, "feature")
 
-	s = h.open(t)
-	before := h.env.Forge.Stats().Snapshot()
-	l, err := s.List(ctx)
+	s = h.Open(t)
+	before := h.Env.Forge.Stats().Snapshot()
+	l, err := lifecycle.List(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta := forge.StatsDelta(before, h.env.Forge.Stats().Snapshot())
+	delta := forge.StatsDelta(before, h.Env.Forge.Stats().Snapshot())
 	if forge.SumCounted(delta) != 1 || delta["GET /repos/{owner}/{repo}/pulls"] != 1 {
 		t.Errorf("List made REST calls %v, want one pull request list", delta)
 	}

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -29,7 +31,7 @@ import (
 const maxNearest = 3
 
 // PackageNames are the top-level packages on the deployment branch head.
-func (s *Session) PackageNames(ctx context.Context) ([]string, error) {
+func PackageNames(ctx context.Context, s *core.Session) ([]string, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
@@ -48,25 +50,25 @@ func (s *Session) PackageNames(ctx context.Context) ([]string, error) {
 
 // RequirePackage is nil when pkg is a package on the deployment branch,
 // else a *RequestError naming the nearest packages there are.
-func (s *Session) RequirePackage(ctx context.Context, pkg string) error {
-	names, err := s.PackageNames(ctx)
+func RequirePackage(ctx context.Context, s *core.Session, pkg string) error {
+	names, err := PackageNames(ctx, s)
 	if err != nil {
 		return err
 	}
 	if slices.Contains(names, pkg) {
 		return nil
 	}
-	return s.unknownPackage(pkg, names)
+	return unknownPackage(s, pkg, names)
 }
 
 // unknownPackage is the refusal of a package name that is not one of
 // names.
-func (s *Session) unknownPackage(pkg string, names []string) error {
+func unknownPackage(s *core.Session, pkg string, names []string) error {
 	msg := fmt.Sprintf("There is no package %s on %s.", mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch))
 	if near := nearest(pkg, names); near != "" {
 		msg += " Did you mean " + near + "?"
 	}
-	return &RequestError{Msg: msg + " `/porch list` lists the packages."}
+	return &core.RequestError{Msg: msg + " `/porch list` lists the packages."}
 }
 
 // nearest is "`a`, `b` or `c`": the names closest to word, or "".
@@ -96,16 +98,16 @@ type MergedPulls interface {
 // which: no such draft (with the nearest drafts, or how to start one),
 // nothing to propose, or the draft already merged (with its pull request,
 // found through pulls: one call, made only then).
-func (s *Session) CheckProposable(ctx context.Context, pulls MergedPulls, pkg, workspace string) error {
+func CheckProposable(ctx context.Context, s *core.Session, pulls MergedPulls, pkg, workspace string) error {
 	branch := packages.DraftBranch(pkg, workspace)
 	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return s.unknownDraft(ctx, pkg, workspace)
+		return unknownDraft(ctx, s, pkg, workspace)
 	}
 	if err != nil {
 		return fmt.Errorf("look up draft %s: %w", branch, err)
 	}
-	contained, err := s.onDeploymentBranch(ctx, head)
+	contained, err := onDeploymentBranch(ctx, s, head)
 	if err != nil || !contained {
 		return err
 	}
@@ -118,38 +120,38 @@ func (s *Session) CheckProposable(ctx context.Context, pulls MergedPulls, pkg, w
 		if pr.GetMergedAt().IsZero() && !pr.GetMerged() {
 			continue
 		}
-		return requestErrorf("%s is already merged (#%d): its changes are on %s. %s starts the next draft.",
+		return core.RequestErrorf("%s is already merged (#%d): its changes are on %s. %s starts the next draft.",
 			mdquote.Code(branch), pr.GetNumber(), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
 	}
-	return requestErrorf("Nothing to propose: %s has no commits that are not on %s. Push changes to it, then %s.",
+	return core.RequestErrorf("Nothing to propose: %s has no commits that are not on %s. Push changes to it, then %s.",
 		mdquote.Code(branch), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch propose "+pkg+"/"+workspace))
 }
 
 // unknownDraft is the refusal of a draft that has no branch.
-func (s *Session) unknownDraft(ctx context.Context, pkg, workspace string) error {
+func unknownDraft(ctx context.Context, s *core.Session, pkg, workspace string) error {
 	msg := fmt.Sprintf("There is no draft %s.", mdquote.Code(packages.DraftBranch(pkg, workspace)))
-	drafts, err := s.draftNames(ctx)
+	drafts, err := draftNames(ctx, s)
 	if err != nil {
 		return err
 	}
 	if near := nearest(pkg+"/"+workspace, drafts); near != "" {
-		return &RequestError{Msg: msg + " Did you mean " + near + "? `/porch list` lists the drafts."}
+		return &core.RequestError{Msg: msg + " Did you mean " + near + "? `/porch list` lists the drafts."}
 	}
-	names, err := s.PackageNames(ctx)
+	names, err := PackageNames(ctx, s)
 	if err != nil {
 		return err
 	}
 	if slices.Contains(names, pkg) {
-		return &RequestError{Msg: msg + fmt.Sprintf(" %s starts a draft of %s; `/porch list` lists the drafts.", mdquote.Code("/porch edit "+pkg), mdquote.Code(pkg))}
+		return &core.RequestError{Msg: msg + fmt.Sprintf(" %s starts a draft of %s; `/porch list` lists the drafts.", mdquote.Code("/porch edit "+pkg), mdquote.Code(pkg))}
 	}
-	return &RequestError{Msg: msg + fmt.Sprintf(" %s is not a package on %s: %s starts a new one; `/porch list` lists the drafts.",
+	return &core.RequestError{Msg: msg + fmt.Sprintf(" %s is not a package on %s: %s starts a new one; `/porch list` lists the drafts.",
 		mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch init "+pkg))}
 }
 
 // draftNames are the drafts as "<package>/<workspace>".
-func (s *Session) draftNames(ctx context.Context) ([]string, error) {
+func draftNames(ctx context.Context, s *core.Session) ([]string, error) {
 	l := &Listing{}
-	if err := s.listDrafts(ctx, l); err != nil {
+	if err := listDrafts(ctx, s, l); err != nil {
 		return nil, err
 	}
 	out := make([]string, len(l.Drafts))
@@ -161,7 +163,7 @@ func (s *Session) draftNames(ctx context.Context) ([]string, error) {
 
 // onDeploymentBranch reports whether commit is in the deployment branch's
 // history.
-func (s *Session) onDeploymentBranch(ctx context.Context, commit plumbing.Hash) (bool, error) {
+func onDeploymentBranch(ctx context.Context, s *core.Session, commit plumbing.Hash) (bool, error) {
 	if s.DeploymentHead.IsZero() {
 		return false, nil
 	}
@@ -188,8 +190,8 @@ func (s *Session) onDeploymentBranch(ctx context.Context, commit plumbing.Hash) 
 // none: it says whether pkg is on the deployment branch (and how its
 // first revision is published), only a draft (and how to propose it), or
 // not a package at all (with the nearest names).
-func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
-	names, err := s.PackageNames(ctx)
+func noPublishedRevision(ctx context.Context, s *core.Session, pkg string) error {
+	names, err := PackageNames(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -198,11 +200,11 @@ func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
 		if s.Config.Lifecycle.PublishOn == config.PublishOnNever {
 			how = "by `/porch publish` in the merged pull request (this repository says `publishOn: never`)"
 		}
-		return requestErrorf("%s has no published revision yet (no tag %s), so there is nothing to copy. "+
+		return core.RequestErrorf("%s has no published revision yet (no tag %s), so there is nothing to copy. "+
 			"A revision is published %s; meanwhile a branch %s pushed from %s is a draft of it.",
 			mdquote.Code(pkg), mdquote.Code(packages.TagName(pkg, 1)), how, mdquote.Code("drafts/"+pkg+"/<workspace>"), mdquote.Code(s.DeploymentBranch))
 	}
-	drafts, err := s.draftNames(ctx)
+	drafts, err := draftNames(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -213,20 +215,20 @@ func (s *Session) noPublishedRevision(ctx context.Context, pkg string) error {
 		}
 	}
 	if len(own) > 0 {
-		return requestErrorf("%s has no published revision yet: it is only a draft (%s). "+
+		return core.RequestErrorf("%s has no published revision yet: it is only a draft (%s). "+
 			"%s proposes it, and its merge publishes `v1`.", mdquote.Code(pkg), mdquote.Code("drafts/"+own[0]), mdquote.Code("/porch propose "+own[0]))
 	}
-	tagged, err := s.taggedPackages(ctx)
+	tagged, err := taggedPackages(ctx, s)
 	if err != nil {
 		return err
 	}
-	return s.unknownPackage(pkg, append(names, tagged...))
+	return unknownPackage(s, pkg, append(names, tagged...))
 }
 
 // noSourceRevision is the refusal of a clone source package without a
 // published revision in this (the source) repository.
-func (s *Session) noSourceRevision(ctx context.Context, pkg string) error {
-	tagged, err := s.taggedPackages(ctx)
+func noSourceRevision(ctx context.Context, s *core.Session, pkg string) error {
+	tagged, err := taggedPackages(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -234,12 +236,12 @@ func (s *Session) noSourceRevision(ctx context.Context, pkg string) error {
 	if near := nearest(pkg, tagged); near != "" {
 		msg += " Did you mean " + near + "?"
 	}
-	return &RequestError{Msg: msg + " Clone a published revision: `owner/repo/<package>@v<N>`."}
+	return &core.RequestError{Msg: msg + " Clone a published revision: `owner/repo/<package>@v<N>`."}
 }
 
 // taggedPackages are the packages with at least one revision tag.
-func (s *Session) taggedPackages(ctx context.Context) ([]string, error) {
-	revs, err := s.revisionTags(ctx)
+func taggedPackages(ctx context.Context, s *core.Session) ([]string, error) {
+	revs, err := revisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -248,10 +250,10 @@ func (s *Session) taggedPackages(ctx context.Context) ([]string, error) {
 
 // revisionTags are the published revisions of every package: the tags
 // porchbot published (revrecord.IsRevision), from the cache.
-func (s *Session) revisionTags(ctx context.Context) (map[string][]int, error) {
-	tags, err := ReadRevisionTags(ctx, s)
+func revisionTags(ctx context.Context, s *core.Session) (map[string][]int, error) {
+	tags, err := core.ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	return tags.Published().byPackage(), nil
+	return tags.Published().ByPackage(), nil
 }

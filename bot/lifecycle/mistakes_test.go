@@ -11,32 +11,32 @@ import (
 // what is there and what to do, as the repository's config has it.
 func TestMistakesSayWhatToDo(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, map[string][]byte{
+	h.Seed(t, map[string][]byte{
 		".github/porchbot.yaml": []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nlifecycle:\n  publishOn: never\n"),
 		"basens/Kptfile":        []byte(basensKptfile),
 		"network/upf/Kptfile":   []byte(basensKptfile),
 		"network/smf/Kptfile":   []byte(basensKptfile),
 	})
-	s := h.open(t)
+	s := h.Open(t)
 	ctx := context.Background()
 
-	ndWantRequestError(t, s.RequirePackage(ctx, "network/spf"), "Did you mean `network/smf` or `network/upf`?")
-	ndWantRequestError(t, s.RequirePackage(ctx, "zzz"), "There is no package `zzz` on `main`. `/porch list` lists the packages.")
-	if err := s.RequirePackage(ctx, "basens"); err != nil {
+	ndWantRequestError(t, lifecycle.RequirePackage(ctx, s, "network/spf"), "Did you mean `network/smf` or `network/upf`?")
+	ndWantRequestError(t, lifecycle.RequirePackage(ctx, s, "zzz"), "There is no package `zzz` on `main`. `/porch list` lists the packages.")
+	if err := lifecycle.RequirePackage(ctx, s, "basens"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.EditDraft(ctx, lifecycle.EditRequest{Package: "basens"})
+	_, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens"})
 	ndWantRequestError(t, err, "by `/porch publish` in the merged pull request (this repository says `publishOn: never`)")
 
-	if _, err := s.NewDraft(ctx, lifecycle.NewDraftRequest{Package: "edge/amf"}); err != nil {
+	if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "edge/amf"}); err != nil {
 		t.Fatal(err)
 	}
-	s = h.open(t)
-	_, err = s.EditDraft(ctx, lifecycle.EditRequest{Package: "edge/amf"})
+	s = h.Open(t)
+	_, err = lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "edge/amf"})
 	ndWantRequestError(t, err, "it is only a draft (`drafts/edge/amf/v1`). `/porch propose edge/amf/v1` proposes it")
-	ndWantRequestError(t, s.CheckProposable(ctx, s.GH.PullRequests, "edge/amf", "v2"), "Did you mean `edge/amf/v1`?")
-	ndWantRequestError(t, s.CheckProposable(ctx, s.GH.PullRequests, "basens", "v1"), "`/porch edit basens` starts a draft of `basens`")
-	if err := s.CheckProposable(ctx, s.GH.PullRequests, "edge/amf", "v1"); err != nil {
+	ndWantRequestError(t, lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v2"), "Did you mean `edge/amf/v1`?")
+	ndWantRequestError(t, lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, "basens", "v1"), "`/porch edit basens` starts a draft of `basens`")
+	if err := lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v1"); err != nil {
 		t.Fatalf("a draft with a commit of its own: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -74,8 +76,8 @@ type NewDraftRequest struct {
 // invalid name, a package that exists, a directory that exists without
 // being a package, a package nested in another or enclosing one, and a
 // draft branch that exists.
-func (s *Session) NewDraft(ctx context.Context, req NewDraftRequest) (*Draft, error) {
-	d, err := s.startNewPackageDraft(ctx, req.Package, req.Workspace)
+func NewDraft(ctx context.Context, s *core.Session, req NewDraftRequest) (*Draft, error) {
+	d, err := startNewPackageDraft(ctx, s, req.Package, req.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +91,7 @@ func (s *Session) NewDraft(ctx context.Context, req NewDraftRequest) (*Draft, er
 		Description string `json:"description,omitempty"`
 	}{desc})
 	msg := fmt.Sprintf("Init %s\n\nNew package %s (kpt pkg init), draft %s.", d.Package, d.Package, d.Workspace)
-	if err := s.commitDraft(ctx, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskInit, Spec: spec}); err != nil {
+	if err := commitDraft(ctx, s, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskInit, Spec: spec}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -115,19 +117,19 @@ type EditRequest struct {
 // /porch edit (latest or --from vN) and /porch rollback (Rollback set). The
 // commit is made even when the content equals the deployment branch's
 // (Draft.Unchanged): the draft is where the next change goes.
-func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error) {
+func EditDraft(ctx context.Context, s *core.Session, req EditRequest) (*Draft, error) {
 	if err := packages.ValidateName(req.Package); err != nil {
-		return nil, &RequestError{Msg: err.Error()}
+		return nil, &core.RequestError{Msg: err.Error()}
 	}
 	if s.DeploymentHead.IsZero() {
-		return nil, requestErrorf("the deployment branch %s has no commits yet", s.DeploymentBranch)
+		return nil, core.RequestErrorf("the deployment branch %s has no commits yet", s.DeploymentBranch)
 	}
-	revs, err := s.publishedRevisions(ctx, req.Package)
+	revs, err := publishedRevisions(ctx, s, req.Package)
 	if err != nil {
 		return nil, err
 	}
 	if len(revs) == 0 {
-		return nil, s.noPublishedRevision(ctx, req.Package)
+		return nil, noPublishedRevision(ctx, s, req.Package)
 	}
 	latest := packages.Latest(revs)
 	rev := req.Revision
@@ -135,25 +137,25 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 		rev = latest
 	}
 	if !slices.Contains(revs, rev) {
-		return nil, requestErrorf("%s has no revision `v%d` (published: %s).", mdquote.Code(req.Package), rev, describeRevisions(revs))
+		return nil, core.RequestErrorf("%s has no revision `v%d` (published: %s).", mdquote.Code(req.Package), rev, describeRevisions(revs))
 	}
 	tag := packages.TagName(req.Package, rev)
 	src, err := s.Git.ResolveRef(ctx, "refs/tags/"+tag)
 	if err != nil {
 		return nil, fmt.Errorf("resolve tag %s: %w", tag, err)
 	}
-	dir := s.draftPackageDir(req.Package)
+	dir := draftPackageDir(s, req.Package)
 	files, err := s.Git.ReadTree(ctx, src, dir)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
-			return nil, requestErrorf("tag %s has no package at %s (was packages.root changed?)", mdquote.Code(tag), mdquote.Code(dir))
+			return nil, core.RequestErrorf("tag %s has no package at %s (was packages.root changed?)", mdquote.Code(tag), mdquote.Code(dir))
 		}
 		return nil, err
 	}
 	if _, ok := files[packages.KptfileName]; !ok {
-		return nil, requestErrorf("tag %s has no %s", mdquote.Code(tag), mdquote.Code(dir+"/"+packages.KptfileName))
+		return nil, core.RequestErrorf("tag %s has no %s", mdquote.Code(tag), mdquote.Code(dir+"/"+packages.KptfileName))
 	}
-	ws, err := s.pickWorkspace(ctx, req.Package, req.Workspace, "v"+strconv.Itoa(latest+1), true)
+	ws, err := pickWorkspace(ctx, s, req.Package, req.Workspace, "v"+strconv.Itoa(latest+1), true)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +171,7 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 	if req.Rollback {
 		msg = fmt.Sprintf("Rollback %s to v%d\n\nDraft %s with the content of %s (%s).", req.Package, rev, ws, tag, src)
 	}
-	if err := s.commitDraft(ctx, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskEdit, Spec: spec}); err != nil {
+	if err := commitDraft(ctx, s, d, files, msg+requestedBy(req.RequestedBy), &packages.Task{Type: packages.TaskEdit, Spec: spec}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -177,18 +179,18 @@ func (s *Session) EditDraft(ctx context.Context, req EditRequest) (*Draft, error
 
 // startNewPackageDraft checks that pkg can become a new package and picks
 // the workspace of its first draft.
-func (s *Session) startNewPackageDraft(ctx context.Context, pkg, workspace string) (*Draft, error) {
+func startNewPackageDraft(ctx context.Context, s *core.Session, pkg, workspace string) (*Draft, error) {
 	if err := packages.ValidateName(pkg); err != nil {
-		return nil, &RequestError{Msg: err.Error()}
+		return nil, &core.RequestError{Msg: err.Error()}
 	}
 	if s.DeploymentHead.IsZero() {
-		return nil, requestErrorf("the deployment branch %s has no commits yet: push a first commit, then ask again", s.DeploymentBranch)
+		return nil, core.RequestErrorf("the deployment branch %s has no commits yet: push a first commit, then ask again", s.DeploymentBranch)
 	}
-	dir := s.draftPackageDir(pkg)
-	if err := s.checkNewPackage(ctx, pkg, dir); err != nil {
+	dir := draftPackageDir(s, pkg)
+	if err := checkNewPackage(ctx, s, pkg, dir); err != nil {
 		return nil, err
 	}
-	ws, err := s.pickWorkspace(ctx, pkg, workspace, DefaultInitWorkspace, false)
+	ws, err := pickWorkspace(ctx, s, pkg, workspace, DefaultInitWorkspace, false)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +200,7 @@ func (s *Session) startNewPackageDraft(ctx context.Context, pkg, workspace strin
 // checkNewPackage refuses a package name that exists on the deployment
 // branch, names a directory that is there without being a package, or
 // would nest in (or enclose) an existing package.
-func (s *Session) checkNewPackage(ctx context.Context, pkg, dir string) error {
+func checkNewPackage(ctx context.Context, s *core.Session, pkg, dir string) error {
 	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
 	if err != nil {
 		return err
@@ -207,16 +209,16 @@ func (s *Session) checkNewPackage(ctx context.Context, pkg, dir string) error {
 	for _, p := range packages.Discover(paths, root) {
 		switch {
 		case p.Name == pkg:
-			return requestErrorf("package %s already exists on %s: use %s for a new draft of it", mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
+			return core.RequestErrorf("package %s already exists on %s: use %s for a new draft of it", mdquote.Code(pkg), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
 		case strings.HasPrefix(pkg, p.Name+"/"):
-			return requestErrorf("%s is inside package %s: it would be a subpackage of it, not a package of its own", mdquote.Code(pkg), mdquote.Code(p.Name))
+			return core.RequestErrorf("%s is inside package %s: it would be a subpackage of it, not a package of its own", mdquote.Code(pkg), mdquote.Code(p.Name))
 		case strings.HasPrefix(p.Name, pkg+"/"):
-			return requestErrorf("package %s exists inside %s: a package there would swallow it as a subpackage", mdquote.Code(p.Name), mdquote.Code(pkg))
+			return core.RequestErrorf("package %s exists inside %s: a package there would swallow it as a subpackage", mdquote.Code(p.Name), mdquote.Code(pkg))
 		}
 	}
 	for _, f := range paths {
 		if f == dir || strings.HasPrefix(f, dir+"/") {
-			return requestErrorf("%s already exists on %s and is not a package; refusing to overwrite it", mdquote.Code(dir), mdquote.Code(s.DeploymentBranch))
+			return core.RequestErrorf("%s already exists on %s and is not a package; refusing to overwrite it", mdquote.Code(dir), mdquote.Code(s.DeploymentBranch))
 		}
 	}
 	return nil
@@ -225,17 +227,17 @@ func (s *Session) checkNewPackage(ctx context.Context, pkg, dir string) error {
 // pickWorkspace validates an explicit workspace and checks that its draft
 // branch does not exist; with none, it takes def (then def-2, def-3, …
 // when suffix is set) for the first that is free.
-func (s *Session) pickWorkspace(ctx context.Context, pkg, explicit, def string, suffix bool) (string, error) {
+func pickWorkspace(ctx context.Context, s *core.Session, pkg, explicit, def string, suffix bool) (string, error) {
 	if explicit != "" {
 		if err := packages.ValidateWorkspace(explicit); err != nil {
-			return "", &RequestError{Msg: err.Error()}
+			return "", &core.RequestError{Msg: err.Error()}
 		}
-		exists, err := s.branchExists(ctx, packages.DraftBranch(pkg, explicit))
+		exists, err := branchExists(ctx, s, packages.DraftBranch(pkg, explicit))
 		if err != nil {
 			return "", err
 		}
 		if exists {
-			return "", requestErrorf("draft %s already exists; pick another --workspace", mdquote.Code(packages.DraftBranch(pkg, explicit)))
+			return "", core.RequestErrorf("draft %s already exists; pick another --workspace", mdquote.Code(packages.DraftBranch(pkg, explicit)))
 		}
 		return explicit, nil
 	}
@@ -246,7 +248,7 @@ func (s *Session) pickWorkspace(ctx context.Context, pkg, explicit, def string, 
 		}
 	}
 	for _, ws := range candidates {
-		exists, err := s.branchExists(ctx, packages.DraftBranch(pkg, ws))
+		exists, err := branchExists(ctx, s, packages.DraftBranch(pkg, ws))
 		if err != nil {
 			return "", err
 		}
@@ -255,13 +257,13 @@ func (s *Session) pickWorkspace(ctx context.Context, pkg, explicit, def string, 
 		}
 	}
 	if !suffix {
-		return "", requestErrorf("draft %s already exists; pass --workspace to start another one", mdquote.Code(packages.DraftBranch(pkg, def)))
+		return "", core.RequestErrorf("draft %s already exists; pass --workspace to start another one", mdquote.Code(packages.DraftBranch(pkg, def)))
 	}
-	return "", requestErrorf("drafts %s to %s all exist; pass --workspace", mdquote.Code(packages.DraftBranch(pkg, def)), mdquote.Code(fmt.Sprintf("%s-%d", def, maxWorkspaceSuffix)))
+	return "", core.RequestErrorf("drafts %s to %s all exist; pass --workspace", mdquote.Code(packages.DraftBranch(pkg, def)), mdquote.Code(fmt.Sprintf("%s-%d", def, maxWorkspaceSuffix)))
 }
 
 // branchExists looks a branch up in the session's git cache.
-func (s *Session) branchExists(ctx context.Context, branch string) (bool, error) {
+func branchExists(ctx context.Context, s *core.Session, branch string) (bool, error) {
 	_, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
 	switch {
 	case err == nil:
@@ -274,8 +276,8 @@ func (s *Session) branchExists(ctx context.Context, branch string) (bool, error)
 
 // publishedRevisions lists pkg's revisions: the tags porchbot published
 // (revrecord.IsRevision), from the cache.
-func (s *Session) publishedRevisions(ctx context.Context, pkg string) ([]int, error) {
-	tags, err := ReadRevisionTags(ctx, s)
+func publishedRevisions(ctx context.Context, s *core.Session, pkg string) ([]int, error) {
+	tags, err := core.ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -283,22 +285,22 @@ func (s *Session) publishedRevisions(ctx context.Context, pkg string) ([]int, er
 }
 
 // draftPackageDir is the repository directory of package pkg.
-func (s *Session) draftPackageDir(pkg string) string {
+func draftPackageDir(s *core.Session, pkg string) string {
 	return path.Join(packages.NormalizeRoot(s.Config.Packages.Root), pkg)
 }
 
 // commitDraft commits files as the package content on a new draft branch
 // (lease: the branch must not exist) and records the commit in d.
-func (s *Session) commitDraft(ctx context.Context, d *Draft, files map[string][]byte, msg string, task *packages.Task) error {
-	res, err := s.CommitUnderLease(ctx, Identity{}, d.Branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*PackageCommit, error) {
-		return &PackageCommit{Parent: d.Base, Dir: d.Dir, Files: files,
+func commitDraft(ctx context.Context, s *core.Session, d *Draft, files map[string][]byte, msg string, task *packages.Task) error {
+	res, err := s.CommitUnderLease(ctx, core.Identity{}, d.Branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*core.PackageCommit, error) {
+		return &core.PackageCommit{Parent: d.Base, Dir: d.Dir, Files: files,
 			Message: msg, AllowEmpty: true,
 			Trailer: packages.Trailer{Package: d.Package, WorkspaceName: d.Workspace, Revision: "0", Task: task},
 		}, nil
 	})
 	if err != nil {
 		if errors.Is(err, gitstore.ErrLeaseBroken) {
-			return requestErrorf("draft %s was created by someone else meanwhile; nothing was overwritten", mdquote.Code(d.Branch))
+			return core.RequestErrorf("draft %s was created by someone else meanwhile; nothing was overwritten", mdquote.Code(d.Branch))
 		}
 		return err
 	}

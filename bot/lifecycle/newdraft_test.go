@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -21,13 +23,13 @@ import (
 func (h *harness) ndTag(t *testing.T, repo, name, sha string) {
 	t.Helper()
 	owner, r, _ := strings.Cut(repo, "/")
-	if err := lifecycletest.RevisionTag(context.Background(), h.user(forgetest.AliceToken), owner, r, name, sha); err != nil {
+	if err := lifecycletest.RevisionTag(context.Background(), h.User(forgetest.AliceToken), owner, r, name, sha); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // ndTree reads a directory at a commit from a fresh session.
-func ndTree(t *testing.T, s *lifecycle.Session, commit plumbing.Hash, dir string) map[string][]byte {
+func ndTree(t *testing.T, s *core.Session, commit plumbing.Hash, dir string) map[string][]byte {
 	t.Helper()
 	files, err := s.Git.ReadTree(context.Background(), commit, dir)
 	if err != nil {
@@ -44,7 +46,7 @@ func ndSameFiles(a, b map[string][]byte) bool {
 func (h *harness) ndHeadMessage(t *testing.T, repo, branch string) (sha, msg string) {
 	t.Helper()
 	owner, r, _ := strings.Cut(repo, "/")
-	b, _, err := h.user(forgetest.AliceToken).Repositories.GetBranch(context.Background(), owner, r, branch, 0)
+	b, _, err := h.User(forgetest.AliceToken).Repositories.GetBranch(context.Background(), owner, r, branch, 0)
 	if err != nil {
 		t.Fatalf("branch %s on the forge: %v", branch, err)
 	}
@@ -53,7 +55,7 @@ func (h *harness) ndHeadMessage(t *testing.T, repo, branch string) (sha, msg str
 
 func ndWantRequestError(t *testing.T, err error, substr string) {
 	t.Helper()
-	var re *lifecycle.RequestError
+	var re *core.RequestError
 	if !errors.As(err, &re) {
 		t.Fatalf("want a RequestError containing %q, got %v", substr, err)
 	}
@@ -66,10 +68,10 @@ const basensKptfile = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name:
 
 func TestNewDraftWritesKptPkgInit(t *testing.T) {
 	h := newHarness(t)
-	base := h.seed(t, map[string][]byte{"README.md": []byte("catalog\n")})
-	s := h.open(t)
+	base := h.Seed(t, map[string][]byte{"README.md": []byte("catalog\n")})
+	s := h.Open(t)
 	ctx := context.Background()
-	d, err := s.NewDraft(ctx, lifecycle.NewDraftRequest{Package: "network/upf", Description: "User plane", RequestedBy: "alice"})
+	d, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "network/upf", Description: "User plane", RequestedBy: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestNewDraftWritesKptPkgInit(t *testing.T) {
 	if !strings.Contains(msg, "Requested by @alice.") {
 		t.Errorf("message %q does not name the requester", msg)
 	}
-	s2 := h.open(t)
+	s2 := h.Open(t)
 	got := ndTree(t, s2, d.Commit, "network/upf")
 	want := kptfile.InitFiles(kptfile.InitOptions{Name: "upf", Description: "User plane"})
 	if !ndSameFiles(got, want) {
@@ -99,7 +101,7 @@ func TestNewDraftWritesKptPkgInit(t *testing.T) {
 	}
 
 	// Without --description: kpt pkg init's default.
-	d2, err := s2.NewDraft(ctx, lifecycle.NewDraftRequest{Package: "basens", Workspace: "first"})
+	d2, err := lifecycle.NewDraft(ctx, s2, lifecycle.NewDraftRequest{Package: "basens", Workspace: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestNewDraftWritesKptPkgInit(t *testing.T) {
 
 func TestNewDraftRefusals(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, map[string][]byte{
+	h.Seed(t, map[string][]byte{
 		"basens/Kptfile":         []byte(basensKptfile),
 		"network/upf/Kptfile":    []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: upf\n"),
 		"docs/index.md":          []byte("docs\n"),
@@ -122,12 +124,12 @@ func TestNewDraftRefusals(t *testing.T) {
 		"unrelated/file.txt":     []byte("x\n"),
 		"apps/frontend/svc.yaml": []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: fe\n"),
 	})
-	s := h.open(t)
+	s := h.Open(t)
 	ctx := context.Background()
-	if _, err := s.NewDraft(ctx, lifecycle.NewDraftRequest{Package: "fresh"}); err != nil {
+	if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "fresh"}); err != nil {
 		t.Fatal(err)
 	}
-	s = h.open(t)
+	s = h.Open(t)
 	for _, tc := range []struct {
 		req  lifecycle.NewDraftRequest
 		want string
@@ -141,31 +143,31 @@ func TestNewDraftRefusals(t *testing.T) {
 		{lifecycle.NewDraftRequest{Package: ".github"}, "invalid package name"},
 		{lifecycle.NewDraftRequest{Package: "ok", Workspace: "Bad_WS"}, "invalid workspace name"},
 	} {
-		_, err := s.NewDraft(ctx, tc.req)
+		_, err := lifecycle.NewDraft(ctx, s, tc.req)
 		ndWantRequestError(t, err, tc.want)
 	}
 }
 
 func TestNewDraftInEmptyRepository(t *testing.T) {
 	h := newHarness(t)
-	s := h.open(t)
-	_, err := s.NewDraft(context.Background(), lifecycle.NewDraftRequest{Package: "basens"})
+	s := h.Open(t)
+	_, err := lifecycle.NewDraft(context.Background(), s, lifecycle.NewDraftRequest{Package: "basens"})
 	ndWantRequestError(t, err, "has no commits yet")
 }
 
 func TestNewDraftUnderPackagesRoot(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
+	h.Seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
 		"apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\npackages:\n  root: pkgs\n")})
-	s := h.open(t)
-	d, err := s.NewDraft(context.Background(), lifecycle.NewDraftRequest{Package: "basens"})
+	s := h.Open(t)
+	d, err := lifecycle.NewDraft(context.Background(), s, lifecycle.NewDraftRequest{Package: "basens"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Dir != "pkgs/basens" || d.Branch != "drafts/basens/v1" {
 		t.Fatalf("dir %s branch %s", d.Dir, d.Branch)
 	}
-	if _, ok := ndTree(t, h.open(t), d.Commit, "pkgs/basens")["Kptfile"]; !ok {
+	if _, ok := ndTree(t, h.Open(t), d.Commit, "pkgs/basens")["Kptfile"]; !ok {
 		t.Fatal("no Kptfile under packages.root")
 	}
 }
@@ -174,23 +176,23 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	v1 := map[string][]byte{"basens/Kptfile": []byte(basensKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1\n")}
-	sha1 := h.seed(t, v1)
+	sha1 := h.Seed(t, v1)
 	h.ndTag(t, "acme/catalog", "basens/v1", sha1)
 	v2 := map[string][]byte{"basens/Kptfile": []byte(basensKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v2\n")}
-	sha2 := h.seed(t, v2)
+	sha2 := h.Seed(t, v2)
 	h.ndTag(t, "acme/catalog", "basens/v2", sha2)
 	// An unpublished change on main after v2.
-	head := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(basensKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: wip\n")})
+	head := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(basensKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: wip\n")})
 
-	s := h.open(t)
-	d, err := s.EditDraft(ctx, lifecycle.EditRequest{Package: "basens", RequestedBy: "bob"})
+	s := h.Open(t)
+	d, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens", RequestedBy: "bob"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Branch != "drafts/basens/v3" || d.Source != "basens/v2" || d.SourceCommit.String() != sha2 || d.Base.String() != head || d.Unchanged {
 		t.Fatalf("edit: %+v", d)
 	}
-	if got := ndTree(t, h.open(t), d.Commit, "basens"); string(got["ns.yaml"]) != string(v2["basens/ns.yaml"]) {
+	if got := ndTree(t, h.Open(t), d.Commit, "basens"); string(got["ns.yaml"]) != string(v2["basens/ns.yaml"]) {
 		t.Fatalf("edit copied %s", got["ns.yaml"])
 	}
 	_, msg := h.ndHeadMessage(t, "acme/catalog", d.Branch)
@@ -200,8 +202,8 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 	}
 
 	// The default workspace is taken: the next one is v3-2; --from v1.
-	s = h.open(t)
-	d2, err := s.EditDraft(ctx, lifecycle.EditRequest{Package: "basens", Revision: 1})
+	s = h.Open(t)
+	d2, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens", Revision: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +212,11 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 	}
 
 	// Rollback to v1 with an explicit workspace.
-	d3, err := s.EditDraft(ctx, lifecycle.EditRequest{Package: "basens", Revision: 1, Rollback: true, Workspace: "back-to-1"})
+	d3, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens", Revision: 1, Rollback: true, Workspace: "back-to-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ndTree(t, h.open(t), d3.Commit, "basens"); !ndSameFiles(got, map[string][]byte{"Kptfile": v1["basens/Kptfile"], "ns.yaml": v1["basens/ns.yaml"]}) {
+	if got := ndTree(t, h.Open(t), d3.Commit, "basens"); !ndSameFiles(got, map[string][]byte{"Kptfile": v1["basens/Kptfile"], "ns.yaml": v1["basens/ns.yaml"]}) {
 		t.Fatalf("rollback content %v", got)
 	}
 	if _, msg := h.ndHeadMessage(t, "acme/catalog", d3.Branch); !strings.HasPrefix(msg, "Rollback basens to v1") {
@@ -229,17 +231,17 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 		{lifecycle.EditRequest{Package: "nothing"}, "There is no package `nothing` on `main`"},
 		{lifecycle.EditRequest{Package: "basens", Workspace: "back-to-1"}, "already exists"},
 	} {
-		_, err := s.EditDraft(ctx, tc.req)
+		_, err := lifecycle.EditDraft(ctx, s, tc.req)
 		ndWantRequestError(t, err, tc.want)
 	}
 }
 
 func TestNewDraftByEditOfTheRevisionInForceIsUnchanged(t *testing.T) {
 	h := newHarness(t)
-	sha := h.seed(t, map[string][]byte{"basens/Kptfile": []byte(basensKptfile)})
+	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(basensKptfile)})
 	h.ndTag(t, "acme/catalog", "basens/v1", sha)
-	s := h.open(t)
-	d, err := s.EditDraft(context.Background(), lifecycle.EditRequest{Package: "basens"})
+	s := h.Open(t)
+	d, err := lifecycle.EditDraft(context.Background(), s, lifecycle.EditRequest{Package: "basens"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 )
 
@@ -29,13 +31,13 @@ func openPullsOptions() *github.PullRequestListOptions {
 // dashboard's sync makes (its second reading is then a 304). A pull
 // request opened since the listing has its own webhook; if that was lost,
 // the next pass lists it. REST calls: none, or the dashboards' listing.
-func proveNoOpenPulls(ctx context.Context, s *Session, issues DashboardIssues) error {
+func proveNoOpenPulls(ctx context.Context, s *core.Session, issues DashboardIssues) error {
 	n := s.Repo.OpenIssues
 	if n == nil || issues == nil {
 		return nil
 	}
 	if *n == 0 {
-		s.noOpenPulls = true
+		s.NoOpenPulls = true
 		return nil
 	}
 	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, dashboardListOptions())
@@ -48,9 +50,9 @@ func proveNoOpenPulls(ctx context.Context, s *Session, issues DashboardIssues) e
 			open++
 		}
 	}
-	s.noOpenPulls = open == *n && len(list) < dashboardListMax
+	s.NoOpenPulls = open == *n && len(list) < dashboardListMax
 	return nil
 }
 
 // NoOpenPulls: a resync proved the repository has no open pull request.
-func (s *Session) NoOpenPulls() bool { return s.noOpenPulls }
+func NoOpenPulls(s *core.Session) bool { return s.NoOpenPulls }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -28,7 +30,7 @@ type PackageChange struct {
 	Dir  string
 	// Kind is created, changed or deleted against the merge base ("" for a
 	// draft's package that the head leaves as the base has it).
-	Kind LandingKind
+	Kind core.LandingKind
 	// Digest is the content digest at the head (content_digest.go), Tree
 	// the package's git tree id there ("" when absent).
 	Digest string
@@ -38,7 +40,7 @@ type PackageChange struct {
 // proposalScope computes the changed packages of head against base and,
 // for any commit, their digests. It is used under Cache.With only.
 type proposalScope struct {
-	w    *landingWalker
+	w    *core.LandingWalker
 	pkgs []PackageChange
 }
 
@@ -46,14 +48,14 @@ type proposalScope struct {
 // with base (base itself when it is zero or unrelated: all of head's
 // packages then). extra is a package always included (a draft's own).
 func newProposalScope(ctx context.Context, repo *git.Repository, root string, base, head plumbing.Hash, extra string) (*proposalScope, error) {
-	w := newLandingWalker(ctx, repo, root)
-	hc, err := w.commit(head)
+	w := core.NewLandingWalker(ctx, repo, root)
+	hc, err := w.Commit(head)
 	if err != nil {
 		return nil, err
 	}
 	var mb plumbing.Hash
 	if !base.IsZero() {
-		bc, err := w.commit(base)
+		bc, err := w.Commit(base)
 		if err != nil {
 			return nil, err
 		}
@@ -65,45 +67,45 @@ func newProposalScope(ctx context.Context, repo *git.Repository, root string, ba
 			mb = bases[0].Hash
 		}
 	}
-	ht, err := w.rootTree(head)
+	ht, err := w.RootTree(head)
 	if err != nil {
 		return nil, err
 	}
 	var bt *object.Tree
 	if !mb.IsZero() {
-		if bt, err = w.rootTree(mb); err != nil {
+		if bt, err = w.RootTree(mb); err != nil {
 			return nil, err
 		}
 	}
-	dirs, err := w.changedDirs(bt, ht)
+	dirs, err := w.ChangedDirs(bt, ht)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s..%s: %w", mb, head, err)
 	}
 	if extra != "" {
-		dirs[PackageDir(root, extra)] = true
+		dirs[core.PackageDir(root, extra)] = true
 	}
 	sc := &proposalScope{w: w}
 	for d := range dirs {
-		name := w.packageName(d)
+		name := w.PackageName(d)
 		if packages.ValidateName(name) != nil {
 			continue
 		}
-		cur, err := w.state(head, d)
+		cur, err := w.State(head, d)
 		if err != nil {
 			return nil, err
 		}
-		prev, err := w.state(mb, d)
+		prev, err := w.State(mb, d)
 		if err != nil {
 			return nil, err
 		}
-		pc := PackageChange{Name: name, Dir: d, Kind: landingKind(cur, prev)}
+		pc := PackageChange{Name: name, Dir: d, Kind: core.KindOfLanding(cur, prev)}
 		if pc.Kind == "" && name != extra {
 			continue // a file outside any package's Kptfile history
 		}
-		if cur.exists() {
+		if cur.Exists() {
 			pc.Tree = cur.Tree.String()
 		}
-		if pc.Digest, err = w.contentDigest(head, d); err != nil {
+		if pc.Digest, err = contentDigest(w, head, d); err != nil {
 			return nil, err
 		}
 		sc.pkgs = append(sc.pkgs, pc)
@@ -115,21 +117,21 @@ func newProposalScope(ctx context.Context, repo *git.Repository, root string, ba
 // digestsAt are the content digests and tree ids of the scope's packages at
 // commit (nil when the cache lacks it).
 func (sc *proposalScope) digestsAt(commit plumbing.Hash) (digests, trees map[string]string, err error) {
-	if _, err := sc.w.commit(commit); errors.Is(err, errLandingCommitMissing) {
+	if _, err := sc.w.Commit(commit); errors.Is(err, core.ErrLandingCommitMissing) {
 		return nil, nil, nil // unknown commit: no digests
 	} else if err != nil {
 		return nil, nil, err
 	}
 	digests, trees = map[string]string{}, map[string]string{}
 	for _, p := range sc.pkgs {
-		if digests[p.Name], err = sc.w.contentDigest(commit, p.Dir); err != nil {
+		if digests[p.Name], err = contentDigest(sc.w, commit, p.Dir); err != nil {
 			return nil, nil, err
 		}
-		st, err := sc.w.state(commit, p.Dir)
+		st, err := sc.w.State(commit, p.Dir)
 		if err != nil {
 			return nil, nil, err
 		}
-		if st.exists() {
+		if st.Exists() {
 			trees[p.Name] = st.Tree.String()
 		}
 	}
@@ -157,7 +159,7 @@ func ProposalDigest(byPackage map[string]string) string {
 // merge base with the deployment branch, fetching the head first when the
 // cache lacks it (a branch of the repository, or a fork's
 // refs/pull/N/head).
-func PullRequestChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([]PackageChange, error) {
+func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
 	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
 		return nil, err
 	}
@@ -167,7 +169,7 @@ func PullRequestChanges(ctx context.Context, s *Session, pr *github.PullRequest)
 // ensurePullRequestHead makes sure the cache has pr's head: a branch of
 // the repository is fetched when it lacks it, a fork's head as
 // refs/pull/N/head (EnsurePullHead).
-func ensurePullRequestHead(ctx context.Context, s *Session, pr *github.PullRequest) error {
+func ensurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	if IsForkPullRequest(s.Repo, pr) {
 		_, err := EnsurePullHead(ctx, s, pr)
 		return err

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -154,7 +156,7 @@ var (
 // a draft branch drafts/<package>/<workspace> of the same repository, its
 // base the deployment branch. State (open, closed) and GitHub's draft flag
 // are not looked at.
-func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, ok bool) {
+func ParseProposal(s *core.Session, pr *github.PullRequest) (pkg, workspace string, ok bool) {
 	if pr == nil || pr.GetBase().GetRef() != s.DeploymentBranch {
 		return "", "", false
 	}
@@ -172,14 +174,14 @@ func ParseProposal(s *Session, pr *github.PullRequest) (pkg, workspace string, o
 // Pull requests from forks are proposals too, judged by the same verdict
 // (fork.go): they are rendered with built-ins only and never pushed to, and
 // their head, whatever its branch name, is no branch of the repository.
-func IntoDeployment(s *Session, pr *github.PullRequest) bool {
+func IntoDeployment(s *core.Session, pr *github.PullRequest) bool {
 	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
 		(pr.GetHead().GetRef() != s.DeploymentBranch || IsForkPullRequest(s.Repo, pr))
 }
 
 // ProposalChanges lists the packages pr's head changes against its merge
 // base with the deployment branch (the head must be in the cache).
-func ProposalChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([]PackageChange, error) {
+func ProposalChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
 	base, err := proposalBase(ctx, s, pr)
 	if err != nil {
 		return nil, err
@@ -204,7 +206,7 @@ func ProposalChanges(ctx context.Context, s *Session, pr *github.PullRequest) ([
 // every package it changes is removed.
 func changesLabel(changes []PackageChange) string {
 	for _, c := range changes {
-		if c.Kind != LandingDeleted {
+		if c.Kind != core.LandingDeleted {
 			return packages.LabelProposed
 		}
 	}
@@ -213,7 +215,7 @@ func changesLabel(changes []PackageChange) string {
 
 // proposalPackageDir is the repository path of package pkg (packages.root
 // joined with the package name).
-func proposalPackageDir(s *Session, pkg string) string {
+func proposalPackageDir(s *core.Session, pkg string) string {
 	return path.Join(packages.NormalizeRoot(s.Config.Packages.Root), pkg)
 }
 
@@ -281,7 +283,7 @@ const propMaxCommitsWalked = 1000
 
 // propDraftCommits lists the commits of head not reachable from base (git log
 // base..head), newest first, at most propMaxCommitsWalked.
-func propDraftCommits(ctx context.Context, s *Session, head, base plumbing.Hash) ([]propDraftCommit, error) {
+func propDraftCommits(ctx context.Context, s *core.Session, head, base plumbing.Hash) ([]propDraftCommit, error) {
 	var out []propDraftCommit
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		inBase := map[plumbing.Hash]bool{}
@@ -318,7 +320,7 @@ func propDraftCommits(ctx context.Context, s *Session, head, base plumbing.Hash)
 			}
 			subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
 			out = append(out, propDraftCommit{Hash: c.Hash, Subject: subject, Author: c.Author.Name,
-				Bot: c.Author.Email == DefaultIdentity.Email || strings.HasSuffix(c.Author.Name, "[bot]")})
+				Bot: c.Author.Email == core.DefaultIdentity.Email || strings.HasSuffix(c.Author.Name, "[bot]")})
 		}
 		return nil
 	})
@@ -348,7 +350,7 @@ func proposalTitle(pkg, ws string, commits []propDraftCommit) string {
 // propMaxBodyCommits bounds the commits listed in a proposal's body.
 const propMaxBodyCommits = 50
 
-func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftCommit, nextRev int) string {
+func proposalBody(s *core.Session, pkg, ws, requester string, commits []propDraftCommit, nextRev int) string {
 	var b strings.Builder
 	branch := packages.DraftBranch(pkg, ws)
 	fmt.Fprintf(&b, "Proposes package %s, workspace %s (draft branch %s), for %s.\n\n",
@@ -376,7 +378,7 @@ func proposalBody(s *Session, pkg, ws, requester string, commits []propDraftComm
 
 // propNextRevision is N+1 for the highest published revision N of pkg in the
 // cache's tags.
-func propNextRevision(ctx context.Context, s *Session, pkg string) (int, error) {
+func propNextRevision(ctx context.Context, s *core.Session, pkg string) (int, error) {
 	refs, err := s.Git.ListRefs(ctx, "refs/tags/"+pkg+"/v")
 	if err != nil {
 		return 0, fmt.Errorf("list tags of %s: %w", pkg, err)
@@ -390,7 +392,7 @@ func propNextRevision(ctx context.Context, s *Session, pkg string) (int, error) 
 
 // findOpenProposal returns the open pull request from branch into the
 // deployment branch, if any (one call).
-func findOpenProposal(ctx context.Context, s *Session, api ProposalAPI, branch string) (*github.PullRequest, error) {
+func findOpenProposal(ctx context.Context, s *core.Session, api ProposalAPI, branch string) (*github.PullRequest, error) {
 	prs, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{
 		State: "open", Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch,
 		ListOptions: github.ListOptions{PerPage: 10}})
@@ -407,13 +409,13 @@ func findOpenProposal(ctx context.Context, s *Session, api ProposalAPI, branch s
 
 // ensureProposedLabel adds porch/proposed unless pr carries it; it reports
 // whether it called GitHub.
-func ensureProposedLabel(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (bool, error) {
+func ensureProposedLabel(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest) (bool, error) {
 	return ensureProposalLabel(ctx, s, api, pr, packages.LabelProposed)
 }
 
 // ensureProposalLabel adds label unless pr carries it; it reports whether
 // it called GitHub.
-func ensureProposalLabel(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, label string) (bool, error) {
+func ensureProposalLabel(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, label string) (bool, error) {
 	if propHasLabel(pr.Labels, label) {
 		return false, nil
 	}
@@ -430,7 +432,7 @@ func ensureProposalLabel(ctx context.Context, s *Session, api ProposalAPI, pr *g
 // DeletionProposed; a /porch delete draft, or a draft someone emptied),
 // porch/proposed otherwise. The two are exclusive: a deletion proposal
 // labelled porch/proposed too would be listed as both.
-func proposalLabel(ctx context.Context, s *Session, pr *github.PullRequest, pkg string) (string, error) {
+func proposalLabel(ctx context.Context, s *core.Session, pr *github.PullRequest, pkg string) (string, error) {
 	if propHasLabel(pr.Labels, packages.LabelDeletionProposed) {
 		return packages.LabelDeletionProposed, nil
 	}
@@ -445,7 +447,7 @@ func proposalLabel(ctx context.Context, s *Session, pr *github.PullRequest, pkg 
 	if err != nil {
 		return "", err
 	}
-	if !st.exists() {
+	if !st.Exists() {
 		return packages.LabelDeletionProposed, nil
 	}
 	return packages.LabelProposed, nil
@@ -461,7 +463,7 @@ func proposalLabel(ctx context.Context, s *Session, pr *github.PullRequest, pkg 
 //
 // Errors: ErrNoDraftBranch, ErrNothingToPropose (wrapped), invalid names,
 // GitHub errors (wrapped).
-func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspace, requester string) (*github.PullRequest, error) {
+func OpenProposal(ctx context.Context, s *core.Session, api ProposalAPI, pkg, workspace, requester string) (*github.PullRequest, error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("propose: %w", err)
 	}
@@ -520,7 +522,7 @@ func OpenProposal(ctx context.Context, s *Session, api ProposalAPI, pkg, workspa
 // createProposal creates the pull request; when GitHub answers that one
 // already exists (another replica, a redelivery), it returns that one.
 // created is false when it found the open one.
-func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
+func createProposal(ctx context.Context, s *core.Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
 	pr, _, err := api.Pulls.Create(ctx, s.Repo.Owner, s.Repo.Name, np)
 	if err == nil {
 		return pr, true, nil
@@ -542,7 +544,7 @@ func createProposal(ctx context.Context, s *Session, api ProposalAPI, branch str
 // head removes the package, then evaluates the approval policy and posts
 // porchbot/approval (EvaluateApproval). A pull request that is not a
 // proposal gives (nil, nil).
-func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
+func OnProposalEvent(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
 	if !IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
 		return nil, nil
 	}
@@ -584,7 +586,7 @@ func OnProposalEvent(ctx context.Context, s *Session, api ProposalAPI, pr *githu
 
 // branchOf is the branch of s's repository pr's head can be fetched from
 // ("" for a fork: its head is fetched as refs/pull/N/head, EnsurePullHead).
-func branchOf(s *Session, pr *github.PullRequest) string {
+func branchOf(s *core.Session, pr *github.PullRequest) string {
 	if IsForkPullRequest(s.Repo, pr) {
 		return ""
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -45,7 +47,7 @@ func newPropFixture(t *testing.T, cfg string) *propFixture {
 	if cfg != "" {
 		files[".github/porchbot.yaml"] = []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n" + cfg)
 	}
-	h.seed(t, files)
+	h.Seed(t, files)
 	return &propFixture{t: t, h: h, ctx: context.Background()}
 }
 
@@ -54,7 +56,7 @@ func newPropFixture(t *testing.T, cfg string) *propFixture {
 // through the git data API; it returns the new commit.
 func (f *propFixture) push(token, branch, msg string, files map[string]string) string {
 	f.t.Helper()
-	gh := f.h.user(token)
+	gh := f.h.User(token)
 	parent := ""
 	create := false
 	ref, resp, err := gh.Git.GetRef(f.ctx, "acme", "catalog", "heads/"+branch)
@@ -114,7 +116,7 @@ func (f *propFixture) draft() string {
 // openPR opens the pull request of drafts/basens/w1 as the token's user.
 func (f *propFixture) openPR(token string) *github.PullRequest {
 	f.t.Helper()
-	pr, _, err := f.h.user(token).PullRequests.Create(f.ctx, "acme", "catalog", &github.NewPullRequest{
+	pr, _, err := f.h.User(token).PullRequests.Create(f.ctx, "acme", "catalog", &github.NewPullRequest{
 		Title: github.String("basens: w1"), Head: github.String("drafts/basens/w1"), Base: github.String("main")})
 	if err != nil {
 		f.t.Fatal(err)
@@ -125,7 +127,7 @@ func (f *propFixture) openPR(token string) *github.PullRequest {
 // pr reads pull request n as GitHub has it now.
 func (f *propFixture) pr(n int) *github.PullRequest {
 	f.t.Helper()
-	pr, _, err := f.h.user(forgetest.AliceToken).PullRequests.Get(f.ctx, "acme", "catalog", n)
+	pr, _, err := f.h.User(forgetest.AliceToken).PullRequests.Get(f.ctx, "acme", "catalog", n)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -139,14 +141,14 @@ func (f *propFixture) review(token string, n int, commit, event string) {
 	if event != "APPROVE" {
 		req.Body = github.String("please change")
 	}
-	if _, _, err := f.h.user(token).PullRequests.CreateReview(f.ctx, "acme", "catalog", n, req); err != nil {
+	if _, _, err := f.h.User(token).PullRequests.CreateReview(f.ctx, "acme", "catalog", n, req); err != nil {
 		f.t.Fatal(err)
 	}
 }
 
 // session opens a fresh session (fetching everything) and its API.
-func (f *propFixture) session() (*lifecycle.Session, lifecycle.ProposalAPI) {
-	s := f.h.open(f.t)
+func (f *propFixture) session() (*core.Session, lifecycle.ProposalAPI) {
+	s := f.h.Open(f.t)
 	api := lifecycle.NewProposalAPI(s.GH)
 	api.RecordKey = f.recordKey
 	return s, api
@@ -164,10 +166,10 @@ func (f *propFixture) calls(fn func()) (int64, map[string]int64) {
 // counts a call after its handler has written the response, so the client
 // can be ahead of the count by a few microseconds.
 func (f *propFixture) settledStats() map[string]int64 {
-	prev := f.h.env.Forge.Stats().Snapshot()
+	prev := f.h.Env.Forge.Stats().Snapshot()
 	for range 100 {
 		time.Sleep(5 * time.Millisecond)
-		cur := f.h.env.Forge.Stats().Snapshot()
+		cur := f.h.Env.Forge.Stats().Snapshot()
 		if reflect.DeepEqual(prev, cur) {
 			return cur
 		}
@@ -214,7 +216,7 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	if labels := propLabelNames(got); len(labels) != 1 || labels[0] != packages.LabelProposed {
 		t.Fatalf("labels %v", labels)
 	}
-	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	if again.GetNumber() != pr.GetNumber() || n != 3 {
 		t.Fatalf("second propose: #%d (first #%d), %d calls %v", again.GetNumber(), pr.GetNumber(), n, d)
 	}
-	open, _, err := f.h.user(forgetest.AliceToken).PullRequests.List(f.ctx, "acme", "catalog", &github.PullRequestListOptions{State: "all"})
+	open, _, err := f.h.User(forgetest.AliceToken).PullRequests.List(f.ctx, "acme", "catalog", &github.PullRequestListOptions{State: "all"})
 	if err != nil || len(open) != 1 {
 		t.Fatalf("pull requests %d (%v)", len(open), err)
 	}
@@ -262,7 +264,7 @@ func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alice := f.h.user(forgetest.AliceToken)
+	alice := f.h.User(forgetest.AliceToken)
 	comments, _, err := alice.Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
 	if err != nil || len(comments) != 1 {
 		t.Fatalf("comments %d (%v)", len(comments), err)
@@ -285,7 +287,7 @@ func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
 func (f *propFixture) requester(api lifecycle.ProposalAPI, n int) string {
 	f.t.Helper()
 	pr := f.pr(n)
-	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
+	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -295,11 +297,11 @@ func (f *propFixture) requester(api lifecycle.ProposalAPI, n int) string {
 func TestOpenProposalErrors(t *testing.T) {
 	f := newPropFixture(t, "")
 	// A draft branch with no commit of its own.
-	main, _, err := f.h.user(forgetest.AliceToken).Git.GetRef(f.ctx, "acme", "catalog", "heads/main")
+	main, _, err := f.h.User(forgetest.AliceToken).Git.GetRef(f.ctx, "acme", "catalog", "heads/main")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := f.h.user(forgetest.AliceToken).Git.CreateRef(f.ctx, "acme", "catalog", &github.Reference{
+	if _, _, err := f.h.User(forgetest.AliceToken).Git.CreateRef(f.ctx, "acme", "catalog", &github.Reference{
 		Ref: github.String("refs/heads/drafts/basens/empty"), Object: main.Object}); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +355,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 
 	// Not a proposal: a feature branch, or a GitHub draft pull request.
 	f.push(forgetest.AliceToken, "feature", "docs", map[string]string{"README.md": "x\n"})
-	feat, _, err := f.h.user(forgetest.AliceToken).PullRequests.Create(f.ctx, "acme", "catalog", &github.NewPullRequest{
+	feat, _, err := f.h.User(forgetest.AliceToken).PullRequests.Create(f.ctx, "acme", "catalog", &github.NewPullRequest{
 		Title: github.String("docs"), Head: github.String("feature"), Base: github.String("main")})
 	if err != nil {
 		t.Fatal(err)
@@ -394,13 +396,13 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 	if got.GetState() != "closed" || got.GetMerged() || len(got.Labels) != 0 {
 		t.Fatalf("state %s merged %v labels %v", got.GetState(), got.GetMerged(), propLabelNames(got))
 	}
-	comments, _, err := f.h.user(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
 	// The requester record, then the rejection.
 	if err != nil || len(comments) != 2 || !strings.Contains(comments[1].GetBody(), "rejected by @bob") ||
 		!strings.Contains(comments[1].GetBody(), "> not now") {
 		t.Fatalf("comments %v %v", comments, err)
 	}
-	if _, _, err := f.h.user(forgetest.AliceToken).Git.GetRef(f.ctx, "acme", "catalog", "heads/drafts/basens/w1"); err != nil {
+	if _, _, err := f.h.User(forgetest.AliceToken).Git.GetRef(f.ctx, "acme", "catalog", "heads/drafts/basens/w1"); err != nil {
 		t.Fatalf("the draft branch must stay: %v", err)
 	}
 	// Redelivered: nothing more.

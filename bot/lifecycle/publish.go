@@ -41,6 +41,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -54,7 +56,7 @@ import (
 
 // publishMaxAttempts bounds the decide-and-tag rounds of one package (each
 // lost race costs one round).
-const publishMaxAttempts = 2*MaxBackfill + 8
+const publishMaxAttempts = 2*core.MaxBackfill + 8
 
 // ErrPublishContention reports a package whose tags kept moving under the
 // bot for publishMaxAttempts rounds.
@@ -186,7 +188,7 @@ func (o *PublishOutcome) Tags() []string {
 // a direct push. Every package the commit changed is considered (and the
 // draft package of pr, for a merge of a re-reviewed draft); for each, every
 // earlier untagged landing is tagged first, oldest first.
-func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Hash, pr *github.PullRequest) (*PublishOutcome, error) {
+func Publish(ctx context.Context, s *core.Session, api PublishAPI, landed plumbing.Hash, pr *github.PullRequest) (*PublishOutcome, error) {
 	out := &PublishOutcome{Commit: landed}
 	if s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		out.Skipped = "lifecycle.publishOn is " + s.Config.Lifecycle.PublishOn + ": revisions are published with /porch publish"
@@ -210,7 +212,7 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 	if ok, err := p.onDeploymentBranch(ctx, landed); err != nil || !ok {
 		return out, err
 	}
-	changed, err := ChangedPackages(ctx, s.Git, s.Config.Packages.Root, landed)
+	changed, err := core.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, landed)
 	if err != nil {
 		return out, fmt.Errorf("publish %s: %w", landed, err)
 	}
@@ -243,14 +245,14 @@ func Publish(ctx context.Context, s *Session, api PublishAPI, landed plumbing.Ha
 // never; it works with merge too). Same compare-and-swap and checks as
 // Publish; a landing that was not what was approved is reported in
 // Refused (no comment or draft: the command replies).
-func PublishPackage(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
+func PublishPackage(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
 	return publishPackageBy(ctx, s, api, pkg, commit, "", "")
 }
 
 // PublishAdopting is PublishPackage by user by where no approval is
 // required (approvals.required: 0): it also adopts pkg's tags that are not
 // porchbot's revisions (revision_adopt.go).
-func PublishAdopting(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+func PublishAdopting(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
 	return publishPackageBy(ctx, s, api, pkg, commit, "", strings.TrimPrefix(strings.TrimSpace(by), "@"))
 }
 
@@ -261,7 +263,7 @@ func PublishAdopting(ctx context.Context, s *Session, api PublishAPI, pkg string
 // state porchbot found the package in), unless they asked for it
 // themselves and approvals.allowSelfApproval is false. Earlier landings
 // are judged as Publish judges them. The release names by as approver.
-func PublishApproved(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+func PublishApproved(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
 	if strings.TrimSpace(by) == "" {
 		return &PublishOutcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
 	}
@@ -272,7 +274,7 @@ func PublishApproved(ctx context.Context, s *Session, api PublishAPI, pkg string
 // publishPackageBy publishes pkg up to commit, the latest landing as
 // approved by by ("": as its verdict says), after adopting the package's
 // tags porchbot did not make when adopter is set.
-func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg string, commit plumbing.Hash, by, adopter string) (*PublishOutcome, error) {
+func publishPackageBy(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash, by, adopter string) (*PublishOutcome, error) {
 	out := &PublishOutcome{Commit: commit}
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
@@ -283,7 +285,7 @@ func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg strin
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
 	}
-	if ok, err := landingIsTopLevel(ctx, s, commit, PackageDir(s.Config.Packages.Root, pkg)); err != nil || !ok {
+	if ok, err := core.LandingIsTopLevel(ctx, s, commit, core.PackageDir(s.Config.Packages.Root, pkg)); err != nil || !ok {
 		if err == nil {
 			err = ErrPublishNoPackage
 		}
@@ -304,7 +306,7 @@ func publishPackageBy(ctx context.Context, s *Session, api PublishAPI, pkg strin
 
 // publisher carries one publish run.
 type publisher struct {
-	s   *Session
+	s   *core.Session
 	api PublishAPI
 	out *PublishOutcome
 	log logrus.FieldLogger
@@ -328,7 +330,7 @@ type publisher struct {
 	repaired []*github.RepositoryRelease
 }
 
-func newPublisher(s *Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {
+func newPublisher(s *core.Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {
 	return &publisher{s: s, api: api, out: out, log: s.Log, event: event,
 		prs: map[plumbing.Hash]*github.PullRequest{}, refused: map[string]bool{}}
 }
@@ -343,7 +345,7 @@ func (p *publisher) onDeploymentBranch(ctx context.Context, commit plumbing.Hash
 		if err == nil && ok {
 			return true, nil
 		}
-		if err != nil && !errors.Is(err, errLandingCommitMissing) && !errors.Is(err, gitstore.ErrNotFound) {
+		if err != nil && !errors.Is(err, core.ErrLandingCommitMissing) && !errors.Is(err, gitstore.ErrNotFound) {
 			return false, fmt.Errorf("publish %s: %w", commit, err)
 		}
 		if attempt > 0 {
@@ -363,29 +365,29 @@ func (p *publisher) firstParentOfDeployment(ctx context.Context, commit plumbing
 	}
 	var ok bool
 	err = p.s.Git.With(ctx, func(repo *git.Repository) error {
-		w := newLandingWalker(ctx, repo, p.s.Config.Packages.Root)
-		if _, err := w.commit(commit); err != nil {
+		w := core.NewLandingWalker(ctx, repo, p.s.Config.Packages.Root)
+		if _, err := w.Commit(commit); err != nil {
 			return err
 		}
-		ok, err = w.isFirstParentAncestor(commit, head)
+		ok, err = w.IsFirstParentAncestor(commit, head)
 		return err
 	})
 	return ok, err
 }
 
 // plan reads the tags and the package's history up to upTo.
-func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, reviewAt bool) (RevisionTags, *PackageHistory, error) {
+func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, reviewAt bool) (core.RevisionTags, *core.PackageHistory, error) {
 	var (
-		tags RevisionTags
-		hist *PackageHistory
+		tags core.RevisionTags
+		hist *core.PackageHistory
 	)
 	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		if tags, err = p.s.readLandingTags(repo.Storer); err != nil {
+		if tags, err = p.s.ReadLandingTags(repo.Storer); err != nil {
 			return err
 		}
-		w := newLandingWalker(ctx, repo, p.s.Config.Packages.Root)
-		hist, err = w.history(name, PackageDir(p.s.Config.Packages.Root, name), upTo, tags, landingHistoryOptions{reviewAt: reviewAt})
+		w := core.NewLandingWalker(ctx, repo, p.s.Config.Packages.Root)
+		hist, err = w.History(name, core.PackageDir(p.s.Config.Packages.Root, name), upTo, tags, core.LandingHistoryOptions{ReviewAt: reviewAt})
 		return err
 	})
 	if err != nil {
@@ -440,7 +442,7 @@ func (p *publisher) publishPackage(ctx context.Context, name string, upTo plumbi
 
 // tagPending goes through the pending landings oldest first; raced is true
 // when a tag already existed (decide again).
-func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags RevisionTags, hist *PackageHistory, upTo plumbing.Hash, pr *github.PullRequest) (bool, error) {
+func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags core.RevisionTags, hist *core.PackageHistory, upTo plumbing.Hash, pr *github.PullRequest) (bool, error) {
 	last := hist.BaseTree
 	// lastCommit holds the latest revision, if it is on this history: the
 	// base of a draft of a refused landing.
@@ -451,7 +453,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 	p.approveCommit = plumbing.ZeroHash
 	if p.approvedBy != "" {
 		for _, l := range hist.Pending {
-			if l.Kind != LandingDeleted {
+			if l.Kind != core.LandingDeleted {
 				p.approveCommit = l.Commit
 			}
 		}
@@ -461,7 +463,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		if l.Commit == upTo {
 			given = pr
 		}
-		if l.Kind == LandingDeleted {
+		if l.Kind == core.LandingDeleted {
 			if err := p.deleted(ctx, tags, l, given); err != nil {
 				return false, err
 			}
@@ -492,7 +494,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		if err != nil {
 			return false, err
 		}
-		tags.published(rec, l.Commit)
+		tags.AddPublished(rec, l.Commit)
 		last, lastCommit = l.Tree, l.Commit
 		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
 			Commit: l.Commit, PR: v.pr.GetNumber(), Approvers: v.approvers}
@@ -510,7 +512,7 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 
 // deleted records a package removed by landing l and, for an event with a
 // pull request, says so on it.
-func (p *publisher) deleted(ctx context.Context, tags RevisionTags, l Landing, pr *github.PullRequest) error {
+func (p *publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.Landing, pr *github.PullRequest) error {
 	if publishContains(p.out.Deleted, l.Package) {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/mdquote"
@@ -28,7 +30,7 @@ const PublishCheckName = "porchbot/publish"
 
 // landingApproval is the approval verdict on pull request pr (merged as
 // landing l) at its head. ok is true when approvals.required is 0.
-func (p *publisher) landingApproval(ctx context.Context, l Landing, pr *github.PullRequest) (ApprovalResult, string, bool, error) {
+func (p *publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (ApprovalResult, string, bool, error) {
 	policy := p.s.Config.Approvals
 	if policy.Required <= 0 {
 		return ApprovalResult{Satisfied: true, Required: policy.Required}, "", true, nil
@@ -74,7 +76,7 @@ func countedLogins(res ApprovalResult) []string {
 
 // refusalStatus posts porchbot/publish (failure) on a refused landing,
 // saying why.
-func (p *publisher) refusalStatus(ctx context.Context, l Landing, reason string) error {
+func (p *publisher) refusalStatus(ctx context.Context, l core.Landing, reason string) error {
 	if p.api.Checks == nil {
 		return nil
 	}
@@ -94,7 +96,7 @@ func (p *publisher) refusalStatus(ctx context.Context, l Landing, reason string)
 // approvedVerdict publishes landing l as approved by p.approvedBy
 // (/porch publish <package>), unless they asked for the change themselves
 // and self-approval is not allowed.
-func (p *publisher) approvedVerdict(ctx context.Context, l Landing, pr *github.PullRequest) (landingVerdict, error) {
+func (p *publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *github.PullRequest) (landingVerdict, error) {
 	var err error
 	if pr == nil {
 		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {

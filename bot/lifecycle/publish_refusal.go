@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -22,7 +24,7 @@ import (
 
 // refuse records a landing that is not what was approved; for the landing
 // an event is about, it drafts the merged state and tells the pull request.
-func (p *publisher) refuse(ctx context.Context, l Landing, v landingVerdict, current bool, published plumbing.Hash) error {
+func (p *publisher) refuse(ctx context.Context, l core.Landing, v landingVerdict, current bool, published plumbing.Hash) error {
 	key := l.Package + "@" + l.Commit.String()
 	if p.refused[key] {
 		return nil
@@ -82,7 +84,7 @@ func MergedDraftWorkspace(commit plumbing.Hash) string {
 // so its proposal shows what was not reviewed. branch is "" when there is
 // nothing to draft (the merged package equals the base); made is false
 // when the branch already exists.
-func (p *publisher) draftMergedState(ctx context.Context, l Landing, published plumbing.Hash) (string, bool, error) {
+func (p *publisher) draftMergedState(ctx context.Context, l core.Landing, published plumbing.Hash) (string, bool, error) {
 	ws := MergedDraftWorkspace(l.Commit)
 	branch := packages.DraftBranch(l.Package, ws)
 	if _, err := p.s.Git.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
@@ -100,8 +102,8 @@ func (p *publisher) draftMergedState(ctx context.Context, l Landing, published p
 		l.Package, l.Commit, l.Package)
 	// Exclusive: replicas handling the same landing build the same commit;
 	// only the one whose push created the branch comments.
-	_, err = p.s.CommitUnderLease(ctx, Identity{}, branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*PackageCommit, error) {
-		return &PackageCommit{Parent: base,
+	_, err = p.s.CommitUnderLease(ctx, core.Identity{}, branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*core.PackageCommit, error) {
+		return &core.PackageCommit{Parent: base,
 			Exclusive: true, Dir: l.Dir, Files: files, Message: msg,
 			Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}}, nil
 	})
@@ -116,7 +118,7 @@ func (p *publisher) draftMergedState(ctx context.Context, l Landing, published p
 	return branch, true, nil
 }
 
-func publishRefusalComment(s *Session, l Landing, v landingVerdict, differs []string, branch string) string {
+func publishRefusalComment(s *core.Session, l core.Landing, v landingVerdict, differs []string, branch string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Not published.** %s landed on %s in %s, but %s", mdquote.Code(l.Package), mdquote.Code(s.DeploymentBranch), l.Commit, v.reason)
 	if !v.head.IsZero() {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -26,7 +28,7 @@ var errPublishTagExists = errors.New("tag already exists")
 // pushed over git with the zero old value: no REST call, and a tag that
 // already exists (another replica's, or a person's) refuses the push.
 func (p *publisher) createTag(ctx context.Context, rec revrecord.Record) error {
-	err := p.s.pushRevisionTag(ctx, rec, plumbing.ZeroHash)
+	err := pushRevisionTag(ctx, p.s, rec, plumbing.ZeroHash)
 	if errors.Is(err, gitstore.ErrLeaseBroken) {
 		return fmt.Errorf("%s: %w", packages.TagName(rec.Package, rec.Revision), errPublishTagExists)
 	}
@@ -51,7 +53,7 @@ func publishAlreadyExists(err error) bool {
 }
 
 // release creates the GitHub release of revision n.
-func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n int, v landingVerdict) (*github.RepositoryRelease, error) {
+func (p *publisher) release(ctx context.Context, tags core.RevisionTags, l core.Landing, n int, v landingVerdict) (*github.RepositoryRelease, error) {
 	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, v)
 	if err != nil {
 		return nil, err
@@ -71,7 +73,7 @@ func (p *publisher) release(ctx context.Context, tags RevisionTags, l Landing, n
 }
 
 // releaseNotes gathers the notes of revision n of pkg at commit.
-func (p *publisher) releaseNotes(ctx context.Context, tags RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
+func (p *publisher) releaseNotes(ctx context.Context, tags core.RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
 	pr := v.pr
 	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr),
 		Adopted: v.adopted}

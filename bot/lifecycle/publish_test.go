@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/google/go-github/v60/github"
@@ -42,9 +44,9 @@ func newPubFixture(t *testing.T, cfg string) *pubFixture {
 	if cfg != "" {
 		files[".github/porchbot.yaml"] = []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n" + cfg)
 	}
-	h.seed(t, files)
+	h.Seed(t, files)
 	return &pubFixture{t: t, h: h, ctx: context.Background(),
-		alice: h.user(forgetest.AliceToken), bob: h.user(forgetest.BobToken)}
+		alice: h.User(forgetest.AliceToken), bob: h.User(forgetest.BobToken)}
 }
 
 // pubNoApproval turns the approval requirement off: with it, a landing
@@ -81,7 +83,7 @@ func (f *pubFixture) head(branch string) string {
 // tree reads the whole tree of a commit.
 func (f *pubFixture) tree(sha string) map[string][]byte {
 	f.t.Helper()
-	s := f.h.open(f.t)
+	s := f.h.Open(f.t)
 	files, err := s.Git.ReadTree(f.ctx, plumbing.NewHash(sha), "")
 	if err != nil {
 		f.t.Fatal(err)
@@ -104,8 +106,8 @@ func (f *pubFixture) commit(branch, base string, edit func(files map[string][]by
 	}
 	files := f.tree(base)
 	edit(files)
-	alice, _ := f.h.env.Forge.Account("alice")
-	sha, err := f.h.env.Forge.CommitFiles("acme/catalog", branch, files, "edit "+branch, alice)
+	alice, _ := f.h.Env.Forge.Account("alice")
+	sha, err := f.h.Env.Forge.CommitFiles("acme/catalog", branch, files, "edit "+branch, alice)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func (f *pubFixture) comments(n int) []string {
 
 // release finds the forge's release of a tag.
 func (f *pubFixture) release(tag string) *forge.Release {
-	for _, r := range f.h.env.Forge.Releases("acme/catalog") {
+	for _, r := range f.h.Env.Forge.Releases("acme/catalog") {
 		if r.TagName == tag {
 			r := r
 			return &r
@@ -205,12 +207,12 @@ func (f *pubFixture) release(tag string) *forge.Release {
 
 // calls runs fn and returns the forge calls it made.
 func (f *pubFixture) calls(fn func()) map[string]int64 {
-	before := f.h.env.Forge.Stats().Snapshot()
+	before := f.h.Env.Forge.Stats().Snapshot()
 	fn()
-	return forge.Counted(forge.StatsDelta(before, f.h.env.Forge.Stats().Snapshot()))
+	return forge.Counted(forge.StatsDelta(before, f.h.Env.Forge.Stats().Snapshot()))
 }
 
-func publish(t *testing.T, s *lifecycle.Session, landed plumbing.Hash, pr *github.PullRequest) *lifecycle.PublishOutcome {
+func publish(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.PullRequest) *lifecycle.PublishOutcome {
 	t.Helper()
 	out, err := lifecycle.Publish(context.Background(), s, lifecycle.NewPublishAPI(s.GH), landed, pr)
 	if err != nil {
@@ -221,15 +223,15 @@ func publish(t *testing.T, s *lifecycle.Session, landed plumbing.Hash, pr *githu
 
 // replicaOpener is another bot replica: its own git cache (and client
 // token cache) on the same forge.
-func replicaOpener(t *testing.T, h *harness) *lifecycle.Opener {
+func replicaOpener(t *testing.T, h *harness) *core.Opener {
 	t.Helper()
-	store, err := gitstore.New(gitstore.Options{Dir: t.TempDir(), Logger: h.log,
+	store, err := gitstore.New(gitstore.Options{Dir: t.TempDir(), Logger: h.Log,
 		Auth: func(ctx context.Context, repo string) (transport.AuthMethod, error) {
-			id, err := h.clients.InstallationIDForRepo(ctx, repo)
+			id, err := h.Clients.InstallationIDForRepo(ctx, repo)
 			if err != nil {
 				return nil, err
 			}
-			tok, _, err := h.clients.InstallationToken(ctx, id)
+			tok, _, err := h.Clients.InstallationToken(ctx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -239,8 +241,8 @@ func replicaOpener(t *testing.T, h *harness) *lifecycle.Opener {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	return &lifecycle.Opener{Clients: h.clients, Git: store, GitURL: h.clients.URLs().GitURL,
-		Configs: &config.Cache{}, Limits: h.opener.Limits, Logger: h.log}
+	return &core.Opener{Clients: h.Clients, Git: store, GitURL: h.Clients.URLs().GitURL,
+		Configs: &config.Cache{}, Limits: h.Opener.Limits, Logger: h.Log}
 }
 
 func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
@@ -252,7 +254,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	})
 	m1, pr1 := f.land("drafts/basens/w1", "Create basens")
 
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	var out *lifecycle.PublishOutcome
 	calls := f.calls(func() { out = publish(t, s, m1, pr1) })
 	t.Logf("first publish: %d REST calls %v", forge.SumCounted(calls), calls)
@@ -292,7 +294,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 		files["basens/cm2.yaml"] = pubConfigMap("basens", "other", "x")
 	})
 	m2, pr2 := f.land("drafts/basens/w2", "Edit basens")
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	calls = f.calls(func() { out = publish(t, s, m2, pr2) })
 	t.Logf("second publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v2" || forge.SumCounted(calls) > 5+1 || calls[indexAssetUpload] != 1 {
@@ -323,7 +325,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 		files["app/Kptfile"] = pubKptfile("app")
 		files["app/cm.yaml"] = pubConfigMap("app", "cfg", "1")
 	})
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	var out *lifecycle.PublishOutcome
 	calls := f.calls(func() { out = publish(t, s, plumbing.NewHash(c1), nil) })
 	t.Logf("direct push publish: %d REST calls %v", forge.SumCounted(calls), calls)
@@ -339,7 +341,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 
 	// Another direct push, webhook lost: the resync tags it.
 	c2 := f.commit("main", "", func(files map[string][]byte) { files["app/cm.yaml"] = pubConfigMap("app", "cfg", "2") })
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +370,7 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 	f.commit("drafts/race/w2", "", func(files map[string][]byte) { files["race/b.yaml"] = pubConfigMap("race", "b", "1") })
 	m2, pr2 := f.land("drafts/race/w2", "Edit race")
 
-	openers := []*lifecycle.Opener{replicaOpener(t, f.h), replicaOpener(t, f.h), replicaOpener(t, f.h)}
+	openers := []*core.Opener{replicaOpener(t, f.h), replicaOpener(t, f.h), replicaOpener(t, f.h)}
 	type step struct {
 		landed plumbing.Hash
 		pr     *github.PullRequest
@@ -389,9 +391,9 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 	start := make(chan struct{})
 	for i, o := range openers {
 		wg.Add(1)
-		go func(o *lifecycle.Opener, steps []step) {
+		go func(o *core.Opener, steps []step) {
 			defer wg.Done()
-			s, err := o.Open(f.ctx, f.h.catalog())
+			s, err := o.Open(f.ctx, f.h.Catalog())
 			if err != nil {
 				errs <- err
 				return
@@ -429,7 +431,7 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 		t.Fatalf("each tag must be made exactly once, got %v", made)
 	}
 	f.wantTags(map[string]plumbing.Hash{"race/v1": m1, "race/v2": m2})
-	if n := len(f.h.env.Forge.Releases("acme/catalog")); n != 2 {
+	if n := len(f.h.Env.Forge.Releases("acme/catalog")); n != 2 {
 		t.Fatalf("%d releases, want 2", n)
 	}
 }
@@ -444,7 +446,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 		files["net/a.yaml"] = pubConfigMap("net", "a", "1")
 		files["net/b.yaml"] = pubConfigMap("net", "b", "1")
 	})
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	if got := publish(t, s, plumbing.NewHash(base), nil).Tags(); len(got) != 1 || got[0] != "net/v1" {
 		t.Fatalf("seed published %v", got)
 	}
@@ -454,12 +456,12 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	f.approve(prA.GetNumber())
 	f.approve(prB.GetNumber())
 	m1, prA := f.merge(prA.GetNumber())
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	if got := publish(t, s, m1, prA).Tags(); len(got) != 1 || got[0] != "net/v2" {
 		t.Fatalf("first merge published %v", got)
 	}
 	m2, prB := f.merge(prB.GetNumber())
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	out := publish(t, s, m2, prB)
 	if len(out.Published) != 0 || len(out.Refused) != 1 {
 		t.Fatalf("second merge: %+v", out)
@@ -487,7 +489,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	f.wantTags(map[string]plumbing.Hash{"net/v1": plumbing.NewHash(base), "net/v2": m1})
 
 	// The same event on another replica: no second comment, no second draft.
-	s2, err := replicaOpener(t, f.h).Open(f.ctx, f.h.catalog())
+	s2, err := replicaOpener(t, f.h).Open(f.ctx, f.h.Catalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +503,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	// Review the merged state and merge it; the webhook is lost, the
 	// resync publishes the re-review merge.
 	m3, prC := f.land(wantBranch, "Review the merged net")
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
@@ -530,7 +532,7 @@ func TestPublishReviewedDraftOnMerge(t *testing.T) {
 	f.approve(prB.GetNumber())
 	m1, prA := f.merge(prA.GetNumber())
 	m2, prB := f.merge(prB.GetNumber())
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	// m1's event comes first: the seed (a direct push) becomes v1, m1 v2.
 	if got := publish(t, s, m1, prA).Tags(); strings.Join(got, ",") != "net/v1,net/v2" {
 		t.Fatalf("published %v", got)
@@ -540,7 +542,7 @@ func TestPublishReviewedDraftOnMerge(t *testing.T) {
 		t.Fatalf("refusal %+v", out)
 	}
 	m3, prC := f.land(out.Refused[0].DraftBranch, "Review")
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	if got := publish(t, s, m3, prC).Tags(); len(got) != 1 || got[0] != "net/v3" {
 		t.Fatalf("review merge published %v", got)
 	}
@@ -554,7 +556,7 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 		files["manual/cm.yaml"] = pubConfigMap("manual", "cfg", "1")
 	})
 	m1, pr1 := f.land("drafts/manual/w1", "Create manual")
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	out := publish(t, s, m1, pr1)
 	if out.Skipped == "" || len(out.Published) != 0 {
 		t.Fatalf("publishOn never published on merge: %+v", out)
@@ -614,10 +616,10 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 		}
 		files["pkgs/new/Kptfile"] = pubKptfile("new")
 	})
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	ctx := f.ctx
 	describe := func(c string) string {
-		ls, err := lifecycle.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, plumbing.NewHash(c))
+		ls, err := core.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, plumbing.NewHash(c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -637,18 +639,18 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 		t.Fatalf("c3 changed %s", got)
 	}
 
-	tags, err := lifecycle.ReadRevisionTags(ctx, s)
+	tags, err := core.ReadRevisionTags(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := lifecycle.PendingLandings(ctx, s.Git, s.Config.Packages.Root, "app", plumbing.NewHash(c3), tags)
+	hist, err := core.PendingLandings(ctx, s.Git, s.Config.Packages.Root, "app", plumbing.NewHash(c3), tags)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hist.Pending) != 2 || hist.Pending[0].Commit.String() != c1 || hist.Pending[1].Commit.String() != c2 {
 		t.Fatalf("pending landings of app: %+v", hist.Pending)
 	}
-	all, err := lifecycle.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, plumbing.NewHash(c3), tags)
+	all, err := core.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, plumbing.NewHash(c3), tags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +691,7 @@ func TestLandingOlderThanLatestRevisionIsNotTagged(t *testing.T) {
 		Ref: github.String("refs/tags/p/v1"), Object: &github.GitObject{SHA: github.String(c2)}}); err != nil {
 		t.Fatal(err)
 	}
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	out := publish(t, s, plumbing.NewHash(c1), nil)
 	if len(out.Published) != 0 || strings.Join(out.Superseded, ",") != "p" {
 		t.Fatalf("publishing an older landing: %+v", out)
@@ -701,7 +703,7 @@ func TestPublishSkipsOtherBranchesAndUnmergedPRs(t *testing.T) {
 	f := newPubFixture(t, "")
 	c := f.commit("drafts/x/w", "", func(files map[string][]byte) { files["x/Kptfile"] = pubKptfile("x") })
 	pr := f.propose("drafts/x/w", "x")
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	if out := publish(t, s, plumbing.NewHash(c), pr); out.Skipped == "" {
 		t.Fatalf("an open pull request was published: %+v", out)
 	}
@@ -718,7 +720,7 @@ func TestPublishSkipsOtherBranchesAndUnmergedPRs(t *testing.T) {
 func TestPublishedTagCarriesItsSignedRecord(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	c := f.commit("main", "", func(files map[string][]byte) { files["x/Kptfile"] = pubKptfile("x") })
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	if out := publish(t, s, plumbing.NewHash(c), nil); strings.Join(out.Tags(), ",") != "x/v1" {
 		t.Fatalf("published %v", out.Tags())
 	}
@@ -730,12 +732,12 @@ func TestPublishedTagCarriesItsSignedRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := lifecycle.RecordKey(nil)
+	key := core.RecordKey(nil)
 	rec, err := revrecord.Verify(key, tag.GetMessage(), pubOwner+"/"+pubRepo, "x", 1, c)
 	if err != nil || rec.Commit != c {
 		t.Fatalf("record of x/v1: %+v %v\n%s", rec, err, tag.GetMessage())
 	}
-	if _, err := revrecord.Verify(lifecycle.RecordKey([]byte("another secret")), tag.GetMessage(), pubOwner+"/"+pubRepo, "x", 1, c); !errors.Is(err, revrecord.ErrSignature) {
+	if _, err := revrecord.Verify(core.RecordKey([]byte("another secret")), tag.GetMessage(), pubOwner+"/"+pubRepo, "x", 1, c); !errors.Is(err, revrecord.ErrSignature) {
 		t.Fatalf("under another key: %v", err)
 	}
 	for _, other := range []struct {
@@ -779,7 +781,7 @@ func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
 	}
 	m1, prA := squash(prA.GetNumber())
 	m2, prB := squash(prB.GetNumber())
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	// No event at all: the resync finds each commit's pull request.
 	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 	if err != nil {

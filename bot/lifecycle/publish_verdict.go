@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -42,7 +44,7 @@ type landingVerdict struct {
 // at its head (publish_approval.go); with approvals required, a landing
 // without a pull request (a direct push, the state porchbot found the
 // package in) was reviewed by nobody and is refused too.
-func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdict) (landingVerdict, error) {
+func (p *publisher) checkApproval(ctx context.Context, l core.Landing, v landingVerdict) (landingVerdict, error) {
 	if !v.publish {
 		return v, nil
 	}
@@ -71,11 +73,11 @@ func (p *publisher) checkApproval(ctx context.Context, l Landing, v landingVerdi
 
 // verdict decides whether landing l may be published; last is the package
 // tree the previous published landing left.
-func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
+func (p *publisher) verdict(ctx context.Context, l core.Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
 	if p.approvedBy != "" && l.Commit == p.approveCommit {
 		return p.approvedVerdict(ctx, l, pr)
 	}
-	if l.Kind == LandingReviewed {
+	if l.Kind == core.LandingReviewed {
 		if l.Tree == last {
 			return landingVerdict{reason: "unchanged since the last published revision"}, nil
 		}
@@ -109,7 +111,7 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 		v.head = plumbing.NewHash(pr.GetHead().GetSHA())
 		st, err := p.stateAt(ctx, v.head, l.Dir)
 		switch {
-		case errors.Is(err, errLandingCommitMissing):
+		case errors.Is(err, core.ErrLandingCommitMissing):
 			v.refused, v.reason = true, fmt.Sprintf("the approved head %s is not available to compare with", words.ShortSHA(v.head.String()))
 		case err != nil:
 			return v, err
@@ -138,11 +140,11 @@ func (p *publisher) verdict(ctx context.Context, l Landing, pr *github.PullReque
 }
 
 // stateAt reads the package state at commit.
-func (p *publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir string) (landingState, error) {
-	var st landingState
+func (p *publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir string) (core.LandingState, error) {
+	var st core.LandingState
 	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		st, err = newLandingWalker(ctx, repo, p.s.Config.Packages.Root).state(commit, dir)
+		st, err = core.NewLandingWalker(ctx, repo, p.s.Config.Packages.Root).State(commit, dir)
 		return err
 	})
 	return st, err

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
@@ -33,7 +35,7 @@ import (
 // pusher is who pushed (the push event's sender, which the signed webhook
 // vouches for): the check run records it, so that their own /porch publish
 // of what they pushed counts only where allowSelfApproval says so.
-func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit plumbing.Hash, pusher string) ([]string, error) {
+func AwaitApproverOnPush(ctx context.Context, s *core.Session, api PublishAPI, commit plumbing.Hash, pusher string) ([]string, error) {
 	if s.Config.Approvals.Required <= 0 || s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		return nil, nil
 	}
@@ -41,7 +43,7 @@ func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return nil, err
 	}
-	changed, err := ChangedPackages(ctx, s.Git, s.Config.Packages.Root, commit)
+	changed, err := core.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, commit)
 	if err != nil {
 		return nil, fmt.Errorf("direct push %s: %w", words.ShortSHA(commit.String()), err)
 	}
@@ -50,7 +52,7 @@ func AwaitApproverOnPush(ctx context.Context, s *Session, api PublishAPI, commit
 		if l.IsMerge() {
 			return nil, nil
 		}
-		if l.Kind != LandingDeleted {
+		if l.Kind != core.LandingDeleted {
 			pkgs = append(pkgs, l.Package)
 		}
 	}
@@ -155,7 +157,7 @@ func waitingExternalID(pkg, pusher string) string {
 // as the App's own porchbot/publish check run on it recorded ("" when no
 // such record: a push whose webhook was lost, the state found at install).
 // One check-runs call.
-func (p *publisher) landingPusher(ctx context.Context, l Landing) (string, error) {
+func (p *publisher) landingPusher(ctx context.Context, l core.Landing) (string, error) {
 	return p.recordedPusher(ctx, l.Commit, l.Package)
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
@@ -23,7 +25,7 @@ import (
 // text is written otherwise: "(no notes)", "(removed)").
 var writers = map[string]func(s string) string{
 	"update pull request body": func(s string) string {
-		up := UpstreamRevision{Session: &Session{Repo: Repo{Owner: "acme", Name: "catalog"}}, Package: "network/upf", Dir: "network/upf", Revision: 3}
+		up := UpstreamRevision{Session: &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}}, Package: "network/upf", Dir: "network/upf", Revision: 3}
 		plan := &UpdatePlan{Upstream: up, Package: "upf", FromRef: "network/upf/v1", From: 1, OnConflict: "upstream", Files: map[string][]byte{},
 			Conflicts: []update.Conflict{{File: "f" + s, Resource: "r" + s, Field: "k" + s, Local: "l" + s, Upstream: "u" + s, Taken: "upstream"}}}
 		return UpdateBody(plan, "https://github.example/", []UpstreamNote{
@@ -58,16 +60,16 @@ var writers = map[string]func(s string) string{
 		return rep.Summary + "\n" + rep.Text
 	},
 	"publish refusal": func(s string) string {
-		return publishRefusalComment(&Session{DeploymentBranch: "main"}, Landing{Package: "p" + s}, landingVerdict{reason: "the package differs"},
+		return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, landingVerdict{reason: "the package differs"},
 			[]string{"f" + s}, packages.DraftBranch("p"+s, "w"+s))
 	},
 	"variant pull request body": func(s string) string {
-		up := &Session{Repo: Repo{Owner: "acme", Name: "catalog"}}
+		up := &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}}
 		upRev := UpstreamRevision{Session: up, Package: "u" + s, Dir: "d" + s, Revision: 2}
 		a := variants.Action{Target: "acme/edge-1", Package: "p" + s, Revision: 2}
 		m := variants.Mutation{Owner: variants.Ownership{Upstream: "acme/catalog", Package: "u" + s, Downstream: "p" + s},
 			Spec: "s" + s, Labels: map[string]string{"k" + s: "v" + s}, Namespace: "n" + s}
-		return variantCloneBody(up, &Session{Repo: Repo{Owner: "acme", Name: "edge-1"}}, a, upRev) +
+		return variantCloneBody(up, &core.Session{Repo: core.Repo{Owner: "acme", Name: "edge-1"}}, a, upRev) +
 			variantNote(up, a, config.Variant{Upstream: config.VariantUpstream{Package: "u" + s}}, m, nil)
 	},
 	"variant removal body": func(s string) string {
@@ -75,7 +77,7 @@ var writers = map[string]func(s string) string{
 			Downstream: "d" + s, OnRemove: "o" + s}})
 	},
 	"unknown package reply": func(s string) string {
-		return (&Session{DeploymentBranch: "main"}).unknownPackage("p"+s, []string{"p" + s + "x"}).Error()
+		return unknownPackage((&core.Session{DeploymentBranch: "main"}), "p"+s, []string{"p" + s + "x"}).Error()
 	},
 }
 
@@ -110,7 +112,7 @@ func FuzzWritersQuote(f *testing.F) {
 var linkWriters = map[string]func(s string) string{
 	"publish refusal": func(s string) string {
 		pr := &github.PullRequest{Base: &github.PullRequestBranch{Repo: &github.Repository{HTMLURL: github.String("https://github.example/acme/catalog")}}}
-		return publishRefusalComment(&Session{DeploymentBranch: "main"}, Landing{Package: "p" + s}, landingVerdict{reason: "the package differs", pr: pr},
+		return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, landingVerdict{reason: "the package differs", pr: pr},
 			nil, packages.DraftBranch("p"+s, "w"))
 	},
 	"dashboard": func(s string) string {

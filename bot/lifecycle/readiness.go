@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -75,7 +77,7 @@ const KptfileGate = "Kptfile"
 // commit. A package without a Kptfile there has no gates; a Kptfile that
 // does not parse is one unmet gate named KptfileGate carrying the error,
 // so a broken Kptfile never passes as ready.
-func PackageReadiness(ctx context.Context, s *Session, commit plumbing.Hash, dir string) ([]GateStatus, error) {
+func PackageReadiness(ctx context.Context, s *core.Session, commit plumbing.Hash, dir string) ([]GateStatus, error) {
 	name := path.Join(dir, kptfile.FileName)
 	data, ok, err := s.ReadFile(ctx, commit, name)
 	if err != nil {

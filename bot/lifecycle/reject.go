@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
@@ -31,7 +33,7 @@ type rejectMarker struct {
 // the lifecycle. A closed pull request is left alone (nil: a redelivered
 // command does nothing twice); a pull request that is not a proposal gives
 // ErrNotProposal.
-func Reject(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullRequest, user, reason string) error {
+func Reject(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, reason string) error {
 	n := pr.GetNumber()
 	pkg, ws, draft := ParseProposal(s, pr)
 	var pkgs []string
@@ -95,7 +97,7 @@ func Reject(ctx context.Context, s *Session, api ProposalAPI, pr *github.PullReq
 
 // RejectedBranchNote says which branch a rejected proposal leaves and how
 // to propose it again.
-func RejectedBranchNote(s *Session, pr *github.PullRequest) string {
+func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
 	if pkg, ws, ok := ParseProposal(s, pr); ok {
 		return fmt.Sprintf("The draft branch %s stays: push to it and run %s to propose it again.",
 			mdquote.Code(packages.DraftBranch(pkg, ws)), mdquote.Code("/porch propose "+pkg+"/"+ws))
@@ -111,7 +113,7 @@ func RejectedBranchNote(s *Session, pr *github.PullRequest) string {
 // rejectChangedPackages are the packages a pull request that is not a
 // draft's changes (none: it is no proposal). A fork's head is fetched as
 // refs/pull/N/head.
-func rejectChangedPackages(ctx context.Context, s *Session, pr *github.PullRequest) ([]string, error) {
+func rejectChangedPackages(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]string, error) {
 	if head := pr.GetHead().GetSHA(); !IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, nil
 	}

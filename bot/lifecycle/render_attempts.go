@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -43,7 +45,7 @@ const DefaultRenderStaleAfter = 15 * time.Minute
 // (satisfied by go-github's s.GH.Checks): CheckRunWriter, and the list of a
 // commit's check runs in which earlier attempts are found.
 type CheckRunAPI interface {
-	CheckRunWriter
+	core.CheckRunWriter
 	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
 }
 
@@ -57,7 +59,7 @@ const attemptPrefix = "render-attempt="
 // renderAttempt is the in_progress check run a render records itself on.
 type renderAttempt struct {
 	api  CheckRunAPI
-	repo Repo
+	repo core.Repo
 	head plumbing.Hash
 	id   int64
 	n    int  // attempts of this commit so far, this one included
@@ -173,12 +175,12 @@ func RenderWanted(runs []*github.CheckRun) bool {
 // is quarantined (then the check run is concluded, with quarantine's
 // reason, before returning). A fresh event (a push, a command) starts
 // counting at one.
-func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing.Hash, pkg string, opts RenderOptions, retry bool) (*renderAttempt, attemptVerdict, error) {
+func beginRender(ctx context.Context, s *core.Session, api CheckRunAPI, head plumbing.Hash, pkg string, opts RenderOptions, retry bool) (*renderAttempt, attemptVerdict, error) {
 	now := time.Now().UTC()
 	v, newest, prior := attemptRender, (*github.CheckRun)(nil), 0
 	if retry {
 		res, _, err := api.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head.String(),
-			&github.ListCheckRunsOptions{CheckName: github.String(RenderCheckName), ListOptions: github.ListOptions{PerPage: 20}})
+			&github.ListCheckRunsOptions{CheckName: github.String(core.RenderCheckName), ListOptions: github.ListOptions{PerPage: 20}})
 		if err != nil {
 			return nil, attemptRender, fmt.Errorf("check runs of %s: %w", words.ShortSHA(head.String()), err)
 		}
@@ -211,12 +213,12 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 		log.Warn("an earlier render of this commit never finished; trying again")
 		a.id = newest.GetID()
 		_, _, err = api.UpdateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, a.id, github.UpdateCheckRunOptions{
-			Name: RenderCheckName, ExternalID: ext, Status: github.String("in_progress"),
+			Name: core.RenderCheckName, ExternalID: ext, Status: github.String("in_progress"),
 			Output: &github.CheckRunOutput{Title: title, Summary: summary}})
 	} else {
 		var run *github.CheckRun
 		run, _, err = api.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, github.CreateCheckRunOptions{
-			Name: RenderCheckName, HeadSHA: head.String(), ExternalID: ext, Status: github.String("in_progress"),
+			Name: core.RenderCheckName, HeadSHA: head.String(), ExternalID: ext, Status: github.String("in_progress"),
 			StartedAt: &github.Timestamp{Time: now}, Output: &github.CheckRunOutput{Title: title, Summary: summary}})
 		a.id = run.GetID()
 	}
@@ -228,9 +230,9 @@ func beginRender(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 
 // complete concludes the attempt's check run with rep (on the attempt's
 // commit): one REST call, plus one per further 50 annotations.
-func (a *renderAttempt) complete(ctx context.Context, rep CheckReport) (*github.CheckRun, error) {
+func (a *renderAttempt) complete(ctx context.Context, rep core.CheckReport) (*github.CheckRun, error) {
 	now := time.Now().UTC()
-	_, updates := CheckRequests(rep, a.head, now)
+	_, updates := core.CheckRequests(rep, a.head, now)
 	first := completedUpdate(rep, now)
 	run, _, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, first)
 	if err != nil {
@@ -254,20 +256,20 @@ func (a *renderAttempt) abandon(ctx context.Context, pkg string, cause error) {
 	if a == nil || a.done {
 		return
 	}
-	var rep CheckReport
+	var rep core.CheckReport
 	switch {
 	case ctx.Err() != nil:
-		rep = CheckReport{Name: RenderCheckName, Conclusion: conclusionCancelled,
+		rep = core.CheckReport{Name: core.RenderCheckName, Conclusion: conclusionCancelled,
 			Title: fmt.Sprintf("Render of %s interrupted", pkg),
 			Summary: fmt.Sprintf("porchbot stopped before the render of %s at %s finished; "+
 				"it renders it again on its next resync.\n", mdquote.Code(pkg), a.head)}
 	case cause == nil, errors.Is(cause, gitstore.ErrLeaseBroken):
-		rep = CheckReport{Name: RenderCheckName, Conclusion: ConclusionNeutral,
+		rep = core.CheckReport{Name: core.RenderCheckName, Conclusion: core.ConclusionNeutral,
 			Title: fmt.Sprintf("Render of %s superseded", pkg),
 			Summary: fmt.Sprintf("The branch moved or was deleted while %s rendered; its later heads are rendered "+
 				"on their own.\n", a.head)}
 	default:
-		rep = CheckReport{Name: RenderCheckName, Conclusion: ConclusionFailure,
+		rep = core.CheckReport{Name: core.RenderCheckName, Conclusion: core.ConclusionFailure,
 			Title:   fmt.Sprintf("Render of %s failed", pkg),
 			Summary: fmt.Sprintf("porchbot could not render %s at %s:\n\n%s", mdquote.Code(pkg), a.head, mdquote.Fence("Error: "+cause.Error()))}
 	}
@@ -279,15 +281,15 @@ func (a *renderAttempt) abandon(ctx context.Context, pkg string, cause error) {
 
 // completedUpdate is the update that completes a check run with rep's
 // first batch of annotations.
-func completedUpdate(rep CheckReport, now time.Time) github.UpdateCheckRunOptions {
-	create, _ := CheckRequests(rep, plumbing.ZeroHash, now)
+func completedUpdate(rep core.CheckReport, now time.Time) github.UpdateCheckRunOptions {
+	create, _ := core.CheckRequests(rep, plumbing.ZeroHash, now)
 	return github.UpdateCheckRunOptions{Name: rep.Name, Status: github.String("completed"),
 		Conclusion: create.Conclusion, CompletedAt: create.CompletedAt, Output: create.Output}
 }
 
 // quarantineReport is the check of a commit whose renders kept dying.
-func quarantineReport(pkg string, head plumbing.Hash, attempts int) CheckReport {
-	return CheckReport{Name: RenderCheckName, Conclusion: ConclusionFailure,
+func quarantineReport(pkg string, head plumbing.Hash, attempts int) core.CheckReport {
+	return core.CheckReport{Name: core.RenderCheckName, Conclusion: core.ConclusionFailure,
 		Title: fmt.Sprintf("Render of %s quarantined", pkg),
 		Summary: fmt.Sprintf("porchbot started rendering %s at %s %d times and no render finished: the process "+
 			"rendering it stopped each time (killed for memory, or crashed). The commit is quarantined: porchbot "+

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -23,7 +25,7 @@ type draftRenderHooks struct {
 	calls int
 }
 
-func (d *draftRenderHooks) RenderDraft(ctx context.Context, s *lifecycle.Session, branch string, head plumbing.Hash) error {
+func (d *draftRenderHooks) RenderDraft(ctx context.Context, s *core.Session, branch string, head plumbing.Hash) error {
 	d.mu.Lock()
 	d.calls++
 	d.mu.Unlock()
@@ -38,7 +40,7 @@ func (d *draftRenderHooks) count() int {
 	return d.calls
 }
 
-func (d *draftRenderHooks) EvaluateProposal(context.Context, *lifecycle.Session, *github.PullRequest) error {
+func (d *draftRenderHooks) EvaluateProposal(context.Context, *core.Session, *github.PullRequest) error {
 	return nil
 }
 
@@ -50,7 +52,7 @@ func (d *draftRenderHooks) EvaluateProposal(context.Context, *lifecycle.Session,
 // on its check run; the fourth does not render it again.
 func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, rtCatalog(t, "basens"))
+	h.Seed(t, rtCatalog(t, "basens"))
 	const branch = "drafts/basens/bomb"
 	head := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{
 		"basens/bomb.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\n")}))
@@ -67,7 +69,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 
 	hooks := &draftRenderHooks{opts: lifecycle.RenderOptions{StaleAfter: time.Nanosecond}}
 	resync := func() (*lifecycle.ResyncReport, error) {
-		s := h.open(t) // a new process
+		s := h.Open(t) // a new process
 		return lifecycle.Resync(context.Background(), s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
 	}
 	crash := func(n int) {
@@ -77,13 +79,13 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 			defer hung.Done()
 			ctx, cancel := context.WithCancel(dead)
 			defer cancel()
-			s := h.open(t)
+			s := h.Open(t)
 			_, _ = lifecycle.Resync(ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
 		}()
 		if dir := <-started; dir != "basens" {
 			t.Fatalf("rendered %s", dir)
 		}
-		run := rtOneCheck(t, h, head, lifecycle.RenderCheckName)
+		run := rtOneCheck(t, h, head, core.RenderCheckName)
 		if run.GetStatus() != "in_progress" || !strings.HasPrefix(run.GetExternalID(), fmt.Sprintf("render-attempt=%d ", n)) {
 			t.Fatalf("attempt %d: check %s %q", n, run.GetStatus(), run.GetExternalID())
 		}
@@ -100,7 +102,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 		t.Fatalf("rendered %s a third time", dir)
 	default:
 	}
-	run := rtOneCheck(t, h, head, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, head, core.RenderCheckName)
 	if run.GetStatus() != "completed" || run.GetConclusion() != "failure" ||
 		!strings.Contains(run.GetOutput().GetTitle(), "Render of basens quarantined") ||
 		!strings.Contains(run.GetOutput().GetSummary(), "2 times and no render finished") {
@@ -115,7 +117,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	if hooks.count() != calls {
 		t.Error("a quarantined head was handed to the render again")
 	}
-	if n := len(rtCheckRuns(t, h, head, lifecycle.RenderCheckName)); n != 1 {
+	if n := len(rtCheckRuns(t, h, head, core.RenderCheckName)); n != 1 {
 		t.Errorf("%d render check runs on the head, want the one", n)
 	}
 
@@ -127,7 +129,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	if _, err := resync(); err != nil {
 		t.Fatal(err)
 	}
-	if c := rtOneCheck(t, h, next, lifecycle.RenderCheckName); c.GetStatus() != "completed" || c.GetConclusion() == "failure" {
+	if c := rtOneCheck(t, h, next, core.RenderCheckName); c.GetStatus() != "completed" || c.GetConclusion() == "failure" {
 		t.Errorf("the next push: %s %s", c.GetStatus(), c.GetConclusion())
 	}
 }
@@ -138,14 +140,14 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 func TestRenderRetryLeavesALiveRenderAlone(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, rtCatalog(t, "basens"))
+	h.Seed(t, rtCatalog(t, "basens"))
 	const branch = "drafts/basens/busy"
 	head := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{
 		"basens/x.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}))
-	s := h.open(t)
+	s := h.Open(t)
 	now := time.Now()
 	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{
-		Name: lifecycle.RenderCheckName, HeadSHA: head.String(), Status: github.String("in_progress"),
+		Name: core.RenderCheckName, HeadSHA: head.String(), Status: github.String("in_progress"),
 		ExternalID: github.String("render-attempt=2 started=" + strconv.FormatInt(now.Unix(), 10)), StartedAt: &github.Timestamp{Time: now}}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func TestRenderRetryLeavesALiveRenderAlone(t *testing.T) {
 	if !out.Running || out.Quarantined || out.CheckRunID != 0 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if run := rtOneCheck(t, h, head, lifecycle.RenderCheckName); run.GetStatus() != "in_progress" {
+	if run := rtOneCheck(t, h, head, core.RenderCheckName); run.GetStatus() != "in_progress" {
 		t.Errorf("the live render's check: %s", run.GetStatus())
 	}
 }

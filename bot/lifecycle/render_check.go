@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/sirupsen/logrus"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -33,7 +35,7 @@ type RenderOptions struct {
 	// path, when the entry pins one), and never for forks.
 	Limits config.ServerLimits
 	// Identity signs the bot's Render commits (DefaultIdentity when empty).
-	Identity Identity
+	Identity core.Identity
 	// MaxAttempts bounds the renders of one draft push when the branch
 	// keeps moving under the bot's lease (default 3).
 	MaxAttempts int
@@ -91,7 +93,7 @@ type RenderOutcome struct {
 // render and completed with the report (two REST calls; see
 // MaxRenderAttempts); any failure of the render, whatever its cause, is
 // reported on it.
-func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (_ *RenderOutcome, err error) {
+func RenderCheck(ctx context.Context, s *core.Session, api CheckRunAPI, head plumbing.Hash, pkg string, fork bool, opts RenderOptions) (_ *RenderOutcome, err error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("render check: %w", err)
 	}
@@ -128,7 +130,7 @@ func RenderCheck(ctx context.Context, s *Session, api CheckRunAPI, head plumbing
 func (o *RenderOutcome) noRender(v attemptVerdict) {
 	switch v {
 	case attemptQuarantine:
-		o.Quarantined, o.Conclusion = true, ConclusionFailure
+		o.Quarantined, o.Conclusion = true, core.ConclusionFailure
 	case attemptRunning:
 		o.Running = true
 	}
@@ -161,11 +163,11 @@ var renderStarted func(ctx context.Context, dir string)
 // loadRun reads the package at commit from the git cache. A missing or
 // too large package is in the renderRun (to be reported); the error is for
 // the machinery (git cache, context) and means nothing can be rendered.
-func loadRun(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (*renderRun, error) {
+func loadRun(ctx context.Context, s *core.Session, commit plumbing.Hash, dir string) (*renderRun, error) {
 	run := &renderRun{}
-	files, err := loadPackage(ctx, s.Git, commit, dir)
+	files, err := core.LoadPackage(ctx, s.Git, commit, dir)
 	switch {
-	case errors.Is(err, errPackageMissing):
+	case errors.Is(err, core.ErrPackageMissing):
 		run.missing = true
 		run.deletion, run.deploymentBranch = isDeletion(ctx, s, dir), s.DeploymentBranch
 	case errors.Is(err, gitstore.ErrTreeTooLarge):
@@ -181,15 +183,15 @@ func loadRun(ctx context.Context, s *Session, commit plumbing.Hash, dir string) 
 // isDeletion reports whether the package directory dir, absent from the
 // commit being rendered, is a package on the deployment branch (the commit
 // deletes it, as a deletion proposal does).
-func isDeletion(ctx context.Context, s *Session, dir string) bool {
-	return !s.DeploymentHead.IsZero() && checkPackageAt(ctx, s.Git, s.DeploymentHead, dir) == nil
+func isDeletion(ctx context.Context, s *core.Session, dir string) bool {
+	return !s.DeploymentHead.IsZero() && core.CheckPackageAt(ctx, s.Git, s.DeploymentHead, dir) == nil
 }
 
 // render renders the loaded package in memory. Problems of the package (a
 // failing pipeline, a name or file the render cannot take, a panic of the
 // engine) are in the renderRun, to be reported on the check; the error is
 // the context's.
-func (run *renderRun) render(ctx context.Context, s *Session, dir string, fork bool, opts RenderOptions) error {
+func (run *renderRun) render(ctx context.Context, s *core.Session, dir string, fork bool, opts RenderOptions) error {
 	if run.missing || run.err != nil {
 		return nil
 	}
@@ -219,15 +221,15 @@ func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files 
 			err = fmt.Errorf("internal error of the render engine (porchbot's fault, not the package's): %v", p)
 		}
 	}()
-	fsys, err := newPkgFS(dir, files)
+	fsys, err := core.NewPkgFS(dir, files)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err = render.Render(ctx, fsys.fs, fsys.root, ropts)
+	res, err = render.Render(ctx, fsys.Fs, fsys.Root, ropts)
 	if err != nil {
 		return res, nil, err
 	}
-	out, err = fsys.files()
+	out, err = fsys.Files()
 	return res, out, err
 }
 
@@ -235,7 +237,7 @@ func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files 
 // the rendered commit) and, when the bot pushed a Render commit, publishes
 // the same report on that new head; it fills the outcome's check fields
 // and digest.
-func reportRender(ctx context.Context, s *Session, api CheckRunAPI, attempt *renderAttempt, facts renderFacts, out *RenderOutcome) error {
+func reportRender(ctx context.Context, s *core.Session, api CheckRunAPI, attempt *renderAttempt, facts renderFacts, out *RenderOutcome) error {
 	rep := renderReport(facts)
 	out.Conclusion = rep.Conclusion
 	if !facts.Missing {
@@ -247,7 +249,7 @@ func reportRender(ctx context.Context, s *Session, api CheckRunAPI, attempt *ren
 	}
 	run, err := attempt.complete(ctx, rep)
 	if err == nil && facts.Head != attempt.head {
-		run, err = publishCheck(ctx, api, s.Repo, facts.Head, rep)
+		run, err = core.PublishCheck(ctx, api, s.Repo, facts.Head, rep)
 	}
 	if run != nil {
 		out.CheckRunID = run.GetID()
@@ -286,7 +288,7 @@ func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Op
 		ropts.ExtraValidators = cfg.Render.Validators
 	}
 	sort.Strings(names)
-	ropts.ExecAllowlist = sortedPaths(programs)
+	ropts.ExecAllowlist = core.SortedPaths(programs)
 	ropts.Resolve = func(fn render.Function) (framework.ResourceListProcessor, error) {
 		if fn.Exec == "" {
 			return render.DefaultResolver(fn)
@@ -350,7 +352,7 @@ func renderErrorPosition(f renderFacts) (file string, line int) {
 		if rel, ok := packageRelative(f.Dir, ve.File); ok {
 			file = rel
 		}
-		line, _, _ = fieldPosition(findDoc(yamlDocs(f.Files[file]), 0, nil), ve.Field)
+		line, _, _ = core.FieldPosition(core.FindDoc(core.YamlDocs(f.Files[file]), 0, nil), ve.Field)
 	case errors.As(f.Err, &pe) && len(pe.Problems) > 0:
 		if rel, ok := packageRelative(f.Dir, pe.Problems[0].File); ok {
 			file = rel

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -33,17 +35,17 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	prog := rtPassthrough(t)
-	h.opener.Limits.ExecAllowlist = []string{"passthrough"}
-	opts := lifecycle.RenderOptions{Limits: h.opener.Limits}
+	h.Opener.Limits.ExecAllowlist = []string{"passthrough"}
+	opts := lifecycle.RenderOptions{Limits: h.Opener.Limits}
 	cfg := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec:\n    passthrough: " + prog + "\n"
 	main := map[string][]byte{".github/porchbot.yaml": []byte(cfg)}
-	h.seed(t, main)
+	h.Seed(t, main)
 	const branch = "drafts/apps/web/exec"
 	pushed := rtPushDraft(t, h, branch, rtWith(main, map[string][]byte{
 		"apps/web/Kptfile":         rtKptfile("web", "  validators:\n    - exec: passthrough\n"),
 		"apps/web/deployment.yaml": []byte(rtDeployment),
 	}))
-	s := h.open(t)
+	s := h.Open(t)
 	if s.ConfigErr != nil {
 		t.Fatal(s.ConfigErr)
 	}
@@ -51,7 +53,7 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionSuccess || out.Pushed {
+	if out.Conclusion != core.ConclusionSuccess || out.Pushed {
 		t.Fatalf("allowed exec: %+v\n%v", out, out.Result.Steps)
 	}
 
@@ -60,10 +62,10 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fork.Conclusion != lifecycle.ConclusionFailure || len(fork.Result.Skipped()) != 1 {
+	if fork.Conclusion != core.ConclusionFailure || len(fork.Result.Skipped()) != 1 {
 		t.Fatalf("fork: %+v", fork)
 	}
-	runs := rtCheckRuns(t, h, pushed, lifecycle.RenderCheckName)
+	runs := rtCheckRuns(t, h, pushed, core.RenderCheckName)
 	var forkRun *github.CheckRun
 	for _, r := range runs {
 		if r.GetID() == fork.CheckRunID {
@@ -91,16 +93,16 @@ func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
 		"apps/web/Kptfile":         rtKptfile("web", "  mutators:\n    - image: ghcr.io/acme/frobnicate:v1\n"),
 		"apps/web/deployment.yaml": []byte(rtDeployment),
 	}
-	head := plumbing.NewHash(h.seed(t, files))
-	s := h.open(t)
+	head := plumbing.NewHash(h.Seed(t, files))
+	s := h.Open(t)
 	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "apps/web", false, lifecycle.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionFailure {
+	if out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, head, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, head, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
 	for _, w := range append([]string{`"ghcr.io/acme/frobnicate:v1"`, "frobnicate"}, render.SupportedFunctions()...) {
 		if !strings.Contains(sum, w) {
@@ -115,15 +117,15 @@ func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
 func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	head := plumbing.NewHash(h.seed(t, rtCatalog(t, "network/upf", "basens")))
-	s := h.open(t)
+	head := plumbing.NewHash(h.Seed(t, rtCatalog(t, "network/upf", "basens")))
+	s := h.Open(t)
 	c := rtCount(h)
 	for _, pkg := range []string{"network/upf", "basens"} {
 		out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, lifecycle.RenderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Conclusion != lifecycle.ConclusionSuccess || out.Pushed || out.Head != head {
+		if out.Conclusion != core.ConclusionSuccess || out.Pushed || out.Head != head {
 			t.Fatalf("%s: %+v", pkg, out)
 		}
 	}
@@ -155,8 +157,8 @@ render:
             if r["kind"] == "ResourceQuota":
               fail("quotas are managed centrally")
 `)
-	head := plumbing.NewHash(h.seed(t, main))
-	s := h.open(t)
+	head := plumbing.NewHash(h.Seed(t, main))
+	s := h.Open(t)
 	if s.ConfigErr != nil {
 		t.Fatal(s.ConfigErr)
 	}
@@ -164,10 +166,10 @@ render:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conclusion != lifecycle.ConclusionFailure || len(out.Result.Steps) != 3 {
+	if out.Conclusion != core.ConclusionFailure || len(out.Result.Steps) != 3 {
 		t.Fatalf("outcome %+v %+v", out, out.Result)
 	}
-	text := rtOneCheck(t, h, head, lifecycle.RenderCheckName).GetOutput().GetText()
+	text := rtOneCheck(t, h, head, core.RenderCheckName).GetOutput().GetText()
 	if strings.Count(text, "(repository guardrail)") != 2 || !strings.Contains(text, "quotas are managed centrally") {
 		t.Errorf("text:\n%s", text)
 	}
@@ -182,15 +184,15 @@ func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
 		files[path.Join("many", "cm-"+string(rune('a'+i/26))+string(rune('a'+i%26))+".yaml")] =
 			[]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: dev\n")
 	}
-	head := plumbing.NewHash(h.seed(t, files))
-	s := h.open(t)
+	head := plumbing.NewHash(h.Seed(t, files))
+	s := h.Open(t)
 	c := rtCount(h)
 	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "many", false, lifecycle.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rest, delta, _, _ := c.done()
-	if out.Conclusion != lifecycle.ConclusionFailure || len(out.Differs) != 60 {
+	if out.Conclusion != core.ConclusionFailure || len(out.Differs) != 60 {
 		t.Fatalf("outcome %+v", out)
 	}
 	if rest != 3 || delta["PATCH /repos/{owner}/{repo}/check-runs/{id}"] != 2 {

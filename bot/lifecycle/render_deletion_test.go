@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -18,20 +20,20 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 		files["old/Kptfile"] = pubKptfile("old")
 		files["old/cm.yaml"] = pubConfigMap("old", "cfg", "1")
 	})
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	publish(t, s, plumbing.NewHash(c1), nil)
 	if _, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "old", "alice"); err != nil {
 		t.Fatal(err)
 	}
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	head := plumbing.NewHash(f.head("drafts/old/delete"))
 	out, err := lifecycle.RenderDraft(f.ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: "drafts/old/delete", Head: head})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := rtOneCheck(t, f.h, head, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, f.h, head, core.RenderCheckName)
 	title, sum := run.GetOutput().GetTitle(), run.GetOutput().GetSummary()
-	if out.Conclusion != lifecycle.ConclusionNeutral || run.GetConclusion() != "neutral" ||
+	if out.Conclusion != core.ConclusionNeutral || run.GetConclusion() != "neutral" ||
 		title != "Deletion of old: nothing to render" || strings.Contains(title, "not found") ||
 		!strings.Contains(sum, "This commit deletes the package `old`") || !strings.Contains(sum, "removes the package from `main`") {
 		t.Fatalf("check %s %q\n%s", run.GetConclusion(), title, sum)
@@ -41,11 +43,11 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 	ghost := plumbing.NewHash(f.commit("drafts/ghost/w1", "", func(files map[string][]byte) {
 		files["ghost/README.md"] = []byte("no Kptfile\n")
 	}))
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	if _, err := lifecycle.RenderDraft(f.ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: "drafts/ghost/w1", Head: ghost}); err != nil {
 		t.Fatal(err)
 	}
-	if run := rtOneCheck(t, f.h, ghost, lifecycle.RenderCheckName); run.GetOutput().GetTitle() != "Package ghost not found" {
+	if run := rtOneCheck(t, f.h, ghost, core.RenderCheckName); run.GetOutput().GetTitle() != "Package ghost not found" {
 		t.Errorf("ghost: %q", run.GetOutput().GetTitle())
 	}
 }

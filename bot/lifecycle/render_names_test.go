@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
@@ -14,7 +16,7 @@ import (
 func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/café/w1"
 	pushed := rtPushDraft(t, h, branch, map[string][]byte{
 		"README.md":                []byte("x\n"),
@@ -22,18 +24,18 @@ func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
 		"café/extra+dev.yaml":      []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"),
 		"café/sous dossier/é.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: accent\n"),
 	})
-	s := h.open(t)
+	s := h.Open(t)
 	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Pushed || out.Conclusion != lifecycle.ConclusionSuccess {
+	if !out.Pushed || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("outcome %+v", out)
 	}
 	if strings.Join(out.Differs, ",") != "extra+dev.yaml,sous dossier/é.yaml" {
 		t.Errorf("differs %v", out.Differs)
 	}
-	run := rtOneCheck(t, h, out.Head, lifecycle.RenderCheckName)
+	run := rtOneCheck(t, h, out.Head, core.RenderCheckName)
 	if run.GetConclusion() != "success" {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
@@ -65,17 +67,17 @@ func TestRenderFailuresEndInACompletedCheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t)
 			ctx := context.Background()
-			h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
+			h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 			branch := "drafts/app/w1"
 			pushed := rtPushDraft(t, h, branch, map[string][]byte{"README.md": []byte("x\n"),
 				"app/Kptfile": []byte(tc.kptfile), "app/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")})
-			s := h.open(t)
+			s := h.Open(t)
 			out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := rtOneCheck(t, h, pushed, lifecycle.RenderCheckName)
-			if out.Conclusion != lifecycle.ConclusionFailure || run.GetStatus() != "completed" || run.GetConclusion() != "failure" {
+			run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+			if out.Conclusion != core.ConclusionFailure || run.GetStatus() != "completed" || run.GetConclusion() != "failure" {
 				t.Fatalf("outcome %+v, check %s %s", out, run.GetStatus(), run.GetConclusion())
 			}
 			sum := run.GetOutput().GetSummary()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
@@ -53,16 +55,16 @@ type renderFacts struct {
 func (f renderFacts) conclusion() string {
 	switch {
 	case f.Missing:
-		return ConclusionNeutral
+		return core.ConclusionNeutral
 	case f.Err != nil, f.Loop, !f.Pushed && len(f.Changes) > 0:
-		return ConclusionFailure
+		return core.ConclusionFailure
 	}
-	return ConclusionSuccess
+	return core.ConclusionSuccess
 }
 
 // renderReport builds the porchbot/render check run (pure).
-func renderReport(f renderFacts) CheckReport {
-	rep := CheckReport{Name: RenderCheckName, Conclusion: f.conclusion()}
+func renderReport(f renderFacts) core.CheckReport {
+	rep := core.CheckReport{Name: core.RenderCheckName, Conclusion: f.conclusion()}
 	var sum strings.Builder
 	steps := []render.Step{}
 	if f.Result != nil {
@@ -309,7 +311,7 @@ func stderrDetails(dir string, steps []render.Step) string {
 }
 
 var severityLevel = map[framework.Severity]string{
-	framework.Error: LevelFailure, framework.Warning: LevelWarning, framework.Info: LevelNotice,
+	framework.Error: core.LevelFailure, framework.Warning: core.LevelWarning, framework.Info: core.LevelNotice,
 }
 
 // renderAnnotations turns results that name a file (or a resource found in
@@ -317,8 +319,8 @@ var severityLevel = map[framework.Severity]string{
 // without such results into annotations on their Kptfile entry, a render
 // error outside any function into one on the Kptfile, and (check-only)
 // committed files that differ from the rendered result into one each.
-func renderAnnotations(f renderFacts) []Annotation {
-	var out []Annotation
+func renderAnnotations(f renderFacts) []core.Annotation {
+	var out []core.Annotation
 	if f.Missing {
 		return nil
 	}
@@ -327,7 +329,7 @@ func renderAnnotations(f renderFacts) []Annotation {
 		steps = f.Result.Steps
 	}
 	occurrence := map[string]int{}
-	docs := newDocCache(f.Files)
+	docs := core.NewDocCache(f.Files)
 	for _, s := range steps {
 		key := s.Package + "\x00" + string(s.Kind) + "\x00" + s.Function()
 		nth := occurrence[key]
@@ -344,13 +346,13 @@ func renderAnnotations(f renderFacts) []Annotation {
 			}
 			level := severityLevel[r.Severity]
 			if level == "" {
-				level = LevelNotice
+				level = core.LevelNotice
 			}
 			msg := r.Message
 			if r.Field != nil && r.Field.Path != "" {
 				msg += " (field " + r.Field.Path + ")"
 			}
-			out = append(out, Annotation{Path: path.Join(f.Dir, rel), StartLine: line, EndLine: line, StartColumn: col,
+			out = append(out, core.Annotation{Path: path.Join(f.Dir, rel), StartLine: line, EndLine: line, StartColumn: col,
 				EndColumn: col, Level: level, Title: title, Message: msg})
 			placed = true
 		}
@@ -362,13 +364,13 @@ func renderAnnotations(f renderFacts) []Annotation {
 		if !ok {
 			continue
 		}
-		line, found := functionPosition(data, string(s.Kind), s.Image, s.Exec, nth)
+		line, found := core.FunctionPosition(data, string(s.Kind), s.Image, s.Exec, nth)
 		if !found {
 			line = 1
 		}
-		level := LevelFailure
+		level := core.LevelFailure
 		if s.Status == render.StepSkipped {
-			level = LevelWarning
+			level = core.LevelWarning
 		}
 		msg := s.Message
 		if errs := errorResults(s); len(errs) > 0 {
@@ -381,14 +383,14 @@ func renderAnnotations(f renderFacts) []Annotation {
 		if msg == "" {
 			msg = fmt.Sprintf("%s %s", s.Function(), s.Status)
 		}
-		out = append(out, Annotation{Path: path.Join(f.Dir, kf), StartLine: line, EndLine: line, Level: level,
+		out = append(out, core.Annotation{Path: path.Join(f.Dir, kf), StartLine: line, EndLine: line, Level: level,
 			Title: title, Message: msg, RawDetails: s.Stderr})
 	}
 	if f.Err != nil && failedStep(steps) == nil && (f.Result == nil || len(f.Result.Skipped()) == 0) {
 		file, line := renderErrorPosition(f)
 		if _, ok := f.Files[file]; ok {
-			out = append(out, Annotation{Path: path.Join(f.Dir, file), StartLine: line, EndLine: line,
-				Level: LevelFailure, Title: "render failed", Message: f.Err.Error()})
+			out = append(out, core.Annotation{Path: path.Join(f.Dir, file), StartLine: line, EndLine: line,
+				Level: core.LevelFailure, Title: "render failed", Message: f.Err.Error()})
 		}
 	}
 	if !f.Pushed && f.Err == nil {
@@ -400,8 +402,8 @@ func renderAnnotations(f renderFacts) []Annotation {
 			if c.Kind == "deleted" {
 				msg = "This file is not the rendered result: rendering the package deletes it."
 			}
-			out = append(out, Annotation{Path: path.Join(f.Dir, c.Path), StartLine: 1, EndLine: 1,
-				Level: LevelFailure, Title: "not rendered", Message: msg})
+			out = append(out, core.Annotation{Path: path.Join(f.Dir, c.Path), StartLine: 1, EndLine: 1,
+				Level: core.LevelFailure, Title: "not rendered", Message: msg})
 		}
 	}
 	return out
@@ -411,7 +413,7 @@ func renderAnnotations(f renderFacts) []Annotation {
 // result refers to among the package's files. File paths are tried
 // relative to the function's package, then to the root package; a result
 // naming only a resource is looked up by kind and name.
-func locateResult(docs *docCache, stepPkg string, r *framework.Result) (rel string, line, col int, ok bool) {
+func locateResult(docs *core.DocCache, stepPkg string, r *framework.Result) (rel string, line, col int, ok bool) {
 	field := ""
 	if r.Field != nil {
 		field = r.Field.Path
@@ -423,22 +425,22 @@ func locateResult(docs *docCache, stepPkg string, r *framework.Result) (rel stri
 		candidates = append(candidates, path.Join(stepPkg, r.File.Path), path.Clean(r.File.Path))
 	}
 	for _, c := range candidates {
-		if ds, found := docs.docs(c); found {
-			line, col = positionInFile(ds, index, r.ResourceRef, field)
+		if ds, found := docs.Docs(c); found {
+			line, col = core.PositionInFile(ds, index, r.ResourceRef, field)
 			return c, line, col, true
 		}
 	}
 	if r.ResourceRef == nil || r.ResourceRef.Kind == "" || r.ResourceRef.Name == "" {
 		return "", 0, 0, false
 	}
-	for _, name := range sortedPaths(docs.files) {
+	for _, name := range core.SortedPaths(docs.Files) {
 		if !isYAMLName(name) {
 			continue
 		}
-		ds, _ := docs.docs(name)
+		ds, _ := docs.Docs(name)
 		for _, d := range ds {
-			if docMatches(d, r.ResourceRef) {
-				line, col, _ = fieldPosition(d, field)
+			if core.DocMatches(d, r.ResourceRef) {
+				line, col, _ = core.FieldPosition(d, field)
 				return name, line, col, true
 			}
 		}

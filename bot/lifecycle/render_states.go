@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 )
 
@@ -79,7 +81,7 @@ func (c *RenderStates) record(key string, id int64, run renderCheckState) {
 // Observe notes a porchbot/render check run seen in a check_run event
 // (written by another replica, or by this one).
 func (c *RenderStates) Observe(repo string, run *github.CheckRun) {
-	if c == nil || run.GetName() != RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
+	if c == nil || run.GetName() != core.RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
 		return
 	}
 	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), runOf(run))
@@ -168,7 +170,7 @@ type renderRecorder struct {
 // CreateCheckRun implements CheckRunWriter.
 func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
 	run, resp, err := r.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
-	if err == nil && run != nil && opts.Name == RenderCheckName {
+	if err == nil && run != nil && opts.Name == core.RenderCheckName {
 		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), runOf(run))
 	}
 	return run, resp, err
@@ -177,7 +179,7 @@ func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string,
 // UpdateCheckRun implements CheckRunWriter.
 func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
 	run, resp, err := r.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, opts)
-	if err == nil && run != nil && run.GetName() == RenderCheckName {
+	if err == nil && run != nil && run.GetName() == core.RenderCheckName {
 		key := renderStateKey(r.repo, run.GetHeadSHA())
 		if run.GetHeadSHA() == "" {
 			r.states.mu.Lock()
@@ -251,7 +253,7 @@ type RenderCheckLister interface {
 // (not rendered yet, or never: its webhooks were lost before a merge) is
 // RenderUnknown, as it is without a lister: the requirement applies once a
 // render reports (a failed or unfinished one blocks).
-func renderStateAt(ctx context.Context, s *Session, api ProposalAPI, head string) (RenderState, error) {
+func renderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head string) (RenderState, error) {
 	if st, ok := api.Renders.State(s.Repo.FullName(), head); ok {
 		return st, nil
 	}
@@ -259,7 +261,7 @@ func renderStateAt(ctx context.Context, s *Session, api ProposalAPI, head string
 		return RenderUnknown, nil
 	}
 	res, _, err := api.CheckList.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head, &github.ListCheckRunsOptions{
-		CheckName: github.String(RenderCheckName), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+		CheckName: github.String(core.RenderCheckName), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
 		return RenderUnknown, fmt.Errorf("render checks of %s: %w", propShort(head), err)
 	}

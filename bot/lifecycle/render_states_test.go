@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 )
 
@@ -46,7 +48,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 		t.Fatal("a state before any render")
 	}
 	c.Wait("acme/catalog", head, 7)
-	run, _, _ := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: RenderCheckName, HeadSHA: head,
+	run, _, _ := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: core.RenderCheckName, HeadSHA: head,
 		Status: github.String("in_progress")})
 	if st, ok := c.State("ACME/catalog", head); !ok || st != RenderPending {
 		t.Fatalf("running: %q %v", st, ok)
@@ -54,7 +56,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	if ready := c.TakeReady("acme/catalog"); len(ready) != 0 {
 		t.Fatalf("ready while rendering: %v", ready)
 	}
-	if _, _, err := api.UpdateCheckRun(ctx, "acme", "catalog", run.GetID(), github.UpdateCheckRunOptions{Name: RenderCheckName,
+	if _, _, err := api.UpdateCheckRun(ctx, "acme", "catalog", run.GetID(), github.UpdateCheckRunOptions{Name: core.RenderCheckName,
 		Status: github.String("completed"), Conclusion: github.String("success")}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	if ready := c.TakeReady("acme/catalog"); len(ready) != 0 {
 		t.Fatalf("handed back twice: %v", ready)
 	}
-	completedFailure(RenderCheckName)
+	completedFailure(core.RenderCheckName)
 	if st, _ := c.State("acme/catalog", head); st != RenderFailed {
 		t.Fatalf("one package failed: %q", st)
 	}
@@ -95,7 +97,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 // package's failure is not hidden by another package's later pass.
 func TestRenderStatesNewestRunPerPackage(t *testing.T) {
 	run := func(id int64, pkg, status, conclusion string) *github.CheckRun {
-		return &github.CheckRun{ID: github.Int64(id), Name: github.String(RenderCheckName), HeadSHA: github.String("abc"),
+		return &github.CheckRun{ID: github.Int64(id), Name: github.String(core.RenderCheckName), HeadSHA: github.String("abc"),
 			ExternalID: github.String(attemptExternalID(1, time.Unix(1, 0), pkg)),
 			Status:     github.String(status), Conclusion: github.String(conclusion)}
 	}

@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -63,15 +65,15 @@ const (
 // approval steps implement them.
 type ResyncHooks interface {
 	// RenderDraft renders a draft branch whose head has no render check.
-	RenderDraft(ctx context.Context, s *Session, branch string, head plumbing.Hash) error
+	RenderDraft(ctx context.Context, s *core.Session, branch string, head plumbing.Hash) error
 	// EvaluateProposal re-evaluates an open proposal (checks, approval).
-	EvaluateProposal(ctx context.Context, s *Session, pr *github.PullRequest) error
+	EvaluateProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) error
 }
 
 // DashboardHook, when the hooks implement it, opens the repository's
 // dashboard issue if missing and refreshes it (dashboard_issue.go).
 type DashboardHook interface {
-	EnsureDashboard(ctx context.Context, s *Session) error
+	EnsureDashboard(ctx context.Context, s *core.Session) error
 }
 
 // ResyncChecks is the check-runs call (s.GH.Checks).
@@ -114,12 +116,12 @@ type ResyncDeps struct {
 
 	// For ResyncLoop:
 	// API builds the API of a session (default NewResyncAPI(s.GH)).
-	API func(*Session) ResyncAPI
+	API func(*core.Session) ResyncAPI
 	// RepoTimeout bounds one repository's run (default 5 minutes).
 	RepoTimeout time.Duration
 	Logger      logrus.FieldLogger
 	// OnReport, if set, receives every repository's result.
-	OnReport func(Repo, *ResyncReport, error)
+	OnReport func(core.Repo, *ResyncReport, error)
 	// Concurrency is how many repositories a pass works on at once
 	// (default DefaultResyncConcurrency).
 	Concurrency int
@@ -127,7 +129,7 @@ type ResyncDeps struct {
 	// low for the resync: its repositories are then left for the next pass
 	// (user-facing work first), and OnYield hears of each.
 	LowBudget func(installationID int64) bool
-	OnYield   func(Repo)
+	OnYield   func(core.Repo)
 	// BeforePass, if set, runs at the start of each pass (the service asks
 	// GitHub to redeliver the App's failed webhooks: internal/redeliver).
 	BeforePass func(ctx context.Context)
@@ -164,7 +166,7 @@ type ResyncReport struct {
 // Resync reconciles one repository (see the file comment). It goes past
 // the failure of one package, draft or proposal, and returns them all
 // joined after doing the rest.
-func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*ResyncReport, error) {
+func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps) (*ResyncReport, error) {
 	rep := &ResyncReport{Repo: s.Repo.FullName(), Head: s.DeploymentHead}
 	log := s.Log.WithField("step", "resync")
 	if s.DeploymentHead.IsZero() {
@@ -178,18 +180,18 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 	var atHead []string
 	if err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		atHead, err = newLandingWalker(ctx, repo, s.Config.Packages.Root).topLevelPackages(s.DeploymentHead)
+		atHead, err = core.NewLandingWalker(ctx, repo, s.Config.Packages.Root).TopLevelPackages(s.DeploymentHead)
 		return err
 	}); err != nil {
 		return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 	}
 
 	if s.Config.Lifecycle.PublishOn == config.PublishOnMerge {
-		tags, err := ReadRevisionTags(ctx, s)
+		tags, err := core.ReadRevisionTags(ctx, s)
 		if err != nil {
 			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 		}
-		hists, err := UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
+		hists, err := core.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
 		if err != nil {
 			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 		}
@@ -261,7 +263,7 @@ func Resync(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps) (*R
 // releases. When the repository has more, a tag whose commit is older than
 // the oldest listed release is assumed to have its release.
 func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *ResyncReport) error {
-	tags, err := ReadRevisionTags(ctx, p.s)
+	tags, err := core.ReadRevisionTags(ctx, p.s)
 	if err != nil {
 		return err
 	}
@@ -300,7 +302,7 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 			errs = append(errs, err)
 			continue
 		}
-		l := Landing{Package: pkg, Dir: PackageDir(p.s.Config.Packages.Root, pkg), Commit: commit}
+		l := core.Landing{Package: pkg, Dir: core.PackageDir(p.s.Config.Packages.Root, pkg), Commit: commit}
 		rel, err := p.release(ctx, tags, l, n, landingVerdict{pr: pr})
 		if err != nil {
 			errs = append(errs, err)
@@ -323,7 +325,7 @@ const releaseRepairHorizon = 24 * time.Hour
 
 // recentRevisions: was the latest revision of one of pkgs tagged within
 // releaseRepairHorizon (the annotated tag's date, as the index reads it)?
-func (p *publisher) recentRevisions(ctx context.Context, pkgs []string, published RevisionTags) (bool, error) {
+func (p *publisher) recentRevisions(ctx context.Context, pkgs []string, published core.RevisionTags) (bool, error) {
 	since := time.Now().Add(-releaseRepairHorizon)
 	recent := false
 	err := p.s.Git.With(ctx, func(r *git.Repository) error {
@@ -345,7 +347,7 @@ func (p *publisher) recentRevisions(ctx context.Context, pkgs []string, publishe
 func (p *publisher) commitTime(ctx context.Context, h plumbing.Hash) (time.Time, error) {
 	var t time.Time
 	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
-		c, err := newLandingWalker(ctx, repo, "").commit(h)
+		c, err := core.NewLandingWalker(ctx, repo, "").Commit(h)
 		if err == nil {
 			t = c.Committer.When
 		}
@@ -362,14 +364,14 @@ type resyncDraft struct {
 }
 
 // resyncDrafts renders the draft heads that have no render check run.
-func resyncDrafts(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
+func resyncDrafts(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
 	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/drafts/")
 	if err != nil {
 		return fmt.Errorf("list drafts: %w", err)
 	}
 	var drafts []resyncDraft
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
-		w := newLandingWalker(ctx, repo, s.Config.Packages.Root)
+		w := core.NewLandingWalker(ctx, repo, s.Config.Packages.Root)
 		merged, err := resyncMergedHeads(w, s.DeploymentHead)
 		if err != nil {
 			return err
@@ -380,17 +382,17 @@ func resyncDrafts(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDep
 			if !ok || merged[ref.Hash()] {
 				continue
 			}
-			st, err := w.state(ref.Hash(), PackageDir(s.Config.Packages.Root, pkg))
+			st, err := w.State(ref.Hash(), core.PackageDir(s.Config.Packages.Root, pkg))
 			if err != nil {
-				if errors.Is(err, errLandingCommitMissing) {
+				if errors.Is(err, core.ErrLandingCommitMissing) {
 					continue
 				}
 				return err
 			}
-			if !st.exists() {
+			if !st.Exists() {
 				continue // a deletion draft: nothing to render
 			}
-			c, err := w.commit(ref.Hash())
+			c, err := w.Commit(ref.Hash())
 			if err != nil {
 				return err
 			}
@@ -442,14 +444,14 @@ func resyncDrafts(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDep
 // resyncMergedHeads are the commits of the deployment branch's recent
 // first-parent history and their merged parents: draft heads among them
 // are merged, not rendered again.
-func resyncMergedHeads(w *landingWalker, head plumbing.Hash) (map[plumbing.Hash]bool, error) {
+func resyncMergedHeads(w *core.LandingWalker, head plumbing.Hash) (map[plumbing.Hash]bool, error) {
 	out := map[plumbing.Hash]bool{}
 	x := head
 	for range resyncMergedWindow {
 		if x.IsZero() {
 			break
 		}
-		c, err := w.commit(x)
+		c, err := w.Commit(x)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +459,7 @@ func resyncMergedHeads(w *landingWalker, head plumbing.Hash) (map[plumbing.Hash]
 			out[p] = true
 		}
 		out[x] = true
-		x = landingFirstParent(c)
+		x = core.LandingFirstParent(c)
 	}
 	return out, nil
 }
@@ -465,12 +467,12 @@ func resyncMergedHeads(w *landingWalker, head plumbing.Hash) (map[plumbing.Hash]
 // resyncProposals hands every open pull request into the deployment
 // branch to EvaluateProposal, which judges the proposals among them
 // (labelled or not yet: a lost opened webhook is repaired).
-func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
+func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
 	limit := deps.MaxProposals
 	if limit <= 0 {
 		limit = defaultResyncMaxPRs
 	}
-	if s.noOpenPulls {
+	if s.NoOpenPulls {
 		return nil
 	}
 	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions())
@@ -511,7 +513,7 @@ func resyncProposals(ctx context.Context, s *Session, api ResyncAPI, deps Resync
 
 // resyncIsProposal: pr is a draft's, labelled as a proposal, from a fork
 // (the hook decides), or its head changes a package.
-func resyncIsProposal(ctx context.Context, s *Session, pr *github.PullRequest) (bool, error) {
+func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) (bool, error) {
 	_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
 	if draft || deletionHasLabel(pr, packages.LabelProposed) || deletionHasLabel(pr, packages.LabelDeletionProposed) ||
 		IsForkPullRequest(s.Repo, pr) {
@@ -532,8 +534,8 @@ func resyncIsProposal(ctx context.Context, s *Session, pr *github.PullRequest) (
 // of it, so replicas spread out), until ctx ends; then it returns nil. A
 // repository's failure (open, resync, even a panic) is logged and does not
 // stop the loop; each repository gets deps.RepoTimeout.
-func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(context.Context) ([]Repo, error),
-	open func(context.Context, Repo) (*Session, error), deps ResyncDeps) error {
+func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(context.Context) ([]core.Repo, error),
+	open func(context.Context, core.Repo) (*core.Session, error), deps ResyncDeps) error {
 	if interval <= 0 {
 		interval = DefaultResyncInterval
 	}
@@ -557,8 +559,8 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 // ResyncPass is one pass of ResyncLoop: every repository listRepos
 // returns, one after the other; a repository's failure is logged and the
 // pass goes on. It returns the repositories it listed.
-func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]Repo, error),
-	open func(context.Context, Repo) (*Session, error), deps ResyncDeps) []Repo {
+func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]core.Repo, error),
+	open func(context.Context, core.Repo) (*core.Session, error), deps ResyncDeps) []core.Repo {
 	log := deps.Logger
 	if log == nil {
 		log = logrus.StandardLogger()
@@ -576,7 +578,7 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]Repo, er
 	if workers <= 0 {
 		workers = DefaultResyncConcurrency
 	}
-	next := make(chan Repo)
+	next := make(chan core.Repo)
 	var wg sync.WaitGroup
 	var yielded atomic.Int64
 	for range min(workers, max(len(repos), 1)) {
@@ -620,7 +622,7 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]Repo, er
 }
 
 // resyncOne runs one repository, containing its failures.
-func resyncOne(ctx context.Context, r Repo, open func(context.Context, Repo) (*Session, error), deps ResyncDeps, log logrus.FieldLogger) {
+func resyncOne(ctx context.Context, r core.Repo, open func(context.Context, core.Repo) (*core.Session, error), deps ResyncDeps, log logrus.FieldLogger) {
 	log = log.WithField("repository", r.FullName())
 	timeout := deps.RepoTimeout
 	if timeout <= 0 {

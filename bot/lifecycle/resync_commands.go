@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // ResyncCommandHooks is implemented by ResyncHooks that can answer the
@@ -12,11 +14,11 @@ import (
 type ResyncCommandHooks interface {
 	// AnswerMissedCommands runs and answers the recent /porch comments of
 	// s's repository that have no reply, and returns their ids.
-	AnswerMissedCommands(ctx context.Context, s *Session) ([]int64, error)
+	AnswerMissedCommands(ctx context.Context, s *core.Session) ([]int64, error)
 }
 
 // resyncCommands answers the missed commands when the hooks can.
-func resyncCommands(ctx context.Context, s *Session, deps ResyncDeps, rep *ResyncReport) error {
+func resyncCommands(ctx context.Context, s *core.Session, deps ResyncDeps, rep *ResyncReport) error {
 	h, ok := deps.Hooks.(ResyncCommandHooks)
 	if !ok {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
@@ -18,7 +20,7 @@ type passHooks struct {
 	done   func()
 }
 
-func (p *passHooks) ResyncPassDone(repos []lifecycle.Repo) {
+func (p *passHooks) ResyncPassDone(repos []core.Repo) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var names []string
@@ -37,7 +39,7 @@ func (p *passHooks) ResyncPassDone(repos []lifecycle.Repo) {
 func TestResyncLoopReportsCompletePasses(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"")
 	f.commit("main", "", func(files map[string][]byte) { files["loop/Kptfile"] = pubKptfile("loop") })
-	good := f.h.catalog()
+	good := f.h.Catalog()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hooks := &passHooks{recordingHooks: &recordingHooks{}, done: cancel}
@@ -45,18 +47,18 @@ func TestResyncLoopReportsCompletePasses(t *testing.T) {
 		mu     sync.Mutex
 		listed int
 	)
-	list := func(context.Context) ([]lifecycle.Repo, error) {
+	list := func(context.Context) ([]core.Repo, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		listed++
 		if listed == 2 {
-			return []lifecycle.Repo{good}, errors.New("the second page failed")
+			return []core.Repo{good}, errors.New("the second page failed")
 		}
-		return []lifecycle.Repo{good}, nil
+		return []core.Repo{good}, nil
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, f.h.opener.Open, lifecycle.ResyncDeps{Logger: f.h.log, Hooks: hooks})
+		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, f.h.Opener.Open, lifecycle.ResyncDeps{Logger: f.h.Log, Hooks: hooks})
 	}()
 	awaitLoop(t, done)
 	mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -33,7 +35,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 		files["other/Kptfile"] = pubKptfile("other")
 	}))
 
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	var (
 		rep *lifecycle.ResyncReport
 		err error
@@ -60,7 +62,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 
 	// Nothing left to do: the session's fetch, one releases call.
 	calls = f.calls(func() {
-		s = f.h.open(t)
+		s = f.h.Open(t)
 		rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 	})
 	if err != nil || len(rep.Published) != 0 {
@@ -79,7 +81,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 	if err := lifecycletest.RevisionTag(f.ctx, f.alice, pubOwner, pubRepo, "p/v1", c); err != nil {
 		t.Fatal(err)
 	}
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +105,7 @@ type recordingHooks struct {
 	failOn    string
 }
 
-func (r *recordingHooks) RenderDraft(_ context.Context, _ *lifecycle.Session, branch string, head plumbing.Hash) error {
+func (r *recordingHooks) RenderDraft(_ context.Context, _ *core.Session, branch string, head plumbing.Hash) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if branch == r.failOn {
@@ -113,7 +115,7 @@ func (r *recordingHooks) RenderDraft(_ context.Context, _ *lifecycle.Session, br
 	return nil
 }
 
-func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *lifecycle.Session, pr *github.PullRequest) error {
+func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *core.Session, pr *github.PullRequest) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evaluated = append(r.evaluated, pr.GetNumber())
@@ -123,7 +125,7 @@ func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *lifecycle.Sessio
 func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"")
 	base := f.commit("main", "", func(files map[string][]byte) { files["app/Kptfile"] = pubKptfile("app") })
-	s := f.h.open(t)
+	s := f.h.Open(t)
 	publish(t, s, plumbing.NewHash(base), nil)
 
 	unrendered := f.commit("drafts/app/w1", base, func(files map[string][]byte) { files["app/a.yaml"] = pubNamespace("a") })
@@ -141,7 +143,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s = f.h.open(t)
+	s = f.h.Open(t)
 	hooks := &recordingHooks{failOn: "drafts/app/w3"}
 	var (
 		rep *lifecycle.ResyncReport
@@ -179,9 +181,9 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"")
 	c := f.commit("main", "", func(files map[string][]byte) { files["loop/Kptfile"] = pubKptfile("loop") })
-	good := f.h.catalog()
-	broken := lifecycle.Repo{Owner: "acme", Name: "broken"}
-	panicky := lifecycle.Repo{Owner: "acme", Name: "panicky"}
+	good := f.h.Catalog()
+	broken := core.Repo{Owner: "acme", Name: "broken"}
+	panicky := core.Repo{Owner: "acme", Name: "panicky"}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -190,29 +192,29 @@ func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
 		reports = map[string]int{}
 		failed  = map[string]int{}
 	)
-	open := func(ctx context.Context, r lifecycle.Repo) (*lifecycle.Session, error) {
+	open := func(ctx context.Context, r core.Repo) (*core.Session, error) {
 		switch r.Name {
 		case "broken":
 			return nil, errors.New("no such repository")
 		case "panicky":
 			panic("boom")
 		}
-		return f.h.opener.Open(ctx, r)
+		return f.h.Opener.Open(ctx, r)
 	}
 	listed := 0
-	list := func(context.Context) ([]lifecycle.Repo, error) {
+	list := func(context.Context) ([]core.Repo, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		listed++
 		if listed == 2 {
 			return nil, errors.New("listing failed once")
 		}
-		return []lifecycle.Repo{broken, panicky, good}, nil
+		return []core.Repo{broken, panicky, good}, nil
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, open, lifecycle.ResyncDeps{Logger: f.h.log,
-			OnReport: func(r lifecycle.Repo, rep *lifecycle.ResyncReport, err error) {
+		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, open, lifecycle.ResyncDeps{Logger: f.h.Log,
+			OnReport: func(r core.Repo, rep *lifecycle.ResyncReport, err error) {
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -33,20 +35,20 @@ import (
 // the pusher, so that their own /porch publish does not adopt it unless
 // approvals.allowSelfApproval. One call; none for porchbot's own tags or a
 // tag that is not a revision name. It says whether it reported.
-func ReportTagPush(ctx context.Context, s *Session, api PublishAPI, tag, pusher string) (bool, error) {
+func ReportTagPush(ctx context.Context, s *core.Session, api PublishAPI, tag, pusher string) (bool, error) {
 	pkg, n, ok := packages.ParseTagName(tag)
 	if !ok {
 		return false, nil
 	}
-	var u UnverifiedTag
+	var u core.UnverifiedTag
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		ref, err := repo.Storer.Reference(plumbing.ReferenceName(packages.TagRef(pkg, n)))
 		if err != nil {
 			return nil // deleted since: nothing to report
 		}
-		t, _, isTag, why := revrecord.IsRevision(repo.Storer, s.recordKey(), s.Repo.FullName(), ref)
+		t, _, isTag, why := revrecord.IsRevision(repo.Storer, s.SigningKey(), s.Repo.FullName(), ref)
 		if isTag && why != nil {
-			u = UnverifiedTag{Tag: t, Why: why}
+			u = core.UnverifiedTag{Tag: t, Why: why}
 		}
 		return nil
 	})
@@ -63,7 +65,7 @@ func ReportTagPush(ctx context.Context, s *Session, api PublishAPI, tag, pusher 
 }
 
 // unverifiedStatus posts the failed porchbot/publish check run of u.
-func (p *publisher) unverifiedStatus(ctx context.Context, u UnverifiedTag, pusher string) error {
+func (p *publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, pusher string) error {
 	if p.api.Checks == nil {
 		return nil
 	}
@@ -99,7 +101,7 @@ func (p *publisher) unverifiedStatus(ctx context.Context, u UnverifiedTag, pushe
 // cannot adopt it unless approvals.allowSelfApproval. Per tag: one
 // check-runs call and, with lifecycle.releases, the release.
 func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
-	tags, err := ReadRevisionTags(ctx, p.s)
+	tags, err := core.ReadRevisionTags(ctx, p.s)
 	if err != nil {
 		return err
 	}
@@ -128,19 +130,19 @@ func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
 		}
 		rec := revrecord.Record{Repo: p.s.Repo.FullName(), Package: pkg, Revision: u.Revision, Commit: u.Commit.String(),
 			Approvers: []string{p.adoptedBy}, By: p.adoptedBy, Adopted: true}
-		if err := p.s.pushRevisionTag(ctx, rec, u.Object); err != nil {
+		if err := pushRevisionTag(ctx, p.s, rec, u.Object); err != nil {
 			if errors.Is(err, gitstore.ErrLeaseBroken) {
 				refuse(fmt.Sprintf("the tag %s changed meanwhile; run the command again", mdquote.Code(u.Name())))
 				continue
 			}
 			return err
 		}
-		tags.published(rec, u.Commit)
+		tags.AddPublished(rec, u.Commit)
 		rev := PublishedRevision{Package: pkg, Revision: u.Revision, Tag: u.Name(), Commit: u.Commit,
 			Approvers: rec.Approvers, Adopted: true}
 		log.WithField("by", p.adoptedBy).Info("tag adopted as a revision")
 		if p.s.Config.Lifecycle.Releases {
-			l := Landing{Package: pkg, Dir: PackageDir(p.s.Config.Packages.Root, pkg), Commit: u.Commit}
+			l := core.Landing{Package: pkg, Dir: core.PackageDir(p.s.Config.Packages.Root, pkg), Commit: u.Commit}
 			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, u.Revision, landingVerdict{approvers: rec.Approvers, adopted: true})
 			if rev.ReleaseErr != nil {
 				log.WithError(rev.ReleaseErr).Warn("release not created (resync repairs it)")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -19,7 +21,7 @@ import (
 
 // revisionRecord is the record of revision n of landing l, published on
 // verdict v.
-func (p *publisher) revisionRecord(l Landing, n int, v landingVerdict) revrecord.Record {
+func (p *publisher) revisionRecord(l core.Landing, n int, v landingVerdict) revrecord.Record {
 	rec := revrecord.Record{Repo: p.s.Repo.FullName(), Package: l.Package, Revision: n, Commit: l.Commit.String(),
 		Approvers: v.approvers, PR: v.pr.GetNumber()}
 	if p.approvedBy != "" && l.Commit == p.approveCommit {
@@ -31,11 +33,11 @@ func (p *publisher) revisionRecord(l Landing, n int, v landingVerdict) revrecord
 // pushRevisionTag signs rec, writes its annotated tag on rec.Commit and
 // sets the tag ref to it if, and only if, the ref is at lease (ZeroHash:
 // it must not exist). A moved ref wraps gitstore.ErrLeaseBroken.
-func (s *Session) pushRevisionTag(ctx context.Context, rec revrecord.Record, lease plumbing.Hash) error {
-	rec = revrecord.Sign(s.recordKey(), rec)
+func pushRevisionTag(ctx context.Context, s *core.Session, rec revrecord.Record, lease plumbing.Hash) error {
+	rec = revrecord.Sign(s.SigningKey(), rec)
 	name := packages.TagName(rec.Package, rec.Revision)
 	obj, err := s.Git.WriteTag(ctx, gitstore.TagRequest{Name: name, Target: plumbing.NewHash(rec.Commit),
-		Tagger: object.Signature{Name: DefaultIdentity.Name, Email: DefaultIdentity.Email}, Message: revrecord.Message(rec)})
+		Tagger: object.Signature{Name: core.DefaultIdentity.Name, Email: core.DefaultIdentity.Email}, Message: revrecord.Message(rec)})
 	if err != nil {
 		return fmt.Errorf("tag %s: %w", name, err)
 	}

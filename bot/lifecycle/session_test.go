@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -16,16 +17,16 @@ import (
 
 func TestSessionReadsConfigFromTheDeploymentBranch(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
+	h.Seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
 		"apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: 2\n")})
-	s := h.open(t)
+	s := h.Open(t)
 	if s.ConfigErr != nil || s.Config.Approvals.Required != 2 || s.DeploymentBranch != "main" {
 		t.Fatalf("config %+v err %v branch %s", s.Config.Approvals, s.ConfigErr, s.DeploymentBranch)
 	}
 	// A broken config on main: the last good one stays in force, the error is kept.
-	h.seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
+	h.Seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
 		"apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\naprovals:\n  required: 3\n")})
-	s = h.open(t)
+	s = h.Open(t)
 	if s.ConfigErr == nil || !strings.Contains(s.ConfigErr.Error(), ".github/porchbot.yaml:3:1") {
 		t.Fatalf("want a positioned error, got %v", s.ConfigErr)
 	}
@@ -36,8 +37,8 @@ func TestSessionReadsConfigFromTheDeploymentBranch(t *testing.T) {
 
 func TestSessionMissingConfigIsDefaults(t *testing.T) {
 	h := newHarness(t)
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n")})
-	s := h.open(t)
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	s := h.Open(t)
 	if s.ConfigErr != nil || s.Config.Approvals.Required != 1 || s.Config.Lifecycle.PublishOn != "merge" {
 		t.Fatalf("defaults: %+v %v", s.Config, s.ConfigErr)
 	}
@@ -45,18 +46,18 @@ func TestSessionMissingConfigIsDefaults(t *testing.T) {
 
 func TestCommitPackageCarriesTrailerAndLease(t *testing.T) {
 	h := newHarness(t)
-	base := h.seed(t, map[string][]byte{"basens/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: basens\n")})
-	s := h.open(t)
+	base := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: basens\n")})
+	s := h.Open(t)
 	ctx := context.Background()
 	tr := packages.Trailer{Package: "basens", WorkspaceName: "w1", Revision: "0", Task: &packages.Task{Type: "render"}}
-	h1, err := s.CommitPackage(ctx, lifecycle.Identity{}, lifecycle.PackageCommit{Branch: "drafts/basens/w1",
+	h1, err := s.CommitPackage(ctx, core.Identity{}, core.PackageCommit{Branch: "drafts/basens/w1",
 		Parent: plumbing.NewHash(base), Lease: plumbing.ZeroHash, Dir: "basens",
 		Files:   map[string][]byte{"Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: basens\ninfo:\n  description: x\n")},
 		Message: "Render basens", Trailer: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := h.user("alice-token").Git.GetCommit(ctx, "acme", "catalog", h1.String())
+	c, _, err := h.User("alice-token").Git.GetCommit(ctx, "acme", "catalog", h1.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestCommitPackageCarriesTrailerAndLease(t *testing.T) {
 		t.Fatalf("author %q", c.GetAuthor().GetName())
 	}
 	// The same lease again: the branch has moved, nothing is overwritten.
-	_, err = s.CommitPackage(ctx, lifecycle.Identity{}, lifecycle.PackageCommit{Branch: "drafts/basens/w1",
+	_, err = s.CommitPackage(ctx, core.Identity{}, core.PackageCommit{Branch: "drafts/basens/w1",
 		Parent: plumbing.NewHash(base), Lease: plumbing.ZeroHash, Dir: "basens",
 		Files: map[string][]byte{"Kptfile": []byte("x: 1\n")}, Message: "again", Trailer: tr})
 	if !errors.Is(err, gitstore.ErrLeaseBroken) {
@@ -82,19 +83,19 @@ func TestCommitPackageCarriesTrailerAndLease(t *testing.T) {
 func TestSessionLastGoodConfigComesFromHistory(t *testing.T) {
 	h := newHarness(t)
 	const head = "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n"
-	h.seed(t, map[string][]byte{config.Path: []byte(head + "approvals:\n  required: 2\n")})
-	newest := plumbing.NewHash(h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: never\napprovals:\n  required: 3\n")}))
-	h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: nevr\n")})
-	h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: merge\naprovals: {}\n")})
-	broken := plumbing.NewHash(h.seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: merge\naprovals: {}\n"),
+	h.Seed(t, map[string][]byte{config.Path: []byte(head + "approvals:\n  required: 2\n")})
+	newest := plumbing.NewHash(h.Seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: never\napprovals:\n  required: 3\n")}))
+	h.Seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: nevr\n")})
+	h.Seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: merge\naprovals: {}\n")})
+	broken := plumbing.NewHash(h.Seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: merge\naprovals: {}\n"),
 		"README.md": []byte("x\n")}))
 
 	for _, name := range []string{"fresh", "memo"} {
 		opener := replicaOpener(t, h)
 		if name == "memo" {
-			opener = h.opener
+			opener = h.Opener
 		}
-		s, err := opener.Open(context.Background(), h.catalog())
+		s, err := opener.Open(context.Background(), h.Catalog())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,9 +116,9 @@ func TestSessionLastGoodConfigComesFromHistory(t *testing.T) {
 // leaves the defaults of the commit before it (no file there) in force.
 func TestSessionNoGoodConfigInHistoryIsDefaults(t *testing.T) {
 	h := newHarness(t)
-	before := plumbing.NewHash(h.seed(t, map[string][]byte{"README.md": []byte("x\n")}))
-	h.seed(t, map[string][]byte{"README.md": []byte("x\n"), config.Path: []byte("kind: RepositoryConfig\nlifecycle:\n  publishOn: never\n")})
-	s := h.open(t)
+	before := plumbing.NewHash(h.Seed(t, map[string][]byte{"README.md": []byte("x\n")}))
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n"), config.Path: []byte("kind: RepositoryConfig\nlifecycle:\n  publishOn: never\n")})
+	s := h.Open(t)
 	if s.ConfigErr == nil || s.Config.Lifecycle.PublishOn != "merge" || s.ConfigInForce != before {
 		t.Fatalf("err %v publishOn %s in force at %s, want the defaults of %s", s.ConfigErr, s.Config.Lifecycle.PublishOn, s.ConfigInForce, before)
 	}

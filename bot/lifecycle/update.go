@@ -14,6 +14,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -31,7 +33,7 @@ import (
 // UpstreamRevision is a published revision of an upstream package, read in
 // the upstream repository's session.
 type UpstreamRevision struct {
-	Session *Session
+	Session *core.Session
 	// Package is the package's name, Dir its path in the repository.
 	Package, Dir string
 	Revision     int
@@ -50,18 +52,18 @@ type UpstreamRevision struct {
 
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in
 // s's cache).
-func NewUpstreamRevision(ctx context.Context, s *Session, pkg string, n int) (UpstreamRevision, error) {
-	h, err := s.revisionCommit(ctx, pkg, n)
+func NewUpstreamRevision(ctx context.Context, s *core.Session, pkg string, n int) (UpstreamRevision, error) {
+	h, err := s.RevisionCommit(ctx, pkg, n)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return UpstreamRevision{}, requestErrorf("%s has no revision `v%d` of %s", s.Repo.FullName(), n, mdquote.Code(pkg))
+			return UpstreamRevision{}, core.RequestErrorf("%s has no revision `v%d` of %s", s.Repo.FullName(), n, mdquote.Code(pkg))
 		}
-		if errors.Is(err, errNotARevision) {
-			return UpstreamRevision{}, s.notRevisionRequest(pkg, n, err)
+		if errors.Is(err, core.ErrNotARevision) {
+			return UpstreamRevision{}, s.NotRevisionRequest(pkg, n, err)
 		}
 		return UpstreamRevision{}, err
 	}
-	return UpstreamRevision{Session: s, Package: pkg, Dir: PackageDir(s.Config.Packages.Root, pkg), Revision: n, Commit: h}, nil
+	return UpstreamRevision{Session: s, Package: pkg, Dir: core.PackageDir(s.Config.Packages.Root, pkg), Revision: n, Commit: h}, nil
 }
 
 // Tag is the revision's tag name.
@@ -145,27 +147,27 @@ var merge3 = update.Merge
 
 // PlanUpdate plans the update of the package pkg of the downstream session
 // ds to up, on ds's deployment branch head.
-func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
+func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
 	dir := packageDir(ds.Config, pkg)
 	p := &UpdatePlan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
 		RequestedBy: opts.RequestedBy}
-	local, err := loadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
+	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
 	if err != nil {
-		if errors.Is(err, errPackageMissing) {
-			return nil, requestErrorf("%s is not a package on %s", mdquote.Code(pkg), mdquote.Code(ds.DeploymentBranch))
+		if errors.Is(err, core.ErrPackageMissing) {
+			return nil, core.RequestErrorf("%s is not a package on %s", mdquote.Code(pkg), mdquote.Code(ds.DeploymentBranch))
 		}
 		return nil, fmt.Errorf("update %s: %w", pkg, err)
 	}
 	kf, err := kptfile.Parse(local[kptfile.FileName])
 	if err != nil {
-		return nil, requestErrorf("the Kptfile of %s: %v", mdquote.Code(pkg), err)
+		return nil, core.RequestErrorf("the Kptfile of %s: %v", mdquote.Code(pkg), err)
 	}
 	k := kf.Kptfile()
 	if k.Upstream == nil || k.Upstream.Git == nil {
-		return nil, requestErrorf("%s has no upstream in its Kptfile (`/porch clone` or `kpt pkg get` records one)", mdquote.Code(pkg))
+		return nil, core.RequestErrorf("%s has no upstream in its Kptfile (`/porch clone` or `kpt pkg get` records one)", mdquote.Code(pkg))
 	}
 	if k.UpstreamLock == nil || k.UpstreamLock.Git == nil || !plumbing.IsHash(k.UpstreamLock.Git.Commit) {
-		return nil, requestErrorf("%s has no upstreamLock commit in its Kptfile: porchbot cannot tell what it was fetched from", mdquote.Code(pkg))
+		return nil, core.RequestErrorf("%s has no upstreamLock commit in its Kptfile: porchbot cannot tell what it was fetched from", mdquote.Code(pkg))
 	}
 	if opts.Mutate == nil && ownedByVariantOf(kf, up.Session.Repo.FullName()) {
 		p.UpToDate, p.Variant = true, true
@@ -212,11 +214,11 @@ func PlanUpdate(ctx context.Context, ds *Session, pkg string, up UpstreamRevisio
 
 // finish applies opts.Mutate to the merged files, renders them when the
 // downstream renders on push, and records what they change.
-func (p *UpdatePlan) finish(ctx context.Context, ds *Session, local, files map[string][]byte, opts UpdateOptions) (*UpdatePlan, error) {
+func (p *UpdatePlan) finish(ctx context.Context, ds *core.Session, local, files map[string][]byte, opts UpdateOptions) (*UpdatePlan, error) {
 	if opts.Mutate != nil {
 		var err error
 		if files, err = opts.Mutate(files); err != nil {
-			return nil, requestErrorf("%s: %v", mdquote.Code(p.Package), err)
+			return nil, core.RequestErrorf("%s: %v", mdquote.Code(p.Package), err)
 		}
 		if maps.EqualFunc(files, local, func(a, b []byte) bool { return string(a) == string(b) }) {
 			p.UpToDate = true

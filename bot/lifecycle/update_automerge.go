@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
@@ -25,7 +27,7 @@ type AutomergePulls interface {
 // is merged, and only at head: GitHub refuses the merge when the head moved
 // (the compare-and-swap), and a pull request another replica merged first
 // is left as it is. The merge's pull_request event publishes as any merge.
-func AutomergeUpdate(ctx context.Context, s *Session, pulls AutomergePulls, n int, head plumbing.Hash, id Identity) (bool, error) {
+func AutomergeUpdate(ctx context.Context, s *core.Session, pulls AutomergePulls, n int, head plumbing.Hash, id core.Identity) (bool, error) {
 	if !s.Config.Updates.Automerge {
 		return false, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/internal/update"
 )
 
@@ -29,7 +31,7 @@ func TestLockRevision(t *testing.T) {
 // (the durable record a closed pull request declines), read back as such;
 // a body without it, or edited to another form, names none.
 func TestUpdateBodyMarker(t *testing.T) {
-	s := &Session{Repo: Repo{Owner: "acme", Name: "catalog"}}
+	s := &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}}
 	plan := &UpdatePlan{Upstream: UpstreamRevision{Session: s, Package: "network/upf", Dir: "network/upf", Revision: 7},
 		Package: "upf", FromRef: "network/upf/v5", From: 5, OnConflict: "upstream",
 		Files:     map[string][]byte{},

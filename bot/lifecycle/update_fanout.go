@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -30,7 +32,7 @@ import (
 // repositories that can read it, of the package at directory dir of the
 // upstream repository (the App's registry, bot.App.DownstreamsOf).
 type DownstreamFinder interface {
-	DownstreamsOf(ctx context.Context, upstream Repo, dir string) []downstreams.Downstream
+	DownstreamsOf(ctx context.Context, upstream core.Repo, dir string) []downstreams.Downstream
 }
 
 // UpdateMetrics observes the fan-out (internal/metrics: update_prs{state},
@@ -50,11 +52,11 @@ type UpstreamReleases interface {
 type UpdateFanout struct {
 	Finder DownstreamFinder
 	// Open opens a downstream repository ("owner/name") as the App.
-	Open func(ctx context.Context, fullName string) (*Session, error)
+	Open func(ctx context.Context, fullName string) (*core.Session, error)
 	// API is the update calls in a downstream session.
-	API func(s *Session) UpdateAPI
+	API func(s *core.Session) UpdateAPI
 	// Releases lists the upstream's releases (nil: no release notes).
-	Releases func(s *Session) UpstreamReleases
+	Releases func(s *core.Session) UpstreamReleases
 	Render   RenderOptions
 	Metrics  UpdateMetrics
 	// Pacer keeps the updates within GitHub's hourly limit of
@@ -66,7 +68,7 @@ type UpdateFanout struct {
 	// Repos lists the repositories of a session's installation, for the
 	// visibilities of a fan-out's downstream repositories from a
 	// repository that is not public (nil: s.GH.Apps).
-	Repos func(s *Session) VariantRepoLister
+	Repos func(s *core.Session) VariantRepoLister
 }
 
 // UpdateResult is the outcome of one downstream package.
@@ -80,7 +82,7 @@ type UpdateResult struct {
 // packages: each package's highest (several at once come from a backfill,
 // or from adopting tags porchbot did not make). Each package's failure is
 // logged and returned (joined); the others go on.
-func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []PublishedRevision) ([]UpdateResult, error) {
+func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []PublishedRevision) ([]UpdateResult, error) {
 	if f == nil || f.Finder == nil || f.Open == nil {
 		return nil, nil
 	}
@@ -94,7 +96,7 @@ func (f *UpdateFanout) Published(ctx context.Context, s *Session, revs []Publish
 		if r.Revision < highest[r.Package] {
 			continue // a later revision of the package is proposed instead
 		}
-		up := UpstreamRevision{Session: s, Package: r.Package, Dir: PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision,
+		up := UpstreamRevision{Session: s, Package: r.Package, Dir: core.PackageDir(s.Config.Packages.Root, r.Package), Revision: r.Revision,
 			Commit: r.Commit, Release: r.Release}
 		res, err := f.fanOut(ctx, up)
 		results = append(results, res...)
@@ -179,12 +181,12 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 
 // Upgrade is /porch upgrade: the update of pkg in ds to revision to of its
 // upstream (0: the latest), on the same path as a publish's.
-func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to int, opts UpdateOptions) (*UpdateOutcome, *UpdatePlan, error) {
+func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string, to int, opts UpdateOptions) (*UpdateOutcome, *UpdatePlan, error) {
 	if f == nil || f.Open == nil {
-		return nil, nil, requestErrorf("upstream updates are not configured on this server")
+		return nil, nil, core.RequestErrorf("upstream updates are not configured on this server")
 	}
 	if err := packages.ValidateName(pkg); err != nil {
-		return nil, nil, requestErrorf("%v", err)
+		return nil, nil, core.RequestErrorf("%v", err)
 	}
 	up, err := f.upstreamOf(ctx, ds, pkg, to)
 	if err != nil {
@@ -205,7 +207,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *Session, pkg string, to 
 	return out, plan, err
 }
 
-func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+func (f *UpdateFanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
 	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), ""); err != nil {
 		return nil, err
 	}
@@ -216,7 +218,7 @@ func (f *UpdateFanout) updateOne(ctx context.Context, ds *Session, pkg string, u
 	return f.propose(ctx, ds, plan, notes)
 }
 
-func (f *UpdateFanout) propose(ctx context.Context, ds *Session, plan *UpdatePlan, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+func (f *UpdateFanout) propose(ctx context.Context, ds *core.Session, plan *UpdatePlan, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
 	api := f.API(ds)
 	if plan.UpToDate {
 		return &UpdateOutcome{State: UpdateUpToDate, Branch: plan.Branch}, nil
@@ -231,36 +233,36 @@ func (f *UpdateFanout) propose(ctx context.Context, ds *Session, plan *UpdatePla
 
 // upstreamOf resolves the upstream of package pkg of ds at revision to
 // (0: the latest published).
-func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, to int) (UpstreamRevision, error) {
+func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, to int) (UpstreamRevision, error) {
 	dir := packageDir(ds.Config, pkg)
 	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
 	if err != nil {
 		return UpstreamRevision{}, err
 	}
 	if !ok {
-		return UpstreamRevision{}, requestErrorf("%s is not a package on %s", mdquote.Code(pkg), mdquote.Code(ds.DeploymentBranch))
+		return UpstreamRevision{}, core.RequestErrorf("%s is not a package on %s", mdquote.Code(pkg), mdquote.Code(ds.DeploymentBranch))
 	}
 	git, err := kptfileUpstream(data)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("%s: %v", mdquote.Code(pkg), err)
+		return UpstreamRevision{}, core.RequestErrorf("%s: %v", mdquote.Code(pkg), err)
 	}
 	id, err := downstreams.ParseRepoURL(git.Repo)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("%s: the upstream repository %s: %v", mdquote.Code(pkg), mdquote.Code(git.Repo), err)
+		return UpstreamRevision{}, core.RequestErrorf("%s: the upstream repository %s: %v", mdquote.Code(pkg), mdquote.Code(git.Repo), err)
 	}
 	owner, repo := id.OwnerName()
 	upDir := strings.Trim(git.Directory, "/")
 	// The repository on this GitHub (the downstream's host), not one of
 	// the same name elsewhere.
 	if here, err := downstreams.ParseRepoURL(ds.Git.URL()); err != nil || here.Host != id.Host {
-		return UpstreamRevision{}, requestErrorf("%s: its upstream %s is not on this GitHub", mdquote.Code(pkg), mdquote.Code(git.Repo))
+		return UpstreamRevision{}, core.RequestErrorf("%s: its upstream %s is not on this GitHub", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
 	if checkRepoName(owner, repo) != nil {
-		return UpstreamRevision{}, requestErrorf("%s: the upstream repository %s is not a GitHub repository", mdquote.Code(pkg), mdquote.Code(git.Repo))
+		return UpstreamRevision{}, core.RequestErrorf("%s: the upstream repository %s is not a GitHub repository", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
 	us, err := f.Open(ctx, owner+"/"+repo)
 	if err != nil {
-		return UpstreamRevision{}, requestErrorf("%s: porchbot cannot read its upstream %s: %v", mdquote.Code(pkg), mdquote.Code(git.Repo), err)
+		return UpstreamRevision{}, core.RequestErrorf("%s: porchbot cannot read its upstream %s: %v", mdquote.Code(pkg), mdquote.Code(git.Repo), err)
 	}
 	// Only what the downstream's own installation may read is brought
 	// into it: a Kptfile naming a private repository of another
@@ -268,10 +270,10 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 	// the same rule, App.DownstreamsOf).
 	if us.Repo.InstallationID != ds.Repo.InstallationID {
 		if ds.GH == nil {
-			return UpstreamRevision{}, requestErrorf("%s: its upstream %s belongs to another installation", mdquote.Code(pkg), mdquote.Code(git.Repo))
+			return UpstreamRevision{}, core.RequestErrorf("%s: its upstream %s belongs to another installation", mdquote.Code(pkg), mdquote.Code(git.Repo))
 		}
 		if _, _, err := ds.GH.Repositories.Get(ctx, us.Repo.Owner, us.Repo.Name); err != nil {
-			return UpstreamRevision{}, requestErrorf("%s: the App's installation on %s cannot read its upstream %s", mdquote.Code(pkg), ds.Repo.FullName(), mdquote.Code(git.Repo))
+			return UpstreamRevision{}, core.RequestErrorf("%s: the App's installation on %s cannot read its upstream %s", mdquote.Code(pkg), ds.Repo.FullName(), mdquote.Code(git.Repo))
 		}
 	}
 	upPkg := upDir
@@ -279,12 +281,12 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *Session, pkg string, 
 		upPkg = strings.TrimPrefix(strings.TrimPrefix(upDir, root), "/")
 	}
 	if to == 0 {
-		revs, err := us.publishedRevisions(ctx, upPkg)
+		revs, err := publishedRevisions(ctx, us, upPkg)
 		if err != nil {
 			return UpstreamRevision{}, err
 		}
 		if len(revs) == 0 {
-			return UpstreamRevision{}, requestErrorf("the upstream %s of %s has no published revision", mdquote.Code(upPkg), mdquote.Code(pkg))
+			return UpstreamRevision{}, core.RequestErrorf("the upstream %s of %s has no published revision", mdquote.Code(upPkg), mdquote.Code(pkg))
 		}
 		to = packages.Latest(revs)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
@@ -64,11 +66,11 @@ func TestDownstreamVisibilitiesPagesWhileCheaper(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			inst := &pagedInstallation{n: 300}
-			f := &UpdateFanout{Flows: &flow.Checker{}, Repos: func(*Session) VariantRepoLister { return inst }}
+			f := &UpdateFanout{Flows: &flow.Checker{}, Repos: func(*core.Session) VariantRepoLister { return inst }}
 			for _, name := range tc.cached {
 				f.Flows.Remember(&github.Repository{Name: github.String(name), Owner: &github.User{Login: github.String("acme")}, Private: github.Bool(true)})
 			}
-			up := UpstreamRevision{Session: &Session{Repo: Repo{Owner: "acme", Name: "catalog", InstallationID: 1}, Log: log}, Visibility: tc.upstream}
+			up := UpstreamRevision{Session: &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog", InstallationID: 1}, Log: log}, Visibility: tc.upstream}
 			known := f.downstreamVisibilities(context.Background(), up, tc.installs)
 			if inst.pages != tc.pages || len(known) != tc.known {
 				t.Errorf("%d pages listed, %d visibilities known (%v); want %d and %d", inst.pages, len(known), known, tc.pages, tc.known)

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -60,7 +62,7 @@ type UpdateAPI struct {
 	// Web is the GitHub web base URL for links in bodies ("" none).
 	Web string
 	// Identity is who porchbot's commits are by.
-	Identity Identity
+	Identity core.Identity
 }
 
 // NewUpdateAPI takes the services of a go-github client.
@@ -95,7 +97,7 @@ type UpdateOutcome struct {
 
 // ProposeUpdate makes plan's update branch and pull request in ds.
 // limit is updates.prConcurrentLimit (0: none).
-func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *UpdatePlan, notes []UpstreamNote) (*UpdateOutcome, error) {
+func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *UpdatePlan, notes []UpstreamNote) (*UpdateOutcome, error) {
 	out := &UpdateOutcome{Branch: plan.Branch}
 	log := ds.Log.WithFields(logrus.Fields{"package": plan.Package, "ref": plan.Branch, "upstream": plan.Upstream.Tag()})
 	if plan.UpToDate {
@@ -152,7 +154,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 		return nil, err
 	}
 	held := false
-	res, err := ds.CommitUnderLease(ctx, api.Identity, plan.Branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+	res, err := ds.CommitUnderLease(ctx, api.Identity, plan.Branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*core.PackageCommit, error) {
 		if !head.IsZero() {
 			st, err := updateBranchState(ctx, ds, head, plan, api.Identity)
 			if err != nil {
@@ -166,7 +168,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 				return nil, nil // this update is there already
 			}
 		}
-		return &PackageCommit{Parent: plan.Base, Dir: plan.Dir, Files: plan.Files, Message: updateCommitMessage(plan),
+		return &core.PackageCommit{Parent: plan.Base, Dir: plan.Dir, Files: plan.Files, Message: updateCommitMessage(plan),
 			Trailer: updateTrailer(plan), Exclusive: head.IsZero()}, nil
 	})
 	switch {
@@ -219,7 +221,7 @@ func ProposeUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *Update
 // (labels: porch/proposed and updates.labels for an update), asking
 // updates.reviewers. Another replica's pull request for the same branch is
 // found, not doubled.
-func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, labels []string, out *UpdateOutcome) error {
+func openUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, labels []string, out *UpdateOutcome) error {
 	if key := api.Proposal.RecordKey; len(key) > 0 && !out.Head.IsZero() {
 		// Who asked, in the body the creation writes anyway
 		// (approval_requester_at.go): no call of its own.
@@ -266,7 +268,7 @@ func openUpdatePR(ctx context.Context, ds *Session, api UpdateAPI, pkg, branch, 
 // (onConflict fail, fast-forward over local changes), once per revision:
 // as a comment on the open update pull request, or else in an issue
 // (nothing is pushed: there is no update to propose).
-func refusedUpdate(ctx context.Context, ds *Session, api UpdateAPI, plan *UpdatePlan, open *github.PullRequest, body string, out *UpdateOutcome) (*UpdateOutcome, error) {
+func refusedUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *UpdatePlan, open *github.PullRequest, body string, out *UpdateOutcome) (*UpdateOutcome, error) {
 	out.State, out.PR = UpdateRefused, open
 	ds.Log.WithFields(logrus.Fields{"package": plan.Package, "upstream": plan.Upstream.Tag(), "conflicts": len(plan.Conflicts)}).
 		Warn("update not merged: " + plan.Refused)
@@ -311,12 +313,12 @@ type updateBranch struct {
 // update commit (its author and kpt: trailer, one commit on the deployment
 // branch's history), the revision its package locks and the commit it was
 // made on.
-func updateBranchState(ctx context.Context, ds *Session, head plumbing.Hash, plan *UpdatePlan, id Identity) (updateBranch, error) {
+func updateBranchState(ctx context.Context, ds *core.Session, head plumbing.Hash, plan *UpdatePlan, id core.Identity) (updateBranch, error) {
 	if id.Name == "" {
-		id = DefaultIdentity
+		id = core.DefaultIdentity
 	}
 	var st updateBranch
-	msg, author, err := commitMessage(ctx, ds.Git, head)
+	msg, author, err := core.CommitMessage(ctx, ds.Git, head)
 	if err != nil {
 		return st, err
 	}
@@ -365,7 +367,7 @@ func updateBranchState(ctx context.Context, ds *Session, head plumbing.Hash, pla
 }
 
 // branchHead is a branch's head in the session's cache (ZeroHash: none).
-func branchHead(ctx context.Context, s *Session, branch string) (plumbing.Hash, error) {
+func branchHead(ctx context.Context, s *core.Session, branch string) (plumbing.Hash, error) {
 	h, err := s.Git.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
@@ -446,7 +448,7 @@ func heldComment(plan *UpdatePlan) string {
 // whoever finds it created already (another replica, an earlier run)
 // does not comment. Without Claims, porchbot's comments are searched for
 // the marker instead.
-func commentOnce(ctx context.Context, s *Session, api UpdateAPI, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
+func commentOnce(ctx context.Context, s *core.Session, api UpdateAPI, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
 	owner, repo := s.Repo.Owner, s.Repo.Name
 	if api.Claims != nil {
 		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
@@ -492,7 +494,7 @@ func updateRequester(api UpdateAPI, requestedBy string) (user, how string) {
 // again for head. A pull request without one (its record deleted, or made
 // with a comment record) gets none: a refresh never names a requester the
 // pull request did not have.
-func refreshedRequester(ctx context.Context, ds *Session, api UpdateAPI, open *github.PullRequest, head plumbing.Hash) string {
+func refreshedRequester(ctx context.Context, ds *core.Session, api UpdateAPI, open *github.PullRequest, head plumbing.Hash) string {
 	key := api.Proposal.RecordKey
 	if len(key) == 0 || head.IsZero() {
 		return ""

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // The resync brings each downstream package of a repository its update
@@ -15,10 +17,10 @@ import (
 // ResyncUpdateHooks is implemented by resync hooks that make lagging
 // downstream packages' updates (bot.App).
 type ResyncUpdateHooks interface {
-	ResyncUpdates(ctx context.Context, s *Session) error
+	ResyncUpdates(ctx context.Context, s *core.Session) error
 }
 
-func resyncUpdates(ctx context.Context, s *Session, deps ResyncDeps) error {
+func resyncUpdates(ctx context.Context, s *core.Session, deps ResyncDeps) error {
 	h, ok := deps.Hooks.(ResyncUpdateHooks)
 	if !ok {
 		return nil
@@ -33,7 +35,7 @@ func resyncUpdates(ctx context.Context, s *Session, deps ResyncDeps) error {
 // Lagging makes the update of every package of ds whose upstream published
 // a revision newer than the one it tracks. Upstreams porchbot cannot open
 // (not installed, another host) are skipped.
-func (f *UpdateFanout) Lagging(ctx context.Context, ds *Session) error {
+func (f *UpdateFanout) Lagging(ctx context.Context, ds *core.Session) error {
 	if f == nil || f.Open == nil {
 		return nil
 	}
@@ -44,7 +46,7 @@ func (f *UpdateFanout) Lagging(ctx context.Context, ds *Session) error {
 	}
 	for _, d := range found {
 		out, _, uerr := f.Upgrade(ctx, ds, d.Package, 0, UpdateOptions{})
-		var re *RequestError
+		var re *core.RequestError
 		switch {
 		case errors.As(uerr, &re):
 			ds.Log.WithError(uerr).WithField("package", d.Package).Debug("resync: no update for this package")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/packages"
@@ -17,13 +19,13 @@ import (
 
 // WaitingUpdates lists the packages of s whose update branch is porchbot's
 // and has no open pull request, at most limit of them ("" none).
-func WaitingUpdates(ctx context.Context, s *Session, pulls ProposalPulls, id Identity) ([]string, int, error) {
+func WaitingUpdates(ctx context.Context, s *core.Session, pulls ProposalPulls, id core.Identity) ([]string, int, error) {
 	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/"+packages.UpdateBranch(""))
 	if err != nil {
 		return nil, 0, err
 	}
 	var prs []*github.PullRequest
-	if !s.noOpenPulls {
+	if !s.NoOpenPulls {
 		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions()); err != nil {
 			return nil, 0, fmt.Errorf("list pull requests: %w", err)
 		}
@@ -58,7 +60,7 @@ func WaitingUpdates(ctx context.Context, s *Session, pulls ProposalPulls, id Ide
 // OpenWaiting opens the pull requests of waiting updates of ds (after an
 // update pull request closed), through Upgrade: each is planned again on
 // the current deployment branch, to the upstream's latest revision.
-func (f *UpdateFanout) OpenWaiting(ctx context.Context, ds *Session) error {
+func (f *UpdateFanout) OpenWaiting(ctx context.Context, ds *core.Session) error {
 	if f == nil || f.Open == nil {
 		return nil
 	}

@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -40,10 +42,10 @@ type VariantController struct {
 	Updates *UpdateFanout
 	// Open opens a repository of the upstream's installation (its name,
 	// installation and default branch known from the installation's list).
-	Open func(ctx context.Context, repo Repo) (*Session, error)
+	Open func(ctx context.Context, repo core.Repo) (*core.Session, error)
 	// Repos lists the repositories of a session's installation, with
 	// their topics (github.Client.Apps; nil: s.GH.Apps).
-	Repos func(s *Session) VariantRepoLister
+	Repos func(s *core.Session) VariantRepoLister
 	// Finder finds the repositories whose packages track the upstream's
 	// packages (the App's registry): targets removed from an entry, or
 	// whose entry is gone, are found there. nil: only the targets the
@@ -112,16 +114,16 @@ func (r VariantResult) metricState() string {
 // releases are known; nil from a config push or the resync). A target's
 // failure is reported in its result and the others go on; the error joins
 // the failures that were not the target's own (a bug, GitHub down).
-func (c *VariantController) Reconcile(ctx context.Context, up *Session, published []PublishedRevision) (*VariantReport, error) {
+func (c *VariantController) Reconcile(ctx context.Context, up *core.Session, published []PublishedRevision) (*VariantReport, error) {
 	return c.run(ctx, up, published, true)
 }
 
 // Status plans without carrying anything out: `/porch variants`.
-func (c *VariantController) Status(ctx context.Context, up *Session) (*VariantReport, error) {
+func (c *VariantController) Status(ctx context.Context, up *core.Session) (*VariantReport, error) {
 	return c.run(ctx, up, nil, false)
 }
 
-func (c *VariantController) run(ctx context.Context, up *Session, published []PublishedRevision, act bool) (*VariantReport, error) {
+func (c *VariantController) run(ctx context.Context, up *core.Session, published []PublishedRevision, act bool) (*VariantReport, error) {
 	rep := &VariantReport{Upstream: up.Repo.FullName()}
 	if c == nil || c.Open == nil || c.Updates == nil {
 		return rep, nil
@@ -165,7 +167,7 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 				if errors.Is(r.Err, errVariantWaiting) {
 					r.Err, r.Action.Kind, r.Action.State, r.Action.Reason = nil, variants.Report, variants.Waiting, r.Err.Error()
 				}
-				var re *RequestError
+				var re *core.RequestError
 				if r.Err != nil && !errors.As(r.Err, &re) {
 					errs = append(errs, fmt.Errorf("variant %s in %s: %w", a.Kind, a.Target, r.Err))
 				}
@@ -194,7 +196,7 @@ func (c *VariantController) run(ctx context.Context, up *Session, published []Pu
 // targetFacts are vt's facts: nil, nil for a repository looked at only
 // for owned packages that holds none; a target not installed (or that
 // could not be read: the error) otherwise.
-func (c *VariantController) targetFacts(ctx context.Context, up *Session, f *variantFacts, vt variantTarget) (*variants.Target, error) {
+func (c *VariantController) targetFacts(ctx context.Context, up *core.Session, f *variantFacts, vt variantTarget) (*variants.Target, error) {
 	if vt.repo == nil || vt.err != nil {
 		return &variants.Target{Repo: vt.name}, vt.err
 	}
@@ -206,7 +208,7 @@ func (c *VariantController) targetFacts(ctx context.Context, up *Session, f *var
 }
 
 // carryOut does one action in its target, paced as an update is.
-func (c *VariantController) carryOut(ctx context.Context, up *Session, facts *variantFacts, a variants.Action) (int, error) {
+func (c *VariantController) carryOut(ctx context.Context, up *core.Session, facts *variantFacts, a variants.Action) (int, error) {
 	ds := facts.session
 	if ds == nil {
 		return 0, fmt.Errorf("no session of %s", a.Target)
@@ -236,7 +238,7 @@ func (c *VariantController) carryOut(ctx context.Context, up *Session, facts *va
 // mutation is entry v's mutation of the downstream in ds, its injector
 // files read at ds's deployment head (a file that is not there injects
 // nothing: a required injection then fails, naming the files).
-func (c *VariantController) mutation(ctx context.Context, up, ds *Session, v config.Variant) (variants.Mutation, error) {
+func (c *VariantController) mutation(ctx context.Context, up, ds *core.Session, v config.Variant) (variants.Mutation, error) {
 	inj := map[string][]byte{}
 	for _, p := range v.Injectors {
 		data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, strings.TrimPrefix(p, "/"))
@@ -249,14 +251,14 @@ func (c *VariantController) mutation(ctx context.Context, up, ds *Session, v con
 	}
 	m, err := variants.MutationFor(up.Repo.FullName(), v, config.Repository{Owner: ds.Repo.Owner, Name: ds.Repo.Name}, inj)
 	if err != nil {
-		return m, requestErrorf("%v", err)
+		return m, core.RequestErrorf("%v", err)
 	}
 	return m, nil
 }
 
 // variantNote is the part of a variant pull request's body that says
 // which variant and upstream revision made it and what the mutations do.
-func variantNote(up *Session, a variants.Action, v config.Variant, m variants.Mutation, files map[string][]byte) string {
+func variantNote(up *core.Session, a variants.Action, v config.Variant, m variants.Mutation, files map[string][]byte) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Variant\n\nMade by the variant of %s in %s (`variants[%d]` of %s), upstream revision %s, for %s.\n\n",
 		mdquote.Code(v.Upstream.Package), up.Repo.FullName(), a.Variant, mdquote.Code(config.Path),
@@ -273,10 +275,10 @@ func variantNote(up *Session, a variants.Action, v config.Variant, m variants.Mu
 // ResyncVariantHooks is implemented by resync hooks that reconcile the
 // variants of the repository resynced (bot.App).
 type ResyncVariantHooks interface {
-	ResyncVariants(ctx context.Context, s *Session) error
+	ResyncVariants(ctx context.Context, s *core.Session) error
 }
 
-func resyncVariants(ctx context.Context, s *Session, deps ResyncDeps) error {
+func resyncVariants(ctx context.Context, s *core.Session, deps ResyncDeps) error {
 	h, ok := deps.Hooks.(ResyncVariantHooks)
 	if !ok {
 		return nil

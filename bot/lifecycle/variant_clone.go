@@ -15,6 +15,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -30,10 +32,10 @@ import (
 // maxOwnDraftCommits bounds the walk over a variant draft's commits.
 const maxOwnDraftCommits = 20
 
-func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
+func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	pkg := a.Package
-	dir := ds.draftPackageDir(pkg)
-	if err := ds.checkNewPackage(ctx, pkg, dir); err != nil {
+	dir := draftPackageDir(ds, pkg)
+	if err := checkNewPackage(ctx, ds, pkg, dir); err != nil {
 		return 0, err
 	}
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
@@ -46,11 +48,11 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 	}
 	kf, ok := files[kptfile.FileName]
 	if !ok {
-		return 0, requestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(upRev.Dir), mdquote.Code(upRev.Tag()))
+		return 0, core.RequestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(upRev.Dir), mdquote.Code(upRev.Tag()))
 	}
 	lock := kptfile.GitLock{Repo: upRev.RepoURL(), Directory: upRev.Directory(), Ref: upRev.Tag(), Commit: upRev.Commit.String()}
 	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(pkg), lock); err != nil {
-		return 0, requestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(upRev.Tag()), err)
+		return 0, core.RequestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(upRev.Tag()), err)
 	}
 	files = addKptMergeComments(files)
 	m, err := c.mutation(ctx, up, ds, v)
@@ -58,7 +60,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 		return 0, err
 	}
 	if files, err = variants.Apply(files, m); err != nil {
-		return 0, requestErrorf("%v", err)
+		return 0, core.RequestErrorf("%v", err)
 	}
 
 	api := c.Updates.API(ds)
@@ -71,7 +73,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 		"git": map[string]string{"repo": lock.Repo, "ref": lock.Ref, "directory": lock.Directory}}})
 	msg := fmt.Sprintf("Clone %s\n\nNew package %s cloned from %s%s@%s (%s) by the variant of %s in %s, draft %s.",
 		pkg, pkg, lock.Repo, lock.Directory, lock.Ref, upRev.Commit, v.Upstream.Package, up.Repo.FullName(), variantWorkspace)
-	res, err := ds.CommitUnderLease(ctx, api.Identity, branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+	res, err := ds.CommitUnderLease(ctx, api.Identity, branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*core.PackageCommit, error) {
 		if !head.IsZero() {
 			if holdsClone(ctx, ds, head, a) {
 				return nil, nil // the draft holds this clone already (another replica, an earlier run)
@@ -81,10 +83,10 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 				return nil, err
 			}
 			if !own {
-				return nil, requestErrorf("%s has commits porchbot did not make: not overwritten (delete the branch for porchbot's clone)", mdquote.Code(branch))
+				return nil, core.RequestErrorf("%s has commits porchbot did not make: not overwritten (delete the branch for porchbot's clone)", mdquote.Code(branch))
 			}
 		}
-		return &PackageCommit{Parent: ds.DeploymentHead, Dir: dir, Files: files, Message: msg, AllowEmpty: true, Exclusive: head.IsZero(),
+		return &core.PackageCommit{Parent: ds.DeploymentHead, Dir: dir, Files: files, Message: msg, AllowEmpty: true, Exclusive: head.IsZero(),
 			Trailer: packages.Trailer{Package: pkg, WorkspaceName: variantWorkspace, Revision: "0",
 				Task: &packages.Task{Type: packages.TaskClone, Spec: spec}}}, nil
 	})
@@ -109,7 +111,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *Session, f *varia
 	return out.PR.GetNumber(), nil
 }
 
-func variantCloneBody(up, ds *Session, a variants.Action, upRev UpstreamRevision) string {
+func variantCloneBody(up, ds *core.Session, a variants.Action, upRev UpstreamRevision) string {
 	return fmt.Sprintf("Proposes the new package %s, a clone of %s (%s in %s, commit %s), as the variant of %s wants it in %s. "+
 		"Its Kptfile's `upstreamLock` pins that commit, as `/porch clone` does; merging publishes %s here.\n",
 		mdquote.Code(a.Package), mdquote.Code(upRev.Tag()), mdquote.Code(upRev.Directory()), up.Repo.FullName(), mdquote.Code(words.ShortSHA(upRev.Commit.String())),
@@ -119,9 +121,9 @@ func variantCloneBody(up, ds *Session, a variants.Action, upRev UpstreamRevision
 // ownDraft reports whether every commit of the branch at head, down to the
 // deployment branch's history, is porchbot's (the clone and its render
 // commits): only then is it rebuilt.
-func ownDraft(ctx context.Context, ds *Session, head plumbing.Hash, id Identity) (bool, error) {
+func ownDraft(ctx context.Context, ds *core.Session, head plumbing.Hash, id core.Identity) (bool, error) {
 	if id.Name == "" {
-		id = DefaultIdentity
+		id = core.DefaultIdentity
 	}
 	own := false
 	err := ds.Git.With(ctx, func(repo *git.Repository) error {
@@ -157,7 +159,7 @@ func ownDraft(ctx context.Context, ds *Session, head plumbing.Hash, id Identity)
 }
 
 // holdsClone reports whether the draft at head holds a's clone.
-func holdsClone(ctx context.Context, ds *Session, head plumbing.Hash, a variants.Action) bool {
+func holdsClone(ctx context.Context, ds *core.Session, head plumbing.Hash, a variants.Action) bool {
 	got, err := readVariantPackage(ctx, ds, head, a.Package)
 	return err == nil && got.Owner != nil && got.Owner.SameEntry(a.Owner) && got.Spec == a.Spec && got.Revision == a.Revision
 }
@@ -166,7 +168,7 @@ func holdsClone(ctx context.Context, ds *Session, head plumbing.Hash, a variants
 // deletion, an orphaning) was closed unmerged and its branch still holds
 // what a brings: it is not proposed again until the entry or the upstream
 // revision changes, or the branch is deleted.
-func declined(ctx context.Context, ds *Session, f *variantFacts, a variants.Action) error {
+func declined(ctx context.Context, ds *core.Session, f *variantFacts, a variants.Action) error {
 	ws := map[variants.Kind]string{variants.Clone: variantWorkspace, variants.Delete: deletionWorkspace, variants.Orphan: orphanWorkspace}[a.Kind]
 	if ws == "" {
 		return nil
@@ -180,7 +182,7 @@ func declined(ctx context.Context, ds *Session, f *variantFacts, a variants.Acti
 	if n == 0 || a.Kind == variants.Clone && !holdsClone(ctx, ds, head, a) {
 		return nil
 	}
-	return requestErrorf("its proposal #%d was closed unmerged: not proposed again until the entry or the upstream revision changes (or %s is deleted)", n, mdquote.Code(branch))
+	return core.RequestErrorf("its proposal #%d was closed unmerged: not proposed again until the entry or the upstream revision changes (or %s is deleted)", n, mdquote.Code(branch))
 }
 
 // declinedAt is porchbot's pull request from branch that was closed
@@ -202,9 +204,9 @@ func declinedAt(pulls []*github.PullRequest, branch string, head plumbing.Hash) 
 // upstreamRevision is revision rev of upstream package pkg: the one a
 // publish just made (its commit and release known), or its tag in up's
 // cache.
-func (c *VariantController) upstreamRevision(ctx context.Context, up *Session, f *variantFacts, pkg string, rev int) (UpstreamRevision, error) {
+func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (UpstreamRevision, error) {
 	if r, ok := f.published[pkg]; ok && r.Revision == rev {
-		return UpstreamRevision{Session: up, Package: pkg, Dir: PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
+		return UpstreamRevision{Session: up, Package: pkg, Dir: core.PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
 			Commit: r.Commit, Release: r.Release}, nil
 	}
 	return NewUpstreamRevision(ctx, up, pkg, rev)

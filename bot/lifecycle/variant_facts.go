@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -62,7 +64,7 @@ type variantFacts struct {
 	repos   map[string]installedRepo
 	entryAt map[int]plumbing.Hash
 	// The current target: its session and recent pull requests (any state).
-	session *Session
+	session *core.Session
 	pulls   []*github.PullRequest
 }
 
@@ -79,13 +81,13 @@ type variantTarget struct {
 }
 
 type installedRepo struct {
-	repo       Repo
+	repo       core.Repo
 	topics     []string
 	visibility flow.Visibility
 }
 
 // prepare reads the upstream's facts and lists the targets.
-func (c *VariantController) prepare(ctx context.Context, up *Session, published []PublishedRevision) (*variantFacts, error) {
+func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []PublishedRevision) (*variantFacts, error) {
 	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
 		published: map[string]PublishedRevision{}, notes: map[string]func(int, int) []UpstreamNote{}}
 	for _, r := range published {
@@ -95,8 +97,8 @@ func (c *VariantController) prepare(ctx context.Context, up *Session, published 
 	for _, v := range up.Config.Variants {
 		upPkgs[v.Upstream.Package] = true
 	}
-	for _, pkg := range sortedPaths(upPkgs) {
-		revs, err := up.publishedRevisions(ctx, pkg)
+	for _, pkg := range core.SortedPaths(upPkgs) {
+		revs, err := publishedRevisions(ctx, up, pkg)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +133,7 @@ func (c *VariantController) prepare(ctx context.Context, up *Session, published 
 		}
 	}
 	n := 0
-	for _, k := range sortedPaths(wanted) {
+	for _, k := range core.SortedPaths(wanted) {
 		name, onlyOwned := strings.CutPrefix(wanted[k], "?")
 		ir, ok := installed[k]
 		switch {
@@ -154,7 +156,7 @@ func (c *VariantController) prepare(ctx context.Context, up *Session, published 
 
 // candidates are the repositories whose packages track one of the
 // upstream's packages (the entries' and those at its deployment head).
-func (c *VariantController) candidates(ctx context.Context, up *Session, upPkgs map[string]bool) []string {
+func (c *VariantController) candidates(ctx context.Context, up *core.Session, upPkgs map[string]bool) []string {
 	if c.Finder == nil {
 		return nil
 	}
@@ -162,14 +164,14 @@ func (c *VariantController) candidates(ctx context.Context, up *Session, upPkgs 
 	for p := range upPkgs {
 		pkgs[p] = true
 	}
-	names, _ := up.topLevelPackages(ctx)
+	names, _ := TopLevelPackages(ctx, up)
 	for _, n := range names {
 		pkgs[n] = true
 	}
 	seen := map[string]bool{}
 	var out []string
-	for _, p := range sortedPaths(pkgs) {
-		for _, d := range c.Finder.DownstreamsOf(ctx, up.Repo, "/"+PackageDir(up.Config.Packages.Root, p)) {
+	for _, p := range core.SortedPaths(pkgs) {
+		for _, d := range c.Finder.DownstreamsOf(ctx, up.Repo, "/"+core.PackageDir(up.Config.Packages.Root, p)) {
 			if !seen[strings.ToLower(d.Repo)] {
 				seen[strings.ToLower(d.Repo)] = true
 				out = append(out, d.Repo)
@@ -181,21 +183,21 @@ func (c *VariantController) candidates(ctx context.Context, up *Session, upPkgs 
 
 // installed lists the repositories of up's installation, by lower-case
 // owner/name.
-func (c *VariantController) installed(ctx context.Context, up *Session) (map[string]installedRepo, error) {
+func (c *VariantController) installed(ctx context.Context, up *core.Session) (map[string]installedRepo, error) {
 	return listInstallation(ctx, up, c.Repos, c.Flows, nil)
 }
 
 // target opens one installed repository and reads its facts. With
 // onlyOwned, a repository holding no package this upstream owns gives nil
 // (no call spent on it).
-func (c *VariantController) target(ctx context.Context, up *Session, f *variantFacts, ir installedRepo, onlyOwned bool) (*variants.Target, error) {
+func (c *VariantController) target(ctx context.Context, up *core.Session, f *variantFacts, ir installedRepo, onlyOwned bool) (*variants.Target, error) {
 	ds, err := c.Open(ctx, ir.repo)
 	if err != nil {
 		return nil, err
 	}
 	t := &variants.Target{Repo: ds.Repo.FullName(), Installed: true, Topics: ir.topics, Packages: map[string]variants.Package{},
 		Limit: ds.Config.Updates.PRConcurrentLimit}
-	names, err := ds.topLevelPackages(ctx)
+	names, err := TopLevelPackages(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +247,7 @@ func (c *VariantController) target(ctx context.Context, up *Session, f *variantF
 
 // variantProposal reads what porchbot's open pull request pr brings, from
 // its branch name and the Kptfile at its head.
-func variantProposal(ctx context.Context, ds *Session, pr *github.PullRequest) (variants.Proposal, bool) {
+func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullRequest) (variants.Proposal, bool) {
 	head := pr.GetHead().GetRef()
 	p := variants.Proposal{Number: pr.GetNumber()}
 	if pkg, ok := packages.ParseUpdateBranchName(head); ok {
@@ -280,7 +282,7 @@ func variantProposal(ctx context.Context, ds *Session, pr *github.PullRequest) (
 
 // readVariantPackage reads the ownership and tracked revision of package
 // pkg at commit.
-func readVariantPackage(ctx context.Context, ds *Session, commit plumbing.Hash, pkg string) (variants.Package, error) {
+func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.Hash, pkg string) (variants.Package, error) {
 	data, ok, err := ds.ReadFile(ctx, commit, packageDir(ds.Config, pkg)+"/"+kptfile.FileName)
 	if err != nil || !ok {
 		return variants.Package{}, fmt.Errorf("no Kptfile of %s at %s: %v", pkg, commit, err)
@@ -302,14 +304,14 @@ func readVariantPackage(ctx context.Context, ds *Session, commit plumbing.Hash, 
 }
 
 // topLevelPackages lists the packages at the deployment head.
-func (s *Session) topLevelPackages(ctx context.Context) ([]string, error) {
+func TopLevelPackages(ctx context.Context, s *core.Session) ([]string, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
 	var names []string
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		names, err = newLandingWalker(ctx, repo, s.Config.Packages.Root).topLevelPackages(s.DeploymentHead)
+		names, err = core.NewLandingWalker(ctx, repo, s.Config.Packages.Root).TopLevelPackages(s.DeploymentHead)
 		return err
 	})
 	return names, err
@@ -325,7 +327,7 @@ func ownedByVariantOf(kf *kptfile.File, upstream string) bool {
 // noBotBranches says the session's cache holds no branch porchbot opens
 // pull requests from (drafts/…, porch/update/…): a target where porchbot
 // has never proposed anything, as the git fetch the session made shows.
-func noBotBranches(ctx context.Context, ds *Session) (bool, error) {
+func noBotBranches(ctx context.Context, ds *core.Session) (bool, error) {
 	for _, prefix := range packages.BotBranchPrefixes() {
 		refs, err := ds.Git.ListRefs(ctx, "refs/remotes/origin/"+prefix)
 		if err != nil {

@@ -19,6 +19,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/internal/config"
@@ -34,7 +36,7 @@ func carriesContent(k variants.Kind) bool {
 
 // variantFlow checks action a of entry a.Variant into its target; with
 // report, a refusal is also posted on the entry's configuration commit.
-func (c *VariantController) variantFlow(ctx context.Context, up *Session, f *variantFacts, vt variantTarget, a variants.Action, report bool) error {
+func (c *VariantController) variantFlow(ctx context.Context, up *core.Session, f *variantFacts, vt variantTarget, a variants.Action, report bool) error {
 	if a.Variant < 0 || a.Variant >= len(up.Config.Variants) || vt.repo == nil || f.session == nil {
 		return nil
 	}
@@ -74,7 +76,7 @@ func (f *variantFacts) visibility(fullName string) flow.Visibility {
 // hidden: vt may not be named in the upstream's threads (`/porch
 // variants`, its check runs): not every reader of the upstream can read it,
 // and no entry names it (a topic selected it).
-func (f *variantFacts) hidden(up *Session, vt variantTarget) bool {
+func (f *variantFacts) hidden(up *core.Session, vt variantTarget) bool {
 	v := flow.Unknown
 	if vt.repo != nil {
 		v = vt.repo.visibility
@@ -96,7 +98,7 @@ func (f *variantFacts) hidden(up *Session, vt variantTarget) bool {
 // parents) from which on entry i of the configuration has been what it is
 // now: the oldest of the newest run of commits whose configuration holds an
 // equal entry. Kept for the reconcile.
-func (f *variantFacts) entryCommit(ctx context.Context, up *Session, i int, limits config.ServerLimits) (plumbing.Hash, error) {
+func (f *variantFacts) entryCommit(ctx context.Context, up *core.Session, i int, limits config.ServerLimits) (plumbing.Hash, error) {
 	if h, ok := f.entryAt[i]; ok {
 		return h, nil
 	}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -24,7 +26,7 @@ import (
 // opened.
 const variantRemovalMarker = "<!-- porchbot:variant-removal -->"
 
-func (c *VariantController) delete(ctx context.Context, ds *Session, a variants.Action) (int, error) {
+func (c *VariantController) delete(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
 	dapi := DeletionAPI{Pulls: api.Proposal.Pulls, Issues: api.Proposal.Issues, RecordKey: api.Proposal.RecordKey}
 	pr, err := ProposeDeletion(ctx, ds, dapi, a.Package, "")
@@ -45,16 +47,16 @@ func (c *VariantController) delete(ctx context.Context, ds *Session, a variants.
 	return pr.GetNumber(), c.closeSuperseded(ctx, ds, a, pr.GetNumber())
 }
 
-func (c *VariantController) orphan(ctx context.Context, ds *Session, a variants.Action) (int, error) {
+func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
 	dir := packageDir(ds.Config, a.Package)
-	local, err := loadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
+	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
 	if err != nil {
 		return 0, fmt.Errorf("orphan %s: %w", a.Package, err)
 	}
 	files, err := variants.Disown(local)
 	if err != nil {
-		return 0, requestErrorf("%v", err)
+		return 0, core.RequestErrorf("%v", err)
 	}
 	branch := packages.DraftBranch(a.Package, orphanWorkspace)
 	head, err := branchHead(ctx, ds, branch)
@@ -63,20 +65,20 @@ func (c *VariantController) orphan(ctx context.Context, ds *Session, a variants.
 	}
 	msg := fmt.Sprintf("Orphan %s\n\nRemove the ownership of the variant of %s in %s (deletionPolicy orphan): "+
 		"the package stays as it is and is %s's own.", a.Package, a.Owner.Package, a.Owner.Upstream, ds.Repo.FullName())
-	res, err := ds.CommitUnderLease(ctx, api.Identity, branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*PackageCommit, error) {
+	res, err := ds.CommitUnderLease(ctx, api.Identity, branch, head, 3, func(ctx context.Context, head plumbing.Hash) (*core.PackageCommit, error) {
 		if !head.IsZero() {
 			own, err := ownDraft(ctx, ds, head, api.Identity)
 			if err != nil {
 				return nil, err
 			}
 			if !own {
-				return nil, requestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(branch))
+				return nil, core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(branch))
 			}
 			if got, err := readVariantPackage(ctx, ds, head, a.Package); err == nil && got.Owner == nil {
 				return nil, nil // proposed already
 			}
 		}
-		return &PackageCommit{Parent: ds.DeploymentHead, Dir: dir, Files: files, Message: msg, Exclusive: head.IsZero(),
+		return &core.PackageCommit{Parent: ds.DeploymentHead, Dir: dir, Files: files, Message: msg, Exclusive: head.IsZero(),
 			Trailer: packages.Trailer{Package: a.Package, WorkspaceName: orphanWorkspace, Revision: "0",
 				Task: &packages.Task{Type: packages.TaskEdit}}}, nil
 	})
@@ -102,7 +104,7 @@ func removalNote(a variants.Action) string {
 
 // closeSuperseded closes the open pull request of other variant work on
 // the package (an update, a clone), replaced by the removal n.
-func (c *VariantController) closeSuperseded(ctx context.Context, ds *Session, a variants.Action, n int) error {
+func (c *VariantController) closeSuperseded(ctx context.Context, ds *core.Session, a variants.Action, n int) error {
 	if !a.Refresh || a.PullRequest == 0 || a.PullRequest == n {
 		return nil
 	}

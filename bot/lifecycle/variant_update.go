@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/mdquote"
@@ -23,7 +25,7 @@ import (
 // waits for the target's updates.prConcurrentLimit.
 var errVariantWaiting = errors.New("waiting for updates.prConcurrentLimit")
 
-func (c *VariantController) update(ctx context.Context, up, ds *Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
+func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
 	if err != nil {
 		return 0, err
@@ -67,11 +69,11 @@ func (c *VariantController) update(ctx context.Context, up, ds *Session, f *vari
 	case UpdateWaiting:
 		return 0, errVariantWaiting
 	case UpdateHeld:
-		return out.PR.GetNumber(), requestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
+		return out.PR.GetNumber(), core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
 	case UpdateRefused:
-		return out.PR.GetNumber(), requestErrorf("not updated: %s", plan.Refused)
+		return out.PR.GetNumber(), core.RequestErrorf("not updated: %s", plan.Refused)
 	case UpdateDeclined:
-		return 0, requestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
+		return 0, core.RequestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
 	return out.PR.GetNumber(), nil
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot"
@@ -22,8 +24,8 @@ import (
 // newApp puts the package lifecycle behind the event handlers.
 func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, m *metrics.Metrics, log *logrus.Logger) *bot.App {
 	limits := s.ServerLimits()
-	key := lifecycle.RecordKey(s.WebhookSecret)
-	opener := &lifecycle.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
+	key := core.RecordKey(s.WebhookSecret)
+	opener := &core.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: lifecycle.DefaultBotLogin, RecordKey: key,
@@ -54,7 +56,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 // requests, finding downstreams with registry (the App's).
 func newUpdateFanout(app *bot.App, registry lifecycle.DownstreamFinder, m *metrics.Metrics) *lifecycle.UpdateFanout {
 	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
-		Releases: func(s *lifecycle.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
+		Releases: func(s *core.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
 	if m != nil {
 		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}
 	}
@@ -120,8 +122,8 @@ func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
 			b, ok := s.Clients.RateBudget(id)
 			return ok && b.Low(ResyncBudgetFloor, time.Now())
 		},
-		OnYield: func(lifecycle.Repo) { s.Metrics.ResyncYields.Inc() },
-		OnReport: func(_ lifecycle.Repo, rep *lifecycle.ResyncReport, _ error) {
+		OnYield: func(core.Repo) { s.Metrics.ResyncYields.Inc() },
+		OnReport: func(_ core.Repo, rep *lifecycle.ResyncReport, _ error) {
 			if rep != nil {
 				s.App.CountPublish(&lifecycle.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
 			}

@@ -10,10 +10,11 @@ import (
 	"io"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	ghclient "github.com/porchbot/porchbot/internal/github"
@@ -27,7 +28,7 @@ type Rig struct {
 	Env     *forgetest.Env
 	Clients *ghclient.Clients
 	Store   *gitstore.Store
-	Opener  *lifecycle.Opener
+	Opener  *core.Opener
 	Log     *logrus.Logger
 }
 
@@ -53,7 +54,7 @@ func New(t testing.TB) *Rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	opener := &lifecycle.Opener{Clients: clients, Git: store, GitURL: clients.URLs().GitURL,
+	opener := &core.Opener{Clients: clients, Git: store, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: Limits, Logger: log}
 	return &Rig{Env: env, Clients: clients, Store: store, Opener: opener, Log: log}
 }
@@ -63,7 +64,7 @@ func New(t testing.TB) *Rig {
 // the rig's key, lifecycle.RecordKey(nil)), through gh's REST calls: the
 // fixture of an earlier revision.
 func RevisionTag(ctx context.Context, gh *github.Client, owner, repo, tag, sha string) error {
-	return RevisionTagKey(ctx, gh, lifecycle.RecordKey(nil), owner, repo, tag, sha)
+	return RevisionTagKey(ctx, gh, core.RecordKey(nil), owner, repo, tag, sha)
 }
 
 // RevisionTagKey is RevisionTag signed with key (a server's
@@ -76,7 +77,7 @@ func RevisionTagKey(ctx context.Context, gh *github.Client, key []byte, owner, r
 	rec := revrecord.Sign(key, revrecord.Record{Repo: owner + "/" + repo, Package: pkg, Revision: n, Commit: sha})
 	obj, _, err := gh.Git.CreateTag(ctx, owner, repo, &github.Tag{Tag: github.String(tag), Message: github.String(revrecord.Message(rec)),
 		Object: &github.GitObject{Type: github.String("commit"), SHA: github.String(sha)},
-		Tagger: &github.CommitAuthor{Name: github.String(lifecycle.DefaultIdentity.Name), Email: github.String(lifecycle.DefaultIdentity.Email)}})
+		Tagger: &github.CommitAuthor{Name: github.String(core.DefaultIdentity.Name), Email: github.String(core.DefaultIdentity.Email)}})
 	if err != nil {
 		return err
 	}
@@ -84,3 +85,34 @@ func RevisionTagKey(ctx context.Context, gh *github.Client, key []byte, owner, r
 		Object: &github.GitObject{SHA: obj.SHA}})
 	return err
 }
+
+// Catalog is the standard repository the cast works in, acme/catalog, as
+// the App's installation sees it.
+func (r *Rig) Catalog() core.Repo {
+	return core.Repo{Owner: "acme", Name: "catalog", InstallationID: r.Env.Installation.ID, DefaultBranch: "main"}
+}
+
+// Seed commits files (the whole tree) on acme/catalog's main as alice,
+// with no webhooks, and returns the commit.
+func (r *Rig) Seed(t testing.TB, files map[string][]byte) string {
+	t.Helper()
+	alice, _ := r.Env.Forge.Account("alice")
+	sha, err := r.Env.Forge.CommitFiles("acme/catalog", "main", files, "seed", alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// Open opens a session on acme/catalog as the App's installation.
+func (r *Rig) Open(t testing.TB) *core.Session {
+	t.Helper()
+	s, err := r.Opener.Open(context.Background(), r.Catalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// User is a go-github client of a cast member (forgetest.AliceToken, ...).
+func (r *Rig) User(token string) *github.Client { return r.Env.Client(token) }

@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 // Landings: which packages a commit of the deployment branch changed, and
 // which of those changes are not published yet. Pure reads of the git cache
@@ -137,13 +137,13 @@ func PackageDir(root, name string) string {
 }
 
 // errLandingCommitMissing reports a commit absent from the cache.
-var errLandingCommitMissing = errors.New("commit not in the git cache")
+var ErrLandingCommitMissing = errors.New("commit not in the git cache")
 
 // landingState is a package at a commit: Tree is its directory's tree when a
 // Kptfile is there, ZeroHash otherwise.
-type landingState struct{ Tree plumbing.Hash }
+type LandingState struct{ Tree plumbing.Hash }
 
-func (p landingState) exists() bool { return !p.Tree.IsZero() }
+func (p LandingState) Exists() bool { return !p.Tree.IsZero() }
 
 type landingStateKey struct {
 	commit plumbing.Hash
@@ -152,26 +152,26 @@ type landingStateKey struct {
 
 // landingWalker reads commits and package states from a repository with
 // memoisation. It is used under Cache.With only.
-type landingWalker struct {
-	ctx     context.Context
-	s       storer.EncodedObjectStorer
+type LandingWalker struct {
+	Ctx     context.Context
+	Session storer.EncodedObjectStorer
 	root    string
 	commits map[plumbing.Hash]*object.Commit
-	states  map[landingStateKey]landingState
+	states  map[landingStateKey]LandingState
 }
 
-func newLandingWalker(ctx context.Context, repo *git.Repository, root string) *landingWalker {
-	return &landingWalker{ctx: ctx, s: repo.Storer, root: packages.NormalizeRoot(root),
-		commits: map[plumbing.Hash]*object.Commit{}, states: map[landingStateKey]landingState{}}
+func NewLandingWalker(ctx context.Context, repo *git.Repository, root string) *LandingWalker {
+	return &LandingWalker{Ctx: ctx, Session: repo.Storer, root: packages.NormalizeRoot(root),
+		commits: map[plumbing.Hash]*object.Commit{}, states: map[landingStateKey]LandingState{}}
 }
 
-func (w *landingWalker) commit(h plumbing.Hash) (*object.Commit, error) {
+func (w *LandingWalker) Commit(h plumbing.Hash) (*object.Commit, error) {
 	if c, ok := w.commits[h]; ok {
 		return c, nil
 	}
-	c, err := object.GetCommit(w.s, h)
+	c, err := object.GetCommit(w.Session, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return nil, fmt.Errorf("%s: %w", h, errLandingCommitMissing)
+		return nil, fmt.Errorf("%s: %w", h, ErrLandingCommitMissing)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", h, err)
@@ -180,7 +180,7 @@ func (w *landingWalker) commit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-func landingFirstParent(c *object.Commit) plumbing.Hash {
+func LandingFirstParent(c *object.Commit) plumbing.Hash {
 	if len(c.ParentHashes) == 0 {
 		return plumbing.ZeroHash
 	}
@@ -188,15 +188,15 @@ func landingFirstParent(c *object.Commit) plumbing.Hash {
 }
 
 // rootTree is the tree of commit h (nil for ZeroHash).
-func (w *landingWalker) rootTree(h plumbing.Hash) (*object.Tree, error) {
+func (w *LandingWalker) RootTree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
-	c, err := w.commit(h)
+	c, err := w.Commit(h)
 	if err != nil {
 		return nil, err
 	}
-	t, err := object.GetTree(w.s, c.TreeHash)
+	t, err := object.GetTree(w.Session, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", h, err)
 	}
@@ -204,7 +204,7 @@ func (w *landingWalker) rootTree(h plumbing.Hash) (*object.Tree, error) {
 }
 
 // entryAt finds the entry at a slash path below t (nil: absent).
-func (w *landingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, error) {
+func (w *LandingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -223,7 +223,7 @@ func (w *landingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, er
 		if found.Mode != filemode.Dir {
 			return nil, nil
 		}
-		sub, err := object.GetTree(w.s, found.Hash)
+		sub, err := object.GetTree(w.Session, found.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("tree %s: %w", strings.Join(segs[:i+1], "/"), err)
 		}
@@ -233,27 +233,27 @@ func (w *landingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, er
 }
 
 // state is the package in dir at commit h (absent for ZeroHash).
-func (w *landingWalker) state(h plumbing.Hash, dir string) (landingState, error) {
+func (w *LandingWalker) State(h plumbing.Hash, dir string) (LandingState, error) {
 	if h.IsZero() {
-		return landingState{}, nil
+		return LandingState{}, nil
 	}
 	key := landingStateKey{h, dir}
 	if st, ok := w.states[key]; ok {
 		return st, nil
 	}
-	t, err := w.rootTree(h)
+	t, err := w.RootTree(h)
 	if err != nil {
-		return landingState{}, err
+		return LandingState{}, err
 	}
-	var st landingState
+	var st LandingState
 	e, err := w.entryAt(t, dir)
 	if err != nil {
-		return landingState{}, err
+		return LandingState{}, err
 	}
 	if e != nil && e.Mode == filemode.Dir {
 		k, err := w.entryAt(t, dir+"/"+packages.KptfileName)
 		if err != nil {
-			return landingState{}, err
+			return LandingState{}, err
 		}
 		if k != nil && k.Mode != filemode.Dir {
 			st.Tree = e.Hash
@@ -264,7 +264,7 @@ func (w *landingWalker) state(h plumbing.Hash, dir string) (landingState, error)
 }
 
 // hasKptfile reports whether dir/Kptfile is a file in t.
-func (w *landingWalker) hasKptfile(t *object.Tree, dir string) (bool, error) {
+func (w *LandingWalker) hasKptfile(t *object.Tree, dir string) (bool, error) {
 	e, err := w.entryAt(t, dir+"/"+packages.KptfileName)
 	return e != nil && e.Mode != filemode.Dir, err
 }
@@ -272,7 +272,7 @@ func (w *landingWalker) hasKptfile(t *object.Tree, dir string) (bool, error) {
 // topLevelDir is the outermost directory above file (a repository path)
 // under root that holds a Kptfile in a or b: the top-level package the
 // file belongs to.
-func (w *landingWalker) topLevelDir(file string, a, b *object.Tree, memo map[string]bool) (string, bool, error) {
+func (w *LandingWalker) topLevelDir(file string, a, b *object.Tree, memo map[string]bool) (string, bool, error) {
 	dir := path.Dir(file)
 	if dir == "." {
 		return "", false, nil
@@ -310,7 +310,7 @@ func (w *landingWalker) topLevelDir(file string, a, b *object.Tree, memo map[str
 }
 
 // packageName is dir's package name under root.
-func (w *landingWalker) packageName(dir string) string {
+func (w *LandingWalker) PackageName(dir string) string {
 	if w.root == "" {
 		return dir
 	}
@@ -318,13 +318,13 @@ func (w *landingWalker) packageName(dir string) string {
 }
 
 // landingKind is what going from prev to cur did to a package ("": nothing).
-func landingKind(cur, prev landingState) LandingKind {
+func KindOfLanding(cur, prev LandingState) LandingKind {
 	switch {
 	case cur == prev:
 		return ""
-	case !prev.exists():
+	case !prev.Exists():
 		return LandingCreated
-	case !cur.exists():
+	case !cur.Exists():
 		return LandingDeleted
 	}
 	return LandingChanged
@@ -332,11 +332,11 @@ func landingKind(cur, prev landingState) LandingKind {
 
 // landingOf describes commit c's change of the package in dir, given its
 // states; kind is "" when the package did not change.
-func (w *landingWalker) landingOf(c *object.Commit, name, dir string, cur, prev landingState) (Landing, error) {
-	l := Landing{Package: name, Dir: dir, Commit: c.Hash, Parent: landingFirstParent(c), Tree: cur.Tree, ParentTree: prev.Tree,
-		Kind: landingKind(cur, prev)}
+func (w *LandingWalker) landingOf(c *object.Commit, name, dir string, cur, prev LandingState) (Landing, error) {
+	l := Landing{Package: name, Dir: dir, Commit: c.Hash, Parent: LandingFirstParent(c), Tree: cur.Tree, ParentTree: prev.Tree,
+		Kind: KindOfLanding(cur, prev)}
 	for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
-		st, err := w.state(p, dir)
+		st, err := w.State(p, dir)
 		if err != nil {
 			return l, err
 		}
@@ -348,35 +348,35 @@ func (w *landingWalker) landingOf(c *object.Commit, name, dir string, cur, prev 
 
 // changed lists the top-level packages commit h changed against its first
 // parent, sorted by name.
-func (w *landingWalker) changed(h plumbing.Hash) ([]Landing, error) {
-	c, err := w.commit(h)
+func (w *LandingWalker) changed(h plumbing.Hash) ([]Landing, error) {
+	c, err := w.Commit(h)
 	if err != nil {
 		return nil, err
 	}
-	parent := landingFirstParent(c)
-	b, err := w.rootTree(h)
+	parent := LandingFirstParent(c)
+	b, err := w.RootTree(h)
 	if err != nil {
 		return nil, err
 	}
-	a, err := w.rootTree(parent)
+	a, err := w.RootTree(parent)
 	if err != nil {
 		return nil, err
 	}
-	dirs, err := w.changedDirs(a, b)
+	dirs, err := w.ChangedDirs(a, b)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s: %w", h, err)
 	}
 	var out []Landing
 	for d := range dirs {
-		name := w.packageName(d)
+		name := w.PackageName(d)
 		if packages.ValidateName(name) != nil {
 			continue
 		}
-		cur, err := w.state(h, d)
+		cur, err := w.State(h, d)
 		if err != nil {
 			return nil, err
 		}
-		prev, err := w.state(parent, d)
+		prev, err := w.State(parent, d)
 		if err != nil {
 			return nil, err
 		}
@@ -394,8 +394,8 @@ func (w *landingWalker) changed(h plumbing.Hash) ([]Landing, error) {
 
 // changedDirs lists the top-level package directories holding a file
 // that differs between trees a and b (either may be nil).
-func (w *landingWalker) changedDirs(a, b *object.Tree) (map[string]bool, error) {
-	changes, err := object.DiffTreeWithOptions(w.ctx, a, b, nil)
+func (w *LandingWalker) ChangedDirs(a, b *object.Tree) (map[string]bool, error) {
+	changes, err := object.DiffTreeWithOptions(w.Ctx, a, b, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +420,7 @@ func (w *landingWalker) changedDirs(a, b *object.Tree) (map[string]bool, error) 
 
 // isFirstParentAncestor reports whether anc is on the first-parent chain
 // of head (head itself included), within MaxLandingWalk commits.
-func (w *landingWalker) isFirstParentAncestor(anc, head plumbing.Hash) (bool, error) {
+func (w *LandingWalker) IsFirstParentAncestor(anc, head plumbing.Hash) (bool, error) {
 	x := head
 	for range MaxLandingWalk {
 		if x == anc {
@@ -429,48 +429,48 @@ func (w *landingWalker) isFirstParentAncestor(anc, head plumbing.Hash) (bool, er
 		if x.IsZero() {
 			return false, nil
 		}
-		c, err := w.commit(x)
+		c, err := w.Commit(x)
 		if err != nil {
 			return false, err
 		}
-		x = landingFirstParent(c)
+		x = LandingFirstParent(c)
 	}
 	return false, nil
 }
 
 // landingHistoryOptions tune history.
-type landingHistoryOptions struct {
+type LandingHistoryOptions struct {
 	// reviewAt makes upTo a LandingReviewed candidate even when it is not
 	// a merge commit (the caller knows the pull request that landed it).
-	reviewAt bool
+	ReviewAt bool
 }
 
 // history walks the first-parent history back from upTo for the package
 // name in dir.
-func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags RevisionTags, opts landingHistoryOptions) (*PackageHistory, error) {
+func (w *LandingWalker) History(name, dir string, upTo plumbing.Hash, tags RevisionTags, opts LandingHistoryOptions) (*PackageHistory, error) {
 	h := &PackageHistory{Package: name, Dir: dir, UpTo: upTo, TaggedAt: tags.At(name, upTo)}
 	h.Latest, h.LatestCommit = tags.Latest(name)
-	top, err := w.state(upTo, dir)
+	top, err := w.State(upTo, dir)
 	if err != nil {
 		return nil, err
 	}
-	if !top.exists() {
+	if !top.Exists() {
 		// Not a package at upTo: only its deletion there is worth reporting.
-		c, err := w.commit(upTo)
+		c, err := w.Commit(upTo)
 		if err != nil {
 			return nil, err
 		}
-		prev, err := w.state(landingFirstParent(c), dir)
+		prev, err := w.State(LandingFirstParent(c), dir)
 		if err != nil {
 			return nil, err
 		}
-		if prev.exists() {
+		if prev.Exists() {
 			l, err := w.landingOf(c, name, dir, top, prev)
 			if err != nil {
 				return nil, err
 			}
 			h.Pending = []Landing{l}
-			h.Base, h.BaseTree = landingFirstParent(c), prev.Tree
+			h.Base, h.BaseTree = LandingFirstParent(c), prev.Tree
 		}
 		return h, nil
 	}
@@ -486,11 +486,11 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 		x       = upTo
 	)
 	for steps := 0; ; steps++ {
-		if err := w.ctx.Err(); err != nil {
+		if err := w.Ctx.Err(); err != nil {
 			return nil, err
 		}
 		if steps >= MaxLandingWalk {
-			st, err := w.state(x, dir)
+			st, err := w.State(x, dir)
 			if err != nil {
 				return nil, err
 			}
@@ -498,7 +498,7 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 			break
 		}
 		if rev := tags.At(name, x); rev > 0 {
-			st, err := w.state(x, dir)
+			st, err := w.State(x, dir)
 			if err != nil {
 				return nil, err
 			}
@@ -507,16 +507,16 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 			break
 		}
 		chain[x] = true
-		c, err := w.commit(x)
+		c, err := w.Commit(x)
 		if err != nil {
 			return nil, err
 		}
-		parent := landingFirstParent(c)
-		cur, err := w.state(x, dir)
+		parent := LandingFirstParent(c)
+		cur, err := w.State(x, dir)
 		if err != nil {
 			return nil, err
 		}
-		prev, err := w.state(parent, dir)
+		prev, err := w.State(parent, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -528,7 +528,7 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 		case l.Kind != "":
 			seq = append(seq, entry{l: l})
 			changes++
-		case cur.exists() && (l.IsMerge() || x == upTo && opts.reviewAt):
+		case cur.Exists() && (l.IsMerge() || x == upTo && opts.ReviewAt):
 			l.Kind = LandingReviewed
 			seq = append(seq, entry{l: l, candidate: true})
 		}
@@ -552,7 +552,7 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 		case !e.candidate:
 			seenChange = true
 			h.Pending = append(h.Pending, e.l)
-		case e.l.Commit == upTo && opts.reviewAt:
+		case e.l.Commit == upTo && opts.ReviewAt:
 			h.Pending = append(h.Pending, e.l)
 		case seenChange:
 			ok, err := w.reviewedSide(e.l, chain)
@@ -566,8 +566,8 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 	}
 
 	if h.TaggedAt == 0 && h.Latest > h.BaseRevision && !h.LatestCommit.IsZero() {
-		desc, err := w.isFirstParentAncestor(upTo, h.LatestCommit)
-		if err != nil && !errors.Is(err, errLandingCommitMissing) {
+		desc, err := w.IsFirstParentAncestor(upTo, h.LatestCommit)
+		if err != nil && !errors.Is(err, ErrLandingCommitMissing) {
 			return nil, err
 		}
 		if desc {
@@ -580,7 +580,7 @@ func (w *landingWalker) history(name, dir string, upTo plumbing.Hash, tags Revis
 // reviewedSide reports whether a merge's side changed the package on its
 // own commits (before reaching the deployment branch's chain) and the
 // merge result equals that side.
-func (w *landingWalker) reviewedSide(l Landing, chain map[plumbing.Hash]bool) (bool, error) {
+func (w *LandingWalker) reviewedSide(l Landing, chain map[plumbing.Hash]bool) (bool, error) {
 	for i, side := range l.Merged {
 		if l.MergedTrees[i] != l.Tree {
 			continue
@@ -590,19 +590,19 @@ func (w *landingWalker) reviewedSide(l Landing, chain map[plumbing.Hash]bool) (b
 			if x.IsZero() || chain[x] {
 				break
 			}
-			c, err := w.commit(x)
-			if errors.Is(err, errLandingCommitMissing) {
+			c, err := w.Commit(x)
+			if errors.Is(err, ErrLandingCommitMissing) {
 				break
 			}
 			if err != nil {
 				return false, err
 			}
-			cur, err := w.state(x, l.Dir)
+			cur, err := w.State(x, l.Dir)
 			if err != nil {
 				return false, err
 			}
-			prev, err := w.state(landingFirstParent(c), l.Dir)
-			if errors.Is(err, errLandingCommitMissing) {
+			prev, err := w.State(LandingFirstParent(c), l.Dir)
+			if errors.Is(err, ErrLandingCommitMissing) {
 				break
 			}
 			if err != nil {
@@ -611,7 +611,7 @@ func (w *landingWalker) reviewedSide(l Landing, chain map[plumbing.Hash]bool) (b
 			if cur != prev {
 				return true, nil
 			}
-			x = landingFirstParent(c)
+			x = LandingFirstParent(c)
 		}
 	}
 	return false, nil

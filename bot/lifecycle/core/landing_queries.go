@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func ChangedPackages(ctx context.Context, cache *gitstore.Cache, root string, co
 	var out []Landing
 	err := cache.With(ctx, func(repo *git.Repository) error {
 		var err error
-		out, err = newLandingWalker(ctx, repo, root).changed(commit)
+		out, err = NewLandingWalker(ctx, repo, root).changed(commit)
 		return err
 	})
 	if err != nil {
@@ -36,7 +36,7 @@ func PendingLandings(ctx context.Context, cache *gitstore.Cache, root, name stri
 	var h *PackageHistory
 	err := cache.With(ctx, func(repo *git.Repository) error {
 		var err error
-		h, err = newLandingWalker(ctx, repo, root).history(name, PackageDir(root, name), upTo, tags, landingHistoryOptions{})
+		h, err = NewLandingWalker(ctx, repo, root).History(name, PackageDir(root, name), upTo, tags, LandingHistoryOptions{})
 		return err
 	})
 	if err != nil {
@@ -51,13 +51,13 @@ func PendingLandings(ctx context.Context, cache *gitstore.Cache, root, name stri
 func UntaggedLandings(ctx context.Context, cache *gitstore.Cache, root string, upTo plumbing.Hash, tags RevisionTags) ([]*PackageHistory, error) {
 	var out []*PackageHistory
 	err := cache.With(ctx, func(repo *git.Repository) error {
-		w := newLandingWalker(ctx, repo, root)
-		names, err := w.topLevelPackages(upTo)
+		w := NewLandingWalker(ctx, repo, root)
+		names, err := w.TopLevelPackages(upTo)
 		if err != nil {
 			return err
 		}
 		for _, name := range names {
-			h, err := w.history(name, PackageDir(root, name), upTo, tags, landingHistoryOptions{})
+			h, err := w.History(name, PackageDir(root, name), upTo, tags, LandingHistoryOptions{})
 			if err != nil {
 				return err
 			}
@@ -75,15 +75,15 @@ func UntaggedLandings(ctx context.Context, cache *gitstore.Cache, root string, u
 
 // topLevelPackages lists the valid top-level package names at commit h.
 // It walks trees only (no blob is read).
-func (w *landingWalker) topLevelPackages(h plumbing.Hash) ([]string, error) {
-	t, err := w.rootTree(h)
+func (w *LandingWalker) TopLevelPackages(h plumbing.Hash) ([]string, error) {
+	t, err := w.RootTree(h)
 	if err != nil || t == nil {
 		return nil, err
 	}
 	var files []string
 	var walk func(t *object.Tree, prefix string) error
 	walk = func(t *object.Tree, prefix string) error {
-		if err := w.ctx.Err(); err != nil {
+		if err := w.Ctx.Err(); err != nil {
 			return err
 		}
 		for _, e := range t.Entries {
@@ -93,7 +93,7 @@ func (w *landingWalker) topLevelPackages(h plumbing.Hash) ([]string, error) {
 			}
 			switch {
 			case e.Mode == filemode.Dir:
-				sub, err := object.GetTree(w.s, e.Hash)
+				sub, err := object.GetTree(w.Session, e.Hash)
 				if err != nil {
 					return fmt.Errorf("tree %s: %w", p, err)
 				}
@@ -115,7 +115,7 @@ func (w *landingWalker) topLevelPackages(h plumbing.Hash) ([]string, error) {
 		if e == nil || e.Mode != filemode.Dir {
 			return nil, nil
 		}
-		if t, err = object.GetTree(w.s, e.Hash); err != nil {
+		if t, err = object.GetTree(w.Session, e.Hash); err != nil {
 			return nil, fmt.Errorf("tree %s: %w", w.root, err)
 		}
 		prefix = w.root
@@ -134,11 +134,11 @@ func (w *landingWalker) topLevelPackages(h plumbing.Hash) ([]string, error) {
 
 // landingIsTopLevel reports whether dir holds a top-level package at
 // commit: a Kptfile there and none in a directory above it.
-func landingIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (bool, error) {
+func LandingIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (bool, error) {
 	root := s.Config.Packages.Root
 	found := false
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
-		names, err := newLandingWalker(ctx, repo, root).topLevelPackages(commit)
+		names, err := NewLandingWalker(ctx, repo, root).TopLevelPackages(commit)
 		if err != nil {
 			return err
 		}

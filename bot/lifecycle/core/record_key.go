@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 // RecordKey is the HMAC key of every record porchbot signs (/porch approve
 // and requester records, revision tags): every replica derives the same
@@ -10,7 +10,7 @@ func RecordKey(webhookSecret []byte) []byte {
 
 // recordKey is the session's key (the Opener's; RecordKey(nil) when none
 // was given, as a server without a webhook secret has).
-func (s *Session) recordKey() []byte {
+func (s *Session) SigningKey() []byte {
 	if len(s.RecordKey) > 0 {
 		return s.RecordKey
 	}

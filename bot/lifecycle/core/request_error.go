@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"fmt"
@@ -18,6 +18,6 @@ func (e *RequestError) Error() string { return e.Msg }
 
 func (e *RequestError) Unwrap() error { return e.Err }
 
-func requestErrorf(format string, a ...any) error {
+func RequestErrorf(format string, a ...any) error {
 	return &RequestError{Msg: fmt.Sprintf(format, a...)}
 }

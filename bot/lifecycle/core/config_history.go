@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits
 			if f.Size > int64(config.Limits.MaxBytes) {
 				continue
 			}
-			data, err := blobBytes(f)
+			data, err := BlobBytes(f)
 			if err != nil {
 				return fmt.Errorf("%s at %s: %w", config.Path, c.Hash, err)
 			}
@@ -86,7 +86,7 @@ func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits
 }
 
 // blobBytes reads a file's content.
-func blobBytes(f *object.File) ([]byte, error) {
+func BlobBytes(f *object.File) ([]byte, error) {
 	r, err := f.Reader()
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"context"
@@ -93,7 +93,7 @@ type Session struct {
 	RecordKey []byte
 	// noOpenPulls: a resync proved there is no open pull request
 	// (open_pulls.go).
-	noOpenPulls bool
+	NoOpenPulls bool
 }
 
 // Open fetches the repository (branches and tags) and reads its config.

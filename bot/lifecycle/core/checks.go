@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 			o.Text = github.String(text)
 		}
 		for _, a := range batch {
-			o.Annotations = append(o.Annotations, a.github())
+			o.Annotations = append(o.Annotations, a.Github())
 		}
 		return o
 	}
@@ -120,7 +120,7 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 
 // publishCheck reports a completed check run on head: one REST call, plus
 // one per further 50 annotations.
-func publishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumbing.Hash, rep CheckReport) (*github.CheckRun, error) {
+func PublishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumbing.Hash, rep CheckReport) (*github.CheckRun, error) {
 	create, updates := CheckRequests(rep, head, time.Now().UTC())
 	run, _, err := api.CreateCheckRun(ctx, repo.Owner, repo.Name, create)
 	if err != nil {
@@ -134,7 +134,7 @@ func publishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumb
 	return run, nil
 }
 
-func (a Annotation) github() *github.CheckRunAnnotation {
+func (a Annotation) Github() *github.CheckRunAnnotation {
 	start := max(a.StartLine, 1)
 	end := max(a.EndLine, start)
 	level := a.Level

@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 
 // errPackageMissing is returned (wrapped) by loadPackage when the commit has
 // no Kptfile at the package directory.
-var errPackageMissing = errors.New("package not found")
+var ErrPackageMissing = errors.New("package not found")
 
 // loadPackage reads the package directory dir (slash-separated, relative to
 // the repository root) and everything below it, subpackages included, at
@@ -34,8 +34,8 @@ var errPackageMissing = errors.New("package not found")
 // without dir/Kptfile gives errPackageMissing; a commit missing from the
 // cache gives gitstore.ErrNotFound; a tree over the cache's bounds gives
 // gitstore.ErrTreeTooLarge (both wrapped).
-func loadPackage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash, dir string) (map[string][]byte, error) {
-	if err := checkPackageAt(ctx, cache, commit, dir); err != nil {
+func LoadPackage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash, dir string) (map[string][]byte, error) {
+	if err := CheckPackageAt(ctx, cache, commit, dir); err != nil {
 		return nil, err
 	}
 	files, err := cache.ReadTree(ctx, commit, dir)
@@ -51,7 +51,7 @@ func loadPackage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Has
 // checkPackageAt tells a commit absent from the cache (gitstore.ErrNotFound)
 // from a package absent from the commit (errPackageMissing), without reading
 // the tree's blobs.
-func checkPackageAt(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash, dir string) error {
+func CheckPackageAt(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash, dir string) error {
 	return cache.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(commit)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -67,18 +67,18 @@ func checkPackageAt(ctx context.Context, cache *gitstore.Cache, commit plumbing.
 		e, err := t.FindEntry(path.Join(dir, packages.KptfileName))
 		switch {
 		case errors.Is(err, object.ErrEntryNotFound), errors.Is(err, object.ErrDirectoryNotFound):
-			return fmt.Errorf("%w: no %s/%s at %s", errPackageMissing, dir, packages.KptfileName, words.ShortSHA(commit.String()))
+			return fmt.Errorf("%w: no %s/%s at %s", ErrPackageMissing, dir, packages.KptfileName, words.ShortSHA(commit.String()))
 		case err != nil:
 			return fmt.Errorf("look up %s/%s at %s: %w", dir, packages.KptfileName, words.ShortSHA(commit.String()), err)
 		case !e.Mode.IsFile():
-			return fmt.Errorf("%w: %s/%s at %s is not a file", errPackageMissing, dir, packages.KptfileName, words.ShortSHA(commit.String()))
+			return fmt.Errorf("%w: %s/%s at %s is not a file", ErrPackageMissing, dir, packages.KptfileName, words.ShortSHA(commit.String()))
 		}
 		return nil
 	})
 }
 
 // commitMessage reads a commit's message and author name from the cache.
-func commitMessage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) (msg, author string, err error) {
+func CommitMessage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) (msg, author string, err error) {
 	err = cache.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(commit)
 		if err != nil {
@@ -93,19 +93,19 @@ func commitMessage(ctx context.Context, cache *gitstore.Cache, commit plumbing.H
 // pkgFS is a package loaded into an in-memory kyaml file system, at the same
 // path as in the repository (so render errors name repository paths).
 type pkgFS struct {
-	fs   filesys.FileSystem
-	root string // absolute path of the package in fs: "/" + dir
+	Fs   filesys.FileSystem
+	Root string // absolute path of the package in fs: "/" + dir
 }
 
 // newPkgFS writes files (relative to dir) into a fresh in-memory file
 // system that holds every name git accepts (render.NewMemFS).
-func newPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
-	p := &pkgFS{fs: render.NewMemFS(), root: "/" + strings.Trim(dir, "/")}
-	if err := p.fs.MkdirAll(p.root); err != nil {
+func NewPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
+	p := &pkgFS{Fs: render.NewMemFS(), Root: "/" + strings.Trim(dir, "/")}
+	if err := p.Fs.MkdirAll(p.Root); err != nil {
 		return nil, fmt.Errorf("in-memory package %s: %w", dir, err)
 	}
-	for _, name := range sortedPaths(files) {
-		if err := p.fs.WriteFile(path.Join(p.root, name), files[name]); err != nil {
+	for _, name := range SortedPaths(files) {
+		if err := p.Fs.WriteFile(path.Join(p.Root, name), files[name]); err != nil {
 			return nil, fmt.Errorf("in-memory package %s: write %s: %w", dir, name, err)
 		}
 	}
@@ -114,20 +114,20 @@ func newPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
 
 // files reads every file of the package back, keyed by its slash-separated
 // path relative to the package: the form Session.CommitPackage takes.
-func (p *pkgFS) files() (map[string][]byte, error) {
+func (p *pkgFS) Files() (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := p.fs.Walk(p.root, func(abs string, info os.FileInfo, err error) error {
+	err := p.Fs.Walk(p.Root, func(abs string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
 		if info.IsDir() {
 			return nil
 		}
-		rel, err := filepath.Rel(p.root, abs)
+		rel, err := filepath.Rel(p.Root, abs)
 		if err != nil {
 			return err
 		}
-		data, err := p.fs.ReadFile(abs)
+		data, err := p.Fs.ReadFile(abs)
 		if err != nil {
 			return err
 		}
@@ -135,12 +135,12 @@ func (p *pkgFS) files() (map[string][]byte, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read rendered package %s: %w", strings.TrimPrefix(p.root, "/"), err)
+		return nil, fmt.Errorf("read rendered package %s: %w", strings.TrimPrefix(p.Root, "/"), err)
 	}
 	return out, nil
 }
 
-func sortedPaths[V any](m map[string]V) []string {
+func SortedPaths[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -153,24 +153,24 @@ func sortedPaths[V any](m map[string]V) []string {
 
 // docCache keeps the decoded documents of package files while annotations
 // are placed (many results name the same file).
-type docCache struct {
-	files  map[string][]byte
+type DocCache struct {
+	Files  map[string][]byte
 	parsed map[string][]*yaml.Node
 }
 
-func newDocCache(files map[string][]byte) *docCache {
-	return &docCache{files: files, parsed: map[string][]*yaml.Node{}}
+func NewDocCache(files map[string][]byte) *DocCache {
+	return &DocCache{Files: files, parsed: map[string][]*yaml.Node{}}
 }
 
 // docs returns the documents of a file; ok is false when there is no such file.
-func (c *docCache) docs(name string) ([]*yaml.Node, bool) {
-	data, ok := c.files[name]
+func (c *DocCache) Docs(name string) ([]*yaml.Node, bool) {
+	data, ok := c.Files[name]
 	if !ok {
 		return nil, false
 	}
 	d, seen := c.parsed[name]
 	if !seen {
-		d = yamlDocs(data)
+		d = YamlDocs(data)
 		c.parsed[name] = d
 	}
 	return d, true
@@ -180,7 +180,7 @@ func (c *docCache) docs(name string) ([]*yaml.Node, bool) {
 // ones as kio does when it numbers them (config.kubernetes.io/index). Line
 // numbers are the file's. A file that does not parse gives the documents
 // read before the error.
-func yamlDocs(data []byte) []*yaml.Node {
+func YamlDocs(data []byte) []*yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
 	for len(docs) < 10000 {
@@ -203,18 +203,18 @@ func yamlDocs(data []byte) []*yaml.Node {
 // findDoc picks the document a result refers to: the one at index (as
 // kio numbers them) when it matches ref, else the only one matching ref,
 // else the one at index, else the only document.
-func findDoc(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier) *yaml.Node {
+func FindDoc(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier) *yaml.Node {
 	atIndex := (*yaml.Node)(nil)
 	if index >= 0 && index < len(docs) {
 		atIndex = docs[index]
 	}
 	if ref != nil && (ref.Kind != "" || ref.Name != "") {
-		if atIndex != nil && docMatches(atIndex, ref) {
+		if atIndex != nil && DocMatches(atIndex, ref) {
 			return atIndex
 		}
 		var match *yaml.Node
 		for _, d := range docs {
-			if docMatches(d, ref) {
+			if DocMatches(d, ref) {
 				if match != nil {
 					match = nil
 					break
@@ -235,7 +235,7 @@ func findDoc(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier) *yaml.N
 	return nil
 }
 
-func docMatches(doc *yaml.Node, ref *yaml.ResourceIdentifier) bool {
+func DocMatches(doc *yaml.Node, ref *yaml.ResourceIdentifier) bool {
 	get := func(keys ...string) string {
 		if n := mapPath(doc, keys...); n != nil && n.Kind == yaml.ScalarNode {
 			return n.Value
@@ -271,14 +271,14 @@ func mapPath(n *yaml.Node, keys ...string) *yaml.Node {
 // index 0 whatever the document (the field "index" is optional), so when
 // the field is not in that document and no resource is named, the first
 // document holding the whole field path is taken.
-func positionInFile(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier, field string) (line, col int) {
-	doc := findDoc(docs, index, ref)
-	line, col, full := fieldPosition(doc, field)
+func PositionInFile(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier, field string) (line, col int) {
+	doc := FindDoc(docs, index, ref)
+	line, col, full := FieldPosition(doc, field)
 	if full || strings.TrimSpace(field) == "" || (ref != nil && ref.Kind != "" && ref.Name != "") {
 		return line, col
 	}
 	for _, d := range docs {
-		if l, c, ok := fieldPosition(d, field); ok {
+		if l, c, ok := FieldPosition(d, field); ok {
 			return l, c
 		}
 	}
@@ -292,7 +292,7 @@ func positionInFile(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier, 
 // ("containers[name=upf]"); a trailing " # comment" is ignored. The deepest
 // part found is returned (the resource's own position when none is; line 1
 // without a resource); full reports that the whole path was found.
-func fieldPosition(doc *yaml.Node, field string) (line, col int, full bool) {
+func FieldPosition(doc *yaml.Node, field string) (line, col int, full bool) {
 	if doc == nil {
 		return 1, 0, false
 	}
@@ -300,7 +300,7 @@ func fieldPosition(doc *yaml.Node, field string) (line, col int, full bool) {
 	if i := strings.Index(field, " #"); i >= 0 {
 		field = field[:i]
 	}
-	segs := splitFieldPath(strings.TrimPrefix(strings.TrimSpace(field), "."))
+	segs := SplitFieldPath(strings.TrimPrefix(strings.TrimSpace(field), "."))
 	n := doc
 	for i := 0; i < len(segs); {
 		seg := segs[i]
@@ -365,7 +365,7 @@ func sequenceElement(s *yaml.Node, seg string) *yaml.Node {
 }
 
 // splitFieldPath splits "a.b[0].c[name=x.y]" into a, b, [0], c, [name=x.y].
-func splitFieldPath(p string) []string {
+func SplitFieldPath(p string) []string {
 	var out []string
 	var cur strings.Builder
 	flush := func() {
@@ -400,8 +400,8 @@ func splitFieldPath(p string) []string {
 // functionPosition finds the line of the nth (0-based) pipeline entry of
 // kind ("mutator" or "validator") running fn (an image, matched with or
 // without kpt's default registry, or an exec line) in a Kptfile.
-func functionPosition(kptfile []byte, kind, image, exec string, nth int) (line int, ok bool) {
-	docs := yamlDocs(kptfile)
+func FunctionPosition(kptfile []byte, kind, image, exec string, nth int) (line int, ok bool) {
+	docs := YamlDocs(kptfile)
 	if len(docs) == 0 {
 		return 0, false
 	}

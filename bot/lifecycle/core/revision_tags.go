@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type RevisionTags struct {
 	at map[string]map[plumbing.Hash]int
 	// records are the verified records, by tag name; unverified the
 	// tags that are not porchbot's revisions, by tag name.
-	records    map[string]revrecord.Record
+	Records    map[string]revrecord.Record
 	unverified map[string]UnverifiedTag
 }
 
@@ -82,8 +82,8 @@ func (t *RevisionTags) add(pkg string, n int, commit plumbing.Hash) {
 	if t.byPkg == nil {
 		t.byPkg, t.at = map[string]map[int]plumbing.Hash{}, map[string]map[plumbing.Hash]int{}
 	}
-	if t.records == nil {
-		t.records, t.unverified = map[string]revrecord.Record{}, map[string]UnverifiedTag{}
+	if t.Records == nil {
+		t.Records, t.unverified = map[string]revrecord.Record{}, map[string]UnverifiedTag{}
 	}
 	if t.byPkg[pkg] == nil {
 		t.byPkg[pkg], t.at[pkg] = map[int]plumbing.Hash{}, map[plumbing.Hash]int{}
@@ -93,22 +93,22 @@ func (t *RevisionTags) add(pkg string, n int, commit plumbing.Hash) {
 }
 
 // published records a revision porchbot made (verified, or just created).
-func (t *RevisionTags) published(rec revrecord.Record, commit plumbing.Hash) {
+func (t *RevisionTags) AddPublished(rec revrecord.Record, commit plumbing.Hash) {
 	t.add(rec.Package, rec.Revision, commit)
 	name := packages.TagName(rec.Package, rec.Revision)
-	t.records[name] = rec
+	t.Records[name] = rec
 	delete(t.unverified, name)
 }
 
 // Record is the verified record of revision n of pkg (ok false: no such
 // revision of porchbot's).
 func (t RevisionTags) Record(pkg string, n int) (revrecord.Record, bool) {
-	r, ok := t.records[packages.TagName(pkg, n)]
+	r, ok := t.Records[packages.TagName(pkg, n)]
 	return r, ok
 }
 
 // byPackage are the revisions of every package.
-func (t RevisionTags) byPackage() map[string][]int {
+func (t RevisionTags) ByPackage() map[string][]int {
 	out := map[string][]int{}
 	for _, pkg := range t.Packages() {
 		out[pkg] = t.Revisions(pkg)
@@ -119,9 +119,9 @@ func (t RevisionTags) byPackage() map[string][]int {
 // Published is the view of the tags that are porchbot's revisions.
 func (t RevisionTags) Published() RevisionTags {
 	var out RevisionTags
-	for name, rec := range t.records {
+	for name, rec := range t.Records {
 		if h, ok := t.Commit(rec.Package, rec.Revision); ok && packages.TagName(rec.Package, rec.Revision) == name {
-			out.published(rec, h)
+			out.AddPublished(rec, h)
 		}
 	}
 	return out
@@ -150,7 +150,7 @@ func ReadRevisionTags(ctx context.Context, s *Session) (RevisionTags, error) {
 	var tags RevisionTags
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		tags, err = s.readLandingTags(repo.Storer)
+		tags, err = s.ReadLandingTags(repo.Storer)
 		return err
 	})
 	if err != nil {
@@ -159,20 +159,20 @@ func ReadRevisionTags(ctx context.Context, s *Session) (RevisionTags, error) {
 	return tags, nil
 }
 
-func (s *Session) readLandingTags(st storer.Storer) (RevisionTags, error) {
+func (s *Session) ReadLandingTags(st storer.Storer) (RevisionTags, error) {
 	var tags RevisionTags
 	iter, err := st.IterReferences()
 	if err != nil {
 		return tags, err
 	}
-	key, repo := s.recordKey(), s.Repo.FullName()
+	key, repo := s.SigningKey(), s.Repo.FullName()
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
 		t, rec, ok, why := revrecord.IsRevision(st, key, repo, ref)
 		if !ok {
 			return nil
 		}
 		if why == nil {
-			tags.published(rec, t.Commit)
+			tags.AddPublished(rec, t.Commit)
 			return nil
 		}
 		tags.add(t.Package, t.Revision, t.Commit)
@@ -183,7 +183,7 @@ func (s *Session) readLandingTags(st storer.Storer) (RevisionTags, error) {
 }
 
 // errNotARevision: a tag exists but porchbot did not publish it.
-var errNotARevision = errors.New("not a revision porchbot published")
+var ErrNotARevision = errors.New("not a revision porchbot published")
 
 // notRevisionError is errNotARevision for one tag, with why.
 type notRevisionError struct {
@@ -192,19 +192,19 @@ type notRevisionError struct {
 }
 
 func (e *notRevisionError) Error() string {
-	return e.tag + " is " + errNotARevision.Error() + ": " + e.why.Error()
+	return e.tag + " is " + ErrNotARevision.Error() + ": " + e.why.Error()
 }
-func (e *notRevisionError) Unwrap() []error { return []error{errNotARevision, e.why} }
+func (e *notRevisionError) Unwrap() []error { return []error{ErrNotARevision, e.why} }
 
 // notRevisionRequest is the answer to a request for revision n of pkg
 // whose tag is not porchbot's (err from revisionCommit).
-func (s *Session) notRevisionRequest(pkg string, n int, err error) error {
+func (s *Session) NotRevisionRequest(pkg string, n int, err error) error {
 	why := err.Error()
 	var e *notRevisionError
 	if errors.As(err, &e) {
 		why = e.why.Error()
 	}
-	return requestErrorf("%s's tag %s is not a revision porchbot published (%s): nothing is derived from it "+
+	return RequestErrorf("%s's tag %s is not a revision porchbot published (%s): nothing is derived from it "+
 		"until an approver there adopts it with %s.", mdquote.Code(s.Repo.FullName()), mdquote.Code(packages.TagName(pkg, n)), why,
 		mdquote.Code("/porch publish "+pkg))
 }
@@ -212,14 +212,14 @@ func (s *Session) notRevisionRequest(pkg string, n int, err error) error {
 // revisionCommit is the commit of revision n of pkg when its tag is a
 // revision porchbot published (revrecord.IsRevision); a tag that is not
 // wraps errNotARevision with why, a missing one gitstore.ErrNotFound.
-func (s *Session) revisionCommit(ctx context.Context, pkg string, n int) (plumbing.Hash, error) {
+func (s *Session) RevisionCommit(ctx context.Context, pkg string, n int) (plumbing.Hash, error) {
 	var commit plumbing.Hash
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		ref, err := repo.Storer.Reference(plumbing.ReferenceName(packages.TagRef(pkg, n)))
 		if err != nil {
 			return fmt.Errorf("%s: %w", packages.TagName(pkg, n), gitstore.ErrNotFound)
 		}
-		t, _, ok, why := revrecord.IsRevision(repo.Storer, s.recordKey(), s.Repo.FullName(), ref)
+		t, _, ok, why := revrecord.IsRevision(repo.Storer, s.SigningKey(), s.Repo.FullName(), ref)
 		switch {
 		case !ok:
 			return fmt.Errorf("%s: %w", packages.TagName(pkg, n), gitstore.ErrNotFound)
