@@ -12,14 +12,11 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
-	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
-	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/revrecord"
 )
 
@@ -221,30 +218,6 @@ func publish(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.Pul
 	return out
 }
 
-// replicaOpener is another bot replica: its own git cache (and client
-// token cache) on the same forge.
-func replicaOpener(t *testing.T, h *harness) *core.Opener {
-	t.Helper()
-	store, err := gitstore.New(gitstore.Options{Dir: t.TempDir(), Logger: h.Log,
-		Auth: func(ctx context.Context, repo string) (transport.AuthMethod, error) {
-			id, err := h.Clients.InstallationIDForRepo(ctx, repo)
-			if err != nil {
-				return nil, err
-			}
-			tok, _, err := h.Clients.InstallationToken(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			return gitstore.TokenAuth(tok), nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return &core.Opener{Clients: h.Clients, Git: store, GitURL: h.Clients.URLs().GitURL,
-		Configs: &config.Cache{}, Limits: h.Opener.Limits, Logger: h.Log}
-}
-
 func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	f := newPubFixture(t, "")
 	f.commit("drafts/basens/w1", "", func(files map[string][]byte) {
@@ -370,7 +343,7 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 	f.commit("drafts/race/w2", "", func(files map[string][]byte) { files["race/b.yaml"] = pubConfigMap("race", "b", "1") })
 	m2, pr2 := f.land("drafts/race/w2", "Edit race")
 
-	openers := []*core.Opener{replicaOpener(t, f.h), replicaOpener(t, f.h), replicaOpener(t, f.h)}
+	openers := []*core.Opener{f.h.Replica(t), f.h.Replica(t), f.h.Replica(t)}
 	type step struct {
 		landed plumbing.Hash
 		pr     *github.PullRequest
@@ -489,7 +462,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	f.wantTags(map[string]plumbing.Hash{"net/v1": plumbing.NewHash(base), "net/v2": m1})
 
 	// The same event on another replica: no second comment, no second draft.
-	s2, err := replicaOpener(t, f.h).Open(f.ctx, f.h.Catalog())
+	s2, err := f.h.Replica(t).Open(f.ctx, f.h.Catalog())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -16,6 +17,9 @@ import (
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/treediff"
 )
+
+// rrHead is the commit the reports in these tests are made on.
+var rrHead = plumbing.NewHash(strings.Repeat("1234567890", 4))
 
 func TestCheckStepsTable(t *testing.T) {
 	steps := []render.Step{
@@ -64,7 +68,7 @@ func TestRenderReportConclusions(t *testing.T) {
 			core.ConclusionFailure, "Render of p failed", 1},
 		{"too large", renderFacts{Err: errors.New("tree exceeds limits")}, core.ConclusionFailure, "Render of p failed", 1},
 	} {
-		tc.f.Package, tc.f.Dir, tc.f.Head, tc.f.Rendered = "p", "pkgs/p", ckHead, ckHead
+		tc.f.Package, tc.f.Dir, tc.f.Head, tc.f.Rendered = "p", "pkgs/p", rrHead, rrHead
 		if tc.f.Files == nil && !tc.f.Missing {
 			tc.f.Files = files
 		}
@@ -164,12 +168,12 @@ func TestConfigAnnotationsAndReport(t *testing.T) {
 		anns[1].Path != config.Path || anns[1].StartLine != 1 || anns[1].Title != "invalid configuration" {
 		t.Errorf("%+v", anns)
 	}
-	rep := configReport(nil, &config.ValidationError{Problems: problems}, ckHead, "main")
+	rep := configReport(nil, &config.ValidationError{Problems: problems}, rrHead, "main")
 	if rep.Conclusion != core.ConclusionFailure || rep.Title != ".github/porchbot.yaml has 2 problems" || len(rep.Annotations) != 2 ||
 		!strings.Contains(rep.Summary, "- `.github/porchbot.yaml:4:13`: must be an integer") {
 		t.Errorf("%+v", rep)
 	}
-	rep = configReport(config.Default(), nil, ckHead, "main")
+	rep = configReport(config.Default(), nil, rrHead, "main")
 	if rep.Conclusion != core.ConclusionSuccess || !strings.Contains(rep.Summary, "| approvals | 1 from anyone with write access") {
 		t.Errorf("%+v", rep)
 	}

@@ -116,3 +116,16 @@ func (r *Rig) Open(t testing.TB) *core.Session {
 
 // User is a go-github client of a cast member (forgetest.AliceToken, ...).
 func (r *Rig) User(token string) *github.Client { return r.Env.Client(token) }
+
+// Replica is another bot replica's Opener: its own git cache (and client
+// token cache) on the same forge, with the rig's bounds.
+func (r *Rig) Replica(t testing.TB) *core.Opener {
+	t.Helper()
+	store, err := gitstore.New(gitstore.Options{Dir: t.TempDir(), Logger: r.Log, Auth: gitstore.InstallationAuth(r.Clients)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	return &core.Opener{Clients: r.Clients, Git: store, GitURL: r.Clients.URLs().GitURL,
+		Configs: &config.Cache{}, Limits: r.Opener.Limits, Logger: r.Log}
+}

@@ -1,4 +1,4 @@
-package lifecycle_test
+package core_test
 
 import (
 	"context"

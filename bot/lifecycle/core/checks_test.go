@@ -1,4 +1,4 @@
-package lifecycle
+package core
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
@@ -22,19 +20,19 @@ import (
 
 var ckHead = plumbing.NewHash(strings.Repeat("1234567890", 4))
 
-func ckAnnotations(n int, level string) []core.Annotation {
-	out := make([]core.Annotation, n)
+func ckAnnotations(n int, level string) []Annotation {
+	out := make([]Annotation, n)
 	for i := range out {
-		out[i] = core.Annotation{Path: fmt.Sprintf("p/f%03d.yaml", i), StartLine: i + 1, Level: level, Message: "m"}
+		out[i] = Annotation{Path: fmt.Sprintf("p/f%03d.yaml", i), StartLine: i + 1, Level: level, Message: "m"}
 	}
 	return out
 }
 
 func TestCheckRequestsBatchesAnnotationsMostSevereFirst(t *testing.T) {
-	anns := append(ckAnnotations(100, core.LevelNotice), ckAnnotations(20, core.LevelFailure)...)
-	create, updates := core.CheckRequests(core.CheckReport{Name: core.RenderCheckName, Conclusion: core.ConclusionFailure, Title: "t",
+	anns := append(ckAnnotations(100, LevelNotice), ckAnnotations(20, LevelFailure)...)
+	create, updates := CheckRequests(CheckReport{Name: RenderCheckName, Conclusion: ConclusionFailure, Title: "t",
 		Summary: "s", Text: "x", Annotations: anns}, ckHead, time.Unix(0, 0))
-	if create.Name != core.RenderCheckName || create.HeadSHA != ckHead.String() || create.GetStatus() != "completed" ||
+	if create.Name != RenderCheckName || create.HeadSHA != ckHead.String() || create.GetStatus() != "completed" ||
 		create.GetConclusion() != "failure" || create.CompletedAt == nil {
 		t.Fatalf("create %+v", create)
 	}
@@ -42,7 +40,7 @@ func TestCheckRequestsBatchesAnnotationsMostSevereFirst(t *testing.T) {
 		t.Fatalf("create carries %d annotations", n)
 	}
 	for i := 0; i < 20; i++ {
-		if create.Output.Annotations[i].GetAnnotationLevel() != core.LevelFailure {
+		if create.Output.Annotations[i].GetAnnotationLevel() != LevelFailure {
 			t.Fatalf("annotation %d is %s: failures go first", i, create.Output.Annotations[i].GetAnnotationLevel())
 		}
 	}
@@ -50,20 +48,20 @@ func TestCheckRequestsBatchesAnnotationsMostSevereFirst(t *testing.T) {
 		t.Fatalf("updates %d", len(updates))
 	}
 	for _, u := range updates {
-		if u.Name != core.RenderCheckName || u.Output.GetTitle() != "t" || u.Output.GetSummary() != "s" || u.Conclusion != nil {
+		if u.Name != RenderCheckName || u.Output.GetTitle() != "t" || u.Output.GetSummary() != "s" || u.Conclusion != nil {
 			t.Errorf("update %+v", u)
 		}
 	}
 }
 
 func TestCheckRequestsCapsAnnotationsAndOutput(t *testing.T) {
-	create, updates := core.CheckRequests(core.CheckReport{Name: "n", Conclusion: core.ConclusionSuccess, Title: "t", Summary: "s",
-		Text: strings.Repeat("é", 70000), Annotations: ckAnnotations(core.MaxAnnotations+37, core.LevelWarning)}, ckHead, time.Now())
+	create, updates := CheckRequests(CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s",
+		Text: strings.Repeat("é", 70000), Annotations: ckAnnotations(MaxAnnotations+37, LevelWarning)}, ckHead, time.Now())
 	sent := len(create.Output.Annotations)
 	for _, u := range updates {
 		sent += len(u.Output.Annotations)
 	}
-	if sent != core.MaxAnnotations || len(updates) != 3 {
+	if sent != MaxAnnotations || len(updates) != 3 {
 		t.Errorf("sent %d annotations in %d updates", sent, len(updates))
 	}
 	if !strings.Contains(create.Output.GetSummary(), "37 more annotation(s) not shown") {
@@ -73,22 +71,22 @@ func TestCheckRequestsCapsAnnotationsAndOutput(t *testing.T) {
 		t.Errorf("text of %d runes", n)
 	}
 	// No annotations: one request, no updates.
-	create, updates = core.CheckRequests(core.CheckReport{Name: "n", Conclusion: core.ConclusionSuccess, Title: "t", Summary: "s"}, ckHead, time.Now())
+	create, updates = CheckRequests(CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s"}, ckHead, time.Now())
 	if len(updates) != 0 || create.Output.Text != nil || len(create.Output.Annotations) != 0 {
 		t.Errorf("plain report: %+v %d", create.Output, len(updates))
 	}
 }
 
 func TestCheckAnnotationColumnsOnlyOnOneLine(t *testing.T) {
-	a := core.Annotation{Path: "f", StartLine: 3, EndLine: 3, StartColumn: 5, EndColumn: 2, Message: "m"}.Github()
-	if a.GetStartColumn() != 5 || a.GetEndColumn() != 5 || a.GetAnnotationLevel() != core.LevelNotice {
+	a := Annotation{Path: "f", StartLine: 3, EndLine: 3, StartColumn: 5, EndColumn: 2, Message: "m"}.Github()
+	if a.GetStartColumn() != 5 || a.GetEndColumn() != 5 || a.GetAnnotationLevel() != LevelNotice {
 		t.Errorf("%+v", a)
 	}
-	a = core.Annotation{Path: "f", StartLine: 3, EndLine: 4, StartColumn: 5, Title: "only a title"}.Github()
+	a = Annotation{Path: "f", StartLine: 3, EndLine: 4, StartColumn: 5, Title: "only a title"}.Github()
 	if a.StartColumn != nil || a.GetMessage() != "only a title" {
 		t.Errorf("%+v", a)
 	}
-	a = core.Annotation{Path: "f"}.Github()
+	a = Annotation{Path: "f"}.Github()
 	if a.GetStartLine() != 1 || a.GetEndLine() != 1 {
 		t.Errorf("%+v", a)
 	}
@@ -114,14 +112,14 @@ func (w *ckWriter) UpdateCheckRun(_ context.Context, _, _ string, id int64, _ gi
 
 func TestPublishCheckOneCallPerBatch(t *testing.T) {
 	w := &ckWriter{}
-	run, err := core.PublishCheck(context.Background(), w, core.Repo{Owner: "o", Name: "r"}, ckHead,
-		core.CheckReport{Name: "n", Conclusion: core.ConclusionSuccess, Title: "t", Summary: "s", Annotations: ckAnnotations(101, "")})
+	run, err := PublishCheck(context.Background(), w, Repo{Owner: "o", Name: "r"}, ckHead,
+		CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s", Annotations: ckAnnotations(101, "")})
 	if err != nil || run.GetID() != 7 || w.creates != 1 || w.updates != 2 {
 		t.Fatalf("run %v err %v creates %d updates %d", run, err, w.creates, w.updates)
 	}
 	w = &ckWriter{failUpdate: true}
-	run, err = core.PublishCheck(context.Background(), w, core.Repo{Owner: "o", Name: "r"}, ckHead,
-		core.CheckReport{Name: "n", Conclusion: core.ConclusionSuccess, Title: "t", Summary: "s", Annotations: ckAnnotations(51, "")})
+	run, err = PublishCheck(context.Background(), w, Repo{Owner: "o", Name: "r"}, ckHead,
+		CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s", Annotations: ckAnnotations(51, "")})
 	if err == nil || run.GetID() != 7 || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("a failed update: %v %v", run, err)
 	}
@@ -175,18 +173,18 @@ func TestCheckPositionInFile(t *testing.T) {
 		{0, nil, "", 1, 1, "no field: the document"},
 		{1, nil, "", 11, 1, "second document starts after its comment"},
 	} {
-		line, col := core.PositionInFile(core.YamlDocs(data), tc.index, tc.ref, tc.field)
+		line, col := PositionInFile(YamlDocs(data), tc.index, tc.ref, tc.field)
 		if line != tc.line || col != tc.col {
 			t.Errorf("%s: %q at %d:%d, want %d:%d", tc.desc, tc.field, line, col, tc.line, tc.col)
 		}
 	}
-	if line, _ := core.PositionInFile(core.YamlDocs([]byte("not: [valid")), 0, nil, "a.b"); line != 1 {
+	if line, _ := PositionInFile(YamlDocs([]byte("not: [valid")), 0, nil, "a.b"); line != 1 {
 		t.Errorf("invalid YAML: line %d", line)
 	}
 }
 
 func TestCheckSplitFieldPath(t *testing.T) {
-	got := strings.Join(core.SplitFieldPath("a.b[0].c[name=x.y].d"), "|")
+	got := strings.Join(SplitFieldPath("a.b[0].c[name=x.y].d"), "|")
 	if got != "a|b|[0]|c|[name=x.y]|d" {
 		t.Errorf("got %s", got)
 	}
@@ -216,7 +214,7 @@ pipeline:
 		{"validator", "gcr.io/kpt-fn/set-labels:v0.2.0", "", 0, 11, true},
 		{"validator", "gcr.io/kpt-fn/starlark:v0.5.0", "", 0, 0, false},
 	} {
-		line, ok := core.FunctionPosition(kf, tc.kind, tc.image, tc.exec, tc.nth)
+		line, ok := FunctionPosition(kf, tc.kind, tc.image, tc.exec, tc.nth)
 		if line != tc.line || ok != tc.ok {
 			t.Errorf("%+v: got %d %v", tc, line, ok)
 		}

@@ -1,4 +1,4 @@
-package lifecycle_test
+package core_test
 
 import (
 	"context"
@@ -91,7 +91,7 @@ func TestSessionLastGoodConfigComesFromHistory(t *testing.T) {
 		"README.md": []byte("x\n")}))
 
 	for _, name := range []string{"fresh", "memo"} {
-		opener := replicaOpener(t, h)
+		opener := h.Replica(t)
 		if name == "memo" {
 			opener = h.Opener
 		}
