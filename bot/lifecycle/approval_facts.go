@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/internal/words"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	git "github.com/go-git/go-git/v5"
@@ -251,4 +253,33 @@ func proposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) 
 		}
 	}
 	return plumbing.ZeroHash, nil
+}
+
+// renderStateAt is the porchbot/render state on head: what this process
+// reported, else one check-runs list call. A head with no render check run
+// (not rendered yet, or never: its webhooks were lost before a merge) is
+// RenderUnknown, as it is without a lister: the requirement applies once a
+// render reports (a failed or unfinished one blocks).
+func renderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head string) (RenderState, error) {
+	if st, ok := api.Renders.State(s.Repo.FullName(), head); ok {
+		return st, nil
+	}
+	if api.CheckList == nil {
+		return RenderUnknown, nil
+	}
+	res, _, err := api.CheckList.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head, &github.ListCheckRunsOptions{
+		CheckName: github.String(core.RenderCheckName), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return RenderUnknown, fmt.Errorf("render checks of %s: %w", words.CommitOrUnknown(head), err)
+	}
+	runs := make(map[int64]renderCheckState, len(res.CheckRuns))
+	for _, run := range res.CheckRuns {
+		if api.isOwnRun(run) {
+			runs[run.GetID()] = runOf(run)
+		}
+	}
+	if len(runs) == 0 {
+		return RenderUnknown, nil
+	}
+	return newestPerPackage(runs), nil
 }

@@ -188,9 +188,9 @@ func latestVotes(votes []Vote, head string) (current map[string]int, order []str
 			prev = -1
 		}
 		if prev >= 0 {
-			detail := fmt.Sprintf("superseded by a later %s on %s", describeVote(v), propShort(v.Commit))
+			detail := fmt.Sprintf("superseded by a later %s on %s", describeVote(v), words.CommitOrUnknown(v.Commit))
 			if v.State != VoteApproved {
-				detail = fmt.Sprintf("cancelled by a later %s on %s", describeVote(v), propShort(v.Commit))
+				detail = fmt.Sprintf("cancelled by a later %s on %s", describeVote(v), words.CommitOrUnknown(v.Commit))
 			}
 			ignored[prev] = ignoredOf(votes[prev], IgnoredSuperseded, detail)
 		}
@@ -337,15 +337,6 @@ func summarizeApproval(res ApprovalResult) string {
 	return b.String()
 }
 
-// propShort is a commit as words.ShortSHA writes it, "an unknown commit"
-// for none.
-func propShort(sha string) string {
-	if sha == "" {
-		return "an unknown commit"
-	}
-	return words.ShortSHA(sha)
-}
-
 // Markdown is the check run's text: who counted, who did not and why,
 // and the readiness gates.
 func (r ApprovalResult) Markdown(policy config.Approvals) string {
@@ -355,7 +346,7 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 	if len(r.Approvers) > 0 {
 		b.WriteString("| Counted | via | on commit |\n|---|---|---|\n")
 		for _, a := range r.Approvers {
-			on := mdquote.CodeCell(propShort(a.Commit))
+			on := mdquote.CodeCell(words.CommitOrUnknown(a.Commit))
 			if a.Carried {
 				on += " (" + a.CarriedNote + ")"
 			}
@@ -366,7 +357,7 @@ func (r ApprovalResult) Markdown(policy config.Approvals) string {
 	if len(r.Ignored) > 0 {
 		b.WriteString("Not counted:\n")
 		for _, ig := range r.Ignored {
-			fmt.Fprintf(&b, "- @%s (%s on %s): **%s** — %s\n", ig.User, ig.Source, mdquote.Code(propShort(ig.Commit)), ig.Reason, ig.Detail)
+			fmt.Fprintf(&b, "- @%s (%s on %s): **%s** — %s\n", ig.User, ig.Source, mdquote.Code(words.CommitOrUnknown(ig.Commit)), ig.Reason, ig.Detail)
 		}
 		b.WriteString("\n")
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/internal/mdquote"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // staleApproval reports that v, given on another commit than the head,
@@ -17,7 +18,7 @@ func staleApproval(v Vote, in ApprovalInputs) (bool, string) {
 		return false, ""
 	}
 	if v.Digest == "" {
-		return true, fmt.Sprintf("given on %s, which is no longer known; approve the head %s again", propShort(v.Commit), propShort(in.Head))
+		return true, fmt.Sprintf("given on %s, which is no longer known; approve the head %s again", words.CommitOrUnknown(v.Commit), words.CommitOrUnknown(in.Head))
 	}
 	var changed []string
 	if v.Digests != nil {
@@ -38,9 +39,9 @@ func staleApproval(v Vote, in ApprovalInputs) (bool, string) {
 		}
 	}
 	if len(changed) == 0 {
-		return true, fmt.Sprintf("given on %s; the package content changed since (head %s)", propShort(v.Commit), propShort(in.Head))
+		return true, fmt.Sprintf("given on %s; the package content changed since (head %s)", words.CommitOrUnknown(v.Commit), words.CommitOrUnknown(in.Head))
 	}
-	return true, fmt.Sprintf("given on %s; since then %s (head %s)", propShort(v.Commit), strings.Join(changed, ", "), propShort(in.Head))
+	return true, fmt.Sprintf("given on %s; since then %s (head %s)", words.CommitOrUnknown(v.Commit), strings.Join(changed, ", "), words.CommitOrUnknown(in.Head))
 }
 
 // carriedNote says why an approval given on an older commit still counts:

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	ghclient "github.com/porchbot/porchbot/internal/github"
+	"github.com/porchbot/porchbot/internal/words"
 )
 
 // seenActivityPage is how many of the head branch's latest activities
@@ -83,7 +84,7 @@ func headAt(acts []*ghclient.Activity, more bool, current string, at time.Time) 
 		switch moved := t.UTC().Truncate(time.Second); {
 		case moved.Equal(sec):
 			return SeenHead{Why: fmt.Sprintf("the branch moved to %s in the same second as the comment (%s): "+
-				"which of the two came first is not known", propShort(strings.ToLower(a.After)), sec.Format(time.RFC3339))}
+				"which of the two came first is not known", words.CommitOrUnknown(strings.ToLower(a.After)), sec.Format(time.RFC3339))}
 		case moved.After(sec):
 			continue
 		}

@@ -57,3 +57,19 @@ func listInstallation(ctx context.Context, s *core.Session, lister func(*core.Se
 	}
 	return out, nil
 }
+
+// maxVariantRepos is how many repositories of the installation are listed
+// at most (20 pages).
+const maxVariantRepos = 2000
+
+// VariantRepoLister lists the repositories of an installation (satisfied
+// by github.Client.Apps with an installation token).
+type VariantRepoLister interface {
+	ListRepos(ctx context.Context, opts *github.ListOptions) (*github.ListRepositories, *github.Response, error)
+}
+
+type installedRepo struct {
+	repo       core.Repo
+	topics     []string
+	visibility flow.Visibility
+}

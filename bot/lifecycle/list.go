@@ -319,3 +319,7 @@ func treeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.H
 	})
 	return paths, err
 }
+
+// resyncMergedWindow is how many first-parent commits of the deployment
+// branch are searched for merged draft heads (not rendered again).
+const resyncMergedWindow = 500

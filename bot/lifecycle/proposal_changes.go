@@ -179,3 +179,26 @@ func ensurePullRequestHead(ctx context.Context, s *core.Session, pr *github.Pull
 	}
 	return nil
 }
+
+// ProposalChanges lists the packages pr's head changes against its merge
+// base with the deployment branch (the head must be in the cache).
+func ProposalChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
+	base, err := proposalBase(ctx, s, pr)
+	if err != nil {
+		return nil, err
+	}
+	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
+	var out []PackageChange
+	err = s.Git.With(ctx, func(repo *git.Repository) error {
+		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, head, "")
+		if err != nil {
+			return err
+		}
+		out = sc.pkgs
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("changes of #%d: %w", pr.GetNumber(), err)
+	}
+	return out, nil
+}

@@ -54,7 +54,7 @@ func (p *publisher) landingApproval(ctx context.Context, l core.Landing, pr *git
 func approvalRefusalReason(pr *github.PullRequest, res ApprovalResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "its pull request #%d did not meet the approval policy at its head %s: %s",
-		pr.GetNumber(), propShort(pr.GetHead().GetSHA()), strings.TrimSuffix(res.Summary, "."))
+		pr.GetNumber(), words.CommitOrUnknown(pr.GetHead().GetSHA()), strings.TrimSuffix(res.Summary, "."))
 	for i, ig := range res.Ignored {
 		if i == 3 {
 			fmt.Fprintf(&b, "; and %d more", len(res.Ignored)-i)

@@ -186,3 +186,8 @@ func (p *publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, su
 	}
 	return pusher, nil
 }
+
+// ResyncChecks is the check-runs call (s.GH.Checks).
+type ResyncChecks interface {
+	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
+}

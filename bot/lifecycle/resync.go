@@ -56,9 +56,6 @@ const (
 	defaultResyncMaxDrafts   = 20
 	defaultResyncMaxPRs      = 50
 	resyncRenderCheck        = "porchbot/render"
-	// resyncMergedWindow is how many first-parent commits of the deployment
-	// branch are searched for merged draft heads (not rendered again).
-	resyncMergedWindow = 500
 )
 
 // ResyncHooks re-evaluate drafts and proposals; the lead's render and
@@ -74,11 +71,6 @@ type ResyncHooks interface {
 // dashboard issue if missing and refreshes it (dashboard_issue.go).
 type DashboardHook interface {
 	EnsureDashboard(ctx context.Context, s *core.Session) error
-}
-
-// ResyncChecks is the check-runs call (s.GH.Checks).
-type ResyncChecks interface {
-	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
 }
 
 // ResyncPulls is the pull request list call (s.GH.PullRequests).

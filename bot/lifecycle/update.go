@@ -14,6 +14,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/porchbot/porchbot/internal/variants"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -281,4 +283,11 @@ func kptfileUpstream(data []byte) (*kptfile.Git, error) {
 		return u.Git, nil
 	}
 	return nil, errors.New("the Kptfile names no upstream (`/porch clone` or `kpt pkg get` records one)")
+}
+
+// ownedByVariantOf reports whether the Kptfile names a variant of the
+// upstream repository as its owner.
+func ownedByVariantOf(kf *kptfile.File, upstream string) bool {
+	own, _ := variants.Owned(kf.Kptfile())
+	return own != nil && strings.EqualFold(own.Upstream, upstream)
 }

@@ -20,23 +20,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
-// VariantRepoLister lists the repositories of an installation (satisfied
-// by github.Client.Apps with an installation token).
-type VariantRepoLister interface {
-	ListRepos(ctx context.Context, opts *github.ListOptions) (*github.ListRepositories, *github.Response, error)
-}
-
 // Bounds of one reconcile.
 const (
-	// maxVariantRepos is how many repositories of the installation are
-	// listed at most (20 pages).
-	maxVariantRepos = 2000
 	// maxVariantTargets is how many target repositories one reconcile
 	// looks at; the rest are reported failed, for a later run.
 	maxVariantTargets = 1000
@@ -78,12 +68,6 @@ type variantTarget struct {
 	onlyOwned bool
 	// err is why it is not looked at.
 	err error
-}
-
-type installedRepo struct {
-	repo       core.Repo
-	topics     []string
-	visibility flow.Visibility
 }
 
 // prepare reads the upstream's facts and lists the targets.
@@ -315,13 +299,6 @@ func TopLevelPackages(ctx context.Context, s *core.Session) ([]string, error) {
 		return err
 	})
 	return names, err
-}
-
-// ownedByVariantOf reports whether the Kptfile names a variant of the
-// upstream repository as its owner.
-func ownedByVariantOf(kf *kptfile.File, upstream string) bool {
-	own, _ := variants.Owned(kf.Kptfile())
-	return own != nil && strings.EqualFold(own.Upstream, upstream)
 }
 
 // noBotBranches says the session's cache holds no branch porchbot opens

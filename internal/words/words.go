@@ -33,3 +33,11 @@ func ShortSHA(sha string) string {
 	}
 	return sha
 }
+
+// CommitOrUnknown is ShortSHA, or "an unknown commit" for none.
+func CommitOrUnknown(sha string) string {
+	if sha == "" {
+		return "an unknown commit"
+	}
+	return ShortSHA(sha)
+}
