@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -146,7 +148,7 @@ func (a *App) TrackingDownstreams(_ context.Context, s *core.Session) []downstre
 // installed (downstreams.Registry.Known).
 func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Known(repository) }
 
-var _ lifecycle.ResyncPassHooks = (*App)(nil) // the resync loop reports its passes to the registry
+var _ resync.ResyncPassHooks = (*App)(nil) // the resync loop reports its passes to the registry
 
 // ResyncPassDone tells the registry that a resync pass visited every
 // installed repository (lifecycle.ResyncPassHooks).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -25,8 +27,8 @@ func (a *App) RenderDraft(ctx context.Context, s *core.Session, branch string, h
 // ResyncAPI is the resync's API of a session: publishing judges approvals
 // with the same bot login and record key as the webhook path
 // (proposalAPI), so a record without a valid signature counts in neither.
-func (a *App) ResyncAPI(s *core.Session) lifecycle.ResyncAPI {
-	api := lifecycle.NewResyncAPI(s.GH)
+func (a *App) ResyncAPI(s *core.Session) resync.ResyncAPI {
+	api := resync.NewResyncAPI(s.GH)
 	api.Publish.Approval = a.proposalAPI(s.GH)
 	return api
 }

@@ -3,6 +3,8 @@ package bot
 import (
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"context"
@@ -178,5 +180,5 @@ func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *git
 // ResyncUpdates is the resync's hook: the lagging downstream packages of
 // s's repository get their update pull requests.
 func (a *App) ResyncUpdates(ctx context.Context, s *core.Session) error {
-	return a.Updates.Lagging(ctx, s)
+	return resync.Lagging(ctx, a.Updates, s)
 }

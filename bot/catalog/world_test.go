@@ -16,13 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/demo"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // The catalog's world: `porchbot serve` on its embedded forge. acme (alice
@@ -173,7 +174,7 @@ func (w *world) push(t *testing.T, dir, full, message string) {
 		t.Fatal(err)
 	}
 	deps := w.Svc.ResyncDeps()
-	if _, err := lifecycle.Resync(ctx, s, deps.API(s), deps); err != nil {
+	if _, err := resync.Resync(ctx, s, deps.API(s), deps); err != nil {
 		t.Fatal(err)
 	}
 	w.settle(t)

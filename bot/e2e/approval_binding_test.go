@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -84,7 +85,7 @@ func upfProposalWorld(t *testing.T) (w *world, dir string, n int, head string) {
 }
 
 // resyncSettled runs one resync of repo and waits for what it causes.
-func (w *world) resyncSettled(repo string) *lifecycle.ResyncReport {
+func (w *world) resyncSettled(repo string) *resync.ResyncReport {
 	w.t.Helper()
 	rep, err := w.resync(repo)
 	if err != nil {

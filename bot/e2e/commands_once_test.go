@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -89,7 +90,7 @@ func TestFullQueueCommandAnsweredByResync(t *testing.T) {
 		t.Fatalf("the refused comment was run (%d bot comments)", n)
 	}
 
-	resync := func() *lifecycle.ResyncReport {
+	resync := func() *resync.ResyncReport {
 		t.Helper()
 		rep, err := w.resync(repo)
 		if err != nil {
@@ -155,7 +156,7 @@ func callsSince(w *world, before map[string]int64, route string) int64 {
 
 // resync runs one resync of repo as the periodic loop does, with the
 // App's hooks.
-func (w *world) resync(repo string) (*lifecycle.ResyncReport, error) {
+func (w *world) resync(repo string) (*resync.ResyncReport, error) {
 	w.t.Helper()
 	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
 	if err != nil {
@@ -167,5 +168,5 @@ func (w *world) resync(repo string) (*lifecycle.ResyncReport, error) {
 		w.t.Fatal(err)
 	}
 	deps := w.svc.ResyncDeps() // as the periodic loop runs it
-	return lifecycle.Resync(w.ctx, s, deps.API(s), deps)
+	return resync.Resync(w.ctx, s, deps.API(s), deps)
 }

@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/forge"
@@ -144,7 +145,7 @@ func TestDownstreamDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	deps := r.ResyncDeps()
-	if _, err := lifecycle.Resync(w.ctx, s, deps.API(s), deps); err != nil {
+	if _, err := resync.Resync(w.ctx, s, deps.API(s), deps); err != nil {
 		t.Fatal(err)
 	}
 	if got := downstreamNames(r.App.DownstreamsOf(w.ctx, catalog, "basens")); !slices.Equal(got, []string{"acme/edge-1:upf"}) {

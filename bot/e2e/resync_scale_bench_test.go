@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
@@ -135,7 +136,7 @@ func benchResyncScale(b *testing.B, n int) {
 			}()
 			before := fg.Stats().Snapshot()
 			start := time.Now()
-			repos := lifecycle.ResyncPass(w.ctx, list, svc.App.Opener.Open, deps)
+			repos := resync.ResyncPass(w.ctx, list, svc.App.Opener.Open, deps)
 			wall := time.Since(start)
 			d := forge.StatsDelta(before, fg.Stats().Snapshot())
 			if len(repos) < n {

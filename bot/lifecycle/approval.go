@@ -277,7 +277,7 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, fmt.Errorf("approval of #%d: head sha %q is not a commit id", n, head)
 	}
-	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+	if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
 	base, err := proposalBase(ctx, s, pr)

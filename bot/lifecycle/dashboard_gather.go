@@ -107,7 +107,7 @@ func dashboardProposal(ctx context.Context, s *core.Session, api ProposalAPI, p 
 		dp.Problem = "could not be judged now; see its porchbot/approval check"
 		return dp
 	}
-	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+	if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return fail(err)
 	}
 	base, err := proposalBase(ctx, s, pr)

@@ -40,7 +40,7 @@ const DashboardInterval = 10 * time.Second
 
 // dashboardListMax bounds the dashboards listed (porchbot's and
 // duplicates).
-const dashboardListMax = 30
+const DashboardListMax = 30
 
 // configChangeWalk bounds the commits walked to find a configuration
 // change after a dashboard was closed.
@@ -294,14 +294,14 @@ func createDashboard(ctx context.Context, issues DashboardIssues, s *core.Sessio
 
 // dashboardListOptions list the dashboard label's issues, open or closed,
 // lowest number first: one address for every reader (open_pulls.go).
-func dashboardListOptions() *github.IssueListByRepoOptions {
+func DashboardListOptions() *github.IssueListByRepoOptions {
 	return &github.IssueListByRepoOptions{State: "all", Labels: []string{DashboardLabel},
-		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: dashboardListMax}}
+		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: DashboardListMax}}
 }
 
 // listDashboards lists porchbot's dashboards, lowest number first.
 func listDashboards(ctx context.Context, issues DashboardIssues, owner, repo, bot string) ([]*github.Issue, error) {
-	list, _, err := issues.ListByRepo(ctx, owner, repo, dashboardListOptions())
+	list, _, err := issues.ListByRepo(ctx, owner, repo, DashboardListOptions())
 	if err != nil {
 		return nil, fmt.Errorf("list dashboards of %s/%s: %w", owner, repo, err)
 	}

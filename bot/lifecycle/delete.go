@@ -173,7 +173,7 @@ func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, 
 			return pr, err
 		}
 	}
-	if !deletionHasLabel(pr, packages.LabelDeletionProposed) {
+	if !DeletionHasLabel(pr, packages.LabelDeletionProposed) {
 		labels, _, err := api.Issues.AddLabelsToIssue(ctx, owner, repo, pr.GetNumber(), []string{packages.LabelDeletionProposed})
 		if err != nil {
 			return pr, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), packages.LabelDeletionProposed, err)
@@ -196,7 +196,7 @@ func deletionBody(s *core.Session, pkg, requester string) string {
 	return b.String()
 }
 
-func deletionHasLabel(pr *github.PullRequest, name string) bool {
+func DeletionHasLabel(pr *github.PullRequest, name string) bool {
 	for _, l := range pr.Labels {
 		if strings.EqualFold(l.GetName(), name) {
 			return true

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -96,7 +98,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatalf("comments %q", cs)
 	}
 	// The resync has nothing to do about a deleted package.
-	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("resync after deletion: %+v %v", rep, err)
 	}

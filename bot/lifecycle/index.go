@@ -126,7 +126,7 @@ func buildIndex(ctx context.Context, s *core.Session, head plumbing.Hash, u Inde
 		extra := make([]index.Tag, 0, len(u.Published))
 		for _, t := range u.Published {
 			if t.Time.IsZero() {
-				t.Time = publishedTagTime(r, t)
+				t.Time = PublishedTagTime(r, t)
 			}
 			extra = append(extra, t)
 		}
@@ -155,7 +155,7 @@ func buildIndex(ctx context.Context, s *core.Session, head plumbing.Hash, u Inde
 // the tagger's date of the annotated tag when this clone holds it (a
 // revision porchbot signed is one), else the commit's committer date.
 // Zero when neither can be read.
-func publishedTagTime(r *git.Repository, t index.Tag) time.Time {
+func PublishedTagTime(r *git.Repository, t index.Tag) time.Time {
 	if ref, err := r.Reference(plumbing.NewTagReferenceName(packages.TagName(t.Package, t.Revision)), true); err == nil {
 		if to, err := r.TagObject(ref.Hash()); err == nil && to.Target.String() == t.Commit {
 			return to.Tagger.When
@@ -329,20 +329,20 @@ func (w withTags) TreeByID(ctx context.Context, id string) (map[string][]byte, e
 // updateIndex records what this publish tagged in the package index and
 // attaches the index to the releases it made. A failure is logged, not
 // returned: the tags stand, and the resync rebuilds a stale index.
-func (p *publisher) updateIndex(ctx context.Context) {
+func (p *Publisher) updateIndex(ctx context.Context) {
 	if len(p.out.Published) == 0 {
 		return
 	}
-	if _, err := p.recordIndex(ctx); err != nil {
-		p.log.WithError(err).Warn("package index not updated (the resync rebuilds it)")
+	if _, err := p.RecordIndex(ctx); err != nil {
+		p.Log.WithError(err).Warn("package index not updated (the resync rebuilds it)")
 	}
 }
 
 // recordIndex updates the package index with what this run published and
 // attaches it to the releases the run made (index_asset.go). It says
 // whether it pushed the index branch.
-func (p *publisher) recordIndex(ctx context.Context) (bool, error) {
-	res, err := rebuildIndex(ctx, p.s, p.indexUpdate())
+func (p *Publisher) RecordIndex(ctx context.Context) (bool, error) {
+	res, err := rebuildIndex(ctx, p.Session, p.indexUpdate())
 	if res.data != nil {
 		p.attachIndex(ctx, res.data)
 	}
@@ -350,7 +350,7 @@ func (p *publisher) recordIndex(ctx context.Context) (bool, error) {
 }
 
 // indexUpdate is what this run published, for the index.
-func (p *publisher) indexUpdate() IndexUpdate {
+func (p *Publisher) indexUpdate() IndexUpdate {
 	u := IndexUpdate{Approvers: map[string][]string{}}
 	for _, r := range p.out.Published {
 		u.Published = append(u.Published, index.Tag{Package: r.Package, Revision: r.Revision, Commit: r.Commit.String()})

@@ -47,22 +47,22 @@ func (g GitHubReleaseAssets) UploadReleaseAsset(ctx context.Context, owner, repo
 // its publishes, and those a resync made for revisions that had none). A
 // release that already has an index.yaml (another replica attached it) is
 // left as it is; a failure is logged: the index on the index branch stands.
-func (p *publisher) attachIndex(ctx context.Context, data []byte) {
-	if p.api.Assets == nil {
+func (p *Publisher) attachIndex(ctx context.Context, data []byte) {
+	if p.API.Assets == nil {
 		return
 	}
-	rels := append([]*github.RepositoryRelease(nil), p.repaired...)
+	rels := append([]*github.RepositoryRelease(nil), p.Repaired...)
 	for _, r := range p.out.Published {
 		rels = append(rels, r.Release)
 	}
-	owner, repo := p.owner()
+	owner, repo := p.Owner()
 	for _, rel := range rels {
 		if rel.GetID() == 0 {
 			continue
 		}
-		err := p.api.Assets.UploadReleaseAsset(ctx, owner, repo, rel.GetID(), index.FileName, IndexAssetMediaType, data)
+		err := p.API.Assets.UploadReleaseAsset(ctx, owner, repo, rel.GetID(), index.FileName, IndexAssetMediaType, data)
 		if err != nil && !publishAlreadyExists(err) {
-			p.log.WithError(err).WithField("tag", rel.GetTagName()).Warn("package index not attached to the release")
+			p.Log.WithError(err).WithField("tag", rel.GetTagName()).Warn("package index not attached to the release")
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -128,10 +130,10 @@ func TestResyncRebuildsTheIndex(t *testing.T) {
 	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
 	alice := h.User(forgetest.AliceToken)
 	h.tag(t, "basens/v1", sha)
-	resync := func() *lifecycle.ResyncReport {
+	resync := func() *resync.ResyncReport {
 		t.Helper()
 		s := h.Open(t)
-		rep, err := lifecycle.Resync(ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+		rep, err := resync.Resync(ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -198,7 +198,7 @@ func listPulls(ctx context.Context, s *core.Session, l *Listing) error {
 	for i, d := range l.Drafts {
 		draftIndex[d.Branch] = i
 	}
-	opts := openPullsOptions()
+	opts := OpenPullsOptions()
 	for page := 1; ; page++ {
 		prs, resp, err := s.GH.PullRequests.List(ctx, s.Repo.Owner, s.Repo.Name, opts)
 		if err != nil {
@@ -263,7 +263,7 @@ func recentDeploymentHistory(ctx context.Context, s *core.Session) (onBranch, me
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
 		w := core.NewLandingWalker(ctx, repo, s.Config.Packages.Root)
 		x := s.DeploymentHead
-		for range resyncMergedWindow {
+		for range ResyncMergedWindow {
 			if x.IsZero() {
 				return nil
 			}
@@ -322,4 +322,4 @@ func treeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.H
 
 // resyncMergedWindow is how many first-parent commits of the deployment
 // branch are searched for merged draft heads (not rendered again).
-const resyncMergedWindow = 500
+const ResyncMergedWindow = 500

@@ -17,7 +17,7 @@ import (
 // first reader of a pass the others are revalidated with its ETag, a 304
 // that GitHub does not charge (internal/github ConditionalCache). Readers
 // filter by base branch themselves.
-func openPullsOptions() *github.PullRequestListOptions {
+func OpenPullsOptions() *github.PullRequestListOptions {
 	return &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: listPullsPerPage}}
 }
 

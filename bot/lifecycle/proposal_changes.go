@@ -160,7 +160,7 @@ func ProposalDigest(byPackage map[string]string) string {
 // cache lacks it (a branch of the repository, or a fork's
 // refs/pull/N/head).
 func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
-	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+	if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return nil, err
 	}
 	return ProposalChanges(ctx, s, pr)
@@ -169,7 +169,7 @@ func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullReq
 // ensurePullRequestHead makes sure the cache has pr's head: a branch of
 // the repository is fetched when it lacks it, a fork's head as
 // refs/pull/N/head (EnsurePullHead).
-func ensurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
+func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	if IsForkPullRequest(s.Repo, pr) {
 		_, err := EnsurePullHead(ctx, s, pr)
 		return err

@@ -341,7 +341,7 @@ func OnProposalEvent(ctx context.Context, s *core.Session, api ProposalAPI, pr *
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 	} else {
-		if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+		if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 		changes, err := ProposalChanges(ctx, s, pr)

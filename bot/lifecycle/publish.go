@@ -204,10 +204,10 @@ func Publish(ctx context.Context, s *core.Session, api PublishAPI, landed plumbi
 			return out, nil
 		}
 	}
-	p := newPublisher(s, api, out, true)
-	p.log = p.log.WithField("commit", landed.String())
+	p := NewPublisher(s, api, out, true)
+	p.Log = p.Log.WithField("commit", landed.String())
 	if pr != nil {
-		p.log = p.log.WithField("pull_request", pr.GetNumber())
+		p.Log = p.Log.WithField("pull_request", pr.GetNumber())
 	}
 	if ok, err := p.onDeploymentBranch(ctx, landed); err != nil || !ok {
 		return out, err
@@ -230,11 +230,11 @@ func Publish(ctx context.Context, s *core.Session, api PublishAPI, landed plumbi
 		}
 	}
 	for _, name := range names {
-		if err := p.publishPackage(ctx, name, landed, pr, name == reviewPkg); err != nil {
+		if err := p.PublishPackage(ctx, name, landed, pr, name == reviewPkg); err != nil {
 			return out, err
 		}
 	}
-	p.log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused),
+	p.Log.WithFields(logrus.Fields{"published": out.Tags(), "refused": len(out.Refused),
 		"deleted": out.Deleted, "races": out.Races}).Info("publish on merge")
 	p.updateIndex(ctx)
 	return out, nil
@@ -279,9 +279,9 @@ func publishPackageBy(ctx context.Context, s *core.Session, api PublishAPI, pkg 
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
 	}
-	p := newPublisher(s, api, out, false)
+	p := NewPublisher(s, api, out, false)
 	p.approvedBy, p.adoptedBy = by, adopter
-	p.log = p.log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
+	p.Log = p.Log.WithFields(logrus.Fields{"commit": commit.String(), "package": pkg})
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return out, err
 	}
@@ -296,20 +296,20 @@ func publishPackageBy(ctx context.Context, s *core.Session, api PublishAPI, pkg 
 			return out, err
 		}
 	}
-	if err := p.publishPackage(ctx, pkg, commit, nil, false); err != nil {
+	if err := p.PublishPackage(ctx, pkg, commit, nil, false); err != nil {
 		return out, err
 	}
-	p.log.WithFields(logrus.Fields{"published": out.Tags(), "adopted": out.AdoptedTags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
+	p.Log.WithFields(logrus.Fields{"published": out.Tags(), "adopted": out.AdoptedTags(), "refused": len(out.Refused), "races": out.Races}).Info("publish")
 	p.updateIndex(ctx)
 	return out, nil
 }
 
 // publisher carries one publish run.
-type publisher struct {
-	s   *core.Session
-	api PublishAPI
-	out *PublishOutcome
-	log logrus.FieldLogger
+type Publisher struct {
+	Session *core.Session
+	API     PublishAPI
+	out     *PublishOutcome
+	Log     logrus.FieldLogger
 	// event: this run handles a landing event; refusals get a comment
 	// and a draft, deletions a comment.
 	event bool
@@ -327,19 +327,19 @@ type publisher struct {
 	adoptedBy string
 	// repaired are the releases the resync made for revisions that had
 	// none: they get the package index too (index_asset.go).
-	repaired []*github.RepositoryRelease
+	Repaired []*github.RepositoryRelease
 }
 
-func newPublisher(s *core.Session, api PublishAPI, out *PublishOutcome, event bool) *publisher {
-	return &publisher{s: s, api: api, out: out, log: s.Log, event: event,
+func NewPublisher(s *core.Session, api PublishAPI, out *PublishOutcome, event bool) *Publisher {
+	return &Publisher{Session: s, API: api, out: out, Log: s.Log, event: event,
 		prs: map[plumbing.Hash]*github.PullRequest{}, refused: map[string]bool{}}
 }
 
-func (p *publisher) owner() (string, string) { return p.s.Repo.Owner, p.s.Repo.Name }
+func (p *Publisher) Owner() (string, string) { return p.Session.Repo.Owner, p.Session.Repo.Name }
 
 // onDeploymentBranch checks that commit is on the deployment branch's
 // first-parent history, fetching once if the cache does not know it.
-func (p *publisher) onDeploymentBranch(ctx context.Context, commit plumbing.Hash) (bool, error) {
+func (p *Publisher) onDeploymentBranch(ctx context.Context, commit plumbing.Hash) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		ok, err := p.firstParentOfDeployment(ctx, commit)
 		if err == nil && ok {
@@ -349,23 +349,23 @@ func (p *publisher) onDeploymentBranch(ctx context.Context, commit plumbing.Hash
 			return false, fmt.Errorf("publish %s: %w", commit, err)
 		}
 		if attempt > 0 {
-			p.out.Skipped = fmt.Sprintf("commit %s is not on the first-parent history of %s", commit, p.s.DeploymentBranch)
+			p.out.Skipped = fmt.Sprintf("commit %s is not on the first-parent history of %s", commit, p.Session.DeploymentBranch)
 			return false, nil
 		}
-		if err := p.s.Git.Fetch(ctx, gitstore.BranchesRefSpec, gitstore.TagsRefSpec); err != nil {
+		if err := p.Session.Git.Fetch(ctx, gitstore.BranchesRefSpec, gitstore.TagsRefSpec); err != nil {
 			return false, fmt.Errorf("publish %s: fetch: %w", commit, err)
 		}
 	}
 }
 
-func (p *publisher) firstParentOfDeployment(ctx context.Context, commit plumbing.Hash) (bool, error) {
-	head, err := p.s.Git.ResolveRef(ctx, "refs/heads/"+p.s.DeploymentBranch)
+func (p *Publisher) firstParentOfDeployment(ctx context.Context, commit plumbing.Hash) (bool, error) {
+	head, err := p.Session.Git.ResolveRef(ctx, "refs/heads/"+p.Session.DeploymentBranch)
 	if err != nil {
 		return false, err
 	}
 	var ok bool
-	err = p.s.Git.With(ctx, func(repo *git.Repository) error {
-		w := core.NewLandingWalker(ctx, repo, p.s.Config.Packages.Root)
+	err = p.Session.Git.With(ctx, func(repo *git.Repository) error {
+		w := core.NewLandingWalker(ctx, repo, p.Session.Config.Packages.Root)
 		if _, err := w.Commit(commit); err != nil {
 			return err
 		}
@@ -376,18 +376,18 @@ func (p *publisher) firstParentOfDeployment(ctx context.Context, commit plumbing
 }
 
 // plan reads the tags and the package's history up to upTo.
-func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, reviewAt bool) (core.RevisionTags, *core.PackageHistory, error) {
+func (p *Publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, reviewAt bool) (core.RevisionTags, *core.PackageHistory, error) {
 	var (
 		tags core.RevisionTags
 		hist *core.PackageHistory
 	)
-	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+	err := p.Session.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		if tags, err = p.s.ReadLandingTags(repo.Storer); err != nil {
+		if tags, err = p.Session.ReadLandingTags(repo.Storer); err != nil {
 			return err
 		}
-		w := core.NewLandingWalker(ctx, repo, p.s.Config.Packages.Root)
-		hist, err = w.History(name, core.PackageDir(p.s.Config.Packages.Root, name), upTo, tags, core.LandingHistoryOptions{ReviewAt: reviewAt})
+		w := core.NewLandingWalker(ctx, repo, p.Session.Config.Packages.Root)
+		hist, err = w.History(name, core.PackageDir(p.Session.Config.Packages.Root, name), upTo, tags, core.LandingHistoryOptions{ReviewAt: reviewAt})
 		return err
 	})
 	if err != nil {
@@ -399,8 +399,8 @@ func (p *publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, r
 // publishPackage tags the publishable untagged landings of name up to
 // upTo, oldest first, deciding again after every lost race. pr is the
 // pull request that landed upTo (nil: unknown).
-func (p *publisher) publishPackage(ctx context.Context, name string, upTo plumbing.Hash, pr *github.PullRequest, reviewAt bool) error {
-	log := p.log.WithField("package", name)
+func (p *Publisher) PublishPackage(ctx context.Context, name string, upTo plumbing.Hash, pr *github.PullRequest, reviewAt bool) error {
+	log := p.Log.WithField("package", name)
 	if err := packages.ValidateName(name); err != nil {
 		log.WithError(err).Warn("not publishing a package with an invalid name")
 		return nil
@@ -433,7 +433,7 @@ func (p *publisher) publishPackage(ctx context.Context, name string, upTo plumbi
 			return nil
 		}
 		p.out.Races++
-		if err := p.s.Git.Fetch(ctx, gitstore.TagsRefSpec); err != nil {
+		if err := p.Session.Git.Fetch(ctx, gitstore.TagsRefSpec); err != nil {
 			return fmt.Errorf("publish %s: fetch tags: %w", name, err)
 		}
 	}
@@ -442,7 +442,7 @@ func (p *publisher) publishPackage(ctx context.Context, name string, upTo plumbi
 
 // tagPending goes through the pending landings oldest first; raced is true
 // when a tag already existed (decide again).
-func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags core.RevisionTags, hist *core.PackageHistory, upTo plumbing.Hash, pr *github.PullRequest) (bool, error) {
+func (p *Publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags core.RevisionTags, hist *core.PackageHistory, upTo plumbing.Hash, pr *github.PullRequest) (bool, error) {
 	last := hist.BaseTree
 	// lastCommit holds the latest revision, if it is on this history: the
 	// base of a draft of a refused landing.
@@ -497,10 +497,10 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		tags.AddPublished(rec, l.Commit)
 		last, lastCommit = l.Tree, l.Commit
 		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
-			Commit: l.Commit, PR: v.pr.GetNumber(), Approvers: v.approvers}
+			Commit: l.Commit, PR: v.PR.GetNumber(), Approvers: v.approvers}
 		log.WithFields(logrus.Fields{"tag": rev.Tag, "commit": l.Commit.String(), "kind": string(l.Kind)}).Info("published revision")
-		if p.s.Config.Lifecycle.Releases {
-			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, n, v)
+		if p.Session.Config.Lifecycle.Releases {
+			rev.Release, rev.ReleaseErr = p.Release(ctx, tags, l, n, v)
 			if rev.ReleaseErr != nil {
 				log.WithError(rev.ReleaseErr).WithField("tag", rev.Tag).Warn("release not created (resync repairs it)")
 			}
@@ -512,25 +512,25 @@ func (p *publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 
 // deleted records a package removed by landing l and, for an event with a
 // pull request, says so on it.
-func (p *publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.Landing, pr *github.PullRequest) error {
+func (p *Publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.Landing, pr *github.PullRequest) error {
 	if publishContains(p.out.Deleted, l.Package) {
 		return nil
 	}
 	p.out.Deleted = append(p.out.Deleted, l.Package)
-	log := p.log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String()})
+	log := p.Log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String()})
 	log.Info("package deleted; its revision tags stay")
 	if !p.event {
 		return nil
 	}
 	if pr == nil {
 		var err error
-		if pr, err = p.lookupPR(ctx, l.Commit); err != nil || pr == nil {
+		if pr, err = p.LookupPR(ctx, l.Commit); err != nil || pr == nil {
 			return err
 		}
 	}
 	revs := tags.Revisions(l.Package)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Package %s was deleted from %s (%s).", mdquote.Code(l.Package), mdquote.Code(p.s.DeploymentBranch), l.Commit)
+	fmt.Fprintf(&b, "Package %s was deleted from %s (%s).", mdquote.Code(l.Package), mdquote.Code(p.Session.DeploymentBranch), l.Commit)
 	switch len(revs) {
 	case 0:
 		b.WriteString(" It had no published revision.\n")
@@ -540,8 +540,8 @@ func (p *publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.
 		fmt.Fprintf(&b, " Its %d published revisions remain as tags %s … %s.\n", len(revs),
 			mdquote.Code(packages.TagName(l.Package, revs[0])), mdquote.Code(packages.TagName(l.Package, revs[len(revs)-1])))
 	}
-	owner, repo := p.owner()
-	if _, _, err := p.api.Issues.CreateComment(ctx, owner, repo, pr.GetNumber(), &github.IssueComment{Body: github.String(b.String())}); err != nil {
+	owner, repo := p.Owner()
+	if _, _, err := p.API.Issues.CreateComment(ctx, owner, repo, pr.GetNumber(), &github.IssueComment{Body: github.String(b.String())}); err != nil {
 		return fmt.Errorf("comment on #%d: %w", pr.GetNumber(), err)
 	}
 	return nil

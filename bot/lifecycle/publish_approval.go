@@ -30,15 +30,15 @@ const PublishCheckName = "porchbot/publish"
 
 // landingApproval is the approval verdict on pull request pr (merged as
 // landing l) at its head. ok is true when approvals.required is 0.
-func (p *publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (ApprovalResult, string, bool, error) {
-	policy := p.s.Config.Approvals
+func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (ApprovalResult, string, bool, error) {
+	policy := p.Session.Config.Approvals
 	if policy.Required <= 0 {
 		return ApprovalResult{Satisfied: true, Required: policy.Required}, "", true, nil
 	}
 	head := strings.ToLower(pr.GetHead().GetSHA())
-	api := p.api.Approval
+	api := p.API.Approval
 	api.Opened = false
-	facts, err := gatherProposalFacts(ctx, p.s, api, pr, head, l.Parent)
+	facts, err := gatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
 	if err != nil {
 		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
@@ -76,13 +76,13 @@ func countedLogins(res ApprovalResult) []string {
 
 // refusalStatus posts porchbot/publish (failure) on a refused landing,
 // saying why.
-func (p *publisher) refusalStatus(ctx context.Context, l core.Landing, reason string) error {
-	if p.api.Checks == nil {
+func (p *Publisher) refusalStatus(ctx context.Context, l core.Landing, reason string) error {
+	if p.API.Checks == nil {
 		return nil
 	}
-	owner, repo := p.owner()
+	owner, repo := p.Owner()
 	now := github.Timestamp{Time: time.Now().UTC()}
-	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
 		Name: PublishCheckName, HeadSHA: l.Commit.String(), ExternalID: github.String(l.Package),
 		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Not published: " + l.Package),
@@ -96,36 +96,36 @@ func (p *publisher) refusalStatus(ctx context.Context, l core.Landing, reason st
 // approvedVerdict publishes landing l as approved by p.approvedBy
 // (/porch publish <package>), unless they asked for the change themselves
 // and self-approval is not allowed.
-func (p *publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *github.PullRequest) (landingVerdict, error) {
+func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *github.PullRequest) (LandingVerdict, error) {
 	var err error
 	if pr == nil {
-		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
-			return landingVerdict{}, err
+		if pr, err = p.LookupPR(ctx, l.Commit); err != nil {
+			return LandingVerdict{}, err
 		}
 	}
-	v := landingVerdict{pr: pr, approvers: []string{p.approvedBy}}
-	if pr == nil && p.s.Config.Approvals.Required > 0 {
+	v := LandingVerdict{PR: pr, approvers: []string{p.approvedBy}}
+	if pr == nil && p.Session.Config.Approvals.Required > 0 {
 		// a direct push: who pushed it asked for it
 		pusher, err := p.landingPusher(ctx, l)
 		if err != nil {
 			return v, err
 		}
-		if self, detail := selfExcluded(p.s.Config.Approvals, pusher, p.approvedBy); pusher != "" && self {
+		if self, detail := selfExcluded(p.Session.Config.Approvals, pusher, p.approvedBy); pusher != "" && self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: they pushed it (%s)", p.approvedBy, detail)
 			return v, nil
 		}
 	}
-	if pr != nil && p.s.Config.Approvals.Required > 0 {
+	if pr != nil && p.Session.Config.Approvals.Required > 0 {
 		requester := pr.GetUser().GetLogin()
-		if p.api.Approval.isBot(pr.GetUser()) {
-			comments, err := propListComments(ctx, p.s, p.api.Approval, pr.GetNumber())
+		if p.API.Approval.isBot(pr.GetUser()) {
+			comments, err := propListComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
 			if err != nil {
 				return v, err
 			}
-			requester = ProposalRequesterIn(p.api.Approval, p.s.Repo.FullName(), pr, comments,
-				ownCommitsOf(ctx, p.s, pr.GetHead().GetSHA(), l.Parent))
+			requester = ProposalRequesterIn(p.API.Approval, p.Session.Repo.FullName(), pr, comments,
+				ownCommitsOf(ctx, p.Session, pr.GetHead().GetSHA(), l.Parent))
 		}
-		if self, detail := selfExcluded(p.s.Config.Approvals, requester, p.approvedBy); self {
+		if self, detail := selfExcluded(p.Session.Config.Approvals, requester, p.approvedBy); self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)
 			return v, nil
 		}

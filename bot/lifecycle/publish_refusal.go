@@ -24,22 +24,22 @@ import (
 
 // refuse records a landing that is not what was approved; for the landing
 // an event is about, it drafts the merged state and tells the pull request.
-func (p *publisher) refuse(ctx context.Context, l core.Landing, v landingVerdict, current bool, published plumbing.Hash) error {
+func (p *Publisher) refuse(ctx context.Context, l core.Landing, v LandingVerdict, current bool, published plumbing.Hash) error {
 	key := l.Package + "@" + l.Commit.String()
 	if p.refused[key] {
 		return nil
 	}
 	p.refused[key] = true
-	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.pr.GetNumber(), Reason: v.reason,
+	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.PR.GetNumber(), Reason: v.reason,
 		Unreviewed: v.unreviewed}
 	if !v.head.IsZero() {
-		if approved, err := p.s.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
-			if merged, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {
+		if approved, err := p.Session.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
+			if merged, err := p.Session.Git.ReadTree(ctx, l.Commit, l.Dir); err == nil {
 				r.Differs = treediff.Files(approved, merged).All()
 			}
 		}
 	}
-	log := p.log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String(), "reason": v.reason})
+	log := p.Log.WithFields(logrus.Fields{"package": l.Package, "commit": l.Commit.String(), "reason": v.reason})
 	if p.event && current {
 		if err := p.refusalStatus(ctx, l, v.reason); err != nil {
 			return err
@@ -59,11 +59,11 @@ func (p *publisher) refuse(ctx context.Context, l core.Landing, v landingVerdict
 	}
 	// The replica that made the draft comments; a draft already there
 	// means another replica (or an earlier run) did both.
-	if v.pr != nil && (made || branch == "") {
-		body := publishRefusalComment(p.s, l, v, r.Differs, branch)
-		owner, repo := p.owner()
-		if _, _, err := p.api.Issues.CreateComment(ctx, owner, repo, v.pr.GetNumber(), &github.IssueComment{Body: github.String(body)}); err != nil {
-			return fmt.Errorf("comment on #%d: %w", v.pr.GetNumber(), err)
+	if v.PR != nil && (made || branch == "") {
+		body := publishRefusalComment(p.Session, l, v, r.Differs, branch)
+		owner, repo := p.Owner()
+		if _, _, err := p.API.Issues.CreateComment(ctx, owner, repo, v.PR.GetNumber(), &github.IssueComment{Body: github.String(body)}); err != nil {
+			return fmt.Errorf("comment on #%d: %w", v.PR.GetNumber(), err)
 		}
 		r.Commented = true
 	}
@@ -84,17 +84,17 @@ func MergedDraftWorkspace(commit plumbing.Hash) string {
 // so its proposal shows what was not reviewed. branch is "" when there is
 // nothing to draft (the merged package equals the base); made is false
 // when the branch already exists.
-func (p *publisher) draftMergedState(ctx context.Context, l core.Landing, published plumbing.Hash) (string, bool, error) {
+func (p *Publisher) draftMergedState(ctx context.Context, l core.Landing, published plumbing.Hash) (string, bool, error) {
 	ws := MergedDraftWorkspace(l.Commit)
 	branch := packages.DraftBranch(l.Package, ws)
-	if _, err := p.s.Git.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
+	if _, err := p.Session.Git.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
 		return branch, false, nil
 	}
 	base := l.Parent
 	if !published.IsZero() {
 		base = published
 	}
-	files, err := p.s.Git.ReadTree(ctx, l.Commit, l.Dir)
+	files, err := p.Session.Git.ReadTree(ctx, l.Commit, l.Dir)
 	if err != nil {
 		return "", false, fmt.Errorf("read merged %s: %w", l.Dir, err)
 	}
@@ -102,7 +102,7 @@ func (p *publisher) draftMergedState(ctx context.Context, l core.Landing, publis
 		l.Package, l.Commit, l.Package)
 	// Exclusive: replicas handling the same landing build the same commit;
 	// only the one whose push created the branch comments.
-	_, err = p.s.CommitUnderLease(ctx, core.Identity{}, branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*core.PackageCommit, error) {
+	_, err = p.Session.CommitUnderLease(ctx, core.Identity{}, branch, plumbing.ZeroHash, 1, func(context.Context, plumbing.Hash) (*core.PackageCommit, error) {
 		return &core.PackageCommit{Parent: base,
 			Exclusive: true, Dir: l.Dir, Files: files, Message: msg,
 			Trailer: packages.Trailer{Package: l.Package, WorkspaceName: ws, Task: &packages.Task{Type: packages.TaskEdit}}}, nil
@@ -118,7 +118,7 @@ func (p *publisher) draftMergedState(ctx context.Context, l core.Landing, publis
 	return branch, true, nil
 }
 
-func publishRefusalComment(s *core.Session, l core.Landing, v landingVerdict, differs []string, branch string) string {
+func publishRefusalComment(s *core.Session, l core.Landing, v LandingVerdict, differs []string, branch string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Not published.** %s landed on %s in %s, but %s", mdquote.Code(l.Package), mdquote.Code(s.DeploymentBranch), l.Commit, v.reason)
 	if !v.head.IsZero() {
@@ -138,7 +138,7 @@ func publishRefusalComment(s *core.Session, l core.Landing, v landingVerdict, di
 	}
 	if branch != "" {
 		fmt.Fprintf(&b, "\nThe merged state is on the draft branch %s", mdquote.Code(branch))
-		if u := v.pr.GetBase().GetRepo().GetHTMLURL(); u != "" {
+		if u := v.PR.GetBase().GetRepo().GetHTMLURL(); u != "" {
 			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, mdquote.Path(branch))
 		}
 		_, ws, _ := packages.ParseDraftBranchName(branch)

@@ -27,8 +27,8 @@ var errPublishTagExists = errors.New("tag already exists")
 // The tag is porchbot's annotated tag carrying rec, signed (revision_sign.go),
 // pushed over git with the zero old value: no REST call, and a tag that
 // already exists (another replica's, or a person's) refuses the push.
-func (p *publisher) createTag(ctx context.Context, rec revrecord.Record) error {
-	err := pushRevisionTag(ctx, p.s, rec, plumbing.ZeroHash)
+func (p *Publisher) createTag(ctx context.Context, rec revrecord.Record) error {
+	err := pushRevisionTag(ctx, p.Session, rec, plumbing.ZeroHash)
 	if errors.Is(err, gitstore.ErrLeaseBroken) {
 		return fmt.Errorf("%s: %w", packages.TagName(rec.Package, rec.Revision), errPublishTagExists)
 	}
@@ -53,14 +53,14 @@ func publishAlreadyExists(err error) bool {
 }
 
 // release creates the GitHub release of revision n.
-func (p *publisher) release(ctx context.Context, tags core.RevisionTags, l core.Landing, n int, v landingVerdict) (*github.RepositoryRelease, error) {
+func (p *Publisher) Release(ctx context.Context, tags core.RevisionTags, l core.Landing, n int, v LandingVerdict) (*github.RepositoryRelease, error) {
 	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, v)
 	if err != nil {
 		return nil, err
 	}
 	tag := packages.TagName(l.Package, n)
-	owner, repo := p.owner()
-	rel, _, err := p.api.Releases.CreateRelease(ctx, owner, repo, &github.RepositoryRelease{
+	owner, repo := p.Owner()
+	rel, _, err := p.API.Releases.CreateRelease(ctx, owner, repo, &github.RepositoryRelease{
 		TagName: github.String(tag), Name: github.String(tag), Body: github.String(notes.Markdown()),
 		TargetCommitish: github.String(l.Commit.String())})
 	if err != nil {
@@ -73,21 +73,21 @@ func (p *publisher) release(ctx context.Context, tags core.RevisionTags, l core.
 }
 
 // releaseNotes gathers the notes of revision n of pkg at commit.
-func (p *publisher) releaseNotes(ctx context.Context, tags core.RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v landingVerdict) (ReleaseNotes, error) {
-	pr := v.pr
+func (p *Publisher) releaseNotes(ctx context.Context, tags core.RevisionTags, pkg, dir string, commit plumbing.Hash, n int, v LandingVerdict) (ReleaseNotes, error) {
+	pr := v.PR
 	notes := ReleaseNotes{Package: pkg, Revision: n, Tag: packages.TagName(pkg, n), Commit: commit.String(), PR: relNotesPR(pr),
 		Adopted: v.adopted}
 	if notes.PR != nil && v.requester != "" {
 		notes.PR.Author = v.requester // a proposal porchbot opened credits who asked for it
 	}
-	files, err := p.s.Git.ReadTree(ctx, commit, dir)
+	files, err := p.Session.Git.ReadTree(ctx, commit, dir)
 	if err != nil {
 		return notes, fmt.Errorf("read %s at %s: %w", dir, commit, err)
 	}
 	var old map[string][]byte
 	if prev, ok := tags.Commit(pkg, n-1); ok {
 		notes.PreviousTag = packages.TagName(pkg, n-1)
-		old, err = p.s.Git.ReadTree(ctx, prev, dir)
+		old, err = p.Session.Git.ReadTree(ctx, prev, dir)
 		if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
 			return notes, fmt.Errorf("read %s at %s: %w", dir, prev, err)
 		}
@@ -99,12 +99,12 @@ func (p *publisher) releaseNotes(ctx context.Context, tags core.RevisionTags, pk
 		// Exactly the approvals that covered the published tree.
 		notes.Approvers = v.approvers
 	case pr != nil:
-		owner, repo := p.owner()
-		reviews, _, err := p.api.Pulls.ListReviews(ctx, owner, repo, pr.GetNumber(), &github.ListOptions{PerPage: 100})
+		owner, repo := p.Owner()
+		reviews, _, err := p.API.Pulls.ListReviews(ctx, owner, repo, pr.GetNumber(), &github.ListOptions{PerPage: 100})
 		if err != nil {
 			return notes, fmt.Errorf("reviews of #%d: %w", pr.GetNumber(), err)
 		}
-		notes.Approvers = ApproversFromReviews(reviews, pr.GetUser().GetLogin(), p.s.Config.Approvals.AllowSelfApproval)
+		notes.Approvers = ApproversFromReviews(reviews, pr.GetUser().GetLogin(), p.Session.Config.Approvals.AllowSelfApproval)
 	}
 	return notes, nil
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -315,7 +317,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 	// Another direct push, webhook lost: the resync tags it.
 	c2 := f.commit("main", "", func(files map[string][]byte) { files["app/cm.yaml"] = pubConfigMap("app", "cfg", "2") })
 	s = f.h.Open(t)
-	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +377,7 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 			for _, st := range steps {
 				var out *lifecycle.PublishOutcome
 				if st.resync {
-					rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+					rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 					if err != nil {
 						errs <- err
 						return
@@ -477,7 +479,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	// resync publishes the re-review merge.
 	m3, prC := f.land(wantBranch, "Review the merged net")
 	s = f.h.Open(t)
-	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +536,7 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 	if out.Skipped == "" || len(out.Published) != 0 {
 		t.Fatalf("publishOn never published on merge: %+v", out)
 	}
-	if _, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{}); err != nil {
+	if _, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{}); err != nil {
 		t.Fatal(err)
 	}
 	f.wantTags(map[string]plumbing.Hash{})
@@ -756,7 +758,7 @@ func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
 	m2, prB := squash(prB.GetNumber())
 	s := f.h.Open(t)
 	// No event at all: the resync finds each commit's pull request.
-	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // from what was approved), or leave it waiting for an approver.
 
 // landingVerdict is the decision on one landing.
-type landingVerdict struct {
+type LandingVerdict struct {
 	publish bool
 	// refused: the package differs from the approved head, or the pull
 	// request did not meet the approval policy.
@@ -26,7 +26,7 @@ type landingVerdict struct {
 	// unreviewed: refused because no pull request landed it.
 	unreviewed bool
 	reason     string
-	pr         *github.PullRequest
+	PR         *github.PullRequest
 	head       plumbing.Hash
 	// approvers are the approvals that covered the published tree (nil:
 	// no pull request, or none required).
@@ -44,18 +44,18 @@ type landingVerdict struct {
 // at its head (publish_approval.go); with approvals required, a landing
 // without a pull request (a direct push, the state porchbot found the
 // package in) was reviewed by nobody and is refused too.
-func (p *publisher) checkApproval(ctx context.Context, l core.Landing, v landingVerdict) (landingVerdict, error) {
+func (p *Publisher) checkApproval(ctx context.Context, l core.Landing, v LandingVerdict) (LandingVerdict, error) {
 	if !v.publish {
 		return v, nil
 	}
-	if v.pr == nil {
-		if p.s.Config.Approvals.Required > 0 {
+	if v.PR == nil {
+		if p.Session.Config.Approvals.Required > 0 {
 			v.publish, v.refused, v.unreviewed = false, true, true
-			v.reason = fmt.Sprintf("it landed without a pull request (a direct push to %s, or the state porchbot found it in), so nobody approved it", p.s.DeploymentBranch)
+			v.reason = fmt.Sprintf("it landed without a pull request (a direct push to %s, or the state porchbot found it in), so nobody approved it", p.Session.DeploymentBranch)
 		}
 		return v, nil
 	}
-	res, requester, ok, err := p.landingApproval(ctx, l, v.pr)
+	res, requester, ok, err := p.landingApproval(ctx, l, v.PR)
 	if err != nil {
 		return v, err
 	}
@@ -65,47 +65,47 @@ func (p *publisher) checkApproval(ctx context.Context, l core.Landing, v landing
 	}
 	if !ok {
 		v.publish, v.refused = false, true
-		v.head = plumbing.NewHash(v.pr.GetHead().GetSHA())
-		v.reason = approvalRefusalReason(v.pr, res)
+		v.head = plumbing.NewHash(v.PR.GetHead().GetSHA())
+		v.reason = approvalRefusalReason(v.PR, res)
 	}
 	return v, nil
 }
 
 // verdict decides whether landing l may be published; last is the package
 // tree the previous published landing left.
-func (p *publisher) verdict(ctx context.Context, l core.Landing, pr *github.PullRequest, last plumbing.Hash) (landingVerdict, error) {
+func (p *Publisher) verdict(ctx context.Context, l core.Landing, pr *github.PullRequest, last plumbing.Hash) (LandingVerdict, error) {
 	if p.approvedBy != "" && l.Commit == p.approveCommit {
 		return p.approvedVerdict(ctx, l, pr)
 	}
 	if l.Kind == core.LandingReviewed {
 		if l.Tree == last {
-			return landingVerdict{reason: "unchanged since the last published revision"}, nil
+			return LandingVerdict{reason: "unchanged since the last published revision"}, nil
 		}
 		if pr != nil {
 			st, err := p.stateAt(ctx, plumbing.NewHash(pr.GetHead().GetSHA()), l.Dir)
 			if err != nil || st.Tree != l.Tree {
-				return landingVerdict{reason: "the pull request did not approve this package state"}, nil
+				return LandingVerdict{reason: "the pull request did not approve this package state"}, nil
 			}
-			return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
+			return p.checkApproval(ctx, l, LandingVerdict{publish: true, PR: pr})
 		}
 		var err error
-		if p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0 {
-			if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
-				return landingVerdict{}, err
+		if p.Session.Config.Lifecycle.Releases || p.Session.Config.Approvals.Required > 0 {
+			if pr, err = p.LookupPR(ctx, l.Commit); err != nil {
+				return LandingVerdict{}, err
 			}
 		}
-		return p.checkApproval(ctx, l, landingVerdict{publish: true, pr: pr})
+		return p.checkApproval(ctx, l, LandingVerdict{publish: true, PR: pr})
 	}
 
 	var err error
 	if pr == nil && !l.IsMerge() {
 		// A single-parent landing is a direct push, or a squash or rebase
 		// merge: only the pull request knows what was approved.
-		if pr, err = p.lookupPR(ctx, l.Commit); err != nil {
-			return landingVerdict{}, err
+		if pr, err = p.LookupPR(ctx, l.Commit); err != nil {
+			return LandingVerdict{}, err
 		}
 	}
-	v := landingVerdict{pr: pr}
+	v := LandingVerdict{PR: pr}
 	switch {
 	case pr != nil:
 		v.head = plumbing.NewHash(pr.GetHead().GetSHA())
@@ -131,8 +131,8 @@ func (p *publisher) verdict(ctx context.Context, l core.Landing, pr *github.Pull
 	default:
 		v.publish = true // a direct push: nothing was reviewed, it is what landed
 	}
-	if v.pr == nil && (v.publish && (p.s.Config.Lifecycle.Releases || p.s.Config.Approvals.Required > 0) || v.refused && p.event) {
-		if v.pr, err = p.lookupPR(ctx, l.Commit); err != nil {
+	if v.PR == nil && (v.publish && (p.Session.Config.Lifecycle.Releases || p.Session.Config.Approvals.Required > 0) || v.refused && p.event) {
+		if v.PR, err = p.LookupPR(ctx, l.Commit); err != nil {
 			return v, err
 		}
 	}
@@ -140,11 +140,11 @@ func (p *publisher) verdict(ctx context.Context, l core.Landing, pr *github.Pull
 }
 
 // stateAt reads the package state at commit.
-func (p *publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir string) (core.LandingState, error) {
+func (p *Publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir string) (core.LandingState, error) {
 	var st core.LandingState
-	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+	err := p.Session.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		st, err = core.NewLandingWalker(ctx, repo, p.s.Config.Packages.Root).State(commit, dir)
+		st, err = core.NewLandingWalker(ctx, repo, p.Session.Config.Packages.Root).State(commit, dir)
 		return err
 	})
 	return st, err
@@ -152,19 +152,19 @@ func (p *publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir strin
 
 // lookupPR finds the merged pull request whose merge landed commit on the
 // deployment branch (nil: a direct push). One call per commit.
-func (p *publisher) lookupPR(ctx context.Context, commit plumbing.Hash) (*github.PullRequest, error) {
+func (p *Publisher) LookupPR(ctx context.Context, commit plumbing.Hash) (*github.PullRequest, error) {
 	if pr, ok := p.prs[commit]; ok {
 		return pr, nil
 	}
-	owner, repo := p.owner()
-	prs, _, err := p.api.Pulls.ListPullRequestsWithCommit(ctx, owner, repo, commit.String(), &github.ListOptions{PerPage: 100})
+	owner, repo := p.Owner()
+	prs, _, err := p.API.Pulls.ListPullRequestsWithCommit(ctx, owner, repo, commit.String(), &github.ListOptions{PerPage: 100})
 	if err != nil {
 		return nil, fmt.Errorf("find the pull request of %s: %w", commit, err)
 	}
 	var found *github.PullRequest
 	for _, pr := range prs {
 		if pr.MergedAt != nil && pr.GetMergeCommitSHA() == commit.String() &&
-			(pr.GetBase().GetRef() == "" || pr.GetBase().GetRef() == p.s.DeploymentBranch) {
+			(pr.GetBase().GetRef() == "" || pr.GetBase().GetRef() == p.Session.DeploymentBranch) {
 			found = pr
 			break
 		}

@@ -39,7 +39,7 @@ func AwaitApproverOnPush(ctx context.Context, s *core.Session, api PublishAPI, c
 	if s.Config.Approvals.Required <= 0 || s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		return nil, nil
 	}
-	p := newPublisher(s, api, &PublishOutcome{Commit: commit}, false)
+	p := NewPublisher(s, api, &PublishOutcome{Commit: commit}, false)
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func AwaitApproverOnPush(ctx context.Context, s *core.Session, api PublishAPI, c
 	if len(pkgs) == 0 {
 		return nil, nil
 	}
-	pr, err := p.lookupPR(ctx, commit)
+	pr, err := p.LookupPR(ctx, commit)
 	if err != nil || pr != nil {
 		return nil, err
 	}
@@ -86,17 +86,17 @@ func waitingRecord(externalID string) (pkg, pusher string) {
 
 // awaitingStatus posts porchbot/publish (action_required) on commit for
 // pkg: it waits for an approver's /porch publish; the run records pusher.
-func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumbing.Hash, pusher string) error {
-	if p.api.Checks == nil {
+func (p *Publisher) awaitingStatus(ctx context.Context, pkg string, commit plumbing.Hash, pusher string) error {
+	if p.API.Checks == nil {
 		return nil
 	}
-	owner, repo := p.owner()
+	owner, repo := p.Owner()
 	now := github.Timestamp{Time: time.Now().UTC()}
 	summary := fmt.Sprintf("%s changed on %s without a pull request (a direct push, or the state porchbot "+
 		"found it in), so nobody approved it and it is not published.\n\nIt waits for an allowed approver's "+
 		"%s (in any issue or pull request comment), which publishes it and names them as its approver.",
-		mdquote.Code(pkg), mdquote.Code(p.s.DeploymentBranch), mdquote.Code("/porch publish "+pkg))
-	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+		mdquote.Code(pkg), mdquote.Code(p.Session.DeploymentBranch), mdquote.Code("/porch publish "+pkg))
+	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
 		Name: PublishCheckName, HeadSHA: commit.String(), ExternalID: github.String(waitingExternalID(pkg, pusher)),
 		Status: github.String("completed"), Conclusion: github.String("action_required"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Waiting for an approver: " + pkg),
@@ -111,11 +111,11 @@ func (p *publisher) awaitingStatus(ctx context.Context, pkg string, commit plumb
 // for want of a pull request its porchbot/publish check run, unless the
 // commit already has one for the package (one check-runs call per such
 // landing, one more to post).
-func (p *publisher) resyncAwaitingChecks(ctx context.Context, checks ResyncChecks, appID int64, refused []RefusedLanding) error {
-	if p.s.Config.Approvals.Required <= 0 || checks == nil {
+func (p *Publisher) ResyncAwaitingChecks(ctx context.Context, checks ResyncChecks, appID int64, refused []RefusedLanding) error {
+	if p.Session.Config.Approvals.Required <= 0 || checks == nil {
 		return nil
 	}
-	owner, repo := p.owner()
+	owner, repo := p.Owner()
 	for _, r := range refused {
 		if !r.Unreviewed {
 			continue // it had a pull request: the pull request was told
@@ -140,7 +140,7 @@ func (p *publisher) resyncAwaitingChecks(ctx context.Context, checks ResyncCheck
 		if err := p.awaitingStatus(ctx, r.Package, r.Commit, ""); err != nil {
 			return err
 		}
-		p.log.WithFields(logrus.Fields{"package": r.Package, "commit": r.Commit.String()}).
+		p.Log.WithFields(logrus.Fields{"package": r.Package, "commit": r.Commit.String()}).
 			Info("resync: direct push marked as waiting for an approver")
 	}
 	return nil
@@ -157,19 +157,19 @@ func waitingExternalID(pkg, pusher string) string {
 // as the App's own porchbot/publish check run on it recorded ("" when no
 // such record: a push whose webhook was lost, the state found at install).
 // One check-runs call.
-func (p *publisher) landingPusher(ctx context.Context, l core.Landing) (string, error) {
+func (p *Publisher) landingPusher(ctx context.Context, l core.Landing) (string, error) {
 	return p.recordedPusher(ctx, l.Commit, l.Package)
 }
 
 // recordedPusher is the pusher the App's first porchbot/publish check run
 // on commit recorded for subject (a package, or a tag name for a tag
 // pushed by hand), "" when none did.
-func (p *publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, subject string) (string, error) {
-	lister := p.api.Approval.CheckList
+func (p *Publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, subject string) (string, error) {
+	lister := p.API.Approval.CheckList
 	if lister == nil {
 		return "", nil
 	}
-	owner, repo := p.owner()
+	owner, repo := p.Owner()
 	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, commit.String(),
 		&github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
@@ -177,7 +177,7 @@ func (p *publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, su
 	}
 	pusher, first := "", int64(0)
 	for _, cr := range res.CheckRuns {
-		if !p.api.Approval.isOwnRun(cr) {
+		if !p.API.Approval.isOwnRun(cr) {
 			continue
 		}
 		if what, who := waitingRecord(cr.GetExternalID()); what == subject && who != "" && (first == 0 || cr.GetID() < first) {

@@ -60,7 +60,7 @@ var writers = map[string]func(s string) string{
 		return rep.Summary + "\n" + rep.Text
 	},
 	"publish refusal": func(s string) string {
-		return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, landingVerdict{reason: "the package differs"},
+		return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, LandingVerdict{reason: "the package differs"},
 			[]string{"f" + s}, packages.DraftBranch("p"+s, "w"+s))
 	},
 	"variant pull request body": func(s string) string {
@@ -112,7 +112,7 @@ func FuzzWritersQuote(f *testing.F) {
 var linkWriters = map[string]func(s string) string{
 	"publish refusal": func(s string) string {
 		pr := &github.PullRequest{Base: &github.PullRequestBranch{Repo: &github.Repository{HTMLURL: github.String("https://github.example/acme/catalog")}}}
-		return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, landingVerdict{reason: "the package differs", pr: pr},
+		return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, LandingVerdict{reason: "the package differs", PR: pr},
 			nil, packages.DraftBranch("p"+s, "w"))
 	},
 	"dashboard": func(s string) string {

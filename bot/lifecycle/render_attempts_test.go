@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -68,9 +70,9 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	t.Cleanup(func() { cancelDead(); hung.Wait(); restore() })
 
 	hooks := &draftRenderHooks{opts: lifecycle.RenderOptions{StaleAfter: time.Nanosecond}}
-	resync := func() (*lifecycle.ResyncReport, error) {
+	runResync := func() (*resync.ResyncReport, error) {
 		s := h.Open(t) // a new process
-		return lifecycle.Resync(context.Background(), s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
+		return resync.Resync(context.Background(), s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
 	}
 	crash := func(n int) {
 		t.Helper()
@@ -80,7 +82,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 			ctx, cancel := context.WithCancel(dead)
 			defer cancel()
 			s := h.Open(t)
-			_, _ = lifecycle.Resync(ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
+			_, _ = resync.Resync(ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
 		}()
 		if dir := <-started; dir != "basens" {
 			t.Fatalf("rendered %s", dir)
@@ -94,7 +96,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	crash(2)
 
 	// the third process quarantines the head instead of rendering it
-	if _, err := resync(); err != nil {
+	if _, err := runResync(); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -111,7 +113,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 
 	// and nobody renders it again
 	calls := hooks.count()
-	if _, err := resync(); err != nil {
+	if _, err := runResync(); err != nil {
 		t.Fatal(err)
 	}
 	if hooks.count() != calls {
@@ -126,7 +128,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	hung.Wait()
 	restore()
 	next := rtPushDraft(t, h, branch, rtCatalog(t, "basens"))
-	if _, err := resync(); err != nil {
+	if _, err := runResync(); err != nil {
 		t.Fatal(err)
 	}
 	if c := rtOneCheck(t, h, next, core.RenderCheckName); c.GetStatus() != "completed" || c.GetConclusion() == "failure" {

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 )
 
 // passHooks records the passes ResyncLoop reports done.
@@ -58,7 +57,7 @@ func TestResyncLoopReportsCompletePasses(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, f.h.Opener.Open, lifecycle.ResyncDeps{Logger: f.h.Log, Hooks: hooks})
+		done <- resync.ResyncLoop(ctx, 20*time.Millisecond, list, f.h.Opener.Open, resync.ResyncDeps{Logger: f.h.Log, Hooks: hooks})
 	}()
 	awaitLoop(t, done)
 	mu.Lock()

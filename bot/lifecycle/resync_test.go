@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/index"
@@ -37,10 +37,10 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 
 	s := f.h.Open(t)
 	var (
-		rep *lifecycle.ResyncReport
+		rep *resync.ResyncReport
 		err error
 	)
-	calls := f.calls(func() { rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{}) })
+	calls := f.calls(func() { rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 	// Nothing left to do: the session's fetch, one releases call.
 	calls = f.calls(func() {
 		s = f.h.Open(t)
-		rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+		rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	})
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("second resync: %+v %v", rep, err)
@@ -82,7 +82,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.h.Open(t)
-	rep, err := lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 	if as := f.release("p/v1").Assets; len(as) != 1 || as[0].Name != index.FileName {
 		t.Fatalf("the repaired release carries no index: %+v", as)
 	}
-	rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{})
+	rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 	if err != nil || len(rep.ReleasesRepaired) != 0 {
 		t.Fatalf("second repair: %+v %v", rep, err)
 	}
@@ -146,11 +146,11 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 	s = f.h.Open(t)
 	hooks := &recordingHooks{failOn: "drafts/app/w3"}
 	var (
-		rep *lifecycle.ResyncReport
+		rep *resync.ResyncReport
 		err error
 	)
 	calls := f.calls(func() {
-		rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks})
+		rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
 	})
 	t.Logf("resync with hooks: %d REST calls %v", forge.SumCounted(calls), calls)
 	if err == nil || !strings.Contains(err.Error(), "render exploded") {
@@ -172,7 +172,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 
 	// Bounded: with MaxDrafts 1 only the newest draft head is looked at.
 	hooks = &recordingHooks{}
-	rep, err = lifecycle.Resync(f.ctx, s, lifecycle.NewResyncAPI(s.GH), lifecycle.ResyncDeps{Hooks: hooks, MaxDrafts: 1})
+	rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks, MaxDrafts: 1})
 	if err != nil || rep.DraftsChecked != 1 || rep.DraftsOverLimit != 2 {
 		t.Fatalf("bounded resync: %+v %v", rep, err)
 	}
@@ -213,8 +213,8 @@ func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- lifecycle.ResyncLoop(ctx, 20*time.Millisecond, list, open, lifecycle.ResyncDeps{Logger: f.h.Log,
-			OnReport: func(r core.Repo, rep *lifecycle.ResyncReport, err error) {
+		done <- resync.ResyncLoop(ctx, 20*time.Millisecond, list, open, resync.ResyncDeps{Logger: f.h.Log,
+			OnReport: func(r core.Repo, rep *resync.ResyncReport, err error) {
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {

@@ -55,7 +55,7 @@ func ReportTagPush(ctx context.Context, s *core.Session, api PublishAPI, tag, pu
 	if err != nil || u.Why == nil {
 		return false, err
 	}
-	p := newPublisher(s, api, &PublishOutcome{Commit: u.Commit}, false)
+	p := NewPublisher(s, api, &PublishOutcome{Commit: u.Commit}, false)
 	if err := p.unverifiedStatus(ctx, u, pusher); err != nil {
 		return false, err
 	}
@@ -65,11 +65,11 @@ func ReportTagPush(ctx context.Context, s *core.Session, api PublishAPI, tag, pu
 }
 
 // unverifiedStatus posts the failed porchbot/publish check run of u.
-func (p *publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, pusher string) error {
-	if p.api.Checks == nil {
+func (p *Publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, pusher string) error {
+	if p.API.Checks == nil {
 		return nil
 	}
-	owner, repo := p.owner()
+	owner, repo := p.Owner()
 	now := github.Timestamp{Time: time.Now().UTC()}
 	by := "someone other than porchbot"
 	if pusher != "" {
@@ -81,7 +81,7 @@ func (p *publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, 
 		"(porchbot then signs it on the same commit and it propagates like any revision; whoever pushed it cannot adopt "+
 		"it themselves unless approvals.allowSelfApproval). Otherwise delete the tag.",
 		mdquote.Code(u.Name()), by, u.Why, mdquote.Code(u.Package), mdquote.Code("/porch publish "+u.Package))
-	_, _, err := p.api.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
 		Name: PublishCheckName, HeadSHA: u.Commit.String(), ExternalID: github.String(waitingExternalID(u.Name(), pusher)),
 		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Not a porchbot revision: " + u.Name()),
@@ -100,8 +100,8 @@ func (p *publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, 
 // requests and variants). The pusher of a tag, as its check run recorded,
 // cannot adopt it unless approvals.allowSelfApproval. Per tag: one
 // check-runs call and, with lifecycle.releases, the release.
-func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
-	tags, err := core.ReadRevisionTags(ctx, p.s)
+func (p *Publisher) adoptTags(ctx context.Context, pkg string) error {
+	tags, err := core.ReadRevisionTags(ctx, p.Session)
 	if err != nil {
 		return err
 	}
@@ -109,28 +109,28 @@ func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
 		if u.Package != pkg {
 			continue
 		}
-		log := p.log.WithFields(logrus.Fields{"tag": u.Name(), "commit": u.Commit.String()})
+		log := p.Log.WithFields(logrus.Fields{"tag": u.Name(), "commit": u.Commit.String()})
 		refuse := func(reason string) {
 			p.out.Refused = append(p.out.Refused, RefusedLanding{Package: pkg, Commit: u.Commit, Reason: reason})
 			log.WithField("reason", reason).Info("tag not adopted")
 		}
 		if ok, err := p.firstParentOfDeployment(ctx, u.Commit); err != nil || !ok {
-			refuse(fmt.Sprintf("the tag %s is not on a commit of %s's first-parent history, so it is not adopted", mdquote.Code(u.Name()), p.s.DeploymentBranch))
+			refuse(fmt.Sprintf("the tag %s is not on a commit of %s's first-parent history, so it is not adopted", mdquote.Code(u.Name()), p.Session.DeploymentBranch))
 			continue
 		}
-		if p.s.Config.Approvals.Required > 0 {
+		if p.Session.Config.Approvals.Required > 0 {
 			pusher, err := p.recordedPusher(ctx, u.Commit, u.Name())
 			if err != nil {
 				return err
 			}
-			if self, detail := selfExcluded(p.s.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
+			if self, detail := selfExcluded(p.Session.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
 				refuse(fmt.Sprintf("@%s's /porch publish does not adopt %s: they pushed it (%s)", p.adoptedBy, mdquote.Code(u.Name()), detail))
 				continue
 			}
 		}
-		rec := revrecord.Record{Repo: p.s.Repo.FullName(), Package: pkg, Revision: u.Revision, Commit: u.Commit.String(),
+		rec := revrecord.Record{Repo: p.Session.Repo.FullName(), Package: pkg, Revision: u.Revision, Commit: u.Commit.String(),
 			Approvers: []string{p.adoptedBy}, By: p.adoptedBy, Adopted: true}
-		if err := pushRevisionTag(ctx, p.s, rec, u.Object); err != nil {
+		if err := pushRevisionTag(ctx, p.Session, rec, u.Object); err != nil {
 			if errors.Is(err, gitstore.ErrLeaseBroken) {
 				refuse(fmt.Sprintf("the tag %s changed meanwhile; run the command again", mdquote.Code(u.Name())))
 				continue
@@ -141,9 +141,9 @@ func (p *publisher) adoptTags(ctx context.Context, pkg string) error {
 		rev := PublishedRevision{Package: pkg, Revision: u.Revision, Tag: u.Name(), Commit: u.Commit,
 			Approvers: rec.Approvers, Adopted: true}
 		log.WithField("by", p.adoptedBy).Info("tag adopted as a revision")
-		if p.s.Config.Lifecycle.Releases {
-			l := core.Landing{Package: pkg, Dir: core.PackageDir(p.s.Config.Packages.Root, pkg), Commit: u.Commit}
-			rev.Release, rev.ReleaseErr = p.release(ctx, tags, l, u.Revision, landingVerdict{approvers: rec.Approvers, adopted: true})
+		if p.Session.Config.Lifecycle.Releases {
+			l := core.Landing{Package: pkg, Dir: core.PackageDir(p.Session.Config.Packages.Root, pkg), Commit: u.Commit}
+			rev.Release, rev.ReleaseErr = p.Release(ctx, tags, l, u.Revision, LandingVerdict{approvers: rec.Approvers, adopted: true})
 			if rev.ReleaseErr != nil {
 				log.WithError(rev.ReleaseErr).Warn("release not created (resync repairs it)")
 			}

@@ -21,9 +21,9 @@ import (
 
 // revisionRecord is the record of revision n of landing l, published on
 // verdict v.
-func (p *publisher) revisionRecord(l core.Landing, n int, v landingVerdict) revrecord.Record {
-	rec := revrecord.Record{Repo: p.s.Repo.FullName(), Package: l.Package, Revision: n, Commit: l.Commit.String(),
-		Approvers: v.approvers, PR: v.pr.GetNumber()}
+func (p *Publisher) revisionRecord(l core.Landing, n int, v LandingVerdict) revrecord.Record {
+	rec := revrecord.Record{Repo: p.Session.Repo.FullName(), Package: l.Package, Revision: n, Commit: l.Commit.String(),
+		Approvers: v.approvers, PR: v.PR.GetNumber()}
 	if p.approvedBy != "" && l.Commit == p.approveCommit {
 		rec.By = p.approvedBy
 	}

@@ -26,7 +26,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls ProposalPulls, i
 	}
 	var prs []*github.PullRequest
 	if !s.NoOpenPulls {
-		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions()); err != nil {
+		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, OpenPullsOptions()); err != nil {
 			return nil, 0, fmt.Errorf("list pull requests: %w", err)
 		}
 	}

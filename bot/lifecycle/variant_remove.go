@@ -33,7 +33,7 @@ func (c *VariantController) delete(ctx context.Context, ds *core.Session, a vari
 	if err != nil {
 		return 0, err
 	}
-	if !deletionHasLabel(pr, variants.Label) {
+	if !DeletionHasLabel(pr, variants.Label) {
 		if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), []string{variants.Label}); err != nil {
 			return pr.GetNumber(), fmt.Errorf("label #%d: %w", pr.GetNumber(), err)
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/sirupsen/logrus"
@@ -85,7 +87,7 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	app, deps := s.App, s.ResyncDeps()
 	go func() {
 		defer close(s.resyncDone)
-		_ = lifecycle.ResyncLoop(ctx, interval, app.InstalledRepos(s.Clients), app.Opener.Open, deps)
+		_ = resync.ResyncLoop(ctx, interval, app.InstalledRepos(s.Clients), app.Opener.Open, deps)
 	}()
 }
 
@@ -116,14 +118,14 @@ const ResyncBudgetFloor = 0.2
 // ResyncDeps are the periodic resync's: the App's hooks, and its API with
 // the same bot login and record key as the webhook path (so records are
 // trusted on their signature there too).
-func (s *Service) ResyncDeps() lifecycle.ResyncDeps {
-	return lifecycle.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log,
+func (s *Service) ResyncDeps() resync.ResyncDeps {
+	return resync.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log,
 		LowBudget: func(id int64) bool {
 			b, ok := s.Clients.RateBudget(id)
 			return ok && b.Low(ResyncBudgetFloor, time.Now())
 		},
 		OnYield: func(core.Repo) { s.Metrics.ResyncYields.Inc() },
-		OnReport: func(_ core.Repo, rep *lifecycle.ResyncReport, _ error) {
+		OnReport: func(_ core.Repo, rep *resync.ResyncReport, _ error) {
 			if rep != nil {
 				s.App.CountPublish(&lifecycle.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
 			}

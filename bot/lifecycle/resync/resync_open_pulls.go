@@ -1,8 +1,10 @@
-package lifecycle
+package resync
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
@@ -14,7 +16,7 @@ import (
 // dashboard's sync makes (its second reading is then a 304). A pull
 // request opened since the listing has its own webhook; if that was lost,
 // the next pass lists it. REST calls: none, or the dashboards' listing.
-func proveNoOpenPulls(ctx context.Context, s *core.Session, issues DashboardIssues) error {
+func proveNoOpenPulls(ctx context.Context, s *core.Session, issues lifecycle.DashboardIssues) error {
 	n := s.Repo.OpenIssues
 	if n == nil || issues == nil {
 		return nil
@@ -23,7 +25,7 @@ func proveNoOpenPulls(ctx context.Context, s *core.Session, issues DashboardIssu
 		s.NoOpenPulls = true
 		return nil
 	}
-	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, dashboardListOptions())
+	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, lifecycle.DashboardListOptions())
 	if err != nil {
 		return fmt.Errorf("dashboards of %s: %w", s.Repo.FullName(), err)
 	}
@@ -33,6 +35,6 @@ func proveNoOpenPulls(ctx context.Context, s *core.Session, issues DashboardIssu
 			open++
 		}
 	}
-	s.NoOpenPulls = open == *n && len(list) < dashboardListMax
+	s.NoOpenPulls = open == *n && len(list) < lifecycle.DashboardListMax
 	return nil
 }

@@ -1,4 +1,4 @@
-package lifecycle
+package resync
 
 // Resync: the periodic reconcile of one repository (SPEC §10), repairing
 // what lost webhooks or crashes left undone:
@@ -36,6 +36,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -80,17 +82,17 @@ type ResyncPulls interface {
 
 // ResyncAPI is what a resync needs from GitHub.
 type ResyncAPI struct {
-	Publish PublishAPI
-	Checks  ResyncChecks
+	Publish lifecycle.PublishAPI
+	Checks  lifecycle.ResyncChecks
 	Pulls   ResyncPulls
 	// Issues lists the dashboards, to prove a repository has no open pull
 	// request (open_pulls.go); nil: the pull requests are listed.
-	Issues DashboardIssues
+	Issues lifecycle.DashboardIssues
 }
 
 // NewResyncAPI takes the services of a go-github client.
 func NewResyncAPI(gh *github.Client) ResyncAPI {
-	return ResyncAPI{Publish: NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
+	return ResyncAPI{Publish: lifecycle.NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
 }
 
 // ResyncDeps tune Resync and ResyncLoop.
@@ -137,8 +139,8 @@ type ResyncReport struct {
 	Repo string
 	// Head is the deployment branch's head the run worked up to.
 	Head             plumbing.Hash
-	Published        []PublishedRevision
-	Refused          []RefusedLanding
+	Published        []lifecycle.PublishedRevision
+	Refused          []lifecycle.RefusedLanding
 	Superseded       []string
 	Races            int
 	ReleasesRepaired []string
@@ -165,9 +167,9 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 		// An empty repository: the registry learns it tracks nothing.
 		return rep, resyncDownstreams(ctx, s, deps)
 	}
-	out := &PublishOutcome{Commit: s.DeploymentHead}
-	p := newPublisher(s, api.Publish, out, false)
-	p.log = log
+	out := &lifecycle.PublishOutcome{Commit: s.DeploymentHead}
+	p := lifecycle.NewPublisher(s, api.Publish, out, false)
+	p.Log = log
 
 	var atHead []string
 	if err := s.Git.With(ctx, func(repo *git.Repository) error {
@@ -188,17 +190,17 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 		}
 		for _, h := range hists {
-			if err := p.publishPackage(ctx, h.Package, s.DeploymentHead, nil, false); err != nil {
+			if err := p.PublishPackage(ctx, h.Package, s.DeploymentHead, nil, false); err != nil {
 				rep.Errors = append(rep.Errors, err)
 				log.WithError(err).WithField("package", h.Package).Warn("resync: publishing failed")
 			}
 		}
-		if err := p.resyncAwaitingChecks(ctx, api.Checks, deps.AppID, out.Refused); err != nil {
+		if err := p.ResyncAwaitingChecks(ctx, api.Checks, deps.AppID, out.Refused); err != nil {
 			rep.Errors = append(rep.Errors, err)
 			log.WithError(err).Warn("resync: marking direct pushes failed")
 		}
 		if s.Config.Lifecycle.Releases {
-			if err := p.repairReleases(ctx, atHead, rep); err != nil {
+			if err := repairReleases(ctx, p, atHead, rep); err != nil {
 				rep.Errors = append(rep.Errors, err)
 				log.WithError(err).Warn("resync: release repair failed")
 			}
@@ -207,7 +209,7 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 	rep.Published, rep.Refused, rep.Superseded, rep.Races = out.Published, out.Refused, out.Superseded, out.Races
 	// The package index: rebuilt when missing or stale (a lost push, a
 	// moved tag), with what this run published.
-	if pushed, err := p.recordIndex(ctx); err != nil {
+	if pushed, err := p.RecordIndex(ctx); err != nil {
 		rep.Errors = append(rep.Errors, err)
 		log.WithError(err).Warn("resync: package index not updated")
 	} else {
@@ -254,17 +256,17 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 // revision (packages at the head only). One list call: the newest 100
 // releases. When the repository has more, a tag whose commit is older than
 // the oldest listed release is assumed to have its release.
-func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *ResyncReport) error {
-	tags, err := core.ReadRevisionTags(ctx, p.s)
+func repairReleases(ctx context.Context, p *lifecycle.Publisher, atHead []string, rep *ResyncReport) error {
+	tags, err := core.ReadRevisionTags(ctx, p.Session)
 	if err != nil {
 		return err
 	}
 	published := tags.Published() // a tag porchbot did not make gets no release
-	if recent, err := p.recentRevisions(ctx, atHead, published); err != nil || !recent {
+	if recent, err := recentRevisions(ctx, p, atHead, published); err != nil || !recent {
 		return err // every latest revision is older than the horizon: its release was made or repaired then
 	}
-	owner, repo := p.owner()
-	rels, _, err := p.api.Releases.ListReleases(ctx, owner, repo, &github.ListOptions{PerPage: 100})
+	owner, repo := p.Owner()
+	rels, _, err := p.API.Releases.ListReleases(ctx, owner, repo, &github.ListOptions{PerPage: 100})
 	if err != nil {
 		return fmt.Errorf("list releases: %w", err)
 	}
@@ -284,26 +286,26 @@ func (p *publisher) repairReleases(ctx context.Context, atHead []string, rep *Re
 			continue
 		}
 		if full {
-			c, err := p.commitTime(ctx, commit)
+			c, err := commitTime(ctx, p, commit)
 			if err != nil || c.Before(oldest) {
 				continue
 			}
 		}
-		pr, err := p.lookupPR(ctx, commit)
+		pr, err := p.LookupPR(ctx, commit)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		l := core.Landing{Package: pkg, Dir: core.PackageDir(p.s.Config.Packages.Root, pkg), Commit: commit}
-		rel, err := p.release(ctx, tags, l, n, landingVerdict{pr: pr})
+		l := core.Landing{Package: pkg, Dir: core.PackageDir(p.Session.Config.Packages.Root, pkg), Commit: commit}
+		rel, err := p.Release(ctx, tags, l, n, lifecycle.LandingVerdict{PR: pr})
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if rel != nil {
-			p.repaired = append(p.repaired, rel)
+			p.Repaired = append(p.Repaired, rel)
 			rep.ReleasesRepaired = append(rep.ReleasesRepaired, packages.TagName(pkg, n))
-			p.log.WithField("tag", packages.TagName(pkg, n)).Info("resync: missing release created")
+			p.Log.WithField("tag", packages.TagName(pkg, n)).Info("resync: missing release created")
 		}
 	}
 	return errors.Join(errs...)
@@ -317,16 +319,16 @@ const releaseRepairHorizon = 24 * time.Hour
 
 // recentRevisions: was the latest revision of one of pkgs tagged within
 // releaseRepairHorizon (the annotated tag's date, as the index reads it)?
-func (p *publisher) recentRevisions(ctx context.Context, pkgs []string, published core.RevisionTags) (bool, error) {
+func recentRevisions(ctx context.Context, p *lifecycle.Publisher, pkgs []string, published core.RevisionTags) (bool, error) {
 	since := time.Now().Add(-releaseRepairHorizon)
 	recent := false
-	err := p.s.Git.With(ctx, func(r *git.Repository) error {
+	err := p.Session.Git.With(ctx, func(r *git.Repository) error {
 		for _, pkg := range pkgs {
 			n, commit := published.Latest(pkg)
 			if n == 0 {
 				continue
 			}
-			if t := publishedTagTime(r, index.Tag{Package: pkg, Revision: n, Commit: commit.String()}); t.IsZero() || t.After(since) {
+			if t := lifecycle.PublishedTagTime(r, index.Tag{Package: pkg, Revision: n, Commit: commit.String()}); t.IsZero() || t.After(since) {
 				recent = true
 				return nil
 			}
@@ -336,9 +338,9 @@ func (p *publisher) recentRevisions(ctx context.Context, pkgs []string, publishe
 	return recent, err
 }
 
-func (p *publisher) commitTime(ctx context.Context, h plumbing.Hash) (time.Time, error) {
+func commitTime(ctx context.Context, p *lifecycle.Publisher, h plumbing.Hash) (time.Time, error) {
 	var t time.Time
-	err := p.s.Git.With(ctx, func(repo *git.Repository) error {
+	err := p.Session.Git.With(ctx, func(repo *git.Repository) error {
 		c, err := core.NewLandingWalker(ctx, repo, "").Commit(h)
 		if err == nil {
 			t = c.Committer.When
@@ -420,7 +422,7 @@ func resyncDrafts(ctx context.Context, s *core.Session, api ResyncAPI, deps Resy
 			errs = append(errs, fmt.Errorf("check runs of %s: %w", d.branch, err))
 			continue
 		}
-		if !RenderWanted(res.CheckRuns) {
+		if !lifecycle.RenderWanted(res.CheckRuns) {
 			continue // rendered, or quarantined (MaxRenderAttempts)
 		}
 		if err := deps.Hooks.RenderDraft(ctx, s, d.branch, d.head); err != nil {
@@ -439,7 +441,7 @@ func resyncDrafts(ctx context.Context, s *core.Session, api ResyncAPI, deps Resy
 func resyncMergedHeads(w *core.LandingWalker, head plumbing.Hash) (map[plumbing.Hash]bool, error) {
 	out := map[plumbing.Hash]bool{}
 	x := head
-	for range resyncMergedWindow {
+	for range lifecycle.ResyncMergedWindow {
 		if x.IsZero() {
 			break
 		}
@@ -467,7 +469,7 @@ func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps R
 	if s.NoOpenPulls {
 		return nil
 	}
-	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, openPullsOptions())
+	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, lifecycle.OpenPullsOptions())
 	if err != nil {
 		return fmt.Errorf("list proposals: %w", err)
 	}
@@ -507,17 +509,17 @@ func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps R
 // (the hook decides), or its head changes a package.
 func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) (bool, error) {
 	_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
-	if draft || deletionHasLabel(pr, packages.LabelProposed) || deletionHasLabel(pr, packages.LabelDeletionProposed) ||
-		IsForkPullRequest(s.Repo, pr) {
+	if draft || lifecycle.DeletionHasLabel(pr, packages.LabelProposed) || lifecycle.DeletionHasLabel(pr, packages.LabelDeletionProposed) ||
+		lifecycle.IsForkPullRequest(s.Repo, pr) {
 		return true, nil
 	}
-	if !IntoDeployment(s, pr) {
+	if !lifecycle.IntoDeployment(s, pr) {
 		return false, nil
 	}
-	if err := ensurePullRequestHead(ctx, s, pr); err != nil {
+	if err := lifecycle.EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return false, err
 	}
-	changes, err := ProposalChanges(ctx, s, pr)
+	changes, err := lifecycle.ProposalChanges(ctx, s, pr)
 	return len(changes) > 0, err
 }
 
