@@ -1,0 +1,21 @@
+package lifecycle
+
+import (
+	"testing"
+
+	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
+)
+
+// approvalWriters are the templates of the porchbot/approval check, each given one piece of
+// text that users control in every place it takes one (mdtest.Writers).
+var approvalWriters = mdtest.Writers{
+	"approval check": func(s string) string {
+		return ApprovalResult{Summary: "Waiting", MissingGates: []GateStatus{{Package: "p" + s, ConditionType: "c" + s, Status: "False",
+			Reason: "r" + s, Message: "m" + s}, {ConditionType: "c" + s, Status: "Unknown", Message: "m" + s}}}.Markdown(config.Approvals{})
+	},
+}
+
+// FuzzApprovalWritersQuote: no text in these templates changes the
+// structure of what porchbot writes around it or mentions anyone.
+func FuzzApprovalWritersQuote(f *testing.F) { mdtest.Fuzz(f, approvalWriters) }

@@ -1,0 +1,33 @@
+package lifecycle
+
+import (
+	"testing"
+
+	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
+)
+
+// dashboardWriters are the templates of the dashboard issue, each given one piece of
+// text that users control in every place it takes one (mdtest.Writers).
+var dashboardWriters = mdtest.Writers{
+	"dashboard": func(s string) string {
+		return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+			Packages:      []PackageStatus{{Name: "p", Problem: "x" + s}},
+			Proposals:     []DashboardProposal{{Number: 1, Title: s, Package: "p", Problem: "x" + s}},
+			ConfigError:   "c" + s,
+			ConfigInForce: "the last good one"})
+	},
+}
+
+// FuzzDashboardWritersQuote: no text in these templates changes the
+// structure of what porchbot writes around it or mentions anyone.
+func FuzzDashboardWritersQuote(f *testing.F) { mdtest.Fuzz(f, dashboardWriters) }
+
+// TestDashboardNamesInLinksStayInTheirLinks: a name in a link's URL cannot end
+// the link and start markup after it.
+func TestDashboardNamesInLinksStayInTheirLinks(t *testing.T) {
+	mdtest.CheckLinkWriters(t, mdtest.Writers{
+		"dashboard": func(s string) string {
+			return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+				Packages: []PackageStatus{{Name: "p" + s, Dir: "p", Latest: 2}}, ConfigInForce: "the last good one"})
+		}})
+}
