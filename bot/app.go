@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -59,7 +61,7 @@ type App struct {
 	// Dashboards refreshes dashboard issues after events (NewDashboards;
 	// nil: none are refreshed on events). Ticks runs their ticked boxes
 	// (nil: ticks do nothing).
-	Dashboards *lifecycle.DashboardDebouncer
+	Dashboards *dashboard.DashboardDebouncer
 	Ticks      TickRunner
 	// DashboardInterval is the least time between two edits of a
 	// dashboard, whatever the replica (lifecycle.DashboardInterval when 0;

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/ingress"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -35,8 +36,8 @@ const maxInstallRepos = 100
 
 // NewDashboards sets the App's debounced dashboard refresh (call once,
 // before serving).
-func (a *App) NewDashboards() *lifecycle.DashboardDebouncer {
-	a.Dashboards = &lifecycle.DashboardDebouncer{Refresh: a.refreshDashboard, Log: a.Log}
+func (a *App) NewDashboards() *dashboard.DashboardDebouncer {
+	a.Dashboards = &dashboard.DashboardDebouncer{Refresh: a.refreshDashboard, Log: a.Log}
 	return a.Dashboards
 }
 
@@ -52,13 +53,13 @@ func (a *App) refreshDashboard(ctx context.Context, repo core.Repo) (time.Time, 
 
 // SyncDashboard brings repo's dashboard up to date, opening it when it is
 // missing and mayCreate (install, resync).
-func (a *App) SyncDashboard(ctx context.Context, repo core.Repo, mayCreate bool) (*lifecycle.DashboardOutcome, error) {
+func (a *App) SyncDashboard(ctx context.Context, repo core.Repo, mayCreate bool) (*dashboard.DashboardOutcome, error) {
 	gh, err := a.Opener.Clients.Installation(ctx, repo.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: installation client: %w", repo.FullName(), err)
 	}
 	open := func(ctx context.Context) (*core.Session, error) { return a.open(ctx, repo) }
-	out, err := lifecycle.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
+	out, err := dashboard.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
 	a.noteDashboard(repo, out)
 	a.countDashboard(out, err)
 	return out, err
@@ -97,7 +98,7 @@ func (h *dashboardHints) has(repo core.Repo) bool {
 }
 
 // noteDashboard remembers whether a sync found repo's dashboard.
-func (a *App) noteDashboard(repo core.Repo, out *lifecycle.DashboardOutcome) {
+func (a *App) noteDashboard(repo core.Repo, out *dashboard.DashboardOutcome) {
 	switch {
 	case out == nil:
 	case out.Number != 0:
@@ -108,7 +109,7 @@ func (a *App) noteDashboard(repo core.Repo, out *lifecycle.DashboardOutcome) {
 }
 
 // countDashboard counts a sync's outcome.
-func (a *App) countDashboard(out *lifecycle.DashboardOutcome, err error) {
+func (a *App) countDashboard(out *dashboard.DashboardOutcome, err error) {
 	if a.Metrics == nil {
 		return
 	}
@@ -123,21 +124,21 @@ func (a *App) countDashboard(out *lifecycle.DashboardOutcome, err error) {
 // repository is opened if missing, refreshed if stale.
 func (a *App) EnsureDashboard(ctx context.Context, s *core.Session) error {
 	open := func(context.Context) (*core.Session, error) { return s, nil }
-	out, err := lifecycle.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
+	out, err := dashboard.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
 	a.noteDashboard(s.Repo, out)
 	a.countDashboard(out, err)
 	return err
 }
 
-func (a *App) dashboardSync(gh *github.Client, mayCreate bool) lifecycle.DashboardSync {
-	return lifecycle.DashboardSync{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
+func (a *App) dashboardSync(gh *github.Client, mayCreate bool) dashboard.DashboardSync {
+	return dashboard.DashboardSync{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
 		Interval: a.DashboardInterval, Now: a.DashboardNow}
 }
 
 // dashboardFacts gathers what the dashboard shows; facts that could not
 // be read are logged and left out.
-func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*lifecycle.DashboardFacts, error) {
-	f, err := lifecycle.GatherDashboard(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
+func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*dashboard.DashboardFacts, error) {
+	f, err := dashboard.GatherDashboard(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
 	if f == nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func (t touching) Handle(ctx context.Context, ev *ingress.Event) error {
 // is GitHub's, see lifecycle.SyncDashboard).
 func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.IssuesEvent) error {
 	issue, sender := ev.GetIssue(), ev.GetSender()
-	if a.isBot(sender) || !a.isBot(issue.GetUser()) || !lifecycle.IsDashboardBody(issue.GetBody()) {
+	if a.isBot(sender) || !a.isBot(issue.GetUser()) || !dashboard.IsDashboardBody(issue.GetBody()) {
 		return nil
 	}
 	r := ev.GetRepo()
@@ -209,7 +210,7 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 	if ev.GetChanges().GetBody() == nil || a.Ticks == nil {
 		return nil
 	}
-	actions := lifecycle.DashboardTicks(ev.GetChanges().GetBody().GetFrom(), issue.GetBody())
+	actions := dashboard.DashboardTicks(ev.GetChanges().GetBody().GetFrom(), issue.GetBody())
 	if len(actions) == 0 {
 		return nil
 	}
@@ -225,11 +226,11 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 }
 
 // dashboardTick is what a box does: the matching /porch command's step.
-func (a *App) dashboardTick(act lifecycle.DashboardAction, by string) commands.Tick {
+func (a *App) dashboardTick(act dashboard.DashboardAction, by string) commands.Tick {
 	ops := CommandOps{App: a}
 	t := commands.Tick{Verb: act.Verb(), Text: act.String()}
 	switch act.Kind {
-	case lifecycle.ActionRender:
+	case dashboard.ActionRender:
 		t.Run = func(ctx context.Context, s *core.Session) (commands.Outcome, error) {
 			branch := packages.DraftBranch(act.Package, act.Workspace)
 			head, err := s.Git.ResolveRef(ctx, "refs/remotes/origin/"+branch)
@@ -238,7 +239,7 @@ func (a *App) dashboardTick(act lifecycle.DashboardAction, by string) commands.T
 			}
 			return ops.Render(ctx, s, act.Package, act.Workspace, head.String())
 		}
-	case lifecycle.ActionUpdate:
+	case dashboard.ActionUpdate:
 		if a.Updates != nil {
 			t.Run = func(ctx context.Context, s *core.Session) (commands.Outcome, error) {
 				return ops.Upgrade(ctx, s, act.Package, 0, "", by)

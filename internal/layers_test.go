@@ -16,19 +16,20 @@ const module = "github.com/porchbot/porchbot/"
 // layers below it, never one above. A layer is a package path and the
 // packages under it; the longest match wins.
 var layers = []string{
-	"cmd",                  // the binary
-	"charts",               // the Helm chart's tests
-	"bot/e2e",              // end-to-end tests of the assembled service
-	"bot/demo",             // the narrated lifecycle
-	"bot/service",          // assembly: server, App, clients, embedded forge
-	"bot/catalog",          // the web catalog
-	"bot",                  // the App: one handler per event
-	"bot/commands",         // /porch commands
-	"bot/lifecycle/resync", // the resync: calls the rest
-	"bot/lifecycle",        // the lifecycle over GitHub, by concept
-	"bot/lifecycle/core",   // sessions, the lease, commits, landings, revision tags, check runs
-	"bot/ingress",          // the webhook ingress: imports nothing of bot/
-	"internal",             // the engines: never import bot/ or cmd/
+	"cmd",                     // the binary
+	"charts",                  // the Helm chart's tests
+	"bot/e2e",                 // end-to-end tests of the assembled service
+	"bot/demo",                // the narrated lifecycle
+	"bot/service",             // assembly: server, App, clients, embedded forge
+	"bot/catalog",             // the web catalog
+	"bot",                     // the App: one handler per event
+	"bot/commands",            // /porch commands
+	"bot/lifecycle/resync",    // the resync: calls the rest
+	"bot/lifecycle/dashboard", // the Package dashboard issue
+	"bot/lifecycle",           // the lifecycle over GitHub, by concept
+	"bot/lifecycle/core",      // sessions, the lease, commits, landings, revision tags, check runs
+	"bot/ingress",             // the webhook ingress: imports nothing of bot/
+	"internal",                // the engines: never import bot/ or cmd/
 }
 
 func layerOf(pkg string) int {

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -55,7 +56,7 @@ func (w *world) dashboards(repo string) []*github.Issue {
 	w.t.Helper()
 	owner, name := splitRepo(repo)
 	list, _, err := w.client("alice").Issues.ListByRepo(w.ctx, owner, name, &github.IssueListByRepoOptions{State: "all",
-		Labels: []string{lifecycle.DashboardLabel}})
+		Labels: []string{dashboard.DashboardLabel}})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestDashboardIssue(t *testing.T) {
 	w.settleDashboards()
 	total, _ := sumCalls(w, before)
 	d := w.dashboard(repo)
-	if d.GetTitle() != lifecycle.DashboardTitle || d.GetState() != "open" || d.GetUser().GetLogin() != "porchbot[bot]" {
+	if d.GetTitle() != dashboard.DashboardTitle || d.GetState() != "open" || d.GetUser().GetLogin() != "porchbot[bot]" {
 		t.Fatalf("dashboard: %s", github.Stringify(d))
 	}
 	for _, want := range []string{"## Packages", "- `basens`", "- `network/upf`", "No drafts."} {

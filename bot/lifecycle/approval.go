@@ -126,7 +126,7 @@ func WithdrawApprovalRecord(ctx context.Context, s *core.Session, api ProposalAP
 // branch (ProposalDigest). It lets an approval survive a rewrite that
 // drops head from the branch.
 func proposalDigestAt(ctx context.Context, s *core.Session, head plumbing.Hash) (string, error) {
-	base, err := proposalBase(ctx, s, nil)
+	base, err := ProposalBase(ctx, s, nil)
 	if err != nil {
 		return "", err
 	}
@@ -280,11 +280,11 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 	if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-	base, err := proposalBase(ctx, s, pr)
+	base, err := ProposalBase(ctx, s, pr)
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-	facts, err := gatherProposalFacts(ctx, s, api, pr, head, base)
+	facts, err := GatherProposalFacts(ctx, s, api, pr, head, base)
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}

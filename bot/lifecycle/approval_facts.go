@@ -61,10 +61,10 @@ func Verdict(ctx context.Context, policy config.Approvals, f ProposalFacts) (App
 		if err != nil {
 			return ApprovalResult{}, in, fmt.Errorf("approver %s: %w", u, err)
 		}
-		allowed[propLoginKey(u)] = approverAnswer{allowed: ok, note: note}
+		allowed[PropLoginKey(u)] = approverAnswer{allowed: ok, note: note}
 	}
 	for i := range in.Votes {
-		a := allowed[propLoginKey(in.Votes[i].User)]
+		a := allowed[PropLoginKey(in.Votes[i].User)]
 		in.Votes[i].Allowed, in.Votes[i].Note = a.allowed, a.note
 	}
 	return Evaluate(policy, in), in, nil
@@ -112,7 +112,7 @@ func (f StaticProposalFacts) Render() RenderState { return f.RenderState }
 
 // Approver implements ProposalFacts.
 func (f StaticProposalFacts) Approver(_ context.Context, user string) (bool, string, error) {
-	if f.Approvers[propLoginKey(user)] {
+	if f.Approvers[PropLoginKey(user)] {
 		return true, "", nil
 	}
 	return false, "@" + user + " is not listed", nil
@@ -143,7 +143,7 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 // base is the deployment branch's commit the head is compared with (its
 // merge base with head is where the changes start): the branch's head for
 // an open proposal (proposalBase), the landing's first parent at publish.
-func gatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, base plumbing.Hash) (*liveProposalFacts, error) {
+func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, base plumbing.Hash) (*liveProposalFacts, error) {
 	n := pr.GetNumber()
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "head": head})
 	var reviews []*github.PullRequestReview
@@ -201,7 +201,7 @@ func gatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 		if p.Tree != "" {
 			// Something to render: the render requirement applies (a
 			// removal alone renders nothing).
-			if f.RenderState, err = renderStateAt(ctx, s, api, head); err != nil {
+			if f.RenderState, err = RenderStateAt(ctx, s, api, head); err != nil {
 				return nil, err
 			}
 			break
@@ -239,7 +239,7 @@ func sameTrees(a, b map[string]string) bool {
 
 // proposalBase is the deployment branch's commit a proposal is compared
 // with: the branch's head in the cache, else the pull request's base.
-func proposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
+func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
 	h, err := s.Git.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err == nil {
 		return h, nil
@@ -260,7 +260,7 @@ func proposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) 
 // (not rendered yet, or never: its webhooks were lost before a merge) is
 // RenderUnknown, as it is without a lister: the requirement applies once a
 // render reports (a failed or unfinished one blocks).
-func renderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head string) (RenderState, error) {
+func RenderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head string) (RenderState, error) {
 	if st, ok := api.Renders.State(s.Repo.FullName(), head); ok {
 		return st, nil
 	}

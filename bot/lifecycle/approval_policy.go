@@ -154,7 +154,7 @@ func (r ApprovalResult) ApproversNeeded() int {
 
 // propLoginKey folds a login for comparison (GitHub logins are
 // case-insensitive).
-func propLoginKey(login string) string { return strings.ToLower(strings.TrimPrefix(login, "@")) }
+func PropLoginKey(login string) string { return strings.ToLower(strings.TrimPrefix(login, "@")) }
 
 // latestVotes orders votes by time (stable) and returns, per user, the
 // index of the approval in force (-1 when the user's latest vote cancels),
@@ -178,7 +178,7 @@ func latestVotes(votes []Vote, head string) (current map[string]int, order []str
 	ignored = map[int]IgnoredApproval{}
 	for _, i := range idx {
 		v := votes[i]
-		key := propLoginKey(v.User)
+		key := PropLoginKey(v.User)
 		if key == "" {
 			continue
 		}
@@ -287,7 +287,7 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 			Carried: v.Commit != in.Head, CarriedNote: carriedNote(v, in)})
 	}
 	sort.Slice(res.Approvers, func(a, b int) bool {
-		return propLoginKey(res.Approvers[a].User) < propLoginKey(res.Approvers[b].User)
+		return PropLoginKey(res.Approvers[a].User) < PropLoginKey(res.Approvers[b].User)
 	})
 	for i := range in.Votes {
 		if ig, ok := ignored[i]; ok {

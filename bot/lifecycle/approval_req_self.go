@@ -14,7 +14,7 @@ func selfExcluded(policy config.Approvals, requester, user string) (bool, string
 	if requester == "" {
 		return true, "the record of who asked for this proposal is missing (a deleted porchbot comment?), so no approval can be told from self-approval; close it and ask again"
 	}
-	if propLoginKey(requester) == propLoginKey(user) {
+	if PropLoginKey(requester) == PropLoginKey(user) {
 		return true, "the author's own approval does not count (approvals.allowSelfApproval is false)"
 	}
 	return false, ""

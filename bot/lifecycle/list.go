@@ -99,11 +99,11 @@ type PullStatus struct {
 	Package, Workspace string
 
 	// pull is the listed pull request (the dashboard judges its approval).
-	pull *github.PullRequest
+	Pull *github.PullRequest
 }
 
 // PullRequest is the listed pull request as GitHub gave it.
-func (p PullStatus) PullRequest() *github.PullRequest { return p.pull }
+func (p PullStatus) PullRequest() *github.PullRequest { return p.Pull }
 
 // List reads the repository's packages with their latest revisions (tags),
 // draft branches (both from the session's git cache) and the open pull
@@ -227,7 +227,7 @@ func classifyPull(s *core.Session, l *Listing, pr *github.PullRequest, draftInde
 	}
 	branch := head.GetRef()
 	st := PullStatus{Number: pr.GetNumber(), Title: pr.GetTitle(), URL: pr.GetHTMLURL(), Author: pr.GetUser().GetLogin(), Branch: branch,
-		pull: pr}
+		Pull: pr}
 	if pkg, ws, ok := packages.ParseDraftBranchName(branch); ok {
 		st.Package, st.Workspace = pkg, ws
 		if i, ok := draftIndex[branch]; ok {

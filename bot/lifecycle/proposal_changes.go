@@ -183,7 +183,7 @@ func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.Pull
 // ProposalChanges lists the packages pr's head changes against its merge
 // base with the deployment branch (the head must be in the cache).
 func ProposalChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
-	base, err := proposalBase(ctx, s, pr)
+	base, err := ProposalBase(ctx, s, pr)
 	if err != nil {
 		return nil, err
 	}

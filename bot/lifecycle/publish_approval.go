@@ -38,7 +38,7 @@ func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *git
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	api := p.API.Approval
 	api.Opened = false
-	facts, err := gatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
+	facts, err := GatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
 	if err != nil {
 		return ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}

@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -87,7 +89,7 @@ type ResyncAPI struct {
 	Pulls   ResyncPulls
 	// Issues lists the dashboards, to prove a repository has no open pull
 	// request (open_pulls.go); nil: the pull requests are listed.
-	Issues lifecycle.DashboardIssues
+	Issues dashboard.DashboardIssues
 }
 
 // NewResyncAPI takes the services of a go-github client.

@@ -1,9 +1,11 @@
-package lifecycle
+package dashboard
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 func TestDashboardTicks(t *testing.T) {
@@ -57,14 +59,14 @@ func TestDashboardTicks(t *testing.T) {
 // TestDashboardBody: each section says what it holds; every box the body
 // writes is unticked and reads back as the action it shows.
 func TestDashboardBody(t *testing.T) {
-	approved := &ApprovalResult{Satisfied: true, Required: 1, Approvers: []CountedApproval{{User: "bob"}}}
-	waiting := &ApprovalResult{Required: 2, Approvers: []CountedApproval{{User: "bob"}},
-		MissingGates: []GateStatus{{ConditionType: "config.ready"}}}
+	approved := &lifecycle.ApprovalResult{Satisfied: true, Required: 1, Approvers: []lifecycle.CountedApproval{{User: "bob"}}}
+	waiting := &lifecycle.ApprovalResult{Required: 2, Approvers: []lifecycle.CountedApproval{{User: "bob"}},
+		MissingGates: []lifecycle.GateStatus{{ConditionType: "config.ready"}}}
 	f := DashboardFacts{Repo: "acme/catalog", Web: "https://github.com", DeploymentBranch: "main",
-		Packages: []PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
+		Packages: []lifecycle.PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
 			{Name: "old", Latest: 2, Revisions: 2}},
-		Drafts: []DashboardDraft{{Package: "basens", Workspace: "w1", Pull: 7, Render: RenderPassed},
-			{Package: "net/upf", Workspace: "w2", Render: RenderFailed}},
+		Drafts: []DashboardDraft{{Package: "basens", Workspace: "w1", Pull: 7, Render: lifecycle.RenderPassed},
+			{Package: "net/upf", Workspace: "w2", Render: lifecycle.RenderFailed}},
 		Proposals: []DashboardProposal{{Number: 7, Package: "basens", Workspace: "w1", Verdict: approved},
 			{Number: 8, Package: "net/upf", Workspace: "w2", Verdict: waiting, StillNeeded: "1 more of @carol"},
 			{Number: 9, Package: "x", Problem: "head not fetched"}},
@@ -116,7 +118,7 @@ func TestDashboardBody(t *testing.T) {
 	// Rows are bounded.
 	big := DashboardFacts{Repo: "acme/x"}
 	for i := range dashboardMaxRows + 5 {
-		big.Packages = append(big.Packages, PackageStatus{Name: fmt.Sprintf("p%03d", i), Dir: "d", Latest: 1})
+		big.Packages = append(big.Packages, lifecycle.PackageStatus{Name: fmt.Sprintf("p%03d", i), Dir: "d", Latest: 1})
 	}
 	if b := DashboardBody(big); !strings.Contains(b, "… and 5 more") || strings.Contains(b, "p050") {
 		t.Error("packages not bounded")
@@ -124,16 +126,16 @@ func TestDashboardBody(t *testing.T) {
 }
 
 func TestStillNeeded(t *testing.T) {
-	one := ApprovalResult{Required: 2, Approvers: []CountedApproval{{User: "Bob"}}}
+	one := lifecycle.ApprovalResult{Required: 2, Approvers: []lifecycle.CountedApproval{{User: "Bob"}}}
 	for _, tc := range []struct {
 		name      string
-		res       ApprovalResult
+		res       lifecycle.ApprovalResult
 		approvers []string
 		author    string
 		self      bool
 		want      string
 	}{
-		{"satisfied", ApprovalResult{Required: 1, Approvers: []CountedApproval{{User: "bob"}}}, nil, "alice", false, ""},
+		{"satisfied", lifecycle.ApprovalResult{Required: 1, Approvers: []lifecycle.CountedApproval{{User: "bob"}}}, nil, "alice", false, ""},
 		{"anyone with write", one, nil, "alice", false, "1 more with write access"},
 		{"listed, counted and author left out", one, []string{"alice", "bob", "carol", "@acme/platform"}, "alice", false,
 			"1 more of @carol, @acme/platform"},
@@ -155,7 +157,7 @@ func TestDashboardFactsEmpty(t *testing.T) {
 		want bool
 	}{
 		{"nothing", DashboardFacts{Repo: "acme/x"}, true},
-		{"a package", DashboardFacts{Packages: []PackageStatus{{Name: "a"}}}, false},
+		{"a package", DashboardFacts{Packages: []lifecycle.PackageStatus{{Name: "a"}}}, false},
 		{"a draft", DashboardFacts{Drafts: []DashboardDraft{{Package: "a", Workspace: "w"}}}, false},
 		{"an update waiting", DashboardFacts{Updates: []DashboardUpdate{{Package: "a", State: DashboardUpdateWaiting}}}, false},
 		{"a configuration file", DashboardFacts{HasConfig: true}, false},

@@ -1,4 +1,4 @@
-package lifecycle
+package dashboard
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -173,7 +175,7 @@ func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Contex
 	}
 	bot := sync.BotLogin
 	if bot == "" {
-		bot = DefaultBotLogin
+		bot = lifecycle.DefaultBotLogin
 	}
 	owner, name := repo.Owner, repo.Name
 	all, err := listDashboards(ctx, sync.Issues, owner, name, bot)

@@ -1,9 +1,11 @@
-package lifecycle
+package dashboard
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -47,7 +49,7 @@ type DashboardFacts struct {
 	// Repo is "owner/name"; Web the GitHub web base URL (links).
 	Repo, Web        string
 	DeploymentBranch string
-	Packages         []PackageStatus
+	Packages         []lifecycle.PackageStatus
 	Drafts           []DashboardDraft
 	Proposals        []DashboardProposal
 	Landings         []DashboardLanding
@@ -75,7 +77,7 @@ func (f DashboardFacts) Empty() bool {
 type DashboardDraft struct {
 	Package, Workspace string
 	Pull               int
-	Render             RenderState
+	Render             lifecycle.RenderState
 }
 
 // DashboardProposal is an open proposal and its approval verdict.
@@ -85,7 +87,7 @@ type DashboardProposal struct {
 	Package, Workspace string
 	// Verdict is the approval policy's (nil when it could not be judged:
 	// Problem says why).
-	Verdict *ApprovalResult
+	Verdict *lifecycle.ApprovalResult
 	Problem string
 	// StillNeeded says who may still approve ("" when nobody is needed).
 	StillNeeded string
@@ -251,7 +253,7 @@ func DashboardBody(f DashboardFacts) string {
 		if d.Pull != 0 {
 			label += fmt.Sprintf(" — #%d", d.Pull)
 		}
-		if d.Render == RenderFailed {
+		if d.Render == lifecycle.RenderFailed {
 			return a.box(label + " — tick to retry")
 		}
 		return a.box(label + " — tick to render again")
@@ -337,7 +339,7 @@ func proposalLine(p DashboardProposal) string {
 // StillNeeded says who may still approve a proposal: n more of the
 // configured approvers (less those counted and the author when
 // self-approval is off), or n more people with write access.
-func StillNeeded(res ApprovalResult, approvers []string, author string, allowSelf bool) string {
+func StillNeeded(res lifecycle.ApprovalResult, approvers []string, author string, allowSelf bool) string {
 	n := res.ApproversNeeded()
 	if n == 0 {
 		return ""
@@ -347,12 +349,12 @@ func StillNeeded(res ApprovalResult, approvers []string, author string, allowSel
 	}
 	counted := map[string]bool{}
 	for _, a := range res.Approvers {
-		counted[propLoginKey(a.User)] = true
+		counted[lifecycle.PropLoginKey(a.User)] = true
 	}
 	var left []string
 	for _, a := range approvers {
-		k := propLoginKey(a)
-		if counted[k] || !allowSelf && k == propLoginKey(author) {
+		k := lifecycle.PropLoginKey(a)
+		if counted[k] || !allowSelf && k == lifecycle.PropLoginKey(author) {
 			continue
 		}
 		left = append(left, "@"+strings.TrimPrefix(a, "@"))
@@ -364,13 +366,13 @@ func StillNeeded(res ApprovalResult, approvers []string, author string, allowSel
 }
 
 // renderWords says a render state.
-func renderWords(st RenderState) string {
+func renderWords(st lifecycle.RenderState) string {
 	switch st {
-	case RenderPassed:
+	case lifecycle.RenderPassed:
 		return "passed ✅"
-	case RenderFailed:
+	case lifecycle.RenderFailed:
 		return "failed ❌"
-	case RenderPending:
+	case lifecycle.RenderPending:
 		return "running ⏳"
 	}
 	return "not reported"

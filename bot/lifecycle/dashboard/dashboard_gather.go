@@ -1,4 +1,4 @@
-package lifecycle
+package dashboard
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -29,8 +31,8 @@ const (
 // waiting for a slot; packages, drafts and unpublished landings are read
 // from the git cache. Drafts and proposals beyond their bounds are listed
 // without detail.
-func GatherDashboard(ctx context.Context, s *core.Session, api ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
-	l, err := List(ctx, s)
+func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
+	l, err := lifecycle.List(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
 	}
@@ -49,7 +51,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api ProposalAPI, web 
 		}
 		dd := DashboardDraft{Package: d.Package, Workspace: d.Workspace, Pull: d.Pull}
 		if i < dashboardMaxDrafts {
-			st, err := renderStateAt(ctx, s, api, d.Head.String())
+			st, err := lifecycle.RenderStateAt(ctx, s, api, d.Head.String())
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -61,7 +63,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api ProposalAPI, web 
 	}
 	for i, p := range l.Proposals {
 		dp := DashboardProposal{Number: p.Number, Title: p.Title, Package: p.Package, Workspace: p.Workspace}
-		if i < dashboardMaxProposals && p.pull != nil {
+		if i < dashboardMaxProposals && p.Pull != nil {
 			dp = dashboardProposal(ctx, s, api, p, dp)
 		} else {
 			dp.Problem = "not looked at: too many open proposals"
@@ -74,19 +76,19 @@ func GatherDashboard(ctx context.Context, s *core.Session, api ProposalAPI, web 
 	}
 	for _, u := range l.Updates {
 		du := DashboardUpdate{Package: u.Package, Pull: u.Number, State: DashboardUpdateOpen}
-		if u.pull != nil {
-			st, err := renderStateAt(ctx, s, api, u.pull.GetHead().GetSHA())
+		if u.Pull != nil {
+			st, err := lifecycle.RenderStateAt(ctx, s, api, u.Pull.GetHead().GetSHA())
 			if err != nil {
 				errs = append(errs, err)
 			}
-			if st == RenderFailed {
+			if st == lifecycle.RenderFailed {
 				du.State = DashboardUpdateFailed
 			}
 		}
 		f.Updates = append(f.Updates, du)
 	}
 	if api.Pulls != nil {
-		waiting, _, err := WaitingUpdates(ctx, s, api.Pulls, id)
+		waiting, _, err := lifecycle.WaitingUpdates(ctx, s, api.Pulls, id)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -99,29 +101,29 @@ func GatherDashboard(ctx context.Context, s *core.Session, api ProposalAPI, web 
 
 // dashboardProposal judges one proposal as its porchbot/approval check
 // does (the same verdict), without posting the check.
-func dashboardProposal(ctx context.Context, s *core.Session, api ProposalAPI, p PullStatus, dp DashboardProposal) DashboardProposal {
-	pr := p.pull
+func dashboardProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, p lifecycle.PullStatus, dp DashboardProposal) DashboardProposal {
+	pr := p.Pull
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	fail := func(err error) DashboardProposal {
 		s.Log.WithError(err).WithField("pull_request", p.Number).Warn("dashboard: approval not judged")
 		dp.Problem = "could not be judged now; see its porchbot/approval check"
 		return dp
 	}
-	if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
+	if err := lifecycle.EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return fail(err)
 	}
-	base, err := proposalBase(ctx, s, pr)
+	base, err := lifecycle.ProposalBase(ctx, s, pr)
 	if err != nil {
 		return fail(err)
 	}
-	facts, err := gatherProposalFacts(ctx, s, api, pr, head, base)
+	facts, err := lifecycle.GatherProposalFacts(ctx, s, api, pr, head, base)
 	if err != nil {
 		return fail(err)
 	}
 	if dp.Package == "" && len(facts.Changes) > 0 {
 		dp.Package = facts.Changes[0].Name
 	}
-	res, in, err := Verdict(ctx, s.Config.Approvals, facts)
+	res, in, err := lifecycle.Verdict(ctx, s.Config.Approvals, facts)
 	if err != nil {
 		return fail(err)
 	}
