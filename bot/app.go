@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/variant"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -49,7 +51,7 @@ type App struct {
 	Updates *lifecycle.UpdateFanout
 	// Variants reconciles the variants of upstream repositories on
 	// publish, config push and resync (nil: none).
-	Variants *lifecycle.VariantController
+	Variants *variant.VariantController
 	// Web is the GitHub web base URL, for links in update pull requests.
 	Web string
 	// InstallationFor finds the App's installation on a repository (the

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/variant"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -23,8 +25,8 @@ import (
 // NewVariantController is the App's variant controller: the update
 // fan-out's API, render and pacing, target repositories opened as the
 // App, candidates from the downstream registry.
-func NewVariantController(a *App, m *metrics.Metrics) *lifecycle.VariantController {
-	c := &lifecycle.VariantController{Updates: a.Updates, Open: a.open, Finder: a, Flows: a.Flows}
+func NewVariantController(a *App, m *metrics.Metrics) *variant.VariantController {
+	c := &variant.VariantController{Updates: a.Updates, Open: a.open, Finder: a, Flows: a.Flows}
 	if m != nil {
 		c.Metrics = &VariantMetrics{Gauge: m.VariantTargets}
 	}
@@ -112,9 +114,9 @@ func (m *VariantMetrics) Targets(upstream string, byState map[string]int) {
 
 // Variants is /porch variants: the state of every target of the
 // repository's variants, planned and not acted on.
-func (o CommandOps) Variants(ctx context.Context, s *core.Session) (*lifecycle.VariantReport, error) {
+func (o CommandOps) Variants(ctx context.Context, s *core.Session) (*variant.VariantReport, error) {
 	if o.App.Variants == nil {
-		return &lifecycle.VariantReport{Upstream: s.Repo.FullName()}, nil
+		return &variant.VariantReport{Upstream: s.Repo.FullName()}, nil
 	}
 	rep, err := o.App.Variants.Status(ctx, s)
 	return rep, userError(err)

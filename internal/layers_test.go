@@ -26,6 +26,7 @@ var layers = []string{
 	"bot/commands",            // /porch commands
 	"bot/lifecycle/resync",    // the resync: calls the rest
 	"bot/lifecycle/dashboard", // the Package dashboard issue
+	"bot/lifecycle/variant",   // variants carried out: clone, update, remove
 	"bot/lifecycle",           // the lifecycle over GitHub, by concept
 	"bot/lifecycle/core",      // sessions, the lease, commits, landings, revision tags, check runs
 	"bot/ingress",             // the webhook ingress: imports nothing of bot/

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/variant"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -218,7 +220,7 @@ func BenchmarkVariantFanout(b *testing.B) {
 
 // reconcileRun is one measured reconcile.
 type reconcileRun struct {
-	rep   *lifecycle.VariantReport
+	rep   *variant.VariantReport
 	calls map[string]int64
 	wall  time.Duration
 }
@@ -288,7 +290,7 @@ func (r reconcileRun) byEndpoint(n float64) []string {
 }
 
 // checkVariantResults: every one of n targets got kind, with a pull request.
-func checkVariantResults(b *testing.B, rep *lifecycle.VariantReport, kind variants.Kind, n int) {
+func checkVariantResults(b *testing.B, rep *variant.VariantReport, kind variants.Kind, n int) {
 	b.Helper()
 	got := 0
 	for _, r := range rep.Results {

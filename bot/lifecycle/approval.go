@@ -212,7 +212,7 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 		if len(markers) == 0 {
 			continue
 		}
-		if !api.isBot(c.GetUser()) {
+		if !api.IsBot(c.GetUser()) {
 			log.WithFields(logrus.Fields{"comment": c.GetID(), "user": c.GetUser().GetLogin()}).
 				Warn("ignoring an approval marker in a comment not written by the bot")
 			continue

@@ -87,14 +87,14 @@ func ProposalRequester(api ProposalAPI, repo string, pr *github.PullRequest, com
 // record of the body (approval_requester_at.go), which counts only for a
 // commit own says is the pull request's.
 func ProposalRequesterIn(api ProposalAPI, repo string, pr *github.PullRequest, comments []*github.IssueComment, own OwnCommit) string {
-	if !api.isBot(pr.GetUser()) {
+	if !api.IsBot(pr.GetUser()) {
 		return pr.GetUser().GetLogin()
 	}
 	if u := bodyRequester(api.RecordKey, repo, pr, own); u != "" {
 		return u
 	}
 	for _, c := range comments {
-		if !api.isBot(c.GetUser()) || botCommentEdited(c) {
+		if !api.IsBot(c.GetUser()) || botCommentEdited(c) {
 			continue
 		}
 		for _, raw := range findBotMarkers(c.GetBody(), requesterMarkerKind) {
@@ -127,7 +127,7 @@ func botCommentEdited(c *github.IssueComment) bool {
 // the direction that matters: the record only ever keeps the named user's
 // own approval from counting.
 func ensureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
-	if !api.isBot(pr.GetUser()) {
+	if !api.IsBot(pr.GetUser()) {
 		return nil
 	}
 	comments, err := propListComments(ctx, s, api, pr.GetNumber())

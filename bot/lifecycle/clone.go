@@ -242,10 +242,10 @@ func Clone(ctx context.Context, s *core.Session, req CloneRequest, open RepoOpen
 		return nil, core.RequestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(displayRepoDir(up.dir)), mdquote.Code(up.ref))
 	}
 	lock := kptfile.GitLock{Repo: strings.TrimSuffix(src.Git.URL(), ".git"), Directory: "/" + up.dir, Ref: up.ref, Commit: up.commit.String()}
-	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(req.Package), lock); err != nil {
+	if files[kptfile.FileName], err = ClonedKptfile(kf, path.Base(req.Package), lock); err != nil {
 		return nil, core.RequestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(req.Source.String()), err)
 	}
-	files = addKptMergeComments(files)
+	files = AddKptMergeComments(files)
 
 	d.Task, d.Source, d.SourceCommit = packages.TaskClone, fmt.Sprintf("%s%s@%s", lock.Repo, lock.Directory, lock.Ref), up.commit
 	spec, _ := json.Marshal(map[string]any{"upstreamRef": map[string]any{"type": kptfile.OriginGit,
@@ -273,7 +273,7 @@ func resolveCloneSource(ctx context.Context, src *core.Session, cs CloneSource) 
 				return resolvedUpstream{}, src.NotRevisionRequest(cs.Package, cs.Revision, err)
 			}
 			if errors.Is(err, gitstore.ErrNotFound) {
-				revs, _ := publishedRevisions(ctx, src, cs.Package)
+				revs, _ := PublishedRevisions(ctx, src, cs.Package)
 				if len(revs) == 0 {
 					return resolvedUpstream{}, noSourceRevision(ctx, src, cs.Package)
 				}
@@ -281,7 +281,7 @@ func resolveCloneSource(ctx context.Context, src *core.Session, cs CloneSource) 
 			}
 			return resolvedUpstream{}, err
 		}
-		return resolvedUpstream{dir: draftPackageDir(src, cs.Package), ref: tag, commit: h}, nil
+		return resolvedUpstream{dir: DraftPackageDir(src, cs.Package), ref: tag, commit: h}, nil
 	}
 	ref := cs.Ref
 	if ref == "" {
@@ -321,7 +321,7 @@ func displayRepoDir(dir string) string {
 
 // clonedKptfile is the upstream Kptfile as kpt pkg get leaves it: renamed,
 // with upstream and upstreamLock set (kptfile keeps the rest as written).
-func clonedKptfile(data []byte, name string, lock kptfile.GitLock) ([]byte, error) {
+func ClonedKptfile(data []byte, name string, lock kptfile.GitLock) ([]byte, error) {
 	f, err := kptfile.Parse(data)
 	if err != nil {
 		return nil, err
@@ -355,7 +355,7 @@ const (
 // "<group>|<kind>|<namespace or default>|<name>", and those files are
 // written back by kyaml (sequence indentation kept). Like kpt it is best
 // effort: if any file does not parse, every file stays as it was.
-func addKptMergeComments(files map[string][]byte) map[string][]byte {
+func AddKptMergeComments(files map[string][]byte) map[string][]byte {
 	fs := filesys.MakeFsInMemory()
 	for name, data := range files {
 		p := path.Join(kptMergePackageRootDir, name)

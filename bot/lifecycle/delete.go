@@ -31,7 +31,7 @@ const DeletionTaskType = "delete"
 // deletionWorkspace is the workspace of deletion drafts; "delete-2",
 // "delete-3", … when taken by a branch that is not a deletion.
 const (
-	deletionWorkspace   = "delete"
+	DeletionWorkspace   = "delete"
 	maxDeletionSuffixes = 9
 )
 
@@ -92,9 +92,9 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 
 	retried := false
 	for i := 1; i <= maxDeletionSuffixes; i++ {
-		ws := deletionWorkspace
+		ws := DeletionWorkspace
 		if i > 1 {
-			ws = fmt.Sprintf("%s-%d", deletionWorkspace, i)
+			ws = fmt.Sprintf("%s-%d", DeletionWorkspace, i)
 		}
 		branch := packages.DraftBranch(pkg, ws)
 		tip, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
@@ -138,7 +138,7 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 		log.WithField("branch", branch).Info("deletion draft pushed")
 		return openDeletionPR(ctx, s, api, pkg, branch, requester, false)
 	}
-	return nil, fmt.Errorf("propose deletion of %s: drafts/%s/%s … -%d are all taken", pkg, pkg, deletionWorkspace, maxDeletionSuffixes)
+	return nil, fmt.Errorf("propose deletion of %s: drafts/%s/%s … -%d are all taken", pkg, pkg, DeletionWorkspace, maxDeletionSuffixes)
 }
 
 // openDeletionPR opens the pull request of a deletion draft (or finds the

@@ -76,7 +76,7 @@ func RenderDraft(ctx context.Context, s *core.Session, api CheckRunAPI, req Rend
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultRenderAttempts
 	}
-	dir := packageDir(s.Config, pkg)
+	dir := PackageDir(s.Config, pkg)
 	commitMode := s.Config == nil || s.Config.Render.OnDraftPush != config.OnDraftPushCheck
 	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": req.Branch})
 	ref := plumbing.NewBranchReferenceName(req.Branch).String()

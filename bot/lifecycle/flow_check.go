@@ -32,7 +32,7 @@ const flowHistoryCommits = 1000
 
 // flowRepo is s's repository as a side of a flow, asked through s's
 // installation.
-func flowRepo(s *core.Session) flow.Repo {
+func FlowRepo(s *core.Session) flow.Repo {
 	r := flow.Repo{Owner: s.Repo.Owner, Name: s.Repo.Name}
 	if s.GH != nil {
 		r.API = s.GH.Repositories
@@ -46,7 +46,7 @@ func sourceVisibility(ctx context.Context, c *flow.Checker, s *core.Session) flo
 	if c == nil {
 		return flow.Unknown
 	}
-	v, err := c.Visibility(ctx, flowRepo(s))
+	v, err := c.Visibility(ctx, FlowRepo(s))
 	if err != nil {
 		s.Log.WithError(err).Warn("repository visibility unknown: each update asks again")
 	}
@@ -55,7 +55,7 @@ func sourceVisibility(ctx context.Context, c *flow.Checker, s *core.Session) flo
 
 // checkFlow applies the rule; a refusal comes back as a *RequestError
 // (shown to whoever asked), wrapping the *flow.Refusal.
-func checkFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
+func CheckFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
 	if c == nil {
 		c = &flow.Checker{}
 	}
@@ -68,7 +68,7 @@ func checkFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
 }
 
 // flowRefusal is the rule's refusal inside err, if that is what err is.
-func flowRefusal(err error) (*flow.Refusal, bool) {
+func FlowRefusal(err error) (*flow.Refusal, bool) {
 	var refused *flow.Refusal
 	ok := errors.As(err, &refused)
 	return refused, ok
@@ -80,7 +80,7 @@ func flowRefusal(err error) (*flow.Refusal, bool) {
 // commit of ds's deployment branch that set the package's upstream to us
 // (its landing there vouches for ds's side).
 func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *core.Session, dir, requestedBy string) error {
-	us, src, dst := up.Session, flowRepo(up.Session), flowRepo(ds)
+	us, src, dst := up.Session, FlowRepo(up.Session), FlowRepo(ds)
 	src.Visibility = up.Visibility
 	dst.Visibility = up.Downstreams[strings.ToLower(ds.Repo.FullName())]
 	req := flow.Request{Source: src, Target: dst, Requester: requestedBy,
@@ -90,14 +90,14 @@ func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *
 		if err != nil {
 			return err
 		}
-		req.Commit, req.CommitRepo, req.TargetVouched = set.String(), flowRepo(ds), true
-		err = checkFlow(ctx, f.Flows, req)
-		if refused, ok := flowRefusal(err); ok {
-			return errors.Join(err, reportRefusedFlow(ctx, ds, set, us.Repo.FullName(), refused.Reason))
+		req.Commit, req.CommitRepo, req.TargetVouched = set.String(), FlowRepo(ds), true
+		err = CheckFlow(ctx, f.Flows, req)
+		if refused, ok := FlowRefusal(err); ok {
+			return errors.Join(err, ReportRefusedFlow(ctx, ds, set, us.Repo.FullName(), refused.Reason))
 		}
 		return err
 	}
-	return checkFlow(ctx, f.Flows, req)
+	return CheckFlow(ctx, f.Flows, req)
 }
 
 // FlowCheckName is the check run that reports, on the configuration
@@ -108,7 +108,7 @@ const FlowCheckName = "porchbot/flow"
 // commit of s, where its author sees it; once per commit and key (the
 // other side of the flow): a check-runs list, and the post when there is
 // none yet.
-func reportRefusedFlow(ctx context.Context, s *core.Session, commit plumbing.Hash, key, why string) error {
+func ReportRefusedFlow(ctx context.Context, s *core.Session, commit plumbing.Hash, key, why string) error {
 	if s.GH == nil {
 		return nil
 	}
@@ -148,7 +148,7 @@ func upstreamSetAt(ctx context.Context, s *core.Session, dir string) (plumbing.H
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return heldSince(ctx, s, name, func(data []byte) bool {
+	return HeldSince(ctx, s, name, func(data []byte) bool {
 		got, err := upstreamRepoOf(data)
 		return err == nil && got == want
 	})
@@ -174,7 +174,7 @@ func upstreamRepoOf(data []byte) (string, error) {
 // the head, at most flowHistoryCommits, while holds (asked once per blob)
 // says so; a parent without the file ends the walk. The configuration
 // commit that asked for a flow (its author is who caused it) is found so.
-func heldSince(ctx context.Context, s *core.Session, path string, holds func(data []byte) bool) (plumbing.Hash, error) {
+func HeldSince(ctx context.Context, s *core.Session, path string, holds func(data []byte) bool) (plumbing.Hash, error) {
 	at := s.DeploymentHead
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(at)

@@ -27,8 +27,8 @@ const installationPageSize = 100
 // maxVariantRepos. more, when set, is asked before each page with what
 // the pages so far listed and how many pages that took: false stops the
 // listing there.
-func listInstallation(ctx context.Context, s *core.Session, lister func(*core.Session) VariantRepoLister, flows *flow.Checker,
-	more func(listed map[string]installedRepo, pages int) bool) (map[string]installedRepo, error) {
+func ListInstallation(ctx context.Context, s *core.Session, lister func(*core.Session) VariantRepoLister, flows *flow.Checker,
+	more func(listed map[string]InstalledRepo, pages int) bool) (map[string]InstalledRepo, error) {
 	var l VariantRepoLister
 	switch {
 	case lister != nil:
@@ -38,7 +38,7 @@ func listInstallation(ctx context.Context, s *core.Session, lister func(*core.Se
 	default:
 		return nil, fmt.Errorf("no client to list the installation's repositories")
 	}
-	out := map[string]installedRepo{}
+	out := map[string]InstalledRepo{}
 	opts := &github.ListOptions{PerPage: installationPageSize}
 	for pages := 0; len(out) < maxVariantRepos && (more == nil || more(out, pages)); pages++ {
 		list, resp, err := l.ListRepos(ctx, opts)
@@ -47,7 +47,7 @@ func listInstallation(ctx context.Context, s *core.Session, lister func(*core.Se
 		}
 		for _, r := range list.Repositories {
 			repo := core.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: s.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
-			out[strings.ToLower(repo.FullName())] = installedRepo{repo: repo, topics: r.Topics, visibility: flow.VisibilityOf(r)}
+			out[strings.ToLower(repo.FullName())] = InstalledRepo{Repo: repo, Topics: r.Topics, Visibility: flow.VisibilityOf(r)}
 			flows.Remember(r)
 		}
 		if resp == nil || resp.NextPage == 0 {
@@ -68,8 +68,8 @@ type VariantRepoLister interface {
 	ListRepos(ctx context.Context, opts *github.ListOptions) (*github.ListRepositories, *github.Response, error)
 }
 
-type installedRepo struct {
-	repo       core.Repo
-	topics     []string
-	visibility flow.Visibility
+type InstalledRepo struct {
+	Repo       core.Repo
+	Topics     []string
+	Visibility flow.Visibility
 }

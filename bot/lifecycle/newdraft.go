@@ -124,7 +124,7 @@ func EditDraft(ctx context.Context, s *core.Session, req EditRequest) (*Draft, e
 	if s.DeploymentHead.IsZero() {
 		return nil, core.RequestErrorf("the deployment branch %s has no commits yet", s.DeploymentBranch)
 	}
-	revs, err := publishedRevisions(ctx, s, req.Package)
+	revs, err := PublishedRevisions(ctx, s, req.Package)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func EditDraft(ctx context.Context, s *core.Session, req EditRequest) (*Draft, e
 	if err != nil {
 		return nil, fmt.Errorf("resolve tag %s: %w", tag, err)
 	}
-	dir := draftPackageDir(s, req.Package)
+	dir := DraftPackageDir(s, req.Package)
 	files, err := s.Git.ReadTree(ctx, src, dir)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
@@ -186,8 +186,8 @@ func startNewPackageDraft(ctx context.Context, s *core.Session, pkg, workspace s
 	if s.DeploymentHead.IsZero() {
 		return nil, core.RequestErrorf("the deployment branch %s has no commits yet: push a first commit, then ask again", s.DeploymentBranch)
 	}
-	dir := draftPackageDir(s, pkg)
-	if err := checkNewPackage(ctx, s, pkg, dir); err != nil {
+	dir := DraftPackageDir(s, pkg)
+	if err := CheckNewPackage(ctx, s, pkg, dir); err != nil {
 		return nil, err
 	}
 	ws, err := pickWorkspace(ctx, s, pkg, workspace, DefaultInitWorkspace, false)
@@ -200,7 +200,7 @@ func startNewPackageDraft(ctx context.Context, s *core.Session, pkg, workspace s
 // checkNewPackage refuses a package name that exists on the deployment
 // branch, names a directory that is there without being a package, or
 // would nest in (or enclose) an existing package.
-func checkNewPackage(ctx context.Context, s *core.Session, pkg, dir string) error {
+func CheckNewPackage(ctx context.Context, s *core.Session, pkg, dir string) error {
 	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
 	if err != nil {
 		return err
@@ -276,7 +276,7 @@ func branchExists(ctx context.Context, s *core.Session, branch string) (bool, er
 
 // publishedRevisions lists pkg's revisions: the tags porchbot published
 // (revrecord.IsRevision), from the cache.
-func publishedRevisions(ctx context.Context, s *core.Session, pkg string) ([]int, error) {
+func PublishedRevisions(ctx context.Context, s *core.Session, pkg string) ([]int, error) {
 	tags, err := core.ReadRevisionTags(ctx, s)
 	if err != nil {
 		return nil, err
@@ -285,7 +285,7 @@ func publishedRevisions(ctx context.Context, s *core.Session, pkg string) ([]int
 }
 
 // draftPackageDir is the repository directory of package pkg.
-func draftPackageDir(s *core.Session, pkg string) string {
+func DraftPackageDir(s *core.Session, pkg string) string {
 	return path.Join(packages.NormalizeRoot(s.Config.Packages.Root), pkg)
 }
 

@@ -105,7 +105,7 @@ func (a ProposalAPI) botLogin() string {
 }
 
 // isBot reports that u is the App's bot user.
-func (a ProposalAPI) isBot(u *github.User) bool {
+func (a ProposalAPI) IsBot(u *github.User) bool {
 	if u == nil || !strings.EqualFold(u.GetLogin(), a.botLogin()) {
 		return false
 	}

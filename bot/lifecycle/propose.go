@@ -357,7 +357,7 @@ func OnProposalEvent(ctx context.Context, s *core.Session, api ProposalAPI, pr *
 	// A proposal the bot opened itself (/porch propose, deletions) was
 	// labelled right after its creation; its "opened" event shows it before
 	// that. The resync labels it if that call failed.
-	if !(api.Opened && api.isBot(pr.GetUser())) {
+	if !(api.Opened && api.IsBot(pr.GetUser())) {
 		var err error
 		if labelled, err = ensureProposalLabel(ctx, s, api, pr, label); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)

@@ -117,7 +117,7 @@ func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *git
 	}
 	if pr != nil && p.Session.Config.Approvals.Required > 0 {
 		requester := pr.GetUser().GetLogin()
-		if p.API.Approval.isBot(pr.GetUser()) {
+		if p.API.Approval.IsBot(pr.GetUser()) {
 			comments, err := propListComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
 			if err != nil {
 				return v, err

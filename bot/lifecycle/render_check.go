@@ -97,7 +97,7 @@ func RenderCheck(ctx context.Context, s *core.Session, api CheckRunAPI, head plu
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("render check: %w", err)
 	}
-	dir := packageDir(s.Config, pkg)
+	dir := PackageDir(s.Config, pkg)
 	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": head.String()})
 	out := &RenderOutcome{Package: pkg, Dir: dir, Head: head, Rendered: head}
 	run, err := loadRun(ctx, s, head, dir)
@@ -258,7 +258,7 @@ func reportRender(ctx context.Context, s *core.Session, api CheckRunAPI, attempt
 }
 
 // packageDir is a package's directory: its name under packages.root.
-func packageDir(cfg *config.Config, pkg string) string {
+func PackageDir(cfg *config.Config, pkg string) string {
 	if cfg == nil {
 		return pkg
 	}

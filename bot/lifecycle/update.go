@@ -150,7 +150,7 @@ var merge3 = update.Merge
 // PlanUpdate plans the update of the package pkg of the downstream session
 // ds to up, on ds's deployment branch head.
 func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
-	dir := packageDir(ds.Config, pkg)
+	dir := PackageDir(ds.Config, pkg)
 	p := &UpdatePlan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
 		RequestedBy: opts.RequestedBy}
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
@@ -177,7 +177,7 @@ func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRe
 	}
 	lock := k.UpstreamLock.Git
 	p.FromRef, p.FromCommit = lock.Ref, plumbing.NewHash(lock.Commit)
-	p.From = lockRevision(up.Package, lock.Ref)
+	p.From = LockRevision(up.Package, lock.Ref)
 	if p.FromCommit == up.Commit || p.From >= up.Revision {
 		if opts.Mutate == nil {
 			p.UpToDate = true
@@ -186,8 +186,8 @@ func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRe
 		// A variant whose entry changed: the same revision, mutated again.
 		return p.finish(ctx, ds, local, local, opts)
 	}
-	p.Strategy = firstNonEmpty(opts.Strategy, ds.Config.Updates.Strategy, k.Upstream.UpdateStrategy)
-	p.OnConflict = firstNonEmpty(ds.Config.Updates.OnConflict, config.ConflictUpstream)
+	p.Strategy = FirstNonEmpty(opts.Strategy, ds.Config.Updates.Strategy, k.Upstream.UpdateStrategy)
+	p.OnConflict = FirstNonEmpty(ds.Config.Updates.OnConflict, config.ConflictUpstream)
 
 	origin, err := up.Session.Git.ReadTree(ctx, p.FromCommit, up.Dir)
 	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
@@ -254,7 +254,7 @@ func commitOnPush(cfg *config.Config) bool {
 // lockRevision is the revision a lock ref names for upstream package pkg:
 // "<pkg>/vN" as porchbot and kpt record it, or the short "vN" of kpt pkg
 // get app@vN; 0 for a branch or a commit. pkg "" takes any package's tag.
-func lockRevision(pkg, ref string) int {
+func LockRevision(pkg, ref string) int {
 	if p, n, ok := packages.ParseTagName(ref); ok && (p == pkg || pkg == "") {
 		return n
 	}
@@ -264,7 +264,7 @@ func lockRevision(pkg, ref string) int {
 	return 0
 }
 
-func firstNonEmpty(s ...string) string {
+func FirstNonEmpty(s ...string) string {
 	for _, v := range s {
 		if v != "" {
 			return v

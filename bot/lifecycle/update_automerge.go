@@ -41,7 +41,7 @@ func AutomergeUpdate(ctx context.Context, s *core.Session, pulls AutomergePulls,
 		pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetHead().GetSHA() != head.String() {
 		return false, nil
 	}
-	own, err := updateBranchState(ctx, s, head, &UpdatePlan{Package: pkg, Dir: packageDir(s.Config, pkg)}, id)
+	own, err := updateBranchState(ctx, s, head, &UpdatePlan{Package: pkg, Dir: PackageDir(s.Config, pkg)}, id)
 	if err != nil {
 		return false, err
 	}

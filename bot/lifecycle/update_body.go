@@ -68,7 +68,7 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 	}
 	fmt.Fprintf(&b, "Updates %s from upstream %s (%s in %s): %s → %s.\n\n", mdquote.Code(plan.Package), mdquote.Code(up.Package),
 		mdquote.Code(up.Directory()), mdquote.Text(repoLink), from, tagLink(up.Tag()))
-	fmt.Fprintf(&b, "Strategy %s, conflicts resolved to %s (`updates.onConflict`).", mdquote.Code(firstNonEmpty(plan.Strategy, "resource-merge")), mdquote.Code(plan.OnConflict))
+	fmt.Fprintf(&b, "Strategy %s, conflicts resolved to %s (`updates.onConflict`).", mdquote.Code(FirstNonEmpty(plan.Strategy, "resource-merge")), mdquote.Code(plan.OnConflict))
 	if plan.Rendered {
 		b.WriteString(" Rendered with the package's pipeline.")
 	}

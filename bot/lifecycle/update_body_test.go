@@ -21,7 +21,7 @@ func TestLockRevision(t *testing.T) {
 		{"network/upf", "main", 0},
 		{"network/upf", "0123456789abcdef0123456789abcdef01234567", 0},
 	} {
-		if got := lockRevision(c.pkg, c.ref); got != c.want {
+		if got := LockRevision(c.pkg, c.ref); got != c.want {
 			t.Errorf("lockRevision(%q, %q) = %d, want %d", c.pkg, c.ref, got, c.want)
 		}
 	}

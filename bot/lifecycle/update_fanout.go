@@ -144,7 +144,7 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 		return nil, nil
 	}
 	f.queued(total)
-	notes := f.notesSource(ctx, up)
+	notes := f.NotesSource(ctx, up)
 	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
 	up.Downstreams = f.downstreamVisibilities(ctx, up, installs)
 	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
@@ -159,7 +159,7 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 			}
 			f.queued(-1)
 			state := "failed"
-			if _, refused := flowRefusal(res.Err); refused {
+			if _, refused := FlowRefusal(res.Err); refused {
 				// The flow rule's answer, reported on the downstream
 				// commit that asked (flow_check.go): not a failure.
 				state = UpdateRefused
@@ -192,7 +192,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
+	if err := f.updateFlow(ctx, up, ds, PackageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
 		return nil, nil, err
 	}
 	opts.Render = f.Render
@@ -200,7 +200,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := f.propose(ctx, ds, plan, f.notesSource(ctx, up))
+	out, err := f.propose(ctx, ds, plan, f.NotesSource(ctx, up))
 	if f.Metrics != nil && err == nil {
 		f.Metrics.Outcome(out.State)
 	}
@@ -208,7 +208,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 }
 
 func (f *UpdateFanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
-	if err := f.updateFlow(ctx, up, ds, packageDir(ds.Config, pkg), ""); err != nil {
+	if err := f.updateFlow(ctx, up, ds, PackageDir(ds.Config, pkg), ""); err != nil {
 		return nil, err
 	}
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
@@ -234,7 +234,7 @@ func (f *UpdateFanout) propose(ctx context.Context, ds *core.Session, plan *Upda
 // upstreamOf resolves the upstream of package pkg of ds at revision to
 // (0: the latest published).
 func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, to int) (UpstreamRevision, error) {
-	dir := packageDir(ds.Config, pkg)
+	dir := PackageDir(ds.Config, pkg)
 	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
 	if err != nil {
 		return UpstreamRevision{}, err
@@ -281,7 +281,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 		upPkg = strings.TrimPrefix(strings.TrimPrefix(upDir, root), "/")
 	}
 	if to == 0 {
-		revs, err := publishedRevisions(ctx, us, upPkg)
+		revs, err := PublishedRevisions(ctx, us, upPkg)
 		if err != nil {
 			return UpstreamRevision{}, err
 		}
@@ -296,7 +296,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 // notesSource gives the notes of the revisions after from up to to. The
 // release the publish just made is known; the upstream's releases are
 // listed (once per fan-out) only when a range needs an older one.
-func (f *UpdateFanout) notesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
+func (f *UpdateFanout) NotesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
 	byTag := map[string]*github.RepositoryRelease{}
 	if up.Release != nil {
 		byTag[up.Release.GetTagName()] = up.Release

@@ -46,7 +46,7 @@ func (f *UpdateFanout) downstreamVisibilities(ctx context.Context, up UpstreamRe
 		}
 		inInstallation[key] = inst == up.Session.Repo.InstallationID
 	}
-	unknown := func(listed map[string]installedRepo) int {
+	unknown := func(listed map[string]InstalledRepo) int {
 		n := 0
 		for key, in := range inInstallation {
 			if _, ok := listed[key]; in && !ok {
@@ -56,15 +56,15 @@ func (f *UpdateFanout) downstreamVisibilities(ctx context.Context, up UpstreamRe
 		return n
 	}
 	atStart := unknown(nil)
-	listed, err := listInstallation(ctx, up.Session, f.Repos, f.Flows, func(listed map[string]installedRepo, pages int) bool {
+	listed, err := ListInstallation(ctx, up.Session, f.Repos, f.Flows, func(listed map[string]InstalledRepo, pages int) bool {
 		return unknown(listed) >= 2 && pages < atStart
 	})
 	if err != nil {
 		up.Session.Log.WithError(err).Warn("installation's repositories not listed: each downstream repository's visibility is asked")
 	}
 	for key := range inInstallation {
-		if ir, ok := listed[key]; ok && ir.visibility != flow.Unknown {
-			known[key] = ir.visibility
+		if ir, ok := listed[key]; ok && ir.Visibility != flow.Unknown {
+			known[key] = ir.Visibility
 		}
 	}
 	up.Session.Log.WithFields(logrus.Fields{"repositories": len(installs), "known": len(known)}).Debug("downstream visibilities")

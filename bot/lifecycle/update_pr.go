@@ -149,7 +149,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 		return refusedUpdate(ctx, ds, api, plan, open, body, out)
 	}
 
-	head, err := branchHead(ctx, ds, plan.Branch)
+	head, err := BranchHead(ctx, ds, plan.Branch)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 		return out, nil
 	default:
 		labels := append(append([]string{packages.LabelProposed}, ds.Config.Updates.Labels...), plan.Labels...)
-		if err := openUpdatePR(ctx, ds, api, plan.Package, plan.Branch, updateTitle(plan), body, plan.RequestedBy, labels, out); err != nil {
+		if err := OpenUpdatePR(ctx, ds, api, plan.Package, plan.Branch, updateTitle(plan), body, plan.RequestedBy, labels, out); err != nil {
 			return out, err
 		}
 	}
@@ -221,7 +221,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 // (labels: porch/proposed and updates.labels for an update), asking
 // updates.reviewers. Another replica's pull request for the same branch is
 // found, not doubled.
-func openUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, labels []string, out *UpdateOutcome) error {
+func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, labels []string, out *UpdateOutcome) error {
 	if key := api.Proposal.RecordKey; len(key) > 0 && !out.Head.IsZero() {
 		// Who asked, in the body the creation writes anyway
 		// (approval_requester_at.go): no call of its own.
@@ -360,14 +360,14 @@ func updateBranchState(ctx context.Context, ds *core.Session, head plumbing.Hash
 	if data, ok, err := ds.ReadFile(ctx, head, plan.Dir+"/"+kptfile.FileName); err == nil && ok {
 		st.kptfile = data
 		if kf, err := kptfile.Parse(data); err == nil && kf.Kptfile().UpstreamLock != nil && kf.Kptfile().UpstreamLock.Git != nil {
-			st.revision = lockRevision(plan.Upstream.Package, kf.Kptfile().UpstreamLock.Git.Ref)
+			st.revision = LockRevision(plan.Upstream.Package, kf.Kptfile().UpstreamLock.Git.Ref)
 		}
 	}
 	return st, nil
 }
 
 // branchHead is a branch's head in the session's cache (ZeroHash: none).
-func branchHead(ctx context.Context, s *core.Session, branch string) (plumbing.Hash, error) {
+func BranchHead(ctx context.Context, s *core.Session, branch string) (plumbing.Hash, error) {
 	h, err := s.Git.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
@@ -382,7 +382,7 @@ func updateTitle(plan *UpdatePlan) string {
 func updateCommitMessage(plan *UpdatePlan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nUpstream %s %s → %s (%s), strategy %s.", updateTitle(plan), plan.Upstream.RepoURL()+plan.Upstream.Directory(),
-		plan.FromRef, plan.Upstream.Tag(), plan.Upstream.Commit, firstNonEmpty(plan.Strategy, "resource-merge"))
+		plan.FromRef, plan.Upstream.Tag(), plan.Upstream.Commit, FirstNonEmpty(plan.Strategy, "resource-merge"))
 	if len(plan.Conflicts) > 0 {
 		fmt.Fprintf(&b, " %s, resolved to %s.", words.Count(len(plan.Conflicts), "conflict", "conflicts"), plan.OnConflict)
 	}
@@ -399,7 +399,7 @@ func updateTrailer(plan *UpdatePlan) packages.Trailer {
 			"directory": plan.Upstream.Directory(), "ref": plan.FromRef}},
 		"newUpstream": map[string]any{"type": kptfile.OriginGit, "git": map[string]string{"repo": plan.Upstream.RepoURL(),
 			"directory": plan.Upstream.Directory(), "ref": plan.Upstream.Tag()}},
-		"strategy": firstNonEmpty(plan.Strategy, kptfile.ResourceMerge)})
+		"strategy": FirstNonEmpty(plan.Strategy, kptfile.ResourceMerge)})
 	return packages.Trailer{Package: plan.Package, Revision: "0", Task: &packages.Task{Type: packages.TaskUpgrade, Spec: spec}}
 }
 
@@ -465,7 +465,7 @@ func commentOnce(ctx context.Context, s *core.Session, api UpdateAPI, n int, at 
 			return false, fmt.Errorf("comments of #%d: %w", n, err)
 		}
 		for _, c := range cs {
-			if api.Proposal.isBot(c.GetUser()) && strings.Contains(c.GetBody(), marker.String()) {
+			if api.Proposal.IsBot(c.GetUser()) && strings.Contains(c.GetBody(), marker.String()) {
 				return false, nil
 			}
 		}

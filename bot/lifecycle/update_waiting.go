@@ -46,7 +46,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls ProposalPulls, i
 		if !ok || open[branch] {
 			continue
 		}
-		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: packageDir(s.Config, pkg)}, id)
+		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: PackageDir(s.Config, pkg)}, id)
 		if err != nil {
 			return nil, 0, err
 		}

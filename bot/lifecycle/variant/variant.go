@@ -1,4 +1,4 @@
-package lifecycle
+package variant
 
 // Variants (SPEC §7): the `variants:` entries of the repository holding an
 // upstream package fan it out to target repositories. internal/variants
@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -39,18 +41,18 @@ type VariantMetrics interface {
 type VariantController struct {
 	// Updates is the update fan-out: its API, render options, pacing and
 	// release notes serve the variants' pull requests too.
-	Updates *UpdateFanout
+	Updates *lifecycle.UpdateFanout
 	// Open opens a repository of the upstream's installation (its name,
 	// installation and default branch known from the installation's list).
 	Open func(ctx context.Context, repo core.Repo) (*core.Session, error)
 	// Repos lists the repositories of a session's installation, with
 	// their topics (github.Client.Apps; nil: s.GH.Apps).
-	Repos func(s *core.Session) VariantRepoLister
+	Repos func(s *core.Session) lifecycle.VariantRepoLister
 	// Finder finds the repositories whose packages track the upstream's
 	// packages (the App's registry): targets removed from an entry, or
 	// whose entry is gone, are found there. nil: only the targets the
 	// entries name are looked at.
-	Finder  DownstreamFinder
+	Finder  lifecycle.DownstreamFinder
 	Metrics VariantMetrics
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to every clone, update and adoption (nil: caches of
@@ -114,7 +116,7 @@ func (r VariantResult) metricState() string {
 // releases are known; nil from a config push or the resync). A target's
 // failure is reported in its result and the others go on; the error joins
 // the failures that were not the target's own (a bug, GitHub down).
-func (c *VariantController) Reconcile(ctx context.Context, up *core.Session, published []PublishedRevision) (*VariantReport, error) {
+func (c *VariantController) Reconcile(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision) (*VariantReport, error) {
 	return c.run(ctx, up, published, true)
 }
 
@@ -123,7 +125,7 @@ func (c *VariantController) Status(ctx context.Context, up *core.Session) (*Vari
 	return c.run(ctx, up, nil, false)
 }
 
-func (c *VariantController) run(ctx context.Context, up *core.Session, published []PublishedRevision, act bool) (*VariantReport, error) {
+func (c *VariantController) run(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision, act bool) (*VariantReport, error) {
 	rep := &VariantReport{Upstream: up.Repo.FullName()}
 	if c == nil || c.Open == nil || c.Updates == nil {
 		return rep, nil
@@ -157,7 +159,7 @@ func (c *VariantController) run(ctx context.Context, up *core.Session, published
 			}
 			if carriesContent(a.Kind) && r.Err == nil {
 				r.Err = c.variantFlow(ctx, up, facts, vt, a, act)
-				if _, refused := flowRefusal(r.Err); r.Err != nil && act {
+				if _, refused := lifecycle.FlowRefusal(r.Err); r.Err != nil && act {
 					log.WithError(r.Err).WithFields(logrus.Fields{"target": a.Target, "package": a.Package, "refused": refused}).
 						Warn("variant action not carried out: the flow rule")
 				}
@@ -214,7 +216,7 @@ func (c *VariantController) carryOut(ctx context.Context, up *core.Session, fact
 		return 0, fmt.Errorf("no session of %s", a.Target)
 	}
 	if c.Updates.Pacer != nil {
-		if err := c.Updates.Pacer.Wait(ctx, UpdateContentCalls); err != nil {
+		if err := c.Updates.Pacer.Wait(ctx, lifecycle.UpdateContentCalls); err != nil {
 			return 0, fmt.Errorf("waiting for GitHub's hourly budget: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package lifecycle
+package variant
 
 // A variant's missing downstream: the upstream revision cloned into a
 // draft drafts/<pkg>/variant as `/porch clone` writes it (upstream and
@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -34,8 +36,8 @@ const maxOwnDraftCommits = 20
 
 func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	pkg := a.Package
-	dir := draftPackageDir(ds, pkg)
-	if err := checkNewPackage(ctx, ds, pkg, dir); err != nil {
+	dir := lifecycle.DraftPackageDir(ds, pkg)
+	if err := lifecycle.CheckNewPackage(ctx, ds, pkg, dir); err != nil {
 		return 0, err
 	}
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
@@ -51,10 +53,10 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 		return 0, core.RequestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(upRev.Dir), mdquote.Code(upRev.Tag()))
 	}
 	lock := kptfile.GitLock{Repo: upRev.RepoURL(), Directory: upRev.Directory(), Ref: upRev.Tag(), Commit: upRev.Commit.String()}
-	if files[kptfile.FileName], err = clonedKptfile(kf, path.Base(pkg), lock); err != nil {
+	if files[kptfile.FileName], err = lifecycle.ClonedKptfile(kf, path.Base(pkg), lock); err != nil {
 		return 0, core.RequestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(upRev.Tag()), err)
 	}
-	files = addKptMergeComments(files)
+	files = lifecycle.AddKptMergeComments(files)
 	m, err := c.mutation(ctx, up, ds, v)
 	if err != nil {
 		return 0, err
@@ -65,7 +67,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 
 	api := c.Updates.API(ds)
 	branch := packages.DraftBranch(pkg, variantWorkspace)
-	head, err := branchHead(ctx, ds, branch)
+	head, err := lifecycle.BranchHead(ctx, ds, branch)
 	if err != nil {
 		return 0, err
 	}
@@ -104,14 +106,14 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 		}
 		return a.PullRequest, nil
 	}
-	out := &UpdateOutcome{Head: res.Head, Branch: branch}
-	if err := openUpdatePR(ctx, ds, api, pkg, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
+	out := &lifecycle.UpdateOutcome{Head: res.Head, Branch: branch}
+	if err := lifecycle.OpenUpdatePR(ctx, ds, api, pkg, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
 	return out.PR.GetNumber(), nil
 }
 
-func variantCloneBody(up, ds *core.Session, a variants.Action, upRev UpstreamRevision) string {
+func variantCloneBody(up, ds *core.Session, a variants.Action, upRev lifecycle.UpstreamRevision) string {
 	return fmt.Sprintf("Proposes the new package %s, a clone of %s (%s in %s, commit %s), as the variant of %s wants it in %s. "+
 		"Its Kptfile's `upstreamLock` pins that commit, as `/porch clone` does; merging publishes %s here.\n",
 		mdquote.Code(a.Package), mdquote.Code(upRev.Tag()), mdquote.Code(upRev.Directory()), up.Repo.FullName(), mdquote.Code(words.ShortSHA(upRev.Commit.String())),
@@ -169,12 +171,12 @@ func holdsClone(ctx context.Context, ds *core.Session, head plumbing.Hash, a var
 // what a brings: it is not proposed again until the entry or the upstream
 // revision changes, or the branch is deleted.
 func declined(ctx context.Context, ds *core.Session, f *variantFacts, a variants.Action) error {
-	ws := map[variants.Kind]string{variants.Clone: variantWorkspace, variants.Delete: deletionWorkspace, variants.Orphan: orphanWorkspace}[a.Kind]
+	ws := map[variants.Kind]string{variants.Clone: variantWorkspace, variants.Delete: lifecycle.DeletionWorkspace, variants.Orphan: orphanWorkspace}[a.Kind]
 	if ws == "" {
 		return nil
 	}
 	branch := packages.DraftBranch(a.Package, ws)
-	head, err := branchHead(ctx, ds, branch)
+	head, err := lifecycle.BranchHead(ctx, ds, branch)
 	if err != nil {
 		return nil
 	}
@@ -204,22 +206,22 @@ func declinedAt(pulls []*github.PullRequest, branch string, head plumbing.Hash) 
 // upstreamRevision is revision rev of upstream package pkg: the one a
 // publish just made (its commit and release known), or its tag in up's
 // cache.
-func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (UpstreamRevision, error) {
+func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (lifecycle.UpstreamRevision, error) {
 	if r, ok := f.published[pkg]; ok && r.Revision == rev {
-		return UpstreamRevision{Session: up, Package: pkg, Dir: core.PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
+		return lifecycle.UpstreamRevision{Session: up, Package: pkg, Dir: core.PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
 			Commit: r.Commit, Release: r.Release}, nil
 	}
-	return NewUpstreamRevision(ctx, up, pkg, rev)
+	return lifecycle.NewUpstreamRevision(ctx, up, pkg, rev)
 }
 
 // notesFor gives the release notes of upRev's range, the releases listed
 // at most once per reconcile and upstream revision.
-func (c *VariantController) notesFor(ctx context.Context, f *variantFacts, upRev UpstreamRevision) func(from, to int) []UpstreamNote {
+func (c *VariantController) notesFor(ctx context.Context, f *variantFacts, upRev lifecycle.UpstreamRevision) func(from, to int) []lifecycle.UpstreamNote {
 	key := strings.ToLower(upRev.Tag())
 	if n, ok := f.notes[key]; ok {
 		return n
 	}
-	n := c.Updates.notesSource(ctx, upRev)
+	n := c.Updates.NotesSource(ctx, upRev)
 	f.notes[key] = n
 	return n
 }

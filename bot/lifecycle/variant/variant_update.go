@@ -1,4 +1,4 @@
-package lifecycle
+package variant
 
 // A variant's downstream that is behind the wanted revision, or whose
 // entry changed (its mutations digest differs), or that adoptExisting
@@ -12,6 +12,8 @@ package lifecycle
 import (
 	"context"
 	"errors"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -35,12 +37,12 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		return 0, err
 	}
 	var mutated map[string][]byte
-	opts := UpdateOptions{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
+	opts := lifecycle.UpdateOptions{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
 		out, err := variants.Apply(files, m)
 		mutated = out
 		return out, err
 	}}
-	plan, err := PlanUpdate(ctx, ds, a.Package, upRev, opts)
+	plan, err := lifecycle.PlanUpdate(ctx, ds, a.Package, upRev, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -58,7 +60,7 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		return own != nil && own.SameEntry(a.Owner) && spec == a.Spec
 	}
 	plan.Pulls = f.pulls
-	out, err := ProposeUpdate(ctx, ds, c.Updates.API(ds), plan, c.notesFor(ctx, f, upRev)(plan.From, upRev.Revision))
+	out, err := lifecycle.ProposeUpdate(ctx, ds, c.Updates.API(ds), plan, c.notesFor(ctx, f, upRev)(plan.From, upRev.Revision))
 	if err != nil {
 		return 0, err
 	}
@@ -66,13 +68,13 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		c.Updates.Metrics.Outcome(out.State)
 	}
 	switch out.State {
-	case UpdateWaiting:
+	case lifecycle.UpdateWaiting:
 		return 0, errVariantWaiting
-	case UpdateHeld:
+	case lifecycle.UpdateHeld:
 		return out.PR.GetNumber(), core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
-	case UpdateRefused:
+	case lifecycle.UpdateRefused:
 		return out.PR.GetNumber(), core.RequestErrorf("not updated: %s", plan.Refused)
-	case UpdateDeclined:
+	case lifecycle.UpdateDeclined:
 		return 0, core.RequestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
 	return out.PR.GetNumber(), nil

@@ -1,4 +1,4 @@
-package lifecycle
+package variant
 
 // A variant carries the upstream's content into its targets: each clone,
 // update or adoption passes the flow rule (internal/flow) for the author
@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -44,13 +46,13 @@ func (c *VariantController) variantFlow(ctx context.Context, up *core.Session, f
 	if err != nil {
 		return err
 	}
-	src := flowRepo(up)
+	src := lifecycle.FlowRepo(up)
 	src.Visibility = f.visibility(up.Repo.FullName())
-	dst := flowRepo(f.session)
-	dst.Visibility = vt.repo.visibility
-	err = checkFlow(ctx, c.Flows, flow.Request{Source: src, Target: dst, Commit: at.String(), CommitRepo: flowRepo(up),
+	dst := lifecycle.FlowRepo(f.session)
+	dst.Visibility = vt.repo.Visibility
+	err = lifecycle.CheckFlow(ctx, c.Flows, flow.Request{Source: src, Target: dst, Commit: at.String(), CommitRepo: lifecycle.FlowRepo(up),
 		SourceVouched: true, TargetVouched: a.Kind != variants.Clone, AllowWider: up.Config.Flows.AllowWiderReaders})
-	refused, ok := flowRefusal(err)
+	refused, ok := lifecycle.FlowRefusal(err)
 	if !ok || !report {
 		return err
 	}
@@ -61,14 +63,14 @@ func (c *VariantController) variantFlow(ctx context.Context, up *core.Session, f
 		key = "hidden:" + hex.EncodeToString(sum[:8])
 	}
 	why = fmt.Sprintf("`variants[%d]` of %s: %s.", a.Variant, mdquote.Code(config.Path), why)
-	return errors.Join(err, reportRefusedFlow(ctx, up, at, fmt.Sprintf("variants[%d] %s", a.Variant, key), why))
+	return errors.Join(err, lifecycle.ReportRefusedFlow(ctx, up, at, fmt.Sprintf("variants[%d] %s", a.Variant, key), why))
 }
 
 // visibility of a repository of the upstream's installation, as its list
 // gave it (Unknown for one it does not hold).
 func (f *variantFacts) visibility(fullName string) flow.Visibility {
 	if ir, ok := f.repos[strings.ToLower(fullName)]; ok {
-		return ir.visibility
+		return ir.Visibility
 	}
 	return flow.Unknown
 }
@@ -79,7 +81,7 @@ func (f *variantFacts) visibility(fullName string) flow.Visibility {
 func (f *variantFacts) hidden(up *core.Session, vt variantTarget) bool {
 	v := flow.Unknown
 	if vt.repo != nil {
-		v = vt.repo.visibility
+		v = vt.repo.Visibility
 	}
 	if flow.Nameable(f.visibility(up.Repo.FullName()), v) {
 		return false
@@ -103,7 +105,7 @@ func (f *variantFacts) entryCommit(ctx context.Context, up *core.Session, i int,
 		return h, nil
 	}
 	want := up.Config.Variants[i]
-	at, err := heldSince(ctx, up, config.Path, func(data []byte) bool {
+	at, err := lifecycle.HeldSince(ctx, up, config.Path, func(data []byte) bool {
 		cfg, err := config.Parse(config.Path, data, limits)
 		return err == nil && containsVariant(cfg.Variants, want)
 	})

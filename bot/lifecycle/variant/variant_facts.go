@@ -1,4 +1,4 @@
-package lifecycle
+package variant
 
 // The facts a variant plan is made from: the upstream's published
 // revisions, the repositories of the upstream's installation (with their
@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -45,13 +47,13 @@ type variantFacts struct {
 	src variants.Source
 	// upstream revisions: what a publish just made (commit and release
 	// known), by package; the release notes of each revision.
-	published map[string]PublishedRevision
-	notes     map[string]func(from, to int) []UpstreamNote
+	published map[string]lifecycle.PublishedRevision
+	notes     map[string]func(from, to int) []lifecycle.UpstreamNote
 	// targets to look at, in order.
 	todo []variantTarget
 	// repos are the installation's repositories (by lower-case name);
 	// entryAt the configuration commit of each entry (variant_flow.go).
-	repos   map[string]installedRepo
+	repos   map[string]lifecycle.InstalledRepo
 	entryAt map[int]plumbing.Hash
 	// The current target: its session and recent pull requests (any state).
 	session *core.Session
@@ -62,7 +64,7 @@ type variantFacts struct {
 type variantTarget struct {
 	name string
 	// repo is set when it is in the upstream's installation.
-	repo *installedRepo
+	repo *lifecycle.InstalledRepo
 	// onlyOwned: not targeted by an entry, looked at only for packages
 	// this upstream owns (removals).
 	onlyOwned bool
@@ -71,9 +73,9 @@ type variantTarget struct {
 }
 
 // prepare reads the upstream's facts and lists the targets.
-func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []PublishedRevision) (*variantFacts, error) {
+func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision) (*variantFacts, error) {
 	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
-		published: map[string]PublishedRevision{}, notes: map[string]func(int, int) []UpstreamNote{}}
+		published: map[string]lifecycle.PublishedRevision{}, notes: map[string]func(int, int) []lifecycle.UpstreamNote{}}
 	for _, r := range published {
 		f.published[r.Package] = r
 	}
@@ -82,7 +84,7 @@ func (c *VariantController) prepare(ctx context.Context, up *core.Session, publi
 		upPkgs[v.Upstream.Package] = true
 	}
 	for _, pkg := range core.SortedPaths(upPkgs) {
-		revs, err := publishedRevisions(ctx, up, pkg)
+		revs, err := lifecycle.PublishedRevisions(ctx, up, pkg)
 		if err != nil {
 			return nil, err
 		}
@@ -106,8 +108,8 @@ func (c *VariantController) prepare(ctx context.Context, up *core.Session, publi
 			continue
 		}
 		for k, ir := range installed {
-			if slices.ContainsFunc(ir.topics, func(t string) bool { return strings.EqualFold(t, v.Targets.Topic) }) {
-				wanted[k] = ir.repo.FullName()
+			if slices.ContainsFunc(ir.Topics, func(t string) bool { return strings.EqualFold(t, v.Targets.Topic) }) {
+				wanted[k] = ir.Repo.FullName()
 			}
 		}
 	}
@@ -128,12 +130,12 @@ func (c *VariantController) prepare(ctx context.Context, up *core.Session, publi
 			}
 			continue
 		case n >= maxVariantTargets:
-			f.todo = append(f.todo, variantTarget{name: ir.repo.FullName(),
+			f.todo = append(f.todo, variantTarget{name: ir.Repo.FullName(),
 				err: fmt.Errorf("more than %d target repositories: left for the next run", maxVariantTargets)})
 			continue
 		}
 		n++
-		f.todo = append(f.todo, variantTarget{name: ir.repo.FullName(), repo: &ir, onlyOwned: onlyOwned})
+		f.todo = append(f.todo, variantTarget{name: ir.Repo.FullName(), repo: &ir, onlyOwned: onlyOwned})
 	}
 	return f, nil
 }
@@ -167,19 +169,19 @@ func (c *VariantController) candidates(ctx context.Context, up *core.Session, up
 
 // installed lists the repositories of up's installation, by lower-case
 // owner/name.
-func (c *VariantController) installed(ctx context.Context, up *core.Session) (map[string]installedRepo, error) {
-	return listInstallation(ctx, up, c.Repos, c.Flows, nil)
+func (c *VariantController) installed(ctx context.Context, up *core.Session) (map[string]lifecycle.InstalledRepo, error) {
+	return lifecycle.ListInstallation(ctx, up, c.Repos, c.Flows, nil)
 }
 
 // target opens one installed repository and reads its facts. With
 // onlyOwned, a repository holding no package this upstream owns gives nil
 // (no call spent on it).
-func (c *VariantController) target(ctx context.Context, up *core.Session, f *variantFacts, ir installedRepo, onlyOwned bool) (*variants.Target, error) {
-	ds, err := c.Open(ctx, ir.repo)
+func (c *VariantController) target(ctx context.Context, up *core.Session, f *variantFacts, ir lifecycle.InstalledRepo, onlyOwned bool) (*variants.Target, error) {
+	ds, err := c.Open(ctx, ir.Repo)
 	if err != nil {
 		return nil, err
 	}
-	t := &variants.Target{Repo: ds.Repo.FullName(), Installed: true, Topics: ir.topics, Packages: map[string]variants.Package{},
+	t := &variants.Target{Repo: ds.Repo.FullName(), Installed: true, Topics: ir.Topics, Packages: map[string]variants.Package{},
 		Limit: ds.Config.Updates.PRConcurrentLimit}
 	names, err := TopLevelPackages(ctx, ds)
 	if err != nil {
@@ -216,7 +218,7 @@ func (c *VariantController) target(ctx context.Context, up *core.Session, f *var
 	}
 	f.pulls = prs
 	for _, pr := range prs {
-		if pr.GetState() != "open" || !api.Proposal.isBot(pr.GetUser()) || IsForkPullRequest(ds.Repo, pr) {
+		if pr.GetState() != "open" || !api.Proposal.IsBot(pr.GetUser()) || lifecycle.IsForkPullRequest(ds.Repo, pr) {
 			continue
 		}
 		p, ok := variantProposal(ctx, ds, pr)
@@ -243,7 +245,7 @@ func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullReque
 			p.Kind = variants.Clone
 		case orphanWorkspace:
 			p.Kind = variants.Orphan
-		case deletionWorkspace:
+		case lifecycle.DeletionWorkspace:
 			p.Kind = variants.Delete
 		default:
 			return p, false
@@ -267,7 +269,7 @@ func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullReque
 // readVariantPackage reads the ownership and tracked revision of package
 // pkg at commit.
 func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.Hash, pkg string) (variants.Package, error) {
-	data, ok, err := ds.ReadFile(ctx, commit, packageDir(ds.Config, pkg)+"/"+kptfile.FileName)
+	data, ok, err := ds.ReadFile(ctx, commit, lifecycle.PackageDir(ds.Config, pkg)+"/"+kptfile.FileName)
 	if err != nil || !ok {
 		return variants.Package{}, fmt.Errorf("no Kptfile of %s at %s: %v", pkg, commit, err)
 	}
@@ -282,7 +284,7 @@ func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.H
 		if p.Owner != nil {
 			pkgName = p.Owner.Package
 		}
-		p.Revision = lockRevision(pkgName, l.Git.Ref)
+		p.Revision = lifecycle.LockRevision(pkgName, l.Git.Ref)
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package lifecycle
+package variant
 
 // A variant's downstream that no entry targets any more (the target
 // removed from the entry, or the entry gone): with deletionPolicy delete,
@@ -11,6 +11,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -28,12 +30,12 @@ const variantRemovalMarker = "<!-- porchbot:variant-removal -->"
 
 func (c *VariantController) delete(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
-	dapi := DeletionAPI{Pulls: api.Proposal.Pulls, Issues: api.Proposal.Issues, RecordKey: api.Proposal.RecordKey}
-	pr, err := ProposeDeletion(ctx, ds, dapi, a.Package, "")
+	dapi := lifecycle.DeletionAPI{Pulls: api.Proposal.Pulls, Issues: api.Proposal.Issues, RecordKey: api.Proposal.RecordKey}
+	pr, err := lifecycle.ProposeDeletion(ctx, ds, dapi, a.Package, "")
 	if err != nil {
 		return 0, err
 	}
-	if !DeletionHasLabel(pr, variants.Label) {
+	if !lifecycle.DeletionHasLabel(pr, variants.Label) {
 		if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), []string{variants.Label}); err != nil {
 			return pr.GetNumber(), fmt.Errorf("label #%d: %w", pr.GetNumber(), err)
 		}
@@ -49,7 +51,7 @@ func (c *VariantController) delete(ctx context.Context, ds *core.Session, a vari
 
 func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
-	dir := packageDir(ds.Config, a.Package)
+	dir := lifecycle.PackageDir(ds.Config, a.Package)
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
 	if err != nil {
 		return 0, fmt.Errorf("orphan %s: %w", a.Package, err)
@@ -59,7 +61,7 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 		return 0, core.RequestErrorf("%v", err)
 	}
 	branch := packages.DraftBranch(a.Package, orphanWorkspace)
-	head, err := branchHead(ctx, ds, branch)
+	head, err := lifecycle.BranchHead(ctx, ds, branch)
 	if err != nil {
 		return 0, err
 	}
@@ -85,11 +87,11 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 	if err != nil {
 		return 0, fmt.Errorf("orphan %s: %w", a.Package, err)
 	}
-	out := &UpdateOutcome{Head: res.Head, Branch: branch}
+	out := &lifecycle.UpdateOutcome{Head: res.Head, Branch: branch}
 	title := fmt.Sprintf("Variant: orphan %s", a.Package)
 	body := fmt.Sprintf("Proposes removing %s and %s from %s's Kptfile: the package stays, and is no longer kept by a variant.\n\n%s",
 		mdquote.Code(variants.OwnerAnnotation), mdquote.Code(variants.SpecAnnotation), mdquote.Code(a.Package), removalNote(a))
-	if err := openUpdatePR(ctx, ds, api, a.Package, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
+	if err := lifecycle.OpenUpdatePR(ctx, ds, api, a.Package, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
 	return out.PR.GetNumber(), c.closeSuperseded(ctx, ds, a, out.PR.GetNumber())
@@ -98,7 +100,7 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 func removalNote(a variants.Action) string {
 	return fmt.Sprintf("### Variant\n\nThe variant of %s in %s (downstream %s) no longer targets %s: no `variants:` entry there names it "+
 		"(deletionPolicy %s). Close this pull request to keep the package as it is.\n",
-		mdquote.Code(a.Owner.Package), a.Owner.Upstream, mdquote.Code(firstNonEmpty(a.Owner.Downstream, a.Owner.Package)), a.Target,
+		mdquote.Code(a.Owner.Package), a.Owner.Upstream, mdquote.Code(lifecycle.FirstNonEmpty(a.Owner.Downstream, a.Owner.Package)), a.Target,
 		mdquote.Code(a.Owner.OnRemove))
 }
 
