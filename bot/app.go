@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
@@ -48,7 +50,7 @@ type App struct {
 	Renders *lifecycle.RenderStates
 	// Updates opens downstream update pull requests after a publish and
 	// runs /porch upgrade (nil: neither).
-	Updates *lifecycle.UpdateFanout
+	Updates *updates.UpdateFanout
 	// Variants reconciles the variants of upstream repositories on
 	// publish, config push and resync (nil: none).
 	Variants *variant.VariantController

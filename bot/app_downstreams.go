@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -15,7 +17,6 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -46,7 +47,7 @@ const pushPayloadCommits = 20
 // calls it (lifecycle.ResyncDownstreamHooks), and so does a push to the
 // deployment branch that changes a Kptfile.
 func (a *App) IndexDownstreams(ctx context.Context, s *core.Session) error {
-	found, err := lifecycle.DeploymentDownstreams(ctx, s)
+	found, err := updates.DeploymentDownstreams(ctx, s)
 	if err != nil && found == nil {
 		return err
 	}

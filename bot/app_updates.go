@@ -3,6 +3,8 @@ package bot
 import (
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -41,8 +43,8 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *lif
 }
 
 // UpdateAPI is the update pull requests' API of a downstream session.
-func (a *App) UpdateAPI(s *core.Session) lifecycle.UpdateAPI {
-	api := lifecycle.NewUpdateAPI(s.GH, a.proposalAPI(s.GH))
+func (a *App) UpdateAPI(s *core.Session) updates.UpdateAPI {
+	api := updates.NewUpdateAPI(s.GH, a.proposalAPI(s.GH))
 	api.Web, api.Identity = a.Web, a.Render.Identity
 	return api
 }
@@ -50,38 +52,38 @@ func (a *App) UpdateAPI(s *core.Session) lifecycle.UpdateAPI {
 // Upgrade is /porch upgrade <package> [--to vN] [--strategy S]: the
 // package's update pull request, now.
 func (o CommandOps) Upgrade(ctx context.Context, s *core.Session, pkg string, to int, strategy, by string) (commands.Outcome, error) {
-	out, plan, err := o.App.Updates.Upgrade(ctx, s, pkg, to, lifecycle.UpdateOptions{Strategy: strategy, RequestedBy: by})
+	out, plan, err := o.App.Updates.Upgrade(ctx, s, pkg, to, updates.UpdateOptions{Strategy: strategy, RequestedBy: by})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
 	tag := plan.Upstream.Tag()
 	switch out.State {
-	case lifecycle.UpdateUpToDate:
+	case updates.UpdateUpToDate:
 		return commands.Outcome{Text: fmt.Sprintf("%s already tracks %s (upstream lock %s): nothing to update.", mdquote.Code(pkg), mdquote.Code(tag), mdquote.Code(plan.FromRef))}, nil
-	case lifecycle.UpdateOpened:
+	case updates.UpdateOpened:
 		return commands.Outcome{Text: fmt.Sprintf("Opened the update of %s to %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
-	case lifecycle.UpdateRefreshed, lifecycle.UpdateCurrent:
+	case updates.UpdateRefreshed, updates.UpdateCurrent:
 		return commands.Outcome{Text: fmt.Sprintf("The update pull request of %s proposes %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
-	case lifecycle.UpdateWaiting:
+	case updates.UpdateWaiting:
 		return commands.Outcome{Text: fmt.Sprintf("Pushed the update of %s to %s; its pull request waits: `updates.prConcurrentLimit` update pull requests are open.", mdquote.Code(pkg), mdquote.Code(tag)), Branch: out.Branch}, nil
-	case lifecycle.UpdateHeld:
+	case updates.UpdateHeld:
 		return commands.Outcome{Text: fmt.Sprintf("%s has commits porchbot did not make: not overwritten. Delete the branch and ask again.", mdquote.Code(out.Branch)), PullRequest: out.PR.GetNumber()}, nil
-	case lifecycle.UpdateRefused:
+	case updates.UpdateRefused:
 		n := out.PR.GetNumber()
 		if n == 0 {
 			n = out.Issue // the issue listing the conflicts, when this call opened it
 		}
-		return commands.Outcome{Text: fmt.Sprintf("Not updated to %s: %s.", mdquote.Code(tag), plan.Refused) + "\n\n" + lifecycle.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
-	case lifecycle.UpdateVariant:
+		return commands.Outcome{Text: fmt.Sprintf("Not updated to %s: %s.", mdquote.Code(tag), plan.Refused) + "\n\n" + updates.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
+	case updates.UpdateVariant:
 		return commands.Outcome{Text: fmt.Sprintf("%s belongs to a variant of its upstream (`porchbot.dev/variant`): the variant keeps it updated, with its mutations; `/porch variants` in the upstream repository shows its state.", mdquote.Code(pkg))}, nil
-	case lifecycle.UpdateDeclined:
+	case updates.UpdateDeclined:
 		// Asked for explicitly: the declined revision is proposed again.
 		return commands.Outcome{Text: fmt.Sprintf("The update of %s to %s was closed unmerged; reopen that pull request to take it after all.", mdquote.Code(pkg), mdquote.Code(tag))}, nil
 	}
 	return commands.Outcome{Text: strings.TrimSpace(fmt.Sprintf("Update of %s to %s: %s.", mdquote.Code(pkg), mdquote.Code(tag), out.State))}, nil
 }
 
-func conflictsNote(plan *lifecycle.UpdatePlan) string {
+func conflictsNote(plan *updates.UpdatePlan) string {
 	if len(plan.Conflicts) == 0 {
 		return ""
 	}
@@ -170,7 +172,7 @@ func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *git
 		return err
 	}
 	for _, n := range prs {
-		if _, err := lifecycle.AutomergeUpdate(ctx, s, s.GH.PullRequests, n, plumbing.NewHash(run.GetHeadSHA()), a.Render.Identity); err != nil {
+		if _, err := updates.AutomergeUpdate(ctx, s, s.GH.PullRequests, n, plumbing.NewHash(run.GetHeadSHA()), a.Render.Identity); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	git "github.com/go-git/go-git/v5"
@@ -37,7 +39,7 @@ type RepoLoader struct {
 	Sessions Sessions
 	// Downstreams is the App's registry (bot.App.DownstreamsOf); nil
 	// shows only the downstreams the index recorded.
-	Downstreams lifecycle.DownstreamFinder
+	Downstreams updates.DownstreamFinder
 	// Web is the GitHub web base URL (https://github.com/).
 	Web string
 	Now func() time.Time

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -170,7 +172,7 @@ func benchUpdateFanout(b *testing.B, private bool) {
 
 	opened := 0
 	for _, r := range results {
-		if r.Err == nil && r.Outcome != nil && r.Outcome.State == lifecycle.UpdateOpened {
+		if r.Err == nil && r.Outcome != nil && r.Outcome.State == updates.UpdateOpened {
 			opened++
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -64,11 +66,11 @@ func limitCeiling(calls int) time.Duration {
 // virtual clock.
 func pacedTime(n int, per time.Duration, writes int) time.Duration {
 	var now time.Time
-	budget := &lifecycle.UpdateBudget{Limit: lifecycle.DefaultUpdateBudget, Now: func() time.Time { return now },
+	budget := &updates.UpdateBudget{Limit: updates.DefaultUpdateBudget, Now: func() time.Time { return now },
 		Sleep: func(_ context.Context, d time.Duration) error { now = now.Add(d); return nil }}
 	step := max(per, time.Duration(writes)*ghclient.DefaultMutationSpacing)
 	for i := 0; i < n; i++ {
-		_ = budget.Wait(context.Background(), lifecycle.UpdateContentCalls)
+		_ = budget.Wait(context.Background(), updates.UpdateContentCalls)
 		now = now.Add(step)
 	}
 	return now.Sub(time.Time{})
@@ -192,7 +194,7 @@ func BenchmarkVariantFanout(b *testing.B) {
 			"    per target by endpoint:\n      %s\n",
 			r.what, per, r.target, r.run.perReconcile(), float64(r.run.git())/nf, r.run.wall.Round(time.Millisecond),
 			float64(r.run.wall.Milliseconds())/nf, writes, pushes, secondaryPerMinute, secondaryPerHour, limitCeiling(int(writes)).Round(time.Second),
-			ghclient.DefaultMutationSpacing, lifecycle.DefaultUpdateBudget, lifecycle.UpdateContentCalls,
+			ghclient.DefaultMutationSpacing, updates.DefaultUpdateBudget, updates.UpdateContentCalls,
 			paced.Round(time.Second), 100*limitCeiling(int(writes)).Seconds()/paced.Seconds(), perMinute,
 			limitCeiling(int(writes+pushes)).Round(time.Second), perMinute+pushesPerMinute,
 			strings.Join(r.run.byEndpoint(nf), "\n      "))

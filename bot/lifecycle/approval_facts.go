@@ -165,7 +165,7 @@ func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 	cmdVotes, recorded := commandVotes(api, s.Repo.FullName(), n, comments, log)
 	f := &liveProposalFacts{resolver: NewApproverResolver(api, s.Repo, s.Config.Approvals.Approvers)}
 	f.HeadCommit = head
-	f.RequesterLogin = ProposalRequesterIn(api, s.Repo.FullName(), pr, comments, ownCommitsOf(ctx, s, head, base))
+	f.RequesterLogin = ProposalRequesterIn(api, s.Repo.FullName(), pr, comments, OwnCommitsOf(ctx, s, head, base))
 	f.VoteList = append(reviewVotes(reviews), cmdVotes...)
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
 		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, plumbing.NewHash(head), "")

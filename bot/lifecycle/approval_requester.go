@@ -58,7 +58,7 @@ type RequesterComments interface {
 
 // recordRequester writes the requester record of pull request n (one
 // call). how is the command that asked ("/porch propose").
-func recordRequester(ctx context.Context, s *core.Session, issues RequesterComments, key []byte, n int, user, how string) error {
+func RecordRequester(ctx context.Context, s *core.Session, issues RequesterComments, key []byte, n int, user, how string) error {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	if user == "" {
 		return nil
@@ -90,7 +90,7 @@ func ProposalRequesterIn(api ProposalAPI, repo string, pr *github.PullRequest, c
 	if !api.IsBot(pr.GetUser()) {
 		return pr.GetUser().GetLogin()
 	}
-	if u := bodyRequester(api.RecordKey, repo, pr, own); u != "" {
+	if u := BodyRequester(api.RecordKey, repo, pr, own); u != "" {
 		return u
 	}
 	for _, c := range comments {
@@ -138,5 +138,5 @@ func ensureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *
 		return nil
 	}
 	s.Log.WithFields(logrus.Fields{"pull_request": pr.GetNumber(), "requester": user}).Warn("bot-opened pull request without a requester record: recording who asked again")
-	return recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), user, how)
+	return RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), user, how)
 }

@@ -52,9 +52,9 @@ func requesterAtSignature(key []byte, repo, headRef, commit, user string) string
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// requesterAtRecord is the body line recording that user asked for the
+// RequesterAtRecord is the body line recording that user asked for the
 // pull request of branch headRef, whose commit porchbot made.
-func requesterAtRecord(key []byte, repo, headRef, commit, user string) string {
+func RequesterAtRecord(key []byte, repo, headRef, commit, user string) string {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	return formatBotMarker(requesterAtMarkerKind, requesterAtMarker{User: user, Commit: commit,
 		Sig: requesterAtSignature(key, repo, headRef, commit, user)})
@@ -62,7 +62,7 @@ func requesterAtRecord(key []byte, repo, headRef, commit, user string) string {
 
 // bodyRequester is the user of the first valid requester-at record of
 // pr's body ("" when none is valid).
-func bodyRequester(key []byte, repo string, pr *github.PullRequest, own OwnCommit) string {
+func BodyRequester(key []byte, repo string, pr *github.PullRequest, own OwnCommit) string {
 	if len(key) == 0 || own == nil {
 		return ""
 	}
@@ -79,10 +79,10 @@ func bodyRequester(key []byte, repo string, pr *github.PullRequest, own OwnCommi
 	return ""
 }
 
-// ownCommitsOf tells the pull request's own commits from the git cache: a
+// OwnCommitsOf tells the pull request's own commits from the git cache: a
 // commit reachable from head and not from head's merge base with base (the
 // deployment branch's head, or a landing's first parent).
-func ownCommitsOf(ctx context.Context, s *core.Session, head string, base plumbing.Hash) OwnCommit {
+func OwnCommitsOf(ctx context.Context, s *core.Session, head string, base plumbing.Hash) OwnCommit {
 	return func(sha string) bool {
 		own := false
 		err := s.Git.With(ctx, func(r *git.Repository) error {

@@ -86,7 +86,7 @@ func ParseCloneSource(src, web string) (CloneSource, error) {
 	if len(parts) < 3 {
 		return CloneSource{}, core.RequestErrorf("clone source %s: write it owner/repo/<package>@v<N>", mdquote.Code(src))
 	}
-	if err := checkRepoName(parts[0], parts[1]); err != nil {
+	if err := CheckRepoName(parts[0], parts[1]); err != nil {
 		return CloneSource{}, err
 	}
 	if err := packages.ValidateName(parts[2]); err != nil {
@@ -138,7 +138,7 @@ func parseCloneURL(src, web string) (CloneSource, error) {
 	if !found || strings.Contains(repo, "/") {
 		return bad("the repository must be owner/repo")
 	}
-	if err := checkRepoName(owner, repo); err != nil {
+	if err := CheckRepoName(owner, repo); err != nil {
 		return CloneSource{}, err
 	}
 	dir, ref := tail, ""
@@ -157,7 +157,7 @@ func parseCloneURL(src, web string) (CloneSource, error) {
 	return CloneSource{Owner: owner, Repo: repo, URL: true, Directory: dir, Ref: ref}, nil
 }
 
-func checkRepoName(owner, repo string) error {
+func CheckRepoName(owner, repo string) error {
 	valid := func(s string, extra string) bool {
 		if s == "" || len(s) > 100 || s == "." || s == ".." {
 			return false

@@ -169,7 +169,7 @@ func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, 
 		}
 		// Who asked, where only the bot can write: their approval of the
 		// deletion counts only with approvals.allowSelfApproval.
-		if err := recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch delete "+pkg); err != nil {
+		if err := RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch delete "+pkg); err != nil {
 			return pr, err
 		}
 	}

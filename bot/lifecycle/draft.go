@@ -179,12 +179,12 @@ func renderDraftAt(ctx context.Context, s *core.Session, api CheckRunAPI, req Re
 		*skipped = &verdict
 		return nil, nil
 	}
-	if err := run.render(ctx, s, dir, false, opts); err != nil {
+	if err := run.Render(ctx, s, dir, false, opts); err != nil {
 		return nil, fmt.Errorf("render at %s: %w", words.ShortSHA(head.String()), err)
 	}
 	*facts = run.facts(pkg, dir, head)
 	out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
-	if !commitMode || run.missing || run.err != nil || len(run.changes) == 0 {
+	if !commitMode || run.missing || run.Err != nil || len(run.changes) == 0 {
 		return nil, nil
 	}
 	own, err := isBotRenderCommit(ctx, s, head, pkg, opts.Identity)
@@ -197,9 +197,9 @@ func renderDraftAt(ctx context.Context, s *core.Session, api CheckRunAPI, req Re
 		facts.Loop = true
 		return nil, nil
 	}
-	*files = run.out
+	*files = run.Out
 	return &core.PackageCommit{Parent: head,
-		Dir: dir, Files: run.out, Message: renderCommitMessage(pkg, head, run.changes),
+		Dir: dir, Files: run.Out, Message: renderCommitMessage(pkg, head, run.changes),
 		Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
 			Task: &packages.Task{Type: packages.TaskRender}}}, nil
 }

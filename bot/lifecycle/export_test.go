@@ -10,9 +10,3 @@ func SetRenderStarted(f func(ctx context.Context, dir string)) (restore func()) 
 	renderStarted = f
 	return func() { renderStarted = old }
 }
-
-// Requester records in bodies (approval_requester_at.go).
-var (
-	RequesterAtRecord = requesterAtRecord
-	OwnCommitsOf      = ownCommitsOf
-)

@@ -61,7 +61,7 @@ func (p *Publisher) attachIndex(ctx context.Context, data []byte) {
 			continue
 		}
 		err := p.API.Assets.UploadReleaseAsset(ctx, owner, repo, rel.GetID(), index.FileName, IndexAssetMediaType, data)
-		if err != nil && !publishAlreadyExists(err) {
+		if err != nil && !PublishAlreadyExists(err) {
 			p.Log.WithError(err).WithField("tag", rel.GetTagName()).Warn("package index not attached to the release")
 		}
 	}

@@ -127,7 +127,7 @@ func listPackages(ctx context.Context, s *core.Session, l *Listing) error {
 	var paths []string
 	if !s.DeploymentHead.IsZero() {
 		var err error
-		if paths, err = treeFilePaths(ctx, s.Git, s.DeploymentHead); err != nil {
+		if paths, err = TreeFilePaths(ctx, s.Git, s.DeploymentHead); err != nil {
 			return err
 		}
 	}
@@ -284,7 +284,7 @@ func recentDeploymentHistory(ctx context.Context, s *core.Session) (onBranch, me
 
 // treeFilePaths lists the paths of the files (blobs and links) of a commit's
 // tree without reading their content.
-func treeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) ([]string, error) {
+func TreeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) ([]string, error) {
 	var paths []string
 	err := cache.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(commit)

@@ -35,7 +35,7 @@ func PackageNames(ctx context.Context, s *core.Session) ([]string, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
-	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
+	paths, err := TreeFilePaths(ctx, s.Git, s.DeploymentHead)
 	if err != nil {
 		return nil, err
 	}

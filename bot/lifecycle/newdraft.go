@@ -201,7 +201,7 @@ func startNewPackageDraft(ctx context.Context, s *core.Session, pkg, workspace s
 // branch, names a directory that is there without being a package, or
 // would nest in (or enclose) an existing package.
 func CheckNewPackage(ctx context.Context, s *core.Session, pkg, dir string) error {
-	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
+	paths, err := TreeFilePaths(ctx, s.Git, s.DeploymentHead)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func NewProposalAPI(gh *github.Client) ProposalAPI {
 		Teams: gh.Teams, CheckList: gh.Checks, BotLogin: DefaultBotLogin}
 }
 
-func (a ProposalAPI) botLogin() string {
+func (a ProposalAPI) BotLoginOrDefault() string {
 	if a.BotLogin == "" {
 		return DefaultBotLogin
 	}
@@ -106,7 +106,7 @@ func (a ProposalAPI) botLogin() string {
 
 // isBot reports that u is the App's bot user.
 func (a ProposalAPI) IsBot(u *github.User) bool {
-	if u == nil || !strings.EqualFold(u.GetLogin(), a.botLogin()) {
+	if u == nil || !strings.EqualFold(u.GetLogin(), a.BotLoginOrDefault()) {
 		return false
 	}
 	// GitHub (and the forge) type App users "Bot"; a login ending in
@@ -118,7 +118,7 @@ func (a ProposalAPI) IsBot(u *github.User) bool {
 // with checks:write (a workflow, another app) can post a run of any name.
 func (a ProposalAPI) isOwnRun(cr *github.CheckRun) bool {
 	slug := cr.GetApp().GetSlug()
-	return slug != "" && strings.EqualFold(slug+"[bot]", a.botLogin())
+	return slug != "" && strings.EqualFold(slug+"[bot]", a.BotLoginOrDefault())
 }
 
 // Errors of the proposal steps.

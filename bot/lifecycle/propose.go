@@ -279,7 +279,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api ProposalAPI, pkg, wo
 	if err != nil {
 		return nil, fmt.Errorf("propose: %w", err)
 	}
-	pr, created, err := createProposal(ctx, s, api, branch, &github.NewPullRequest{
+	pr, created, err := CreateProposal(ctx, s, api, branch, &github.NewPullRequest{
 		Title: github.String(proposalTitle(pkg, workspace, commits)),
 		Head:  github.String(branch), Base: github.String(s.DeploymentBranch),
 		Body: github.String(proposalBody(s, pkg, workspace, requester, commits, next)),
@@ -290,7 +290,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api ProposalAPI, pkg, wo
 	log = log.WithField("pull_request", pr.GetNumber())
 	if created {
 		log.Info("proposal opened")
-		if err := recordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
+		if err := RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
 			return pr, fmt.Errorf("propose: %w", err)
 		}
 	} else {
@@ -308,7 +308,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api ProposalAPI, pkg, wo
 // createProposal creates the pull request; when GitHub answers that one
 // already exists (another replica, a redelivery), it returns that one.
 // created is false when it found the open one.
-func createProposal(ctx context.Context, s *core.Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
+func CreateProposal(ctx context.Context, s *core.Session, api ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
 	pr, _, err := api.Pulls.Create(ctx, s.Repo.Owner, s.Repo.Name, np)
 	if err == nil {
 		return pr, true, nil

@@ -123,7 +123,7 @@ func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *git
 				return v, err
 			}
 			requester = ProposalRequesterIn(p.API.Approval, p.Session.Repo.FullName(), pr, comments,
-				ownCommitsOf(ctx, p.Session, pr.GetHead().GetSHA(), l.Parent))
+				OwnCommitsOf(ctx, p.Session, pr.GetHead().GetSHA(), l.Parent))
 		}
 		if self, detail := selfExcluded(p.Session.Config.Approvals, requester, p.approvedBy); self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)

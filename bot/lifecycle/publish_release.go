@@ -36,7 +36,7 @@ func (p *Publisher) createTag(ctx context.Context, rec revrecord.Record) error {
 }
 
 // publishAlreadyExists recognises GitHub's 422 for an existing ref or release.
-func publishAlreadyExists(err error) bool {
+func PublishAlreadyExists(err error) bool {
 	var ge *github.ErrorResponse
 	if !errors.As(err, &ge) || ge.Response == nil || ge.Response.StatusCode != http.StatusUnprocessableEntity {
 		return false
@@ -64,7 +64,7 @@ func (p *Publisher) Release(ctx context.Context, tags core.RevisionTags, l core.
 		TagName: github.String(tag), Name: github.String(tag), Body: github.String(notes.Markdown()),
 		TargetCommitish: github.String(l.Commit.String())})
 	if err != nil {
-		if publishAlreadyExists(err) {
+		if PublishAlreadyExists(err) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("create release %s: %w", tag, err)

@@ -85,9 +85,9 @@ func (n ReleaseNotes) Markdown() string {
 	if n.Resources.Empty() {
 		b.WriteString("No resource added, changed or removed.\n")
 	}
-	relNotesResources(&b, "Added", n.Resources.Added)
-	relNotesResources(&b, "Changed", n.Resources.Changed)
-	relNotesResources(&b, "Removed", n.Resources.Removed)
+	RelNotesResources(&b, "Added", n.Resources.Added)
+	RelNotesResources(&b, "Changed", n.Resources.Changed)
+	RelNotesResources(&b, "Removed", n.Resources.Removed)
 	if len(n.Resources.Unparsed) > 0 {
 		relNotesList(&b, "Not compared (not valid KRM YAML)", n.Resources.Unparsed)
 	}
@@ -109,7 +109,7 @@ func (n ReleaseNotes) Markdown() string {
 	return out
 }
 
-func relNotesResources(b *strings.Builder, title string, keys []ResourceKey) {
+func RelNotesResources(b *strings.Builder, title string, keys []ResourceKey) {
 	items := make([]string, len(keys))
 	for i, k := range keys {
 		items[i] = k.String()

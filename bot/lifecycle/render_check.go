@@ -113,7 +113,7 @@ func RenderCheck(ctx context.Context, s *core.Session, api CheckRunAPI, head plu
 		return out, nil
 	}
 	defer func() { attempt.abandon(ctx, pkg, err) }()
-	if err := run.render(ctx, s, dir, fork, opts); err != nil {
+	if err := run.Render(ctx, s, dir, fork, opts); err != nil {
 		return nil, fmt.Errorf("render check %s at %s: %w", pkg, words.ShortSHA(head.String()), err)
 	}
 	facts := run.facts(pkg, dir, head)
@@ -137,23 +137,23 @@ func (o *RenderOutcome) noRender(v attemptVerdict) {
 }
 
 // renderRun is one render of a package at a commit.
-type renderRun struct {
+type RenderRun struct {
 	missing  bool
 	deletion bool // missing, yet on the deployment branch: the commit deletes it
 	// deploymentBranch is the session's (for the deletion's report)
 	deploymentBranch string
-	files            map[string][]byte // the package as committed
+	Files            map[string][]byte // the package as committed
 	result           *render.Result
-	err              error             // the pipeline failed or was incomplete, or the package could not be read
-	out              map[string][]byte // the rendered package (when err is nil)
+	Err              error             // the pipeline failed or was incomplete, or the package could not be read
+	Out              map[string][]byte // the rendered package (when err is nil)
 	changes          []treediff.Change // out against files
 	hint             string            // which exec functions may run
 }
 
-func (r *renderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
+func (r *RenderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
 	return renderFacts{Package: pkg, Dir: dir, Head: head, Rendered: head, Missing: r.missing, Deletion: r.deletion,
 		DeploymentBranch: r.deploymentBranch, Result: r.result,
-		Err: r.err, Changes: r.changes, Files: r.files, ExecHint: r.hint}
+		Err: r.Err, Changes: r.changes, Files: r.Files, ExecHint: r.hint}
 }
 
 // renderStarted, when set (by tests only), is called as each render
@@ -163,19 +163,19 @@ var renderStarted func(ctx context.Context, dir string)
 // loadRun reads the package at commit from the git cache. A missing or
 // too large package is in the renderRun (to be reported); the error is for
 // the machinery (git cache, context) and means nothing can be rendered.
-func loadRun(ctx context.Context, s *core.Session, commit plumbing.Hash, dir string) (*renderRun, error) {
-	run := &renderRun{}
+func loadRun(ctx context.Context, s *core.Session, commit plumbing.Hash, dir string) (*RenderRun, error) {
+	run := &RenderRun{}
 	files, err := core.LoadPackage(ctx, s.Git, commit, dir)
 	switch {
 	case errors.Is(err, core.ErrPackageMissing):
 		run.missing = true
 		run.deletion, run.deploymentBranch = isDeletion(ctx, s, dir), s.DeploymentBranch
 	case errors.Is(err, gitstore.ErrTreeTooLarge):
-		run.err = err
+		run.Err = err
 	case err != nil:
 		return nil, err
 	default:
-		run.files = files
+		run.Files = files
 	}
 	return run, nil
 }
@@ -191,8 +191,8 @@ func isDeletion(ctx context.Context, s *core.Session, dir string) bool {
 // failing pipeline, a name or file the render cannot take, a panic of the
 // engine) are in the renderRun, to be reported on the check; the error is
 // the context's.
-func (run *renderRun) render(ctx context.Context, s *core.Session, dir string, fork bool, opts RenderOptions) error {
-	if run.missing || run.err != nil {
+func (run *RenderRun) Render(ctx context.Context, s *core.Session, dir string, fork bool, opts RenderOptions) error {
+	if run.missing || run.Err != nil {
 		return nil
 	}
 	ropts, hint := renderOptionsFor(s.Config, fork, opts)
@@ -201,12 +201,12 @@ func (run *renderRun) render(ctx context.Context, s *core.Session, dir string, f
 	if renderStarted != nil {
 		renderStarted(ctx, dir)
 	}
-	run.result, run.out, run.err = renderFiles(ctx, s.Log, dir, run.files, ropts)
+	run.result, run.Out, run.Err = renderFiles(ctx, s.Log, dir, run.Files, ropts)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if run.err == nil {
-		run.changes = treediff.Files(run.files, run.out).Changes()
+	if run.Err == nil {
+		run.changes = treediff.Files(run.Files, run.Out).Changes()
 	}
 	return nil
 }

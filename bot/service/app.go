@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -43,7 +45,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	if s.MutationSpacing > 0 {
 		// GitHub's hourly limit of content-creating calls (the local
 		// forge, with no spacing, has none).
-		app.Updates.Pacer = &lifecycle.UpdateBudget{Limit: lifecycle.DefaultUpdateBudget}
+		app.Updates.Pacer = &updates.UpdateBudget{Limit: updates.DefaultUpdateBudget}
 	}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: app.Flows.Permissions, Flows: app.Flows, Log: log,
@@ -56,9 +58,9 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 
 // newUpdateFanout is the fan-out of publishes to downstream update pull
 // requests, finding downstreams with registry (the App's).
-func newUpdateFanout(app *bot.App, registry lifecycle.DownstreamFinder, m *metrics.Metrics) *lifecycle.UpdateFanout {
-	f := &lifecycle.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
-		Releases: func(s *core.Session) lifecycle.UpstreamReleases { return s.GH.Repositories }}
+func newUpdateFanout(app *bot.App, registry updates.DownstreamFinder, m *metrics.Metrics) *updates.UpdateFanout {
+	f := &updates.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
+		Releases: func(s *core.Session) updates.UpstreamReleases { return s.GH.Repositories }}
 	if m != nil {
 		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -48,7 +49,7 @@ func TestCommitUnderLease(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := lifecycletest.New(t)
 			ctx := context.Background()
 			base := plumbing.NewHash(h.Seed(t, map[string][]byte{"basens/Kptfile": kptfile}))
 			alice, _ := h.Env.Forge.Account("alice")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -16,7 +17,7 @@ import (
 )
 
 func TestSessionReadsConfigFromTheDeploymentBranch(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	h.Seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
 		"apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: 2\n")})
 	s := h.Open(t)
@@ -36,7 +37,7 @@ func TestSessionReadsConfigFromTheDeploymentBranch(t *testing.T) {
 }
 
 func TestSessionMissingConfigIsDefaults(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	s := h.Open(t)
 	if s.ConfigErr != nil || s.Config.Approvals.Required != 1 || s.Config.Lifecycle.PublishOn != "merge" {
@@ -45,7 +46,7 @@ func TestSessionMissingConfigIsDefaults(t *testing.T) {
 }
 
 func TestCommitPackageCarriesTrailerAndLease(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	base := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: basens\n")})
 	s := h.Open(t)
 	ctx := context.Background()
@@ -81,7 +82,7 @@ func TestCommitPackageCarriesTrailerAndLease(t *testing.T) {
 // leaves in force the newest version in main's history that passes — not
 // the defaults, not an older good version — and names its commit.
 func TestSessionLastGoodConfigComesFromHistory(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	const head = "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n"
 	h.Seed(t, map[string][]byte{config.Path: []byte(head + "approvals:\n  required: 2\n")})
 	newest := plumbing.NewHash(h.Seed(t, map[string][]byte{config.Path: []byte(head + "lifecycle:\n  publishOn: never\napprovals:\n  required: 3\n")}))
@@ -115,7 +116,7 @@ func TestSessionLastGoodConfigComesFromHistory(t *testing.T) {
 // TestSessionNoGoodConfigInHistoryIsDefaults: a file that never passed
 // leaves the defaults of the commit before it (no file there) in force.
 func TestSessionNoGoodConfigInHistoryIsDefaults(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	before := plumbing.NewHash(h.Seed(t, map[string][]byte{"README.md": []byte("x\n")}))
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n"), config.Path: []byte("kind: RepositoryConfig\nlifecycle:\n  publishOn: never\n")})
 	s := h.Open(t)

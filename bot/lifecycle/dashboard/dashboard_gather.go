@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -88,7 +90,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.Proposa
 		f.Updates = append(f.Updates, du)
 	}
 	if api.Pulls != nil {
-		waiting, _, err := lifecycle.WaitingUpdates(ctx, s, api.Pulls, id)
+		waiting, _, err := updates.WaitingUpdates(ctx, s, api.Pulls, id)
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
@@ -37,24 +37,24 @@ func resyncUpdates(ctx context.Context, s *core.Session, deps ResyncDeps) error 
 // Lagging makes the update of every package of ds whose upstream published
 // a revision newer than the one it tracks. Upstreams porchbot cannot open
 // (not installed, another host) are skipped.
-func Lagging(ctx context.Context, f *lifecycle.UpdateFanout, ds *core.Session) error {
+func Lagging(ctx context.Context, f *updates.UpdateFanout, ds *core.Session) error {
 	if f == nil || f.Open == nil {
 		return nil
 	}
-	found, err := lifecycle.DeploymentDownstreams(ctx, ds)
+	found, err := updates.DeploymentDownstreams(ctx, ds)
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, d := range found {
-		out, _, uerr := f.Upgrade(ctx, ds, d.Package, 0, lifecycle.UpdateOptions{})
+		out, _, uerr := f.Upgrade(ctx, ds, d.Package, 0, updates.UpdateOptions{})
 		var re *core.RequestError
 		switch {
 		case errors.As(uerr, &re):
 			ds.Log.WithError(uerr).WithField("package", d.Package).Debug("resync: no update for this package")
 		case uerr != nil:
 			errs = append(errs, fmt.Errorf("update %s: %w", d.Package, uerr))
-		case out.State != lifecycle.UpdateUpToDate && out.State != lifecycle.UpdateCurrent && out.State != lifecycle.UpdateVariant:
+		case out.State != updates.UpdateUpToDate && out.State != updates.UpdateCurrent && out.State != updates.UpdateVariant:
 			ds.Log.WithField("package", d.Package).WithField("state", out.State).Info("resync: update pull request made")
 		}
 	}

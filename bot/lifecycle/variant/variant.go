@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -41,18 +43,18 @@ type VariantMetrics interface {
 type VariantController struct {
 	// Updates is the update fan-out: its API, render options, pacing and
 	// release notes serve the variants' pull requests too.
-	Updates *lifecycle.UpdateFanout
+	Updates *updates.UpdateFanout
 	// Open opens a repository of the upstream's installation (its name,
 	// installation and default branch known from the installation's list).
 	Open func(ctx context.Context, repo core.Repo) (*core.Session, error)
 	// Repos lists the repositories of a session's installation, with
 	// their topics (github.Client.Apps; nil: s.GH.Apps).
-	Repos func(s *core.Session) lifecycle.VariantRepoLister
+	Repos func(s *core.Session) updates.VariantRepoLister
 	// Finder finds the repositories whose packages track the upstream's
 	// packages (the App's registry): targets removed from an entry, or
 	// whose entry is gone, are found there. nil: only the targets the
 	// entries name are looked at.
-	Finder  lifecycle.DownstreamFinder
+	Finder  updates.DownstreamFinder
 	Metrics VariantMetrics
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to every clone, update and adoption (nil: caches of
@@ -159,7 +161,7 @@ func (c *VariantController) run(ctx context.Context, up *core.Session, published
 			}
 			if carriesContent(a.Kind) && r.Err == nil {
 				r.Err = c.variantFlow(ctx, up, facts, vt, a, act)
-				if _, refused := lifecycle.FlowRefusal(r.Err); r.Err != nil && act {
+				if _, refused := updates.FlowRefusal(r.Err); r.Err != nil && act {
 					log.WithError(r.Err).WithFields(logrus.Fields{"target": a.Target, "package": a.Package, "refused": refused}).
 						Warn("variant action not carried out: the flow rule")
 				}
@@ -216,7 +218,7 @@ func (c *VariantController) carryOut(ctx context.Context, up *core.Session, fact
 		return 0, fmt.Errorf("no session of %s", a.Target)
 	}
 	if c.Updates.Pacer != nil {
-		if err := c.Updates.Pacer.Wait(ctx, lifecycle.UpdateContentCalls); err != nil {
+		if err := c.Updates.Pacer.Wait(ctx, updates.UpdateContentCalls); err != nil {
 			return 0, fmt.Errorf("waiting for GitHub's hourly budget: %w", err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -67,7 +69,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 
 	api := c.Updates.API(ds)
 	branch := packages.DraftBranch(pkg, variantWorkspace)
-	head, err := lifecycle.BranchHead(ctx, ds, branch)
+	head, err := updates.BranchHead(ctx, ds, branch)
 	if err != nil {
 		return 0, err
 	}
@@ -106,14 +108,14 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 		}
 		return a.PullRequest, nil
 	}
-	out := &lifecycle.UpdateOutcome{Head: res.Head, Branch: branch}
-	if err := lifecycle.OpenUpdatePR(ctx, ds, api, pkg, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
+	out := &updates.UpdateOutcome{Head: res.Head, Branch: branch}
+	if err := updates.OpenUpdatePR(ctx, ds, api, pkg, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
 	return out.PR.GetNumber(), nil
 }
 
-func variantCloneBody(up, ds *core.Session, a variants.Action, upRev lifecycle.UpstreamRevision) string {
+func variantCloneBody(up, ds *core.Session, a variants.Action, upRev updates.UpstreamRevision) string {
 	return fmt.Sprintf("Proposes the new package %s, a clone of %s (%s in %s, commit %s), as the variant of %s wants it in %s. "+
 		"Its Kptfile's `upstreamLock` pins that commit, as `/porch clone` does; merging publishes %s here.\n",
 		mdquote.Code(a.Package), mdquote.Code(upRev.Tag()), mdquote.Code(upRev.Directory()), up.Repo.FullName(), mdquote.Code(words.ShortSHA(upRev.Commit.String())),
@@ -176,7 +178,7 @@ func declined(ctx context.Context, ds *core.Session, f *variantFacts, a variants
 		return nil
 	}
 	branch := packages.DraftBranch(a.Package, ws)
-	head, err := lifecycle.BranchHead(ctx, ds, branch)
+	head, err := updates.BranchHead(ctx, ds, branch)
 	if err != nil {
 		return nil
 	}
@@ -206,17 +208,17 @@ func declinedAt(pulls []*github.PullRequest, branch string, head plumbing.Hash) 
 // upstreamRevision is revision rev of upstream package pkg: the one a
 // publish just made (its commit and release known), or its tag in up's
 // cache.
-func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (lifecycle.UpstreamRevision, error) {
+func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (updates.UpstreamRevision, error) {
 	if r, ok := f.published[pkg]; ok && r.Revision == rev {
-		return lifecycle.UpstreamRevision{Session: up, Package: pkg, Dir: core.PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
+		return updates.UpstreamRevision{Session: up, Package: pkg, Dir: core.PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
 			Commit: r.Commit, Release: r.Release}, nil
 	}
-	return lifecycle.NewUpstreamRevision(ctx, up, pkg, rev)
+	return updates.NewUpstreamRevision(ctx, up, pkg, rev)
 }
 
 // notesFor gives the release notes of upRev's range, the releases listed
 // at most once per reconcile and upstream revision.
-func (c *VariantController) notesFor(ctx context.Context, f *variantFacts, upRev lifecycle.UpstreamRevision) func(from, to int) []lifecycle.UpstreamNote {
+func (c *VariantController) notesFor(ctx context.Context, f *variantFacts, upRev updates.UpstreamRevision) func(from, to int) []updates.UpstreamNote {
 	key := strings.ToLower(upRev.Tag())
 	if n, ok := f.notes[key]; ok {
 		return n

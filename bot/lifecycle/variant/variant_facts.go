@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -48,12 +50,12 @@ type variantFacts struct {
 	// upstream revisions: what a publish just made (commit and release
 	// known), by package; the release notes of each revision.
 	published map[string]lifecycle.PublishedRevision
-	notes     map[string]func(from, to int) []lifecycle.UpstreamNote
+	notes     map[string]func(from, to int) []updates.UpstreamNote
 	// targets to look at, in order.
 	todo []variantTarget
 	// repos are the installation's repositories (by lower-case name);
 	// entryAt the configuration commit of each entry (variant_flow.go).
-	repos   map[string]lifecycle.InstalledRepo
+	repos   map[string]updates.InstalledRepo
 	entryAt map[int]plumbing.Hash
 	// The current target: its session and recent pull requests (any state).
 	session *core.Session
@@ -64,7 +66,7 @@ type variantFacts struct {
 type variantTarget struct {
 	name string
 	// repo is set when it is in the upstream's installation.
-	repo *lifecycle.InstalledRepo
+	repo *updates.InstalledRepo
 	// onlyOwned: not targeted by an entry, looked at only for packages
 	// this upstream owns (removals).
 	onlyOwned bool
@@ -75,7 +77,7 @@ type variantTarget struct {
 // prepare reads the upstream's facts and lists the targets.
 func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision) (*variantFacts, error) {
 	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
-		published: map[string]lifecycle.PublishedRevision{}, notes: map[string]func(int, int) []lifecycle.UpstreamNote{}}
+		published: map[string]lifecycle.PublishedRevision{}, notes: map[string]func(int, int) []updates.UpstreamNote{}}
 	for _, r := range published {
 		f.published[r.Package] = r
 	}
@@ -169,14 +171,14 @@ func (c *VariantController) candidates(ctx context.Context, up *core.Session, up
 
 // installed lists the repositories of up's installation, by lower-case
 // owner/name.
-func (c *VariantController) installed(ctx context.Context, up *core.Session) (map[string]lifecycle.InstalledRepo, error) {
-	return lifecycle.ListInstallation(ctx, up, c.Repos, c.Flows, nil)
+func (c *VariantController) installed(ctx context.Context, up *core.Session) (map[string]updates.InstalledRepo, error) {
+	return updates.ListInstallation(ctx, up, c.Repos, c.Flows, nil)
 }
 
 // target opens one installed repository and reads its facts. With
 // onlyOwned, a repository holding no package this upstream owns gives nil
 // (no call spent on it).
-func (c *VariantController) target(ctx context.Context, up *core.Session, f *variantFacts, ir lifecycle.InstalledRepo, onlyOwned bool) (*variants.Target, error) {
+func (c *VariantController) target(ctx context.Context, up *core.Session, f *variantFacts, ir updates.InstalledRepo, onlyOwned bool) (*variants.Target, error) {
 	ds, err := c.Open(ctx, ir.Repo)
 	if err != nil {
 		return nil, err
@@ -284,7 +286,7 @@ func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.H
 		if p.Owner != nil {
 			pkgName = p.Owner.Package
 		}
-		p.Revision = lifecycle.LockRevision(pkgName, l.Git.Ref)
+		p.Revision = updates.LockRevision(pkgName, l.Git.Ref)
 	}
 	return p, nil
 }

@@ -19,7 +19,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -46,13 +46,13 @@ func (c *VariantController) variantFlow(ctx context.Context, up *core.Session, f
 	if err != nil {
 		return err
 	}
-	src := lifecycle.FlowRepo(up)
+	src := updates.FlowRepo(up)
 	src.Visibility = f.visibility(up.Repo.FullName())
-	dst := lifecycle.FlowRepo(f.session)
+	dst := updates.FlowRepo(f.session)
 	dst.Visibility = vt.repo.Visibility
-	err = lifecycle.CheckFlow(ctx, c.Flows, flow.Request{Source: src, Target: dst, Commit: at.String(), CommitRepo: lifecycle.FlowRepo(up),
+	err = updates.CheckFlow(ctx, c.Flows, flow.Request{Source: src, Target: dst, Commit: at.String(), CommitRepo: updates.FlowRepo(up),
 		SourceVouched: true, TargetVouched: a.Kind != variants.Clone, AllowWider: up.Config.Flows.AllowWiderReaders})
-	refused, ok := lifecycle.FlowRefusal(err)
+	refused, ok := updates.FlowRefusal(err)
 	if !ok || !report {
 		return err
 	}
@@ -63,7 +63,7 @@ func (c *VariantController) variantFlow(ctx context.Context, up *core.Session, f
 		key = "hidden:" + hex.EncodeToString(sum[:8])
 	}
 	why = fmt.Sprintf("`variants[%d]` of %s: %s.", a.Variant, mdquote.Code(config.Path), why)
-	return errors.Join(err, lifecycle.ReportRefusedFlow(ctx, up, at, fmt.Sprintf("variants[%d] %s", a.Variant, key), why))
+	return errors.Join(err, updates.ReportRefusedFlow(ctx, up, at, fmt.Sprintf("variants[%d] %s", a.Variant, key), why))
 }
 
 // visibility of a repository of the upstream's installation, as its list
@@ -105,7 +105,7 @@ func (f *variantFacts) entryCommit(ctx context.Context, up *core.Session, i int,
 		return h, nil
 	}
 	want := up.Config.Variants[i]
-	at, err := lifecycle.HeldSince(ctx, up, config.Path, func(data []byte) bool {
+	at, err := updates.HeldSince(ctx, up, config.Path, func(data []byte) bool {
 		cfg, err := config.Parse(config.Path, data, limits)
 		return err == nil && containsVariant(cfg.Variants, want)
 	})

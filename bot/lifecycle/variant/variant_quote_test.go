@@ -3,7 +3,7 @@ package variant
 import (
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -17,7 +17,7 @@ import (
 var variantWriters = mdtest.Writers{
 	"variant pull request body": func(s string) string {
 		up := &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}}
-		upRev := lifecycle.UpstreamRevision{Session: up, Package: "u" + s, Dir: "d" + s, Revision: 2}
+		upRev := updates.UpstreamRevision{Session: up, Package: "u" + s, Dir: "d" + s, Revision: 2}
 		a := variants.Action{Target: "acme/edge-1", Package: "p" + s, Revision: 2}
 		m := variants.Mutation{Owner: variants.Ownership{Upstream: "acme/catalog", Package: "u" + s, Downstream: "p" + s},
 			Spec: "s" + s, Labels: map[string]string{"k" + s: "v" + s}, Namespace: "n" + s}

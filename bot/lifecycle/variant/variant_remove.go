@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -61,7 +63,7 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 		return 0, core.RequestErrorf("%v", err)
 	}
 	branch := packages.DraftBranch(a.Package, orphanWorkspace)
-	head, err := lifecycle.BranchHead(ctx, ds, branch)
+	head, err := updates.BranchHead(ctx, ds, branch)
 	if err != nil {
 		return 0, err
 	}
@@ -87,11 +89,11 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 	if err != nil {
 		return 0, fmt.Errorf("orphan %s: %w", a.Package, err)
 	}
-	out := &lifecycle.UpdateOutcome{Head: res.Head, Branch: branch}
+	out := &updates.UpdateOutcome{Head: res.Head, Branch: branch}
 	title := fmt.Sprintf("Variant: orphan %s", a.Package)
 	body := fmt.Sprintf("Proposes removing %s and %s from %s's Kptfile: the package stays, and is no longer kept by a variant.\n\n%s",
 		mdquote.Code(variants.OwnerAnnotation), mdquote.Code(variants.SpecAnnotation), mdquote.Code(a.Package), removalNote(a))
-	if err := lifecycle.OpenUpdatePR(ctx, ds, api, a.Package, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
+	if err := updates.OpenUpdatePR(ctx, ds, api, a.Package, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
 	return out.PR.GetNumber(), c.closeSuperseded(ctx, ds, a, out.PR.GetNumber())
@@ -100,7 +102,7 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 func removalNote(a variants.Action) string {
 	return fmt.Sprintf("### Variant\n\nThe variant of %s in %s (downstream %s) no longer targets %s: no `variants:` entry there names it "+
 		"(deletionPolicy %s). Close this pull request to keep the package as it is.\n",
-		mdquote.Code(a.Owner.Package), a.Owner.Upstream, mdquote.Code(lifecycle.FirstNonEmpty(a.Owner.Downstream, a.Owner.Package)), a.Target,
+		mdquote.Code(a.Owner.Package), a.Owner.Upstream, mdquote.Code(updates.FirstNonEmpty(a.Owner.Downstream, a.Owner.Package)), a.Target,
 		mdquote.Code(a.Owner.OnRemove))
 }
 

@@ -13,7 +13,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -37,12 +37,12 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		return 0, err
 	}
 	var mutated map[string][]byte
-	opts := lifecycle.UpdateOptions{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
+	opts := updates.UpdateOptions{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
 		out, err := variants.Apply(files, m)
 		mutated = out
 		return out, err
 	}}
-	plan, err := lifecycle.PlanUpdate(ctx, ds, a.Package, upRev, opts)
+	plan, err := updates.PlanUpdate(ctx, ds, a.Package, upRev, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +60,7 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		return own != nil && own.SameEntry(a.Owner) && spec == a.Spec
 	}
 	plan.Pulls = f.pulls
-	out, err := lifecycle.ProposeUpdate(ctx, ds, c.Updates.API(ds), plan, c.notesFor(ctx, f, upRev)(plan.From, upRev.Revision))
+	out, err := updates.ProposeUpdate(ctx, ds, c.Updates.API(ds), plan, c.notesFor(ctx, f, upRev)(plan.From, upRev.Revision))
 	if err != nil {
 		return 0, err
 	}
@@ -68,13 +68,13 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		c.Updates.Metrics.Outcome(out.State)
 	}
 	switch out.State {
-	case lifecycle.UpdateWaiting:
+	case updates.UpdateWaiting:
 		return 0, errVariantWaiting
-	case lifecycle.UpdateHeld:
+	case updates.UpdateHeld:
 		return out.PR.GetNumber(), core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
-	case lifecycle.UpdateRefused:
+	case updates.UpdateRefused:
 		return out.PR.GetNumber(), core.RequestErrorf("not updated: %s", plan.Refused)
-	case lifecycle.UpdateDeclined:
+	case updates.UpdateDeclined:
 		return 0, core.RequestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
 	return out.PR.GetNumber(), nil

@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // Upstream updates (SPEC §6): when an upstream package publishes a
 // revision, each downstream package that tracks an older one gets an update
@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/internal/variants"
 
@@ -83,7 +85,7 @@ type UpdateOptions struct {
 	// Strategy overrides updates.strategy and the Kptfile's ("" none).
 	Strategy string
 	// Render renders the merged package (the downstream renders on push).
-	Render RenderOptions
+	Render lifecycle.RenderOptions
 	// RequestedBy names who asked (/porch upgrade), "" for a publish.
 	RequestedBy string
 	// Mutate, when set, is applied to the merged package before its
@@ -119,7 +121,7 @@ type UpdatePlan struct {
 	Refused   string
 	Conflicts []update.Conflict
 	// Resources is what the update changes in the downstream package.
-	Resources ResourcesDiff
+	Resources lifecycle.ResourcesDiff
 	// Rendered: the pipeline ran on the merged package; RenderErr is its
 	// failure (the merged package is proposed as is, the render check
 	// reports it).
@@ -150,7 +152,7 @@ var merge3 = update.Merge
 // PlanUpdate plans the update of the package pkg of the downstream session
 // ds to up, on ds's deployment branch head.
 func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
-	dir := PackageDir(ds.Config, pkg)
+	dir := lifecycle.PackageDir(ds.Config, pkg)
 	p := &UpdatePlan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
 		RequestedBy: opts.RequestedBy}
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
@@ -229,19 +231,19 @@ func (p *UpdatePlan) finish(ctx context.Context, ds *core.Session, local, files 
 	}
 	dir := p.Dir
 	if commitOnPush(ds.Config) {
-		run := &renderRun{files: files}
-		if err := run.render(ctx, ds, dir, false, opts.Render); err != nil {
+		run := &lifecycle.RenderRun{Files: files}
+		if err := run.Render(ctx, ds, dir, false, opts.Render); err != nil {
 			return nil, err
 		}
 		p.Rendered = true
-		if run.err != nil {
-			p.RenderErr = run.err
+		if run.Err != nil {
+			p.RenderErr = run.Err
 		} else {
-			files = run.out
+			files = run.Out
 		}
 	}
 	p.Files = files
-	p.Resources = DiffResources(local, files)
+	p.Resources = lifecycle.DiffResources(local, files)
 	return p, nil
 }
 

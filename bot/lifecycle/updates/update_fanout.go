@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // The fan-out of a publish: every downstream package of the published
 // upstream package, in every repository where the App is installed, gets
@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -57,7 +59,7 @@ type UpdateFanout struct {
 	API func(s *core.Session) UpdateAPI
 	// Releases lists the upstream's releases (nil: no release notes).
 	Releases func(s *core.Session) UpstreamReleases
-	Render   RenderOptions
+	Render   lifecycle.RenderOptions
 	Metrics  UpdateMetrics
 	// Pacer keeps the updates within GitHub's hourly limit of
 	// content-creating calls (nil: unpaced, as on the local forge).
@@ -82,7 +84,7 @@ type UpdateResult struct {
 // packages: each package's highest (several at once come from a backfill,
 // or from adopting tags porchbot did not make). Each package's failure is
 // logged and returned (joined); the others go on.
-func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []PublishedRevision) ([]UpdateResult, error) {
+func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []lifecycle.PublishedRevision) ([]UpdateResult, error) {
 	if f == nil || f.Finder == nil || f.Open == nil {
 		return nil, nil
 	}
@@ -192,7 +194,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.updateFlow(ctx, up, ds, PackageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
+	if err := f.updateFlow(ctx, up, ds, lifecycle.PackageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
 		return nil, nil, err
 	}
 	opts.Render = f.Render
@@ -208,7 +210,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 }
 
 func (f *UpdateFanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
-	if err := f.updateFlow(ctx, up, ds, PackageDir(ds.Config, pkg), ""); err != nil {
+	if err := f.updateFlow(ctx, up, ds, lifecycle.PackageDir(ds.Config, pkg), ""); err != nil {
 		return nil, err
 	}
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
@@ -234,7 +236,7 @@ func (f *UpdateFanout) propose(ctx context.Context, ds *core.Session, plan *Upda
 // upstreamOf resolves the upstream of package pkg of ds at revision to
 // (0: the latest published).
 func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, to int) (UpstreamRevision, error) {
-	dir := PackageDir(ds.Config, pkg)
+	dir := lifecycle.PackageDir(ds.Config, pkg)
 	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
 	if err != nil {
 		return UpstreamRevision{}, err
@@ -257,7 +259,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 	if here, err := downstreams.ParseRepoURL(ds.Git.URL()); err != nil || here.Host != id.Host {
 		return UpstreamRevision{}, core.RequestErrorf("%s: its upstream %s is not on this GitHub", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
-	if checkRepoName(owner, repo) != nil {
+	if lifecycle.CheckRepoName(owner, repo) != nil {
 		return UpstreamRevision{}, core.RequestErrorf("%s: the upstream repository %s is not a GitHub repository", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
 	us, err := f.Open(ctx, owner+"/"+repo)
@@ -281,7 +283,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 		upPkg = strings.TrimPrefix(strings.TrimPrefix(upDir, root), "/")
 	}
 	if to == 0 {
-		revs, err := PublishedRevisions(ctx, us, upPkg)
+		revs, err := lifecycle.PublishedRevisions(ctx, us, upPkg)
 		if err != nil {
 			return UpstreamRevision{}, err
 		}

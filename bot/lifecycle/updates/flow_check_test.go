@@ -1,10 +1,11 @@
-package lifecycle_test
+package updates_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 )
 
 // TestUpstreamSetAtFindsTheCommitThatNamedTheUpstream: the commit held
@@ -12,7 +13,7 @@ import (
 // name that repository, not a later change of ref or of other files, nor
 // the earlier commit that named another repository.
 func TestUpstreamSetAtFindsTheCommitThatNamedTheUpstream(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	kf := func(repo, ref string) []byte {
 		return []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\nupstream:\n  type: git\n  git:\n    repo: " + repo +
 			"\n    directory: /app\n    ref: " + ref + "\n  updateStrategy: resource-merge\n")
@@ -33,7 +34,7 @@ func TestUpstreamSetAtFindsTheCommitThatNamedTheUpstream(t *testing.T) {
 	commit("carol", map[string][]byte{"README.md": []byte("hi\n"), "app/Kptfile": kf(vault, "app/v2")})
 	commit("alice", map[string][]byte{"README.md": []byte("hello\n"), "app/Kptfile": kf(vault, "app/v2")})
 
-	got, err := lifecycle.UpstreamSetAt(context.Background(), h.Open(t), "app")
+	got, err := updates.UpstreamSetAt(context.Background(), h.Open(t), "app")
 	if err != nil {
 		t.Fatal(err)
 	}

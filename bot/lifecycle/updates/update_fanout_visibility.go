@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // The visibilities of a fan-out's downstream repositories. From a public
 // upstream the flow rule needs none (nothing is wider than public). From

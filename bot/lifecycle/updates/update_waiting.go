@@ -1,9 +1,11 @@
-package lifecycle
+package updates
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -19,14 +21,14 @@ import (
 
 // WaitingUpdates lists the packages of s whose update branch is porchbot's
 // and has no open pull request, at most limit of them ("" none).
-func WaitingUpdates(ctx context.Context, s *core.Session, pulls ProposalPulls, id core.Identity) ([]string, int, error) {
+func WaitingUpdates(ctx context.Context, s *core.Session, pulls lifecycle.ProposalPulls, id core.Identity) ([]string, int, error) {
 	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/"+packages.UpdateBranch(""))
 	if err != nil {
 		return nil, 0, err
 	}
 	var prs []*github.PullRequest
 	if !s.NoOpenPulls {
-		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, OpenPullsOptions()); err != nil {
+		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, lifecycle.OpenPullsOptions()); err != nil {
 			return nil, 0, fmt.Errorf("list pull requests: %w", err)
 		}
 	}
@@ -35,7 +37,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls ProposalPulls, i
 		if pr.GetBase().GetRef() != s.DeploymentBranch {
 			continue
 		}
-		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !IsForkPullRequest(s.Repo, pr) {
+		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !lifecycle.IsForkPullRequest(s.Repo, pr) {
 			open[pr.GetHead().GetRef()] = true
 		}
 	}
@@ -46,7 +48,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls ProposalPulls, i
 		if !ok || open[branch] {
 			continue
 		}
-		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: PackageDir(s.Config, pkg)}, id)
+		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: lifecycle.PackageDir(s.Config, pkg)}, id)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/update"
@@ -98,9 +100,9 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 	} else if plan.Resources.Empty() {
 		b.WriteString("No resource added, changed or removed.\n")
 	}
-	relNotesResources(&b, "Added", plan.Resources.Added)
-	relNotesResources(&b, "Changed", plan.Resources.Changed)
-	relNotesResources(&b, "Removed", plan.Resources.Removed)
+	lifecycle.RelNotesResources(&b, "Added", plan.Resources.Added)
+	lifecycle.RelNotesResources(&b, "Changed", plan.Resources.Changed)
+	lifecycle.RelNotesResources(&b, "Removed", plan.Resources.Removed)
 
 	b.WriteString("\n### Conflicts\n\n")
 	if len(plan.Conflicts) == 0 {

@@ -1,8 +1,10 @@
-package lifecycle
+package updates
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -24,7 +26,7 @@ func DeploymentDownstreams(ctx context.Context, s *core.Session) ([]downstreams.
 	if s.DeploymentHead.IsZero() {
 		return nil, nil // an empty repository
 	}
-	paths, err := treeFilePaths(ctx, s.Git, s.DeploymentHead)
+	paths, err := lifecycle.TreeFilePaths(ctx, s.Git, s.DeploymentHead)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // Content that crosses a repository boundary (an update of a downstream
 // package, a variant) passes internal/flow's rule; this file gives the

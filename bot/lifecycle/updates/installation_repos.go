@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // The repositories of an installation, as GitHub lists them
 // (GET /installation/repositories, 100 a page): the variants' targets and

@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // The update branch and pull request of one downstream package.
 //
@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -55,7 +57,7 @@ type UpdateIssues interface {
 // UpdateAPI is the GitHub surface of update pull requests in a downstream
 // repository.
 type UpdateAPI struct {
-	Proposal  ProposalAPI
+	Proposal  lifecycle.ProposalAPI
 	Reviewers UpdateReviewers
 	Claims    UpdateClaims
 	Issues    UpdateIssues
@@ -66,7 +68,7 @@ type UpdateAPI struct {
 }
 
 // NewUpdateAPI takes the services of a go-github client.
-func NewUpdateAPI(gh *github.Client, proposal ProposalAPI) UpdateAPI {
+func NewUpdateAPI(gh *github.Client, proposal lifecycle.ProposalAPI) UpdateAPI {
 	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
 }
 
@@ -123,7 +125,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	openUpdates, declined := 0, 0
 	for _, pr := range prs {
 		head := pr.GetHead().GetRef()
-		if _, ok := packages.ParseUpdateBranchName(head); !ok || IsForkPullRequest(ds.Repo, pr) {
+		if _, ok := packages.ParseUpdateBranchName(head); !ok || lifecycle.IsForkPullRequest(ds.Repo, pr) {
 			continue
 		}
 		if pr.GetState() == "open" {
@@ -226,9 +228,9 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 		// Who asked, in the body the creation writes anyway
 		// (approval_requester_at.go): no call of its own.
 		requester, _ := updateRequester(api, requestedBy)
-		body += "\n" + requesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
+		body += "\n" + lifecycle.RequesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
 	}
-	pr, created, err := createProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
+	pr, created, err := lifecycle.CreateProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
 		Head: github.String(branch), Base: github.String(ds.DeploymentBranch), Body: github.String(body)})
 	if err != nil {
 		return fmt.Errorf("update %s: %w", pkg, err)
@@ -241,7 +243,7 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 	if len(api.Proposal.RecordKey) == 0 {
 		// No key to sign a body record with: the comment record (one call).
 		requester, how := updateRequester(api, requestedBy)
-		if err := recordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
+		if err := lifecycle.RecordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
 			return fmt.Errorf("update %s: %w", pkg, err)
 		}
 	}
@@ -281,7 +283,7 @@ func refusedUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	if api.Claims != nil {
 		_, _, err := api.Claims.CreateRef(ctx, ds.Repo.Owner, ds.Repo.Name, &github.Reference{Ref: github.String(m.ref(0)),
 			Object: &github.GitObject{SHA: github.String(plan.Base.String())}})
-		if publishAlreadyExists(err) {
+		if lifecycle.PublishAlreadyExists(err) {
 			return out, nil
 		}
 		if err != nil {
@@ -433,9 +435,9 @@ func heldComment(plan *UpdatePlan) string {
 	if plan.Resources.Empty() {
 		b.WriteString("No resource.\n")
 	}
-	relNotesResources(&b, "Added", plan.Resources.Added)
-	relNotesResources(&b, "Changed", plan.Resources.Changed)
-	relNotesResources(&b, "Removed", plan.Resources.Removed)
+	lifecycle.RelNotesResources(&b, "Added", plan.Resources.Added)
+	lifecycle.RelNotesResources(&b, "Changed", plan.Resources.Changed)
+	lifecycle.RelNotesResources(&b, "Removed", plan.Resources.Removed)
 	if len(plan.Conflicts) > 0 {
 		b.WriteString("\nConflicts:\n\n" + ConflictsMarkdown(plan.Conflicts))
 	}
@@ -453,7 +455,7 @@ func commentOnce(ctx context.Context, s *core.Session, api UpdateAPI, n int, at 
 	if api.Claims != nil {
 		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
 			Object: &github.GitObject{SHA: github.String(at.String())}})
-		if publishAlreadyExists(err) {
+		if lifecycle.PublishAlreadyExists(err) {
 			return false, nil
 		}
 		if err != nil {
@@ -486,7 +488,7 @@ func updateRequester(api UpdateAPI, requestedBy string) (user, how string) {
 	if requestedBy != "" {
 		return requestedBy, "/porch upgrade"
 	}
-	return api.Proposal.botLogin(), "an upstream publish"
+	return api.Proposal.BotLoginOrDefault(), "an upstream publish"
 }
 
 // refreshedRequester carries the requester record of an open update pull
@@ -499,9 +501,9 @@ func refreshedRequester(ctx context.Context, ds *core.Session, api UpdateAPI, op
 	if len(key) == 0 || head.IsZero() {
 		return ""
 	}
-	user := bodyRequester(key, ds.Repo.FullName(), open, ownCommitsOf(ctx, ds, open.GetHead().GetSHA(), ds.DeploymentHead))
+	user := lifecycle.BodyRequester(key, ds.Repo.FullName(), open, lifecycle.OwnCommitsOf(ctx, ds, open.GetHead().GetSHA(), ds.DeploymentHead))
 	if user == "" {
 		return ""
 	}
-	return "\n" + requesterAtRecord(key, ds.Repo.FullName(), open.GetHead().GetRef(), head.String(), user) + "\n"
+	return "\n" + lifecycle.RequesterAtRecord(key, ds.Repo.FullName(), open.GetHead().GetRef(), head.String(), user) + "\n"
 }

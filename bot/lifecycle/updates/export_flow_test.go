@@ -1,4 +1,4 @@
-package lifecycle
+package updates
 
 // The flow rule's history walk (flow_check.go).
 var UpstreamSetAt = upstreamSetAt
