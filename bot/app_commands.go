@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -66,7 +68,7 @@ var userMistakes = []struct {
 	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests into the deployment " +
 		"branch that add, change or remove a package (`/porch propose` opens one for a draft)."},
 	{lifecycle.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
-	{lifecycle.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
+	{publish.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
 }
 
 // userError turns the lifecycle's refusals of what was asked into
@@ -274,9 +276,9 @@ func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pk
 	if pkg == "" {
 		return commands.Outcome{}, &commands.UserError{Msg: "name the package: `/porch publish <package>` (in a merged pull request, its draft's package is the default)"}
 	}
-	api := lifecycle.NewPublishAPI(s.GH)
+	api := publish.NewPublishAPI(s.GH)
 	api.Approval = o.App.proposalAPI(s.GH)
-	var out *lifecycle.PublishOutcome
+	var out *publish.PublishOutcome
 	var err error
 	approver, note := false, ""
 	if s.Config.Approvals.Required > 0 {
@@ -288,13 +290,13 @@ func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pk
 	}
 	switch {
 	case approver:
-		out, err = lifecycle.PublishApproved(ctx, s, api, pkg, commit, by)
+		out, err = publish.PublishApproved(ctx, s, api, pkg, commit, by)
 	case s.Config.Approvals.Required <= 0:
 		// No approval required: whoever may publish adopts tags too.
-		out, err = lifecycle.PublishAdopting(ctx, s, api, pkg, commit, by)
+		out, err = publish.PublishAdopting(ctx, s, api, pkg, commit, by)
 	default:
 		// Anyone with write access publishes what met the policy.
-		out, err = lifecycle.PublishPackage(ctx, s, api, pkg, commit)
+		out, err = publish.PublishPackage(ctx, s, api, pkg, commit)
 	}
 	if err != nil {
 		return commands.Outcome{}, userError(err)

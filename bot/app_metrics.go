@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -77,7 +79,7 @@ func (m *renderMeter) UpdateCheckRun(ctx context.Context, owner, repo string, id
 
 // CountPublish counts what a publish decided (the event paths count
 // theirs; the service counts the resync's).
-func (a *App) CountPublish(out *lifecycle.PublishOutcome) {
+func (a *App) CountPublish(out *publish.PublishOutcome) {
 	if a.Metrics == nil || out == nil {
 		return
 	}
@@ -95,7 +97,7 @@ func (a *App) timeFanout(start time.Time) {
 // reconcileVariants reconciles s's variants (published: the revisions a
 // publish just made, nil for a config change or the resync), counted and
 // timed.
-func (a *App) reconcileVariants(ctx context.Context, s *core.Session, published []lifecycle.PublishedRevision) error {
+func (a *App) reconcileVariants(ctx context.Context, s *core.Session, published []publish.PublishedRevision) error {
 	start := time.Now()
 	_, err := a.Variants.Reconcile(ctx, s, published)
 	if a.Metrics != nil {

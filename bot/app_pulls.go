@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -150,9 +152,9 @@ func (a *App) publishMerged(ctx context.Context, s *core.Session, pr *github.Pul
 			return err
 		}
 	}
-	api := lifecycle.NewPublishAPI(s.GH)
+	api := publish.NewPublishAPI(s.GH)
 	api.Approval = a.proposalAPI(s.GH)
-	out, err := lifecycle.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	out, err := publish.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
 	if err != nil {
 		return err
 	}

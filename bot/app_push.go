@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -61,9 +63,9 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 			return err
 		}
 		// A direct push that changes a package waits for an approver.
-		api := lifecycle.NewPublishAPI(s.GH)
+		api := publish.NewPublishAPI(s.GH)
 		api.Approval = a.proposalAPI(s.GH)
-		_, err = lifecycle.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()), ev.GetSender().GetLogin())
+		_, err = publish.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()), ev.GetSender().GetLogin())
 	}
 	return err
 }
@@ -79,7 +81,7 @@ func (a *App) tagPushed(ctx context.Context, repo core.Repo, tag, sender string)
 	if err != nil {
 		return err
 	}
-	_, err = lifecycle.ReportTagPush(ctx, s, lifecycle.NewPublishAPI(s.GH), tag, sender)
+	_, err = publish.ReportTagPush(ctx, s, publish.NewPublishAPI(s.GH), tag, sender)
 	return err
 }
 

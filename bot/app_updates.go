@@ -3,6 +3,8 @@ package bot
 import (
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
@@ -32,7 +34,7 @@ import (
 
 // updatesAfterPublish opens the update pull requests of what a publish
 // tagged (nothing when the App has no fan-out or nothing was tagged).
-func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *lifecycle.PublishOutcome) error {
+func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *publish.PublishOutcome) error {
 	a.CountPublish(out)
 	if a.Updates == nil || out == nil || len(out.Published) == 0 {
 		return nil

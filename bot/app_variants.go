@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -12,7 +14,6 @@ import (
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/metrics"
 )
@@ -35,7 +36,7 @@ func NewVariantController(a *App, m *metrics.Metrics) *variant.VariantController
 
 // variantsAfterPublish reconciles the variants of the published packages'
 // repository.
-func (a *App) variantsAfterPublish(ctx context.Context, s *core.Session, out *lifecycle.PublishOutcome) error {
+func (a *App) variantsAfterPublish(ctx context.Context, s *core.Session, out *publish.PublishOutcome) error {
 	if a.Variants == nil || out == nil || len(out.Published) == 0 || len(s.Config.Variants) == 0 {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -136,7 +138,7 @@ func readIndex(ctx context.Context, s *core.Session) (*index.Index, string, erro
 		switch {
 		case err == nil:
 			var ok bool
-			if idx, ok, err = lifecycle.SignedIndexAt(s, r, ref.Hash()); err != nil {
+			if idx, ok, err = publish.SignedIndexAt(s, r, ref.Hash()); err != nil {
 				return err
 			}
 			if ok {
@@ -149,7 +151,7 @@ func readIndex(ctx context.Context, s *core.Session) (*index.Index, string, erro
 		case !errors.Is(err, plumbing.ErrReferenceNotFound):
 			return err
 		}
-		src, approvers, err := lifecycle.PublishedIndexSource(s, r)
+		src, approvers, err := publish.PublishedIndexSource(s, r)
 		if err != nil {
 			return err
 		}

@@ -19,11 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/sirupsen/logrus"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/settings"
@@ -274,7 +275,7 @@ func TestReplicasPublishOnce(t *testing.T) {
 		t.Fatalf("releases %v, want %v", rels, want)
 	}
 	// The refused merge: one draft of its state, one comment.
-	draft := "drafts/" + pkg + "/" + lifecycle.MergedDraftWorkspace(plumbing.NewHash(m3))
+	draft := "drafts/" + pkg + "/" + publish.MergedDraftWorkspace(plumbing.NewHash(m3))
 	if w.branchSHA(repo, draft) == "" {
 		t.Fatalf("no draft %s of the refused merge", draft)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -16,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 
@@ -126,7 +127,7 @@ func benchUpdateFanout(b *testing.B, private bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rev := lifecycle.PublishedRevision{Package: upstreamPkg, Revision: 2, Tag: upstreamPkg + "/v2", Commit: plumbing.NewHash(v2sha)}
+	rev := publish.PublishedRevision{Package: upstreamPkg, Revision: 2, Tag: upstreamPkg + "/v2", Commit: plumbing.NewHash(v2sha)}
 	// The publish hands the fan-out the release it just made, as here.
 	owner, name, _ := strings.Cut(upstreamRepo, "/")
 	if rev.Release, _, err = w.client("alice").Repositories.GetReleaseByTag(w.ctx, owner, name, rev.Tag); err != nil {
@@ -157,7 +158,7 @@ func benchUpdateFanout(b *testing.B, private bool) {
 	b.ResetTimer()
 	before := fg.Stats().Snapshot()
 	start := time.Now()
-	results, err := w.svc.App.Updates.Published(w.ctx, up, []lifecycle.PublishedRevision{rev})
+	results, err := w.svc.App.Updates.Published(w.ctx, up, []publish.PublishedRevision{rev})
 	wall := time.Since(start)
 	fanout := forge.StatsDelta(before, fg.Stats().Snapshot())
 	b.StopTimer()
@@ -233,14 +234,14 @@ func flowCalls(d map[string]int64) int64 {
 // run finds the pull requests made: its other calls are not an update's).
 // The calls once per fan-out (the installation's list, the requester's
 // access) are told apart: over the target per pull request, the run fails.
-func benchPrivateSteady(b *testing.B, w *world, up *core.Session, upstreamInfo *github.Repository, rev lifecycle.PublishedRevision,
+func benchPrivateSteady(b *testing.B, w *world, up *core.Session, upstreamInfo *github.Repository, rev publish.PublishedRevision,
 	first map[string]int64, n float64) {
 	fg := w.svc.Embedded.Forge
 	fl := sinkFleet(b, w)
 	w.svc.App.Flows.Visibilities.Forget() // a later publish: a minute gone
 	w.svc.App.Flows.Remember(upstreamInfo)
 	before := fg.Stats().Snapshot()
-	if _, err := w.svc.App.Updates.Published(w.ctx, up, []lifecycle.PublishedRevision{rev}); err != nil {
+	if _, err := w.svc.App.Updates.Published(w.ctx, up, []publish.PublishedRevision{rev}); err != nil {
 		b.Fatal(err)
 	}
 	second := forge.StatsDelta(before, fg.Stats().Snapshot())

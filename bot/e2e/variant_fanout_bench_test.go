@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
@@ -18,7 +20,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	ghclient "github.com/porchbot/porchbot/internal/github"
 	"github.com/porchbot/porchbot/internal/variants"
@@ -155,7 +156,7 @@ func BenchmarkVariantFanout(b *testing.B) {
 	if err != nil {
 		b.Fatalf("the publish made no release of %s: %v", v3, err)
 	}
-	pub := []lifecycle.PublishedRevision{{Package: upstreamPkg, Revision: 3, Tag: v3, Commit: plumbing.NewHash(v3sha), Release: rel}}
+	pub := []publish.PublishedRevision{{Package: upstreamPkg, Revision: 3, Tag: v3, Commit: plumbing.NewHash(v3sha), Release: rel}}
 	b.StartTimer()
 	updRun := measureReconcile(b, w, pub)
 	b.StopTimer()
@@ -229,7 +230,7 @@ type reconcileRun struct {
 
 // measureReconcile runs the App's reconcile of the catalog with the
 // forge's latency on and counts its calls.
-func measureReconcile(b *testing.B, w *world, pub []lifecycle.PublishedRevision) reconcileRun {
+func measureReconcile(b *testing.B, w *world, pub []publish.PublishedRevision) reconcileRun {
 	b.Helper()
 	up, err := w.svc.App.OpenRepo(w.ctx, upstreamRepo)
 	if err != nil {

@@ -166,7 +166,7 @@ func propListReviews(ctx context.Context, s *core.Session, api ProposalAPI, n in
 
 // propListComments lists a pull request's issue comments, paginating only
 // when GitHub says there is more.
-func propListComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
+func PropListComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
 	var all []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for range propMaxListPages {

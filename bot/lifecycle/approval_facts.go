@@ -157,7 +157,7 @@ func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 		// (an event's copy may be older than a record: then the record is
 		// missed, which counts one approval fewer, never one more).
 		if pr.Comments == nil || pr.GetComments() > 0 {
-			if comments, err = propListComments(ctx, s, api, n); err != nil {
+			if comments, err = PropListComments(ctx, s, api, n); err != nil {
 				return nil, err
 			}
 		}
@@ -274,7 +274,7 @@ func RenderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head s
 	}
 	runs := make(map[int64]renderCheckState, len(res.CheckRuns))
 	for _, run := range res.CheckRuns {
-		if api.isOwnRun(run) {
+		if api.IsOwnRun(run) {
 			runs[run.GetID()] = runOf(run)
 		}
 	}

@@ -237,7 +237,7 @@ func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
 		if i < 0 {
 			continue
 		}
-		if self, _ := selfExcluded(policy, in.Author, in.Votes[i].User); self {
+		if self, _ := SelfExcluded(policy, in.Author, in.Votes[i].User); self {
 			continue
 		}
 		out = append(out, in.Votes[i].User)
@@ -271,7 +271,7 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 			continue
 		}
 		v := in.Votes[i]
-		if self, detail := selfExcluded(policy, in.Author, v.User); self {
+		if self, detail := SelfExcluded(policy, in.Author, v.User); self {
 			ignored[i] = ignoredOf(v, IgnoredSelf, detail)
 			continue
 		}

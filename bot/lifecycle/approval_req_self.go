@@ -7,7 +7,7 @@ import "github.com/porchbot/porchbot/internal/config"
 // approvals.allowSelfApproval is false, or the requester is not known (a
 // bot-opened proposal whose requester record is missing) and so nobody's
 // approval can be told from self-approval.
-func selfExcluded(policy config.Approvals, requester, user string) (bool, string) {
+func SelfExcluded(policy config.Approvals, requester, user string) (bool, string) {
 	if policy.AllowSelfApproval {
 		return false, ""
 	}

@@ -30,7 +30,7 @@ func TestSelfExcluded(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, detail := selfExcluded(c.policy, c.requester, c.user)
+			got, detail := SelfExcluded(c.policy, c.requester, c.user)
 			if got != c.want || !strings.Contains(detail, c.detail) {
 				t.Fatalf("selfExcluded = %v %q, want %v %q", got, detail, c.want, c.detail)
 			}

@@ -24,7 +24,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		files["keep/Kptfile"] = pubKptfile("keep")
 	})
 	s := f.h.Open(t)
-	if got := publish(t, s, plumbing.NewHash(c1), nil).Tags(); strings.Join(got, ",") != "keep/v1,old/v1" {
+	if got := publishLanding(t, s, plumbing.NewHash(c1), nil).Tags(); strings.Join(got, ",") != "keep/v1,old/v1" {
 		t.Fatalf("seed published %v", got)
 	}
 
@@ -84,7 +84,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 	f.approve(pr.GetNumber())
 	m, merged := f.merge(pr.GetNumber())
 	s = f.h.Open(t)
-	out := publish(t, s, m, merged)
+	out := publishLanding(t, s, m, merged)
 	if len(out.Published) != 0 || strings.Join(out.Deleted, ",") != "old" {
 		t.Fatalf("publish of the deletion: %+v", out)
 	}

@@ -5,11 +5,12 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/index"
@@ -45,7 +46,7 @@ func TestIndexDownstreams(t *testing.T) {
 	s := &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}, Config: cfg}
 	locked := tracking("acme/edge-2", "upf", "/pkgs/network/upf/", "main", true)
 	locked.Lock = &kptfile.GitLock{Ref: "network/upf/v3"}
-	got := lifecycle.IndexDownstreams(s, []downstreams.Downstream{
+	got := publish.IndexDownstreams(s, []downstreams.Downstream{
 		tracking("acme/edge-1", "upf", "pkgs/network/upf", "network/upf/v2", true),
 		locked,
 		tracking("acme/secret", "upf", "pkgs/network/upf", "network/upf/v2", false),          // private: not named
@@ -75,7 +76,7 @@ func TestUpdateIndexNamesDownstreams(t *testing.T) {
 		t.Helper()
 		s := h.Open(t)
 		s.Downstreams = r
-		if _, _, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil {
+		if _, _, err := publish.UpdateIndex(ctx, s, publish.IndexUpdate{}); err != nil {
 			t.Fatal(err)
 		}
 		return h.indexOnForge(t).Packages[0].Downstreams
@@ -101,12 +102,12 @@ func TestPublishAttachesTheIndex(t *testing.T) {
 	})
 	m1, pr1 := f.land("drafts/basens/w1", "Create basens")
 	s := f.h.Open(t)
-	calls := f.calls(func() { publish(t, s, m1, pr1) })
+	calls := f.calls(func() { publishLanding(t, s, m1, pr1) })
 	if calls[indexAssetUpload] != 1 {
 		t.Fatalf("index uploads %d: %v", calls[indexAssetUpload], calls)
 	}
 	rel := f.release("basens/v1")
-	if rel == nil || len(rel.Assets) != 1 || rel.Assets[0].Name != index.FileName || rel.Assets[0].ContentType != lifecycle.IndexAssetMediaType {
+	if rel == nil || len(rel.Assets) != 1 || rel.Assets[0].Name != index.FileName || rel.Assets[0].ContentType != publish.IndexAssetMediaType {
 		t.Fatalf("release %+v", rel)
 	}
 	fc, _, _, err := f.alice.Repositories.GetContents(f.ctx, "acme", "catalog", index.FileName, &github.RepositoryContentGetOptions{Ref: index.DefaultBranch})

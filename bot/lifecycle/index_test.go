@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/index"
@@ -77,7 +78,7 @@ func TestUpdateIndex(t *testing.T) {
 	// The run that made the tag knows its date: the index records it, as
 	// the cache reads it once the tag is fetched.
 	published := []index.Tag{{Package: "basens", Revision: 1, Commit: sha, Time: h.tagDate(t, "basens/v1")}}
-	head, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{Published: published,
+	head, pushed, err := publish.UpdateIndex(ctx, s, publish.IndexUpdate{Published: published,
 		Approvers: map[string][]string{"basens/v1": {"bob"}}})
 	if err != nil || !pushed || head.IsZero() {
 		t.Fatalf("first update: pushed %v head %s (%v)", pushed, head, err)
@@ -97,7 +98,7 @@ func TestUpdateIndex(t *testing.T) {
 
 	// Nothing new: no push, and the approvers stay (git does not hold them).
 	s = h.Open(t)
-	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || pushed {
+	if _, pushed, err := publish.UpdateIndex(ctx, s, publish.IndexUpdate{}); err != nil || pushed {
 		t.Fatalf("second update: pushed %v (%v)", pushed, err)
 	}
 	if got := h.indexOnForge(t).Packages[0].Revisions[0].Approvers; strings.Join(got, ",") != "bob" {
@@ -112,7 +113,7 @@ func TestUpdateIndex(t *testing.T) {
 	if _, err := h.Env.Forge.CommitFiles("acme/catalog", index.DefaultBranch, map[string][]byte{index.FileName: []byte("garbage: [\n")}, "break it", alice); err != nil {
 		t.Fatal(err)
 	}
-	if _, pushed, err := lifecycle.UpdateIndex(ctx, stale, lifecycle.IndexUpdate{Approvers: map[string][]string{"basens/v1": {"carol"}}}); err != nil || !pushed {
+	if _, pushed, err := publish.UpdateIndex(ctx, stale, publish.IndexUpdate{Approvers: map[string][]string{"basens/v1": {"carol"}}}); err != nil || !pushed {
 		t.Fatalf("update over a moved branch: pushed %v (%v)", pushed, err)
 	}
 	idx = h.indexOnForge(t)
@@ -166,7 +167,7 @@ func TestUpdateIndexOnTheConfiguredBranch(t *testing.T) {
 	h.tag(t, "basens/v1", sha)
 	s := h.Open(t)
 	s.Config.Lifecycle.IndexBranch = "catalog/index"
-	if _, pushed, err := lifecycle.UpdateIndex(ctx, s, lifecycle.IndexUpdate{}); err != nil || !pushed {
+	if _, pushed, err := publish.UpdateIndex(ctx, s, publish.IndexUpdate{}); err != nil || !pushed {
 		t.Fatalf("pushed %v (%v)", pushed, err)
 	}
 	alice := h.User(forgetest.AliceToken)

@@ -116,7 +116,7 @@ func (a ProposalAPI) IsBot(u *github.User) bool {
 
 // isOwnRun reports whether check run cr was written by the App: anyone
 // with checks:write (a workflow, another app) can post a run of any name.
-func (a ProposalAPI) isOwnRun(cr *github.CheckRun) bool {
+func (a ProposalAPI) IsOwnRun(cr *github.CheckRun) bool {
 	slug := cr.GetApp().GetSlug()
 	return slug != "" && strings.EqualFold(slug+"[bot]", a.BotLoginOrDefault())
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -16,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/revrecord"
@@ -211,9 +211,9 @@ func (f *pubFixture) calls(fn func()) map[string]int64 {
 	return forge.Counted(forge.StatsDelta(before, f.h.Env.Forge.Stats().Snapshot()))
 }
 
-func publish(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.PullRequest) *lifecycle.PublishOutcome {
+func publishLanding(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.PullRequest) *publish.PublishOutcome {
 	t.Helper()
-	out, err := lifecycle.Publish(context.Background(), s, lifecycle.NewPublishAPI(s.GH), landed, pr)
+	out, err := publish.Publish(context.Background(), s, publish.NewPublishAPI(s.GH), landed, pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +230,8 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	m1, pr1 := f.land("drafts/basens/w1", "Create basens")
 
 	s := f.h.Open(t)
-	var out *lifecycle.PublishOutcome
-	calls := f.calls(func() { out = publish(t, s, m1, pr1) })
+	var out *publish.PublishOutcome
+	calls := f.calls(func() { out = publishLanding(t, s, m1, pr1) })
 	t.Logf("first publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v1" {
 		t.Fatalf("published %v", got)
@@ -270,7 +270,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	})
 	m2, pr2 := f.land("drafts/basens/w2", "Edit basens")
 	s = f.h.Open(t)
-	calls = f.calls(func() { out = publish(t, s, m2, pr2) })
+	calls = f.calls(func() { out = publishLanding(t, s, m2, pr2) })
 	t.Logf("second publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v2" || forge.SumCounted(calls) > 5+1 || calls[indexAssetUpload] != 1 {
 		t.Fatalf("published %v with calls %v", got, calls)
@@ -285,7 +285,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	}
 
 	// The same event again (a redelivery): nothing new, no tag call.
-	calls = f.calls(func() { out = publish(t, s, m2, pr2) })
+	calls = f.calls(func() { out = publishLanding(t, s, m2, pr2) })
 	if len(out.Published) != 0 || len(out.AlreadyPublished) != 1 || out.AlreadyPublished[0].Tag != "basens/v2" {
 		t.Fatalf("redelivery: %+v", out)
 	}
@@ -301,8 +301,8 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 		files["app/cm.yaml"] = pubConfigMap("app", "cfg", "1")
 	})
 	s := f.h.Open(t)
-	var out *lifecycle.PublishOutcome
-	calls := f.calls(func() { out = publish(t, s, plumbing.NewHash(c1), nil) })
+	var out *publish.PublishOutcome
+	calls := f.calls(func() { out = publishLanding(t, s, plumbing.NewHash(c1), nil) })
 	t.Logf("direct push publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "app/v1" {
 		t.Fatalf("published %v", got)
@@ -327,7 +327,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 	f.wantTags(map[string]plumbing.Hash{"app/v1": plumbing.NewHash(c1), "app/v2": plumbing.NewHash(c2)})
 
 	// The late webhook of c2: already done.
-	out = publish(t, s, plumbing.NewHash(c2), nil)
+	out = publishLanding(t, s, plumbing.NewHash(c2), nil)
 	if len(out.Published) != 0 || len(out.AlreadyPublished) != 1 {
 		t.Fatalf("late webhook: %+v", out)
 	}
@@ -375,15 +375,15 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 			}
 			<-start
 			for _, st := range steps {
-				var out *lifecycle.PublishOutcome
+				var out *publish.PublishOutcome
 				if st.resync {
 					rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
 					if err != nil {
 						errs <- err
 						return
 					}
-					out = &lifecycle.PublishOutcome{Published: rep.Published, Races: rep.Races}
-				} else if out, err = lifecycle.Publish(f.ctx, s, lifecycle.NewPublishAPI(s.GH), st.landed, st.pr); err != nil {
+					out = &publish.PublishOutcome{Published: rep.Published, Races: rep.Races}
+				} else if out, err = publish.Publish(f.ctx, s, publish.NewPublishAPI(s.GH), st.landed, st.pr); err != nil {
 					errs <- err
 					return
 				}
@@ -422,7 +422,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 		files["net/b.yaml"] = pubConfigMap("net", "b", "1")
 	})
 	s := f.h.Open(t)
-	if got := publish(t, s, plumbing.NewHash(base), nil).Tags(); len(got) != 1 || got[0] != "net/v1" {
+	if got := publishLanding(t, s, plumbing.NewHash(base), nil).Tags(); len(got) != 1 || got[0] != "net/v1" {
 		t.Fatalf("seed published %v", got)
 	}
 	f.commit("drafts/net/wa", base, func(files map[string][]byte) { files["net/a.yaml"] = pubConfigMap("net", "a", "2") })
@@ -432,12 +432,12 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	f.approve(prB.GetNumber())
 	m1, prA := f.merge(prA.GetNumber())
 	s = f.h.Open(t)
-	if got := publish(t, s, m1, prA).Tags(); len(got) != 1 || got[0] != "net/v2" {
+	if got := publishLanding(t, s, m1, prA).Tags(); len(got) != 1 || got[0] != "net/v2" {
 		t.Fatalf("first merge published %v", got)
 	}
 	m2, prB := f.merge(prB.GetNumber())
 	s = f.h.Open(t)
-	out := publish(t, s, m2, prB)
+	out := publishLanding(t, s, m2, prB)
 	if len(out.Published) != 0 || len(out.Refused) != 1 {
 		t.Fatalf("second merge: %+v", out)
 	}
@@ -468,7 +468,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := publish(t, s2, m2, prB); len(out.Refused) != 1 || out.Refused[0].Commented {
+	if out := publishLanding(t, s2, m2, prB); len(out.Refused) != 1 || out.Refused[0].Commented {
 		t.Fatalf("replayed refusal: %+v", out.Refused)
 	}
 	if n := len(f.comments(prB.GetNumber())); n != 1 {
@@ -487,7 +487,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 		t.Fatalf("resync after the review: %+v", rep.Published)
 	}
 	f.wantTags(map[string]plumbing.Hash{"net/v1": plumbing.NewHash(base), "net/v2": m1, "net/v3": m3})
-	if out := publish(t, s, m3, prC); len(out.Published) != 0 || len(out.AlreadyPublished) != 1 {
+	if out := publishLanding(t, s, m3, prC); len(out.Published) != 0 || len(out.AlreadyPublished) != 1 {
 		t.Fatalf("late event of the review merge: %+v", out)
 	}
 }
@@ -509,16 +509,16 @@ func TestPublishReviewedDraftOnMerge(t *testing.T) {
 	m2, prB := f.merge(prB.GetNumber())
 	s := f.h.Open(t)
 	// m1's event comes first: the seed (a direct push) becomes v1, m1 v2.
-	if got := publish(t, s, m1, prA).Tags(); strings.Join(got, ",") != "net/v1,net/v2" {
+	if got := publishLanding(t, s, m1, prA).Tags(); strings.Join(got, ",") != "net/v1,net/v2" {
 		t.Fatalf("published %v", got)
 	}
-	out := publish(t, s, m2, prB)
+	out := publishLanding(t, s, m2, prB)
 	if len(out.Refused) != 1 || out.Refused[0].DraftBranch == "" {
 		t.Fatalf("refusal %+v", out)
 	}
 	m3, prC := f.land(out.Refused[0].DraftBranch, "Review")
 	s = f.h.Open(t)
-	if got := publish(t, s, m3, prC).Tags(); len(got) != 1 || got[0] != "net/v3" {
+	if got := publishLanding(t, s, m3, prC).Tags(); len(got) != 1 || got[0] != "net/v3" {
 		t.Fatalf("review merge published %v", got)
 	}
 	f.wantTags(map[string]plumbing.Hash{"net/v1": plumbing.NewHash(base), "net/v2": m1, "net/v3": m3})
@@ -532,7 +532,7 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 	})
 	m1, pr1 := f.land("drafts/manual/w1", "Create manual")
 	s := f.h.Open(t)
-	out := publish(t, s, m1, pr1)
+	out := publishLanding(t, s, m1, pr1)
 	if out.Skipped == "" || len(out.Published) != 0 {
 		t.Fatalf("publishOn never published on merge: %+v", out)
 	}
@@ -543,7 +543,7 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 
 	var err error
 	calls := f.calls(func() {
-		out, err = lifecycle.PublishPackage(f.ctx, s, lifecycle.NewPublishAPI(s.GH), "manual", s.DeploymentHead)
+		out, err = publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "manual", s.DeploymentHead)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -557,14 +557,14 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 		t.Fatalf("release %+v", rel)
 	}
 	// Again: nothing to do.
-	out, err = lifecycle.PublishPackage(f.ctx, s, lifecycle.NewPublishAPI(s.GH), "manual", s.DeploymentHead)
+	out, err = publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "manual", s.DeploymentHead)
 	if err != nil || len(out.Published) != 0 || len(out.AlreadyPublished) != 1 {
 		t.Fatalf("second PublishPackage: %+v %v", out, err)
 	}
-	if _, err := lifecycle.PublishPackage(f.ctx, s, lifecycle.NewPublishAPI(s.GH), "bad..name", s.DeploymentHead); err == nil {
+	if _, err := publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "bad..name", s.DeploymentHead); err == nil {
 		t.Fatal("an invalid package name was accepted")
 	}
-	if _, err := lifecycle.PublishPackage(f.ctx, s, lifecycle.NewPublishAPI(s.GH), "nope", s.DeploymentHead); !errors.Is(err, lifecycle.ErrPublishNoPackage) {
+	if _, err := publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "nope", s.DeploymentHead); !errors.Is(err, publish.ErrPublishNoPackage) {
 		t.Fatalf("publishing a missing package: %v", err)
 	}
 }
@@ -639,11 +639,11 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 
 	// Publishing c3 tags the package it created; app's landings wait for
 	// their own events (or the resync), in order.
-	out := publish(t, s, plumbing.NewHash(c3), nil)
+	out := publishLanding(t, s, plumbing.NewHash(c3), nil)
 	if got := out.Tags(); strings.Join(got, ",") != "new/v1" || strings.Join(out.Deleted, ",") != "lib" {
 		t.Fatalf("publish c3: %+v", out)
 	}
-	out = publish(t, s, plumbing.NewHash(c2), nil)
+	out = publishLanding(t, s, plumbing.NewHash(c2), nil)
 	if got := out.Tags(); strings.Join(got, ",") != "app/v1,app/v2" {
 		t.Fatalf("publish c2: %v", got)
 	}
@@ -651,7 +651,7 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 	// The late event of c1: app's landing is tagged already; lib, created
 	// there and deleted since, gets the revision in-order handling would
 	// have given it (deletions keep revisions).
-	out = publish(t, s, plumbing.NewHash(c1), nil)
+	out = publishLanding(t, s, plumbing.NewHash(c1), nil)
 	if strings.Join(out.Tags(), ",") != "lib/v1" || len(out.AlreadyPublished) != 1 || out.AlreadyPublished[0].Tag != "app/v1" || out.Races != 0 {
 		t.Fatalf("publish c1 late: %+v", out)
 	}
@@ -667,7 +667,7 @@ func TestLandingOlderThanLatestRevisionIsNotTagged(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.h.Open(t)
-	out := publish(t, s, plumbing.NewHash(c1), nil)
+	out := publishLanding(t, s, plumbing.NewHash(c1), nil)
 	if len(out.Published) != 0 || strings.Join(out.Superseded, ",") != "p" {
 		t.Fatalf("publishing an older landing: %+v", out)
 	}
@@ -679,10 +679,10 @@ func TestPublishSkipsOtherBranchesAndUnmergedPRs(t *testing.T) {
 	c := f.commit("drafts/x/w", "", func(files map[string][]byte) { files["x/Kptfile"] = pubKptfile("x") })
 	pr := f.propose("drafts/x/w", "x")
 	s := f.h.Open(t)
-	if out := publish(t, s, plumbing.NewHash(c), pr); out.Skipped == "" {
+	if out := publishLanding(t, s, plumbing.NewHash(c), pr); out.Skipped == "" {
 		t.Fatalf("an open pull request was published: %+v", out)
 	}
-	if out := publish(t, s, plumbing.NewHash(c), nil); out.Skipped == "" || !strings.Contains(out.Skipped, "first-parent") {
+	if out := publishLanding(t, s, plumbing.NewHash(c), nil); out.Skipped == "" || !strings.Contains(out.Skipped, "first-parent") {
 		t.Fatalf("a commit off the deployment branch was published: %+v", out)
 	}
 	f.wantTags(map[string]plumbing.Hash{})
@@ -696,7 +696,7 @@ func TestPublishedTagCarriesItsSignedRecord(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"lifecycle:\n  releases: false\n")
 	c := f.commit("main", "", func(files map[string][]byte) { files["x/Kptfile"] = pubKptfile("x") })
 	s := f.h.Open(t)
-	if out := publish(t, s, plumbing.NewHash(c), nil); strings.Join(out.Tags(), ",") != "x/v1" {
+	if out := publishLanding(t, s, plumbing.NewHash(c), nil); strings.Join(out.Tags(), ",") != "x/v1" {
 		t.Fatalf("published %v", out.Tags())
 	}
 	ref, _, err := f.alice.Git.GetRef(f.ctx, pubOwner, pubRepo, "tags/x/v1")
@@ -774,7 +774,7 @@ func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
 		t.Fatalf("resync refused %+v", rep.Refused)
 	}
 	// The event of the second squash, late: same decision, with a draft.
-	out := publish(t, s, m2, prB)
+	out := publishLanding(t, s, m2, prB)
 	if len(out.Published) != 0 || len(out.Refused) != 1 || out.Refused[0].DraftBranch == "" || !out.Refused[0].Commented {
 		t.Fatalf("late event: %+v", out)
 	}

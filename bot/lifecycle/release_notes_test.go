@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/treediff"
 )
 
@@ -28,8 +29,8 @@ func TestReleaseResourcesDiff(t *testing.T) {
 		"added.yml":   []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n"),
 		"broken.yaml": []byte("apiVersion: v1\nkind: [\n"),
 	}
-	d := lifecycle.DiffResources(old, new)
-	keys := func(ks []lifecycle.ResourceKey) string {
+	d := publish.DiffResources(old, new)
+	keys := func(ks []publish.ResourceKey) string {
 		var s []string
 		for _, k := range ks {
 			s = append(s, k.String())
@@ -48,7 +49,7 @@ func TestReleaseResourcesDiff(t *testing.T) {
 	if strings.Join(d.Unparsed, ",") != "broken.yaml" {
 		t.Fatalf("unparsed %v", d.Unparsed)
 	}
-	if d := lifecycle.DiffResources(nil, old); len(d.Added) != 4 || len(d.Removed)+len(d.Changed) != 0 {
+	if d := publish.DiffResources(nil, old); len(d.Added) != 4 || len(d.Removed)+len(d.Changed) != 0 {
 		t.Fatalf("first revision: %+v", d)
 	}
 
@@ -60,12 +61,12 @@ func TestReleaseResourcesDiff(t *testing.T) {
 }
 
 func TestReleaseNotesMarkdown(t *testing.T) {
-	n := lifecycle.ReleaseNotes{Package: "net/upf", Revision: 3, Tag: "net/upf/v3", PreviousTag: "net/upf/v2",
+	n := publish.ReleaseNotes{Package: "net/upf", Revision: 3, Tag: "net/upf/v3", PreviousTag: "net/upf/v2",
 		Commit:    "0123456789abcdef0123456789abcdef01234567",
-		PR:        &lifecycle.ReleasePR{Number: 7, Title: "Bump [upf]", URL: "https://example.com/pull/7", Author: "alice"},
+		PR:        &publish.ReleasePR{Number: 7, Title: "Bump [upf]", URL: "https://example.com/pull/7", Author: "alice"},
 		Approvers: []string{"bob", "carol"},
 		Files:     treediff.Diff{Modified: []string{"cm.yaml"}},
-		Resources: lifecycle.ResourcesDiff{Changed: []lifecycle.ResourceKey{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "cfg"}}},
+		Resources: publish.ResourcesDiff{Changed: []publish.ResourceKey{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "cfg"}}},
 	}
 	md := n.Markdown()
 	for _, want := range []string{"Revision 3 of package `net/upf`", "[#7 Bump \\[upf\\]](https://example.com/pull/7) by @alice",
@@ -77,7 +78,7 @@ func TestReleaseNotesMarkdown(t *testing.T) {
 	if strings.Contains(md, "Added (") || strings.Contains(md, "Removed (") {
 		t.Fatalf("empty sections shown:\n%s", md)
 	}
-	direct := lifecycle.ReleaseNotes{Package: "p", Revision: 1, Tag: "p/v1"}.Markdown()
+	direct := publish.ReleaseNotes{Package: "p", Revision: 1, Tag: "p/v1"}.Markdown()
 	for _, want := range []string{"direct push", "First revision", "No resource added, changed or removed", "No file changed"} {
 		if !strings.Contains(direct, want) {
 			t.Fatalf("direct-push notes lack %q:\n%s", want, direct)
@@ -91,7 +92,7 @@ func TestReleaseNotesMarkdown(t *testing.T) {
 	for i := range many {
 		many[i] = strings.Repeat("x", 40)
 	}
-	big := lifecycle.ReleaseNotes{Package: "p", Revision: 1, Files: treediff.Diff{Added: many}}.Markdown()
+	big := publish.ReleaseNotes{Package: "p", Revision: 1, Files: treediff.Diff{Added: many}}.Markdown()
 	if len(big) > 125000 || !strings.Contains(big, "and 4800 more") {
 		t.Fatalf("long notes: %d bytes", len(big))
 	}
@@ -110,10 +111,10 @@ func TestReleaseApproversFromReviews(t *testing.T) {
 		review("bob", "COMMENTED"), // a comment does not undo bob's approval
 		review("alice", "APPROVED"),
 	}
-	if got := strings.Join(lifecycle.ApproversFromReviews(reviews, "alice", false), ","); got != "bob,dave" {
+	if got := strings.Join(publish.ApproversFromReviews(reviews, "alice", false), ","); got != "bob,dave" {
 		t.Fatalf("approvers %q", got)
 	}
-	if got := strings.Join(lifecycle.ApproversFromReviews(reviews, "alice", true), ","); got != "alice,bob,dave" {
+	if got := strings.Join(publish.ApproversFromReviews(reviews, "alice", true), ","); got != "alice,bob,dave" {
 		t.Fatalf("approvers with self-approval %q", got)
 	}
 }

@@ -21,7 +21,7 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 		files["old/cm.yaml"] = pubConfigMap("old", "cfg", "1")
 	})
 	s := f.h.Open(t)
-	publish(t, s, plumbing.NewHash(c1), nil)
+	publishLanding(t, s, plumbing.NewHash(c1), nil)
 	if _, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "old", "alice"); err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 	f := newPubFixture(t, pubNoApproval+"")
 	base := f.commit("main", "", func(files map[string][]byte) { files["app/Kptfile"] = pubKptfile("app") })
 	s := f.h.Open(t)
-	publish(t, s, plumbing.NewHash(base), nil)
+	publishLanding(t, s, plumbing.NewHash(base), nil)
 
 	unrendered := f.commit("drafts/app/w1", base, func(files map[string][]byte) { files["app/a.yaml"] = pubNamespace("a") })
 	rendered := f.commit("drafts/app/w2", base, func(files map[string][]byte) { files["app/b.yaml"] = pubNamespace("b") })

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
@@ -129,7 +131,7 @@ func (s *Service) ResyncDeps() resync.ResyncDeps {
 		OnYield: func(core.Repo) { s.Metrics.ResyncYields.Inc() },
 		OnReport: func(_ core.Repo, rep *resync.ResyncReport, _ error) {
 			if rep != nil {
-				s.App.CountPublish(&lifecycle.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
+				s.App.CountPublish(&publish.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
 			}
 		},
 		BeforePass: s.redeliver}

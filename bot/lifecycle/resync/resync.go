@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -84,8 +86,8 @@ type ResyncPulls interface {
 
 // ResyncAPI is what a resync needs from GitHub.
 type ResyncAPI struct {
-	Publish lifecycle.PublishAPI
-	Checks  lifecycle.ResyncChecks
+	Publish publish.PublishAPI
+	Checks  publish.ResyncChecks
 	Pulls   ResyncPulls
 	// Issues lists the dashboards, to prove a repository has no open pull
 	// request (open_pulls.go); nil: the pull requests are listed.
@@ -94,7 +96,7 @@ type ResyncAPI struct {
 
 // NewResyncAPI takes the services of a go-github client.
 func NewResyncAPI(gh *github.Client) ResyncAPI {
-	return ResyncAPI{Publish: lifecycle.NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
+	return ResyncAPI{Publish: publish.NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
 }
 
 // ResyncDeps tune Resync and ResyncLoop.
@@ -141,8 +143,8 @@ type ResyncReport struct {
 	Repo string
 	// Head is the deployment branch's head the run worked up to.
 	Head             plumbing.Hash
-	Published        []lifecycle.PublishedRevision
-	Refused          []lifecycle.RefusedLanding
+	Published        []publish.PublishedRevision
+	Refused          []publish.RefusedLanding
 	Superseded       []string
 	Races            int
 	ReleasesRepaired []string
@@ -169,8 +171,8 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 		// An empty repository: the registry learns it tracks nothing.
 		return rep, resyncDownstreams(ctx, s, deps)
 	}
-	out := &lifecycle.PublishOutcome{Commit: s.DeploymentHead}
-	p := lifecycle.NewPublisher(s, api.Publish, out, false)
+	out := &publish.PublishOutcome{Commit: s.DeploymentHead}
+	p := publish.NewPublisher(s, api.Publish, out, false)
 	p.Log = log
 
 	var atHead []string
@@ -258,7 +260,7 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 // revision (packages at the head only). One list call: the newest 100
 // releases. When the repository has more, a tag whose commit is older than
 // the oldest listed release is assumed to have its release.
-func repairReleases(ctx context.Context, p *lifecycle.Publisher, atHead []string, rep *ResyncReport) error {
+func repairReleases(ctx context.Context, p *publish.Publisher, atHead []string, rep *ResyncReport) error {
 	tags, err := core.ReadRevisionTags(ctx, p.Session)
 	if err != nil {
 		return err
@@ -299,7 +301,7 @@ func repairReleases(ctx context.Context, p *lifecycle.Publisher, atHead []string
 			continue
 		}
 		l := core.Landing{Package: pkg, Dir: core.PackageDir(p.Session.Config.Packages.Root, pkg), Commit: commit}
-		rel, err := p.Release(ctx, tags, l, n, lifecycle.LandingVerdict{PR: pr})
+		rel, err := p.Release(ctx, tags, l, n, publish.LandingVerdict{PR: pr})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -321,7 +323,7 @@ const releaseRepairHorizon = 24 * time.Hour
 
 // recentRevisions: was the latest revision of one of pkgs tagged within
 // releaseRepairHorizon (the annotated tag's date, as the index reads it)?
-func recentRevisions(ctx context.Context, p *lifecycle.Publisher, pkgs []string, published core.RevisionTags) (bool, error) {
+func recentRevisions(ctx context.Context, p *publish.Publisher, pkgs []string, published core.RevisionTags) (bool, error) {
 	since := time.Now().Add(-releaseRepairHorizon)
 	recent := false
 	err := p.Session.Git.With(ctx, func(r *git.Repository) error {
@@ -330,7 +332,7 @@ func recentRevisions(ctx context.Context, p *lifecycle.Publisher, pkgs []string,
 			if n == 0 {
 				continue
 			}
-			if t := lifecycle.PublishedTagTime(r, index.Tag{Package: pkg, Revision: n, Commit: commit.String()}); t.IsZero() || t.After(since) {
+			if t := publish.PublishedTagTime(r, index.Tag{Package: pkg, Revision: n, Commit: commit.String()}); t.IsZero() || t.After(since) {
 				recent = true
 				return nil
 			}
@@ -340,7 +342,7 @@ func recentRevisions(ctx context.Context, p *lifecycle.Publisher, pkgs []string,
 	return recent, err
 }
 
-func commitTime(ctx context.Context, p *lifecycle.Publisher, h plumbing.Hash) (time.Time, error) {
+func commitTime(ctx context.Context, p *publish.Publisher, h plumbing.Hash) (time.Time, error) {
 	var t time.Time
 	err := p.Session.Git.With(ctx, func(repo *git.Repository) error {
 		c, err := core.NewLandingWalker(ctx, repo, "").Commit(h)

@@ -14,6 +14,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/internal/variants"
@@ -121,7 +123,7 @@ type UpdatePlan struct {
 	Refused   string
 	Conflicts []update.Conflict
 	// Resources is what the update changes in the downstream package.
-	Resources lifecycle.ResourcesDiff
+	Resources publish.ResourcesDiff
 	// Rendered: the pipeline ran on the merged package; RenderErr is its
 	// failure (the merged package is proposed as is, the render check
 	// reports it).
@@ -243,7 +245,7 @@ func (p *UpdatePlan) finish(ctx context.Context, ds *core.Session, local, files 
 		}
 	}
 	p.Files = files
-	p.Resources = lifecycle.DiffResources(local, files)
+	p.Resources = publish.DiffResources(local, files)
 	return p, nil
 }
 

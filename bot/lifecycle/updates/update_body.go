@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/update"
@@ -100,9 +100,9 @@ func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
 	} else if plan.Resources.Empty() {
 		b.WriteString("No resource added, changed or removed.\n")
 	}
-	lifecycle.RelNotesResources(&b, "Added", plan.Resources.Added)
-	lifecycle.RelNotesResources(&b, "Changed", plan.Resources.Changed)
-	lifecycle.RelNotesResources(&b, "Removed", plan.Resources.Removed)
+	publish.RelNotesResources(&b, "Added", plan.Resources.Added)
+	publish.RelNotesResources(&b, "Changed", plan.Resources.Changed)
+	publish.RelNotesResources(&b, "Removed", plan.Resources.Removed)
 
 	b.WriteString("\n### Conflicts\n\n")
 	if len(plan.Conflicts) == 0 {

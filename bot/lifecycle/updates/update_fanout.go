@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -84,7 +86,7 @@ type UpdateResult struct {
 // packages: each package's highest (several at once come from a backfill,
 // or from adopting tags porchbot did not make). Each package's failure is
 // logged and returned (joined); the others go on.
-func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []lifecycle.PublishedRevision) ([]UpdateResult, error) {
+func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []publish.PublishedRevision) ([]UpdateResult, error) {
 	if f == nil || f.Finder == nil || f.Open == nil {
 		return nil, nil
 	}

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -283,7 +285,7 @@ func refusedUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	if api.Claims != nil {
 		_, _, err := api.Claims.CreateRef(ctx, ds.Repo.Owner, ds.Repo.Name, &github.Reference{Ref: github.String(m.ref(0)),
 			Object: &github.GitObject{SHA: github.String(plan.Base.String())}})
-		if lifecycle.PublishAlreadyExists(err) {
+		if publish.PublishAlreadyExists(err) {
 			return out, nil
 		}
 		if err != nil {
@@ -435,9 +437,9 @@ func heldComment(plan *UpdatePlan) string {
 	if plan.Resources.Empty() {
 		b.WriteString("No resource.\n")
 	}
-	lifecycle.RelNotesResources(&b, "Added", plan.Resources.Added)
-	lifecycle.RelNotesResources(&b, "Changed", plan.Resources.Changed)
-	lifecycle.RelNotesResources(&b, "Removed", plan.Resources.Removed)
+	publish.RelNotesResources(&b, "Added", plan.Resources.Added)
+	publish.RelNotesResources(&b, "Changed", plan.Resources.Changed)
+	publish.RelNotesResources(&b, "Removed", plan.Resources.Removed)
 	if len(plan.Conflicts) > 0 {
 		b.WriteString("\nConflicts:\n\n" + ConflictsMarkdown(plan.Conflicts))
 	}
@@ -455,7 +457,7 @@ func commentOnce(ctx context.Context, s *core.Session, api UpdateAPI, n int, at 
 	if api.Claims != nil {
 		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
 			Object: &github.GitObject{SHA: github.String(at.String())}})
-		if lifecycle.PublishAlreadyExists(err) {
+		if publish.PublishAlreadyExists(err) {
 			return false, nil
 		}
 		if err != nil {

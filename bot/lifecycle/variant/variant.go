@@ -19,9 +19,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -118,7 +118,7 @@ func (r VariantResult) metricState() string {
 // releases are known; nil from a config push or the resync). A target's
 // failure is reported in its result and the others go on; the error joins
 // the failures that were not the target's own (a bug, GitHub down).
-func (c *VariantController) Reconcile(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision) (*VariantReport, error) {
+func (c *VariantController) Reconcile(ctx context.Context, up *core.Session, published []publish.PublishedRevision) (*VariantReport, error) {
 	return c.run(ctx, up, published, true)
 }
 
@@ -127,7 +127,7 @@ func (c *VariantController) Status(ctx context.Context, up *core.Session) (*Vari
 	return c.run(ctx, up, nil, false)
 }
 
-func (c *VariantController) run(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision, act bool) (*VariantReport, error) {
+func (c *VariantController) run(ctx context.Context, up *core.Session, published []publish.PublishedRevision, act bool) (*VariantReport, error) {
 	rep := &VariantReport{Upstream: up.Repo.FullName()}
 	if c == nil || c.Open == nil || c.Updates == nil {
 		return rep, nil

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -49,7 +51,7 @@ type variantFacts struct {
 	src variants.Source
 	// upstream revisions: what a publish just made (commit and release
 	// known), by package; the release notes of each revision.
-	published map[string]lifecycle.PublishedRevision
+	published map[string]publish.PublishedRevision
 	notes     map[string]func(from, to int) []updates.UpstreamNote
 	// targets to look at, in order.
 	todo []variantTarget
@@ -75,9 +77,9 @@ type variantTarget struct {
 }
 
 // prepare reads the upstream's facts and lists the targets.
-func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []lifecycle.PublishedRevision) (*variantFacts, error) {
+func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []publish.PublishedRevision) (*variantFacts, error) {
 	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
-		published: map[string]lifecycle.PublishedRevision{}, notes: map[string]func(int, int) []updates.UpstreamNote{}}
+		published: map[string]publish.PublishedRevision{}, notes: map[string]func(int, int) []updates.UpstreamNote{}}
 	for _, r := range published {
 		f.published[r.Package] = r
 	}

@@ -1,4 +1,4 @@
-package lifecycle
+package publish
 
 import (
 	"context"
@@ -177,7 +177,7 @@ func (p *Publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, su
 	}
 	pusher, first := "", int64(0)
 	for _, cr := range res.CheckRuns {
-		if !p.API.Approval.isOwnRun(cr) {
+		if !p.API.Approval.IsOwnRun(cr) {
 			continue
 		}
 		if what, who := waitingRecord(cr.GetExternalID()); what == subject && who != "" && (first == 0 || cr.GetID() < first) {

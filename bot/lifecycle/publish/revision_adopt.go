@@ -1,10 +1,12 @@
-package lifecycle
+package publish
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -123,7 +125,7 @@ func (p *Publisher) adoptTags(ctx context.Context, pkg string) error {
 			if err != nil {
 				return err
 			}
-			if self, detail := selfExcluded(p.Session.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
+			if self, detail := lifecycle.SelfExcluded(p.Session.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
 				refuse(fmt.Sprintf("@%s's /porch publish does not adopt %s: they pushed it (%s)", p.adoptedBy, mdquote.Code(u.Name()), detail))
 				continue
 			}

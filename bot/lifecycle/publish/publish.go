@@ -1,4 +1,4 @@
-package lifecycle
+package publish
 
 // Publishing: tag <pkg>/v<N+1> on the commit where a package landed on the
 // deployment branch (SPEC §5).
@@ -40,6 +40,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -89,8 +91,8 @@ type PublishAPI struct {
 	Releases PublishReleases
 	Pulls    PublishPulls
 	Issues   PublishIssues
-	Checks   ApprovalChecks
-	Approval ProposalAPI
+	Checks   lifecycle.ApprovalChecks
+	Approval lifecycle.ProposalAPI
 	// Assets attaches the package index to the releases made (nil: not
 	// attached).
 	Assets ReleaseAssets
@@ -99,7 +101,7 @@ type PublishAPI struct {
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
 	return PublishAPI{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
-		Checks: gh.Checks, Approval: NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
+		Checks: gh.Checks, Approval: lifecycle.NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
 }
 
 // PublishedRevision is one revision tag.
