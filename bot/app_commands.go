@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -67,7 +69,7 @@ var userMistakes = []struct {
 	{lifecycle.ErrNothingToPropose, ""},
 	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests into the deployment " +
 		"branch that add, change or remove a package (`/porch propose` opens one for a draft)."},
-	{lifecycle.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
+	{proposals.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
 	{publish.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
 }
 
@@ -88,7 +90,7 @@ func userError(err error) error {
 
 // OpenProposal is /porch propose.
 func (o CommandOps) OpenProposal(ctx context.Context, s *core.Session, pkg, workspace, by string) (commands.Outcome, error) {
-	pr, err := lifecycle.OpenProposal(ctx, s, o.App.proposalAPI(s.GH), pkg, workspace, by)
+	pr, err := proposals.OpenProposal(ctx, s, o.App.proposalAPI(s.GH), pkg, workspace, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
@@ -185,10 +187,10 @@ func (o CommandOps) Reject(ctx context.Context, s *core.Session, number int, log
 	case pr.GetState() == "closed":
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already closed: there is nothing to reject.", number)}
 	}
-	if err := lifecycle.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
+	if err := proposals.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	out := commands.Outcome{Text: fmt.Sprintf("Proposal #%d closed. %s", number, lifecycle.RejectedBranchNote(s, pr)),
+	out := commands.Outcome{Text: fmt.Sprintf("Proposal #%d closed. %s", number, proposals.RejectedBranchNote(s, pr)),
 		PullRequest: number}
 	if !lifecycle.IsForkPullRequest(s.Repo, pr) {
 		out.Branch = pr.GetHead().GetRef()
@@ -239,9 +241,9 @@ func (o CommandOps) RenderFork(ctx context.Context, s *core.Session, number int,
 
 // ProposeDeletion is /porch delete.
 func (o CommandOps) ProposeDeletion(ctx context.Context, s *core.Session, pkg, by string) (commands.Outcome, error) {
-	api := lifecycle.NewDeletionAPI(s.GH)
+	api := proposals.NewDeletionAPI(s.GH)
 	api.RecordKey = o.App.RecordKey
-	pr, err := lifecycle.ProposeDeletion(ctx, s, api, pkg, by)
+	pr, err := proposals.ProposeDeletion(ctx, s, api, pkg, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -52,7 +54,7 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		}
 		api := a.proposalAPI(s.GH)
 		api.Opened = ev.GetAction() == "opened"
-		_, err = lifecycle.OnProposalEvent(ctx, s, api, pr)
+		_, err = proposals.OnProposalEvent(ctx, s, api, pr)
 		return err
 	case "closed":
 		_, update := packages.ParseUpdateBranchName(pr.GetHead().GetRef())

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -39,7 +41,7 @@ func (a *App) ResyncAPI(s *core.Session) resync.ResyncAPI {
 // was lost) is rendered as the event would have rendered it.
 func (a *App) EvaluateProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
 	fork := lifecycle.IsForkPullRequest(s.Repo, pr)
-	out, err := lifecycle.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
+	out, err := proposals.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
 	if err != nil || out == nil || !out.Labelled || out.Workspace != "" {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
@@ -65,7 +67,7 @@ func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Re
 	if in.Index, in.IndexSource, err = readIndex(ctx, s); err != nil {
 		return nil, err
 	}
-	listing, err := lifecycle.List(ctx, s)
+	listing, err := proposals.List(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +211,7 @@ func checkSummaryLine(s string) string {
 // branch, a fork) changes, read from git as the approval reads them (no
 // REST call; a fork's head may need one fetch); none when they cannot be
 // read.
-func changedPackages(ctx context.Context, s *core.Session, p lifecycle.PullStatus) []string {
+func changedPackages(ctx context.Context, s *core.Session, p proposals.PullStatus) []string {
 	pull := p.PullRequest()
 	if pull == nil {
 		return nil

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // Lifecycle is every lifecycle operation the verbs need, with plain
@@ -18,14 +18,14 @@ import (
 // the commenter as they are; others are logged and reported as internal.
 type Lifecycle interface {
 	// List is /porch list.
-	List(ctx context.Context, s *core.Session) (*lifecycle.Listing, error)
+	List(ctx context.Context, s *core.Session) (*proposals.Listing, error)
 	// NewDraft is /porch init.
-	NewDraft(ctx context.Context, s *core.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error)
+	NewDraft(ctx context.Context, s *core.Session, req proposals.NewDraftRequest) (*proposals.Draft, error)
 	// EditDraft is /porch edit and /porch rollback.
-	EditDraft(ctx context.Context, s *core.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error)
+	EditDraft(ctx context.Context, s *core.Session, req proposals.EditRequest) (*proposals.Draft, error)
 	// Clone is /porch clone; open opens other repositories (it checks the
 	// commenter may read them).
-	Clone(ctx context.Context, s *core.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error)
+	Clone(ctx context.Context, s *core.Session, req proposals.CloneRequest, open proposals.RepoOpener) (*proposals.Draft, error)
 
 	// OpenProposal opens the pull request of draft pkg/workspace into the
 	// deployment branch labelled porch/proposed (or labels the open one).
@@ -85,21 +85,21 @@ func (e *UserError) Error() string { return e.Msg }
 type DraftOps struct{}
 
 // List is Session.List.
-func (DraftOps) List(ctx context.Context, s *core.Session) (*lifecycle.Listing, error) {
-	return lifecycle.List(ctx, s)
+func (DraftOps) List(ctx context.Context, s *core.Session) (*proposals.Listing, error) {
+	return proposals.List(ctx, s)
 }
 
 // NewDraft is Session.NewDraft.
-func (DraftOps) NewDraft(ctx context.Context, s *core.Session, req lifecycle.NewDraftRequest) (*lifecycle.Draft, error) {
-	return lifecycle.NewDraft(ctx, s, req)
+func (DraftOps) NewDraft(ctx context.Context, s *core.Session, req proposals.NewDraftRequest) (*proposals.Draft, error) {
+	return proposals.NewDraft(ctx, s, req)
 }
 
 // EditDraft is Session.EditDraft.
-func (DraftOps) EditDraft(ctx context.Context, s *core.Session, req lifecycle.EditRequest) (*lifecycle.Draft, error) {
-	return lifecycle.EditDraft(ctx, s, req)
+func (DraftOps) EditDraft(ctx context.Context, s *core.Session, req proposals.EditRequest) (*proposals.Draft, error) {
+	return proposals.EditDraft(ctx, s, req)
 }
 
 // Clone is Session.Clone.
-func (DraftOps) Clone(ctx context.Context, s *core.Session, req lifecycle.CloneRequest, open lifecycle.RepoOpener) (*lifecycle.Draft, error) {
-	return lifecycle.Clone(ctx, s, req, open)
+func (DraftOps) Clone(ctx context.Context, s *core.Session, req proposals.CloneRequest, open proposals.RepoOpener) (*proposals.Draft, error) {
+	return proposals.Clone(ctx, s, req, open)
 }

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/commands"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -341,7 +342,7 @@ func TestRunnerProposalVerbsCallTheLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "basens"}); err != nil {
+	if _, err := proposals.NewDraft(ctx, s, proposals.NewDraftRequest{Package: "basens"}); err != nil {
 		t.Fatal(err)
 	}
 	pr, _, err := h.user(forgetest.AliceToken).PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -20,7 +21,7 @@ func runInit(ctx context.Context, cr *commentRun, c Command) result {
 	if err != nil {
 		return cr.fail(err)
 	}
-	d, err := cr.r.Lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: c.Arg(0), Workspace: c.Flag(FlagWorkspace),
+	d, err := cr.r.Lifecycle.NewDraft(ctx, s, proposals.NewDraftRequest{Package: c.Arg(0), Workspace: c.Flag(FlagWorkspace),
 		Description: c.Flag(FlagDescription), RequestedBy: cr.ev.Author})
 	if err != nil {
 		return cr.fail(err)
@@ -31,18 +32,18 @@ func runInit(ctx context.Context, cr *commentRun, c Command) result {
 // runEdit is /porch edit <package> [--from vN] [--workspace W].
 func runEdit(ctx context.Context, cr *commentRun, c Command) result {
 	rev, _ := packages.ParseRevision(c.Flag(FlagFrom)) // checked by the parser; 0 = latest
-	return cr.editDraft(ctx, lifecycle.EditRequest{Package: c.Arg(0), Revision: rev, Workspace: c.Flag(FlagWorkspace),
+	return cr.editDraft(ctx, proposals.EditRequest{Package: c.Arg(0), Revision: rev, Workspace: c.Flag(FlagWorkspace),
 		RequestedBy: cr.ev.Author})
 }
 
 // runRollback is /porch rollback <package> v<N> [--workspace W].
 func runRollback(ctx context.Context, cr *commentRun, c Command) result {
 	rev, _ := packages.ParseRevision(c.Arg(1))
-	return cr.editDraft(ctx, lifecycle.EditRequest{Package: c.Arg(0), Revision: rev, Workspace: c.Flag(FlagWorkspace),
+	return cr.editDraft(ctx, proposals.EditRequest{Package: c.Arg(0), Revision: rev, Workspace: c.Flag(FlagWorkspace),
 		Rollback: true, RequestedBy: cr.ev.Author})
 }
 
-func (cr *commentRun) editDraft(ctx context.Context, req lifecycle.EditRequest) result {
+func (cr *commentRun) editDraft(ctx context.Context, req proposals.EditRequest) result {
 	s, err := cr.session(ctx)
 	if err != nil {
 		return cr.fail(err)
@@ -63,7 +64,7 @@ func (cr *commentRun) editDraft(ctx context.Context, req lifecycle.EditRequest) 
 
 // runClone is /porch clone <source> <package> [--workspace W].
 func runClone(ctx context.Context, cr *commentRun, c Command) result {
-	src, err := lifecycle.ParseCloneSource(c.Arg(0), cr.r.Web)
+	src, err := proposals.ParseCloneSource(c.Arg(0), cr.r.Web)
 	if err != nil {
 		return cr.fail(err)
 	}
@@ -71,7 +72,7 @@ func runClone(ctx context.Context, cr *commentRun, c Command) result {
 	if err != nil {
 		return cr.fail(err)
 	}
-	d, err := cr.r.Lifecycle.Clone(ctx, s, lifecycle.CloneRequest{Source: src, Package: c.Arg(1),
+	d, err := cr.r.Lifecycle.Clone(ctx, s, proposals.CloneRequest{Source: src, Package: c.Arg(1),
 		Workspace: c.Flag(FlagWorkspace), RequestedBy: cr.ev.Author}, cr.openSource)
 	if err != nil {
 		return cr.fail(err)
@@ -143,7 +144,7 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*core
 
 // describeDraft is the reply for a new draft: its branch, what it holds,
 // what it was built on and what to do next.
-func (cr *commentRun) describeDraft(s *core.Session, d *lifecycle.Draft, what string) string {
+func (cr *commentRun) describeDraft(s *core.Session, d *proposals.Draft, what string) string {
 	return fmt.Sprintf("Created draft %s %s, on %s at %s (commit %s).\nNext: push changes to the branch, then %s.",
 		mdCodeLink(d.Branch, cr.links.tree(d.Branch)), what, mdquote.Code(s.DeploymentBranch), mdquote.Code(words.ShortSHA(d.Base.String())),
 		mdCodeLink(words.ShortSHA(d.Commit.String()), cr.links.commit(d.Commit.String())),

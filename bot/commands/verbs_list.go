@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
@@ -29,7 +30,7 @@ func runList(ctx context.Context, cr *commentRun, _ Command) result {
 
 // renderListing renders a Listing as markdown: a table of packages, one of
 // drafts, and the open proposals, deletion proposals and updates.
-func renderListing(l *lifecycle.Listing, ln links) string {
+func renderListing(l *proposals.Listing, ln links) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Packages** on %s\n\n", mdquote.Code(l.DeploymentBranch))
 	if len(l.Packages) == 0 {
@@ -107,7 +108,7 @@ func renderListing(l *lifecycle.Listing, ln links) string {
 	return b.String()
 }
 
-func writePulls(b *strings.Builder, title string, prs []lifecycle.PullStatus, ln links) {
+func writePulls(b *strings.Builder, title string, prs []proposals.PullStatus, ln links) {
 	fmt.Fprintf(b, "\n**%s**\n\n", title)
 	if len(prs) == 0 {
 		b.WriteString("none.\n")

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -28,7 +29,7 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 		}
 	}
 	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
-		if err := lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, pkg, ws); err != nil {
+		if err := proposals.CheckProposable(ctx, s, s.GH.PullRequests, pkg, ws); err != nil {
 			return Outcome{}, err
 		}
 		return cr.r.Lifecycle.OpenProposal(ctx, s, pkg, ws, cr.ev.Author)
@@ -86,7 +87,7 @@ func runRender(ctx context.Context, cr *commentRun, _ Command) result {
 // runDelete is /porch delete <package>.
 func runDelete(ctx context.Context, cr *commentRun, c Command) result {
 	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
-		if err := lifecycle.RequirePackage(ctx, s, c.Arg(0)); err != nil {
+		if err := proposals.RequirePackage(ctx, s, c.Arg(0)); err != nil {
 			return Outcome{}, err
 		}
 		return cr.r.Lifecycle.ProposeDeletion(ctx, s, c.Arg(0), cr.ev.Author)

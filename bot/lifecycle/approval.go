@@ -95,7 +95,7 @@ func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI
 		m.Sig = approveSignature(api.RecordKey, s.Repo.FullName(), prNumber, m)
 	}
 	body := fmt.Sprintf("Approved by @%s at %s (`/porch approve`).\n\n%s\n", user, head,
-		formatBotMarker(approveMarkerKind, m))
+		FormatBotMarker(approveMarkerKind, m))
 	c, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
 		return ApprovalRecord{}, fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
@@ -317,7 +317,7 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 
 // propEnsureCommit makes sure the cache has commit sha, fetching branch once
 // if not (the event may be newer than the session's fetch).
-func propEnsureCommit(ctx context.Context, s *core.Session, sha, branch string) error {
+func PropEnsureCommit(ctx context.Context, s *core.Session, sha, branch string) error {
 	_, err := s.Git.ResolveRef(ctx, sha)
 	if err == nil || !errors.Is(err, gitstore.ErrNotFound) || branch == "" {
 		return err

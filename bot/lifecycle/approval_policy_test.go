@@ -227,7 +227,7 @@ func TestApprovalCommandVotesTrustOnlyTheBotsUneditedSignedRecords(t *testing.T)
 		if len(api.RecordKey) > 0 {
 			m.Sig = approveSignature(api.RecordKey, "acme/catalog", 7, m)
 		}
-		return "Approved by @" + user + "\n\n" + formatBotMarker(approveMarkerKind, m) + "\n"
+		return "Approved by @" + user + "\n\n" + FormatBotMarker(approveMarkerKind, m) + "\n"
 	}
 	plain := ProposalAPI{}
 	votes, digests := commandVotes(plain, "acme/catalog", 7, []*github.IssueComment{
@@ -260,31 +260,13 @@ func TestApprovalCommandVotesTrustOnlyTheBotsUneditedSignedRecords(t *testing.T)
 }
 
 func TestApprovalBotMarkersRoundTrip(t *testing.T) {
-	m := formatBotMarker("approve", approveMarker{User: "a--b", Head: apShaHead})
+	m := FormatBotMarker("approve", approveMarker{User: "a--b", Head: apShaHead})
 	if strings.Contains(strings.TrimSuffix(strings.TrimPrefix(m, "<!--"), "-->"), "--") {
 		t.Fatalf("marker breaks the HTML comment: %s", m)
 	}
 	got := findBotMarkers("text\n  "+m+"  \nmore <!-- porchbot:approve {} without end", "approve")
 	if len(got) != 1 || !strings.Contains(string(got[0]), `"head":"`+apShaHead+`"`) {
 		t.Fatalf("markers %q", got)
-	}
-}
-
-func TestProposalTitle(t *testing.T) {
-	human := func(s string) propDraftCommit { return propDraftCommit{Subject: s} }
-	botc := propDraftCommit{Subject: "Render basens", Bot: true}
-	for _, c := range []struct {
-		commits []propDraftCommit
-		want    string
-	}{
-		{[]propDraftCommit{human("Add a map")}, "basens: Add a map"},
-		{[]propDraftCommit{botc, human("basens: set ns")}, "basens: set ns"},
-		{[]propDraftCommit{human("a"), human("b")}, "basens: w1"},
-		{[]propDraftCommit{botc}, "basens: w1"},
-	} {
-		if got := proposalTitle("basens", "w1", c.commits); got != c.want {
-			t.Errorf("title %q, want %q", got, c.want)
-		}
 	}
 }
 

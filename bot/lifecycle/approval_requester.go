@@ -68,7 +68,7 @@ func RecordRequester(ctx context.Context, s *core.Session, issues RequesterComme
 		m.Sig = requesterSignature(key, s.Repo.FullName(), n, user)
 	}
 	body := fmt.Sprintf("Requested by @%s (%s). Their own approval counts only if `approvals.allowSelfApproval` is true.\n\n%s\n",
-		user, mdquote.Code(how), formatBotMarker(requesterMarkerKind, m))
+		user, mdquote.Code(how), FormatBotMarker(requesterMarkerKind, m))
 	if _, _, err := issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(body)}); err != nil {
 		return fmt.Errorf("record the requester of #%d: %w", n, err)
 	}
@@ -126,7 +126,7 @@ func botCommentEdited(c *github.IssueComment) bool {
 // list, plus the record when it is missing. Recording the asker is safe in
 // the direction that matters: the record only ever keeps the named user's
 // own approval from counting.
-func ensureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
+func EnsureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
 	if !api.IsBot(pr.GetUser()) {
 		return nil
 	}

@@ -56,7 +56,7 @@ func requesterAtSignature(key []byte, repo, headRef, commit, user string) string
 // pull request of branch headRef, whose commit porchbot made.
 func RequesterAtRecord(key []byte, repo, headRef, commit, user string) string {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
-	return formatBotMarker(requesterAtMarkerKind, requesterAtMarker{User: user, Commit: commit,
+	return FormatBotMarker(requesterAtMarkerKind, requesterAtMarker{User: user, Commit: commit,
 		Sig: requesterAtSignature(key, repo, headRef, commit, user)})
 }
 

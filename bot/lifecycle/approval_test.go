@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -107,7 +109,7 @@ func TestApprovalTeamApprover(t *testing.T) {
 	head := f.draft()
 	s, api := f.session()
 	// The bot opens it for carol: carol is the proposal's author.
-	pr, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "carol")
+	pr, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "carol")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -23,18 +24,18 @@ func TestParseCloneSource(t *testing.T) {
 	const web = "https://ghe.example.com/"
 	for _, tc := range []struct {
 		in   string
-		want lifecycle.CloneSource
+		want proposals.CloneSource
 		err  string
 	}{
-		{in: "acme/catalog/network/upf@v3", want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", Package: "network/upf", Revision: 3}},
-		{in: "acme/catalog/basens@v12", want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", Package: "basens", Revision: 12}},
+		{in: "acme/catalog/network/upf@v3", want: proposals.CloneSource{Owner: "acme", Repo: "catalog", Package: "network/upf", Revision: 3}},
+		{in: "acme/catalog/basens@v12", want: proposals.CloneSource{Owner: "acme", Repo: "catalog", Package: "basens", Revision: 12}},
 		{in: "https://ghe.example.com/acme/catalog.git/network/upf@network/upf/v3",
-			want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Directory: "network/upf", Ref: "network/upf/v3"}},
+			want: proposals.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Directory: "network/upf", Ref: "network/upf/v3"}},
 		{in: "https://GHE.example.com/acme/catalog.git/basens@main",
-			want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Directory: "basens", Ref: "main"}},
-		{in: "https://ghe.example.com/acme/catalog.git/basens", want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Directory: "basens"}},
-		{in: "https://ghe.example.com/acme/catalog.git@v1", want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Ref: "v1"}},
-		{in: "https://ghe.example.com/acme/catalog@v1", want: lifecycle.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Ref: "v1"}},
+			want: proposals.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Directory: "basens", Ref: "main"}},
+		{in: "https://ghe.example.com/acme/catalog.git/basens", want: proposals.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Directory: "basens"}},
+		{in: "https://ghe.example.com/acme/catalog.git@v1", want: proposals.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Ref: "v1"}},
+		{in: "https://ghe.example.com/acme/catalog@v1", want: proposals.CloneSource{Owner: "acme", Repo: "catalog", URL: true, Ref: "v1"}},
 		{in: "acme/catalog/basens", err: "give the revision"},
 		{in: "acme/catalog/basens@3", err: "is not a revision"},
 		{in: "acme/basens@v1", err: "owner/repo/<package>@v<N>"},
@@ -47,7 +48,7 @@ func TestParseCloneSource(t *testing.T) {
 		{in: "https://ghe.example.com/acme/catalog.git/basens@", err: "the ref after @ is empty"},
 		{in: "", err: "missing"},
 	} {
-		got, err := lifecycle.ParseCloneSource(tc.in, web)
+		got, err := proposals.ParseCloneSource(tc.in, web)
 		if tc.err != "" {
 			ndWantRequestError(t, err, tc.err)
 			continue
@@ -151,11 +152,11 @@ func TestCloneMatchesKptPkgGet(t *testing.T) {
 	h.ndTag(t, "acme/catalog", "network/upf/v1", sha)
 	edge := h.clEdgeRepo(t)
 
-	src, err := lifecycle.ParseCloneSource("acme/catalog/network/upf@v1", h.Env.Forge.BaseURL()+"/")
+	src, err := proposals.ParseCloneSource("acme/catalog/network/upf@v1", h.Env.Forge.BaseURL()+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := lifecycle.Clone(ctx, edge, lifecycle.CloneRequest{Source: src, Package: "upf", RequestedBy: "alice"}, h.clOpenOther)
+	d, err := proposals.Clone(ctx, edge, proposals.CloneRequest{Source: src, Package: "upf", RequestedBy: "alice"}, h.clOpenOther)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,11 +281,11 @@ func TestCloneFromAGitURL(t *testing.T) {
 		{web + "acme/catalog.git/network/upf", "edge/upf-default", "main"},
 		{web + "acme/catalog.git/network/upf@" + sha, "edge/upf-sha", sha},
 	} {
-		src, err := lifecycle.ParseCloneSource(tc.src, web)
+		src, err := proposals.ParseCloneSource(tc.src, web)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := lifecycle.Clone(ctx, s, lifecycle.CloneRequest{Source: src, Package: tc.pkg}, nil)
+		d, err := proposals.Clone(ctx, s, proposals.CloneRequest{Source: src, Package: tc.pkg}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.src, err)
 		}
@@ -318,11 +319,11 @@ func TestCloneRefusals(t *testing.T) {
 		{"acme/catalog/network/upf@v1", "network/other", "already exists"},
 		{"acme/edge-9/network/upf@v1", "x", "another repository is not available"},
 	} {
-		src, err := lifecycle.ParseCloneSource(tc.src, web)
+		src, err := proposals.ParseCloneSource(tc.src, web)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = lifecycle.Clone(ctx, s, lifecycle.CloneRequest{Source: src, Package: tc.pkg}, nil)
+		_, err = proposals.Clone(ctx, s, proposals.CloneRequest{Source: src, Package: tc.pkg}, nil)
 		ndWantRequestError(t, err, tc.want)
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -28,10 +29,10 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatalf("seed published %v", got)
 	}
 
-	api := lifecycle.NewDeletionAPI(s.GH)
+	api := proposals.NewDeletionAPI(s.GH)
 	var err error
 	calls := f.calls(func() {
-		_, err = lifecycle.ProposeDeletion(f.ctx, s, api, "old", "alice")
+		_, err = proposals.ProposeDeletion(f.ctx, s, api, "old", "alice")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,20 +65,20 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tr, ok := packages.FindTrailer(c.GetMessage()); !ok || tr.Package != "old" || tr.WorkspaceName != "delete" ||
-		tr.Task == nil || tr.Task.Type != lifecycle.DeletionTaskType {
+		tr.Task == nil || tr.Task.Type != proposals.DeletionTaskType {
 		t.Fatalf("trailer of %q", c.GetMessage())
 	}
 
 	// Asked again: the same proposal, no second one.
 	s = f.h.Open(t)
-	again, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "old", "bob")
+	again, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "old", "bob")
 	if err != nil || again.GetNumber() != pr.GetNumber() {
 		t.Fatalf("second /porch delete: #%d %v (want #%d)", again.GetNumber(), err, pr.GetNumber())
 	}
-	if _, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "old/sub", "bob"); !errors.Is(err, lifecycle.ErrDeletionNoPackage) {
+	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "old/sub", "bob"); !errors.Is(err, proposals.ErrDeletionNoPackage) {
 		t.Fatalf("deleting a subpackage: %v", err)
 	}
-	if _, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "nope", "bob"); !errors.Is(err, lifecycle.ErrDeletionNoPackage) {
+	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "nope", "bob"); !errors.Is(err, proposals.ErrDeletionNoPackage) {
 		t.Fatalf("deleting nothing: %v", err)
 	}
 
@@ -110,7 +111,7 @@ func TestDeletionBranchTakenGetsASuffix(t *testing.T) {
 	// A draft that happens to be called "delete" and keeps the package.
 	f.commit("drafts/pkg/delete", "", func(files map[string][]byte) { files["pkg/x.yaml"] = pubNamespace("x") })
 	s := f.h.Open(t)
-	pr, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "pkg", "")
+	pr, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "pkg", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 )
@@ -55,11 +56,11 @@ func TestListPackagesDraftsAndPulls(t *testing.T) {
 
 	s := h.Open(t)
 	for _, pkg := range []string{"fresh", "other"} {
-		if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: pkg}); err != nil {
+		if _, err := proposals.NewDraft(ctx, s, proposals.NewDraftRequest{Package: pkg}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens"}); err != nil {
+	if _, err := proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "basens"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Env.Forge.CommitFiles("acme/catalog", "porch/update/basens", map[string][]byte{"basens/Kptfile": []byte(basensKptfile + "# update\n"), "network/upf/Kptfile": files["network/upf/Kptfile"]}, "update", alice); err != nil {
@@ -75,7 +76,7 @@ func TestListPackagesDraftsAndPulls(t *testing.T) {
 
 	s = h.Open(t)
 	before := h.Env.Forge.Stats().Snapshot()
-	l, err := lifecycle.List(ctx, s)
+	l, err := proposals.List(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 )
 
 // TestMistakesSayWhatToDo: the refusals of names that are not there say
@@ -20,23 +20,23 @@ func TestMistakesSayWhatToDo(t *testing.T) {
 	s := h.Open(t)
 	ctx := context.Background()
 
-	ndWantRequestError(t, lifecycle.RequirePackage(ctx, s, "network/spf"), "Did you mean `network/smf` or `network/upf`?")
-	ndWantRequestError(t, lifecycle.RequirePackage(ctx, s, "zzz"), "There is no package `zzz` on `main`. `/porch list` lists the packages.")
-	if err := lifecycle.RequirePackage(ctx, s, "basens"); err != nil {
+	ndWantRequestError(t, proposals.RequirePackage(ctx, s, "network/spf"), "Did you mean `network/smf` or `network/upf`?")
+	ndWantRequestError(t, proposals.RequirePackage(ctx, s, "zzz"), "There is no package `zzz` on `main`. `/porch list` lists the packages.")
+	if err := proposals.RequirePackage(ctx, s, "basens"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens"})
+	_, err := proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "basens"})
 	ndWantRequestError(t, err, "by `/porch publish` in the merged pull request (this repository says `publishOn: never`)")
 
-	if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "edge/amf"}); err != nil {
+	if _, err := proposals.NewDraft(ctx, s, proposals.NewDraftRequest{Package: "edge/amf"}); err != nil {
 		t.Fatal(err)
 	}
 	s = h.Open(t)
-	_, err = lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "edge/amf"})
+	_, err = proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "edge/amf"})
 	ndWantRequestError(t, err, "it is only a draft (`drafts/edge/amf/v1`). `/porch propose edge/amf/v1` proposes it")
-	ndWantRequestError(t, lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v2"), "Did you mean `edge/amf/v1`?")
-	ndWantRequestError(t, lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, "basens", "v1"), "`/porch edit basens` starts a draft of `basens`")
-	if err := lifecycle.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v1"); err != nil {
+	ndWantRequestError(t, proposals.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v2"), "Did you mean `edge/amf/v1`?")
+	ndWantRequestError(t, proposals.CheckProposable(ctx, s, s.GH.PullRequests, "basens", "v1"), "`/porch edit basens` starts a draft of `basens`")
+	if err := proposals.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v1"); err != nil {
 		t.Fatalf("a draft with a commit of its own: %v", err)
 	}
 }

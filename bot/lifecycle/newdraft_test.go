@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
@@ -71,11 +72,11 @@ func TestNewDraftWritesKptPkgInit(t *testing.T) {
 	base := h.Seed(t, map[string][]byte{"README.md": []byte("catalog\n")})
 	s := h.Open(t)
 	ctx := context.Background()
-	d, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "network/upf", Description: "User plane", RequestedBy: "alice"})
+	d, err := proposals.NewDraft(ctx, s, proposals.NewDraftRequest{Package: "network/upf", Description: "User plane", RequestedBy: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Branch != "drafts/network/upf/v1" || d.Workspace != lifecycle.DefaultInitWorkspace || d.Base.String() != base || d.Task != "init" {
+	if d.Branch != "drafts/network/upf/v1" || d.Workspace != proposals.DefaultInitWorkspace || d.Base.String() != base || d.Task != "init" {
 		t.Fatalf("draft %+v", d)
 	}
 	sha, msg := h.ndHeadMessage(t, "acme/catalog", d.Branch)
@@ -101,7 +102,7 @@ func TestNewDraftWritesKptPkgInit(t *testing.T) {
 	}
 
 	// Without --description: kpt pkg init's default.
-	d2, err := lifecycle.NewDraft(ctx, s2, lifecycle.NewDraftRequest{Package: "basens", Workspace: "first"})
+	d2, err := proposals.NewDraft(ctx, s2, proposals.NewDraftRequest{Package: "basens", Workspace: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,24 +127,24 @@ func TestNewDraftRefusals(t *testing.T) {
 	})
 	s := h.Open(t)
 	ctx := context.Background()
-	if _, err := lifecycle.NewDraft(ctx, s, lifecycle.NewDraftRequest{Package: "fresh"}); err != nil {
+	if _, err := proposals.NewDraft(ctx, s, proposals.NewDraftRequest{Package: "fresh"}); err != nil {
 		t.Fatal(err)
 	}
 	s = h.Open(t)
 	for _, tc := range []struct {
-		req  lifecycle.NewDraftRequest
+		req  proposals.NewDraftRequest
 		want string
 	}{
-		{lifecycle.NewDraftRequest{Package: "basens"}, "already exists on `main`"},
-		{lifecycle.NewDraftRequest{Package: "basens/sub"}, "inside package `basens`"},
-		{lifecycle.NewDraftRequest{Package: "network"}, "package `network/upf` exists inside `network`"},
-		{lifecycle.NewDraftRequest{Package: "docs"}, "`docs` already exists on `main` and is not a package"},
-		{lifecycle.NewDraftRequest{Package: "fresh"}, "draft `drafts/fresh/v1` already exists"},
-		{lifecycle.NewDraftRequest{Package: "../escape"}, "invalid package name"},
-		{lifecycle.NewDraftRequest{Package: ".github"}, "invalid package name"},
-		{lifecycle.NewDraftRequest{Package: "ok", Workspace: "Bad_WS"}, "invalid workspace name"},
+		{proposals.NewDraftRequest{Package: "basens"}, "already exists on `main`"},
+		{proposals.NewDraftRequest{Package: "basens/sub"}, "inside package `basens`"},
+		{proposals.NewDraftRequest{Package: "network"}, "package `network/upf` exists inside `network`"},
+		{proposals.NewDraftRequest{Package: "docs"}, "`docs` already exists on `main` and is not a package"},
+		{proposals.NewDraftRequest{Package: "fresh"}, "draft `drafts/fresh/v1` already exists"},
+		{proposals.NewDraftRequest{Package: "../escape"}, "invalid package name"},
+		{proposals.NewDraftRequest{Package: ".github"}, "invalid package name"},
+		{proposals.NewDraftRequest{Package: "ok", Workspace: "Bad_WS"}, "invalid workspace name"},
 	} {
-		_, err := lifecycle.NewDraft(ctx, s, tc.req)
+		_, err := proposals.NewDraft(ctx, s, tc.req)
 		ndWantRequestError(t, err, tc.want)
 	}
 }
@@ -151,7 +152,7 @@ func TestNewDraftRefusals(t *testing.T) {
 func TestNewDraftInEmptyRepository(t *testing.T) {
 	h := newHarness(t)
 	s := h.Open(t)
-	_, err := lifecycle.NewDraft(context.Background(), s, lifecycle.NewDraftRequest{Package: "basens"})
+	_, err := proposals.NewDraft(context.Background(), s, proposals.NewDraftRequest{Package: "basens"})
 	ndWantRequestError(t, err, "has no commits yet")
 }
 
@@ -160,7 +161,7 @@ func TestNewDraftUnderPackagesRoot(t *testing.T) {
 	h.Seed(t, map[string][]byte{".github/porchbot.yaml": []byte(
 		"apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\npackages:\n  root: pkgs\n")})
 	s := h.Open(t)
-	d, err := lifecycle.NewDraft(context.Background(), s, lifecycle.NewDraftRequest{Package: "basens"})
+	d, err := proposals.NewDraft(context.Background(), s, proposals.NewDraftRequest{Package: "basens"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 	head := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(basensKptfile), "basens/ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: wip\n")})
 
 	s := h.Open(t)
-	d, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens", RequestedBy: "bob"})
+	d, err := proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "basens", RequestedBy: "bob"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 
 	// The default workspace is taken: the next one is v3-2; --from v1.
 	s = h.Open(t)
-	d2, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens", Revision: 1})
+	d2, err := proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "basens", Revision: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 	}
 
 	// Rollback to v1 with an explicit workspace.
-	d3, err := lifecycle.EditDraft(ctx, s, lifecycle.EditRequest{Package: "basens", Revision: 1, Rollback: true, Workspace: "back-to-1"})
+	d3, err := proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "basens", Revision: 1, Rollback: true, Workspace: "back-to-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,14 +225,14 @@ func TestNewDraftByEditCopiesPublishedRevisions(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		req  lifecycle.EditRequest
+		req  proposals.EditRequest
 		want string
 	}{
-		{lifecycle.EditRequest{Package: "basens", Revision: 7}, "has no revision `v7` (published: `v1`, `v2`)"},
-		{lifecycle.EditRequest{Package: "nothing"}, "There is no package `nothing` on `main`"},
-		{lifecycle.EditRequest{Package: "basens", Workspace: "back-to-1"}, "already exists"},
+		{proposals.EditRequest{Package: "basens", Revision: 7}, "has no revision `v7` (published: `v1`, `v2`)"},
+		{proposals.EditRequest{Package: "nothing"}, "There is no package `nothing` on `main`"},
+		{proposals.EditRequest{Package: "basens", Workspace: "back-to-1"}, "already exists"},
 	} {
-		_, err := lifecycle.EditDraft(ctx, s, tc.req)
+		_, err := proposals.EditDraft(ctx, s, tc.req)
 		ndWantRequestError(t, err, tc.want)
 	}
 }
@@ -241,7 +242,7 @@ func TestNewDraftByEditOfTheRevisionInForceIsUnchanged(t *testing.T) {
 	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(basensKptfile)})
 	h.ndTag(t, "acme/catalog", "basens/v1", sha)
 	s := h.Open(t)
-	d, err := lifecycle.EditDraft(context.Background(), s, lifecycle.EditRequest{Package: "basens"})
+	d, err := proposals.EditDraft(context.Background(), s, proposals.EditRequest{Package: "basens"})
 	if err != nil {
 		t.Fatal(err)
 	}

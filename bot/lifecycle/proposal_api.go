@@ -162,7 +162,7 @@ func IntoDeployment(s *core.Session, pr *github.PullRequest) bool {
 }
 
 // propHasLabel reports whether labels hold name (case-insensitive, as GitHub).
-func propHasLabel(labels []*github.Label, name string) bool {
+func PropHasLabel(labels []*github.Label, name string) bool {
 	for _, l := range labels {
 		if strings.EqualFold(l.GetName(), name) {
 			return true
@@ -175,7 +175,7 @@ const botMarkerPrefix = "<!-- porchbot:"
 
 // formatBotMarker is an HTML comment "<!-- porchbot:<kind> <json> -->":
 // invisible on GitHub, readable by the bot.
-func formatBotMarker(kind string, v any) string {
+func FormatBotMarker(kind string, v any) string {
 	data, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // plain structs of strings

@@ -174,7 +174,7 @@ func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.Pull
 		_, err := EnsurePullHead(ctx, s, pr)
 		return err
 	}
-	if err := propEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+	if err := PropEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
 		return fmt.Errorf("pull request #%d: %w", pr.GetNumber(), err)
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -194,7 +196,7 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	var pr *github.PullRequest
 	n, d := f.calls(func() {
 		var err error
-		if pr, err = lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "alice"); err != nil {
+		if pr, err = proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "alice"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -235,7 +237,7 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	var again *github.PullRequest
 	n, d = f.calls(func() {
 		var err error
-		if again, err = lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
+		if again, err = proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -260,7 +262,7 @@ func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
 	f := newPropFixture(t, "")
 	f.draft()
 	s, api := f.session()
-	pr, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
+	pr, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
 	if r := f.requester(api, pr.GetNumber()); r != "" {
 		t.Fatalf("requester with the record deleted: %q", r)
 	}
-	if _, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
+	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.requester(api, pr.GetNumber()); r != "bob" {
@@ -306,13 +308,13 @@ func TestOpenProposalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, api := f.session()
-	if _, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "nope", "alice"); !errors.Is(err, lifecycle.ErrNoDraftBranch) {
+	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "nope", "alice"); !errors.Is(err, lifecycle.ErrNoDraftBranch) {
 		t.Fatalf("missing branch: %v", err)
 	}
-	if _, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "empty", "alice"); !errors.Is(err, lifecycle.ErrNothingToPropose) {
+	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "empty", "alice"); !errors.Is(err, lifecycle.ErrNothingToPropose) {
 		t.Fatalf("empty draft: %v", err)
 	}
-	if _, err := lifecycle.OpenProposal(f.ctx, s, api, "../x", "w1", "alice"); err == nil {
+	if _, err := proposals.OpenProposal(f.ctx, s, api, "../x", "w1", "alice"); err == nil {
 		t.Fatal("an invalid package name must be refused")
 	}
 }
@@ -326,7 +328,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	var out *lifecycle.ApprovalOutcome
 	n, d := f.calls(func() {
 		var err error
-		if out, err = lifecycle.OnProposalEvent(f.ctx, s, api, pr); err != nil {
+		if out, err = proposals.OnProposalEvent(f.ctx, s, api, pr); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -343,7 +345,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	// The event's pull request now carries the label: no label call.
 	n, d = f.calls(func() {
 		var err error
-		if out, err = lifecycle.OnProposalEvent(f.ctx, s, api, f.pr(pr.GetNumber())); err != nil {
+		if out, err = proposals.OnProposalEvent(f.ctx, s, api, f.pr(pr.GetNumber())); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -361,12 +363,12 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ = f.calls(func() {
-		if out, err := lifecycle.OnProposalEvent(f.ctx, s, api, feat); out != nil || err != nil {
+		if out, err := proposals.OnProposalEvent(f.ctx, s, api, feat); out != nil || err != nil {
 			t.Fatalf("feature branch: %+v %v", out, err)
 		}
 		ghDraft := *pr
 		ghDraft.Draft = github.Bool(true)
-		if out, err := lifecycle.OnProposalEvent(f.ctx, s, api, &ghDraft); out != nil || err != nil {
+		if out, err := proposals.OnProposalEvent(f.ctx, s, api, &ghDraft); out != nil || err != nil {
 			t.Fatalf("GitHub draft: %+v %v", out, err)
 		}
 	})
@@ -379,12 +381,12 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 	f := newPropFixture(t, "")
 	f.draft()
 	s, api := f.session()
-	pr, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
+	pr, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, d := f.calls(func() {
-		if err := lifecycle.Reject(f.ctx, s, api, pr, "bob", "not now"); err != nil {
+		if err := proposals.Reject(f.ctx, s, api, pr, "bob", "not now"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -407,7 +409,7 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 	}
 	// Redelivered: nothing more.
 	n, _ = f.calls(func() {
-		if err := lifecycle.Reject(f.ctx, s, api, got, "bob", "not now"); err != nil {
+		if err := proposals.Reject(f.ctx, s, api, got, "bob", "not now"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -415,14 +417,14 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 		t.Fatalf("rejecting a closed proposal made %d calls", n)
 	}
 	// Proposing again opens a new pull request from the same branch.
-	again, err := lifecycle.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
+	again, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
 	if err != nil || again.GetNumber() == pr.GetNumber() {
 		t.Fatalf("propose again: #%d %v", again.GetNumber(), err)
 	}
 	// Not a proposal.
 	notProp := &github.PullRequest{Number: github.Int(99), State: github.String("open"),
 		Head: &github.PullRequestBranch{Ref: github.String("feature")}, Base: &github.PullRequestBranch{Ref: github.String("main")}}
-	if err := lifecycle.Reject(f.ctx, s, api, notProp, "bob", ""); !errors.Is(err, lifecycle.ErrNotProposal) {
+	if err := proposals.Reject(f.ctx, s, api, notProp, "bob", ""); !errors.Is(err, lifecycle.ErrNotProposal) {
 		t.Fatalf("want ErrNotProposal, got %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -22,7 +24,7 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 	})
 	s := f.h.Open(t)
 	publishLanding(t, s, plumbing.NewHash(c1), nil)
-	if _, err := lifecycle.ProposeDeletion(f.ctx, s, lifecycle.NewDeletionAPI(s.GH), "old", "alice"); err != nil {
+	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "old", "alice"); err != nil {
 		t.Fatal(err)
 	}
 	s = f.h.Open(t)

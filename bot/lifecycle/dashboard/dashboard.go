@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -49,7 +51,7 @@ type DashboardFacts struct {
 	// Repo is "owner/name"; Web the GitHub web base URL (links).
 	Repo, Web        string
 	DeploymentBranch string
-	Packages         []lifecycle.PackageStatus
+	Packages         []proposals.PackageStatus
 	Drafts           []DashboardDraft
 	Proposals        []DashboardProposal
 	Landings         []DashboardLanding

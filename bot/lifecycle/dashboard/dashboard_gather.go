@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -34,7 +36,7 @@ const (
 // from the git cache. Drafts and proposals beyond their bounds are listed
 // without detail.
 func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
-	l, err := lifecycle.List(ctx, s)
+	l, err := proposals.List(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
 	}
@@ -103,7 +105,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.Proposa
 
 // dashboardProposal judges one proposal as its porchbot/approval check
 // does (the same verdict), without posting the check.
-func dashboardProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, p lifecycle.PullStatus, dp DashboardProposal) DashboardProposal {
+func dashboardProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, p proposals.PullStatus, dp DashboardProposal) DashboardProposal {
 	pr := p.Pull
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	fail := func(err error) DashboardProposal {

@@ -3,7 +3,7 @@ package dashboard
 import (
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
 )
@@ -13,7 +13,7 @@ import (
 var dashboardWriters = mdtest.Writers{
 	"dashboard": func(s string) string {
 		return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
-			Packages:      []lifecycle.PackageStatus{{Name: "p", Problem: "x" + s}},
+			Packages:      []proposals.PackageStatus{{Name: "p", Problem: "x" + s}},
 			Proposals:     []DashboardProposal{{Number: 1, Title: s, Package: "p", Problem: "x" + s}},
 			ConfigError:   "c" + s,
 			ConfigInForce: "the last good one"})
@@ -30,6 +30,6 @@ func TestDashboardNamesInLinksStayInTheirLinks(t *testing.T) {
 	mdtest.CheckLinkWriters(t, mdtest.Writers{
 		"dashboard": func(s string) string {
 			return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
-				Packages: []lifecycle.PackageStatus{{Name: "p" + s, Dir: "p", Latest: 2}}, ConfigInForce: "the last good one"})
+				Packages: []proposals.PackageStatus{{Name: "p" + s, Dir: "p", Latest: 2}}, ConfigInForce: "the last good one"})
 		}})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
@@ -63,7 +65,7 @@ func TestDashboardBody(t *testing.T) {
 	waiting := &lifecycle.ApprovalResult{Required: 2, Approvers: []lifecycle.CountedApproval{{User: "bob"}},
 		MissingGates: []lifecycle.GateStatus{{ConditionType: "config.ready"}}}
 	f := DashboardFacts{Repo: "acme/catalog", Web: "https://github.com", DeploymentBranch: "main",
-		Packages: []lifecycle.PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
+		Packages: []proposals.PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
 			{Name: "old", Latest: 2, Revisions: 2}},
 		Drafts: []DashboardDraft{{Package: "basens", Workspace: "w1", Pull: 7, Render: lifecycle.RenderPassed},
 			{Package: "net/upf", Workspace: "w2", Render: lifecycle.RenderFailed}},
@@ -118,7 +120,7 @@ func TestDashboardBody(t *testing.T) {
 	// Rows are bounded.
 	big := DashboardFacts{Repo: "acme/x"}
 	for i := range dashboardMaxRows + 5 {
-		big.Packages = append(big.Packages, lifecycle.PackageStatus{Name: fmt.Sprintf("p%03d", i), Dir: "d", Latest: 1})
+		big.Packages = append(big.Packages, proposals.PackageStatus{Name: fmt.Sprintf("p%03d", i), Dir: "d", Latest: 1})
 	}
 	if b := DashboardBody(big); !strings.Contains(b, "… and 5 more") || strings.Contains(b, "p050") {
 		t.Error("packages not bounded")
@@ -157,7 +159,7 @@ func TestDashboardFactsEmpty(t *testing.T) {
 		want bool
 	}{
 		{"nothing", DashboardFacts{Repo: "acme/x"}, true},
-		{"a package", DashboardFacts{Packages: []lifecycle.PackageStatus{{Name: "a"}}}, false},
+		{"a package", DashboardFacts{Packages: []proposals.PackageStatus{{Name: "a"}}}, false},
 		{"a draft", DashboardFacts{Drafts: []DashboardDraft{{Package: "a", Workspace: "w"}}}, false},
 		{"an update waiting", DashboardFacts{Updates: []DashboardUpdate{{Package: "a", State: DashboardUpdateWaiting}}}, false},
 		{"a configuration file", DashboardFacts{HasConfig: true}, false},

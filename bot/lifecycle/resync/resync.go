@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
@@ -445,7 +447,7 @@ func resyncDrafts(ctx context.Context, s *core.Session, api ResyncAPI, deps Resy
 func resyncMergedHeads(w *core.LandingWalker, head plumbing.Hash) (map[plumbing.Hash]bool, error) {
 	out := map[plumbing.Hash]bool{}
 	x := head
-	for range lifecycle.ResyncMergedWindow {
+	for range proposals.ResyncMergedWindow {
 		if x.IsZero() {
 			break
 		}
@@ -473,7 +475,7 @@ func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps R
 	if s.NoOpenPulls {
 		return nil
 	}
-	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, lifecycle.OpenPullsOptions())
+	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, proposals.OpenPullsOptions())
 	if err != nil {
 		return fmt.Errorf("list proposals: %w", err)
 	}
@@ -513,7 +515,7 @@ func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps R
 // (the hook decides), or its head changes a package.
 func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) (bool, error) {
 	_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
-	if draft || lifecycle.DeletionHasLabel(pr, packages.LabelProposed) || lifecycle.DeletionHasLabel(pr, packages.LabelDeletionProposed) ||
+	if draft || proposals.DeletionHasLabel(pr, packages.LabelProposed) || proposals.DeletionHasLabel(pr, packages.LabelDeletionProposed) ||
 		lifecycle.IsForkPullRequest(s.Repo, pr) {
 		return true, nil
 	}

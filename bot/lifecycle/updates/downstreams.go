@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -26,7 +26,7 @@ func DeploymentDownstreams(ctx context.Context, s *core.Session) ([]downstreams.
 	if s.DeploymentHead.IsZero() {
 		return nil, nil // an empty repository
 	}
-	paths, err := lifecycle.TreeFilePaths(ctx, s.Git, s.DeploymentHead)
+	paths, err := proposals.TreeFilePaths(ctx, s.Git, s.DeploymentHead)
 	if err != nil {
 		return nil, err
 	}

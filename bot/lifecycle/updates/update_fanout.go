@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -261,7 +263,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 	if here, err := downstreams.ParseRepoURL(ds.Git.URL()); err != nil || here.Host != id.Host {
 		return UpstreamRevision{}, core.RequestErrorf("%s: its upstream %s is not on this GitHub", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
-	if lifecycle.CheckRepoName(owner, repo) != nil {
+	if proposals.CheckRepoName(owner, repo) != nil {
 		return UpstreamRevision{}, core.RequestErrorf("%s: the upstream repository %s is not a GitHub repository", mdquote.Code(pkg), mdquote.Code(git.Repo))
 	}
 	us, err := f.Open(ctx, owner+"/"+repo)
@@ -285,7 +287,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 		upPkg = strings.TrimPrefix(strings.TrimPrefix(upDir, root), "/")
 	}
 	if to == 0 {
-		revs, err := lifecycle.PublishedRevisions(ctx, us, upPkg)
+		revs, err := proposals.PublishedRevisions(ctx, us, upPkg)
 		if err != nil {
 			return UpstreamRevision{}, err
 		}

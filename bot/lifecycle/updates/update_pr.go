@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -232,7 +234,7 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 		requester, _ := updateRequester(api, requestedBy)
 		body += "\n" + lifecycle.RequesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
 	}
-	pr, created, err := lifecycle.CreateProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
+	pr, created, err := proposals.CreateProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
 		Head: github.String(branch), Base: github.String(ds.DeploymentBranch), Body: github.String(body)})
 	if err != nil {
 		return fmt.Errorf("update %s: %w", pkg, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -28,7 +30,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls lifecycle.Propos
 	}
 	var prs []*github.PullRequest
 	if !s.NoOpenPulls {
-		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, lifecycle.OpenPullsOptions()); err != nil {
+		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, proposals.OpenPullsOptions()); err != nil {
 			return nil, 0, fmt.Errorf("list pull requests: %w", err)
 		}
 	}

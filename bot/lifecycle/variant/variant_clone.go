@@ -15,9 +15,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -38,8 +38,8 @@ const maxOwnDraftCommits = 20
 
 func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	pkg := a.Package
-	dir := lifecycle.DraftPackageDir(ds, pkg)
-	if err := lifecycle.CheckNewPackage(ctx, ds, pkg, dir); err != nil {
+	dir := proposals.DraftPackageDir(ds, pkg)
+	if err := proposals.CheckNewPackage(ctx, ds, pkg, dir); err != nil {
 		return 0, err
 	}
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
@@ -55,10 +55,10 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 		return 0, core.RequestErrorf("%s at %s is not a kpt package (no Kptfile)", mdquote.Code(upRev.Dir), mdquote.Code(upRev.Tag()))
 	}
 	lock := kptfile.GitLock{Repo: upRev.RepoURL(), Directory: upRev.Directory(), Ref: upRev.Tag(), Commit: upRev.Commit.String()}
-	if files[kptfile.FileName], err = lifecycle.ClonedKptfile(kf, path.Base(pkg), lock); err != nil {
+	if files[kptfile.FileName], err = proposals.ClonedKptfile(kf, path.Base(pkg), lock); err != nil {
 		return 0, core.RequestErrorf("the upstream Kptfile of %s: %v", mdquote.Code(upRev.Tag()), err)
 	}
-	files = lifecycle.AddKptMergeComments(files)
+	files = proposals.AddKptMergeComments(files)
 	m, err := c.mutation(ctx, up, ds, v)
 	if err != nil {
 		return 0, err
@@ -173,7 +173,7 @@ func holdsClone(ctx context.Context, ds *core.Session, head plumbing.Hash, a var
 // what a brings: it is not proposed again until the entry or the upstream
 // revision changes, or the branch is deleted.
 func declined(ctx context.Context, ds *core.Session, f *variantFacts, a variants.Action) error {
-	ws := map[variants.Kind]string{variants.Clone: variantWorkspace, variants.Delete: lifecycle.DeletionWorkspace, variants.Orphan: orphanWorkspace}[a.Kind]
+	ws := map[variants.Kind]string{variants.Clone: variantWorkspace, variants.Delete: proposals.DeletionWorkspace, variants.Orphan: orphanWorkspace}[a.Kind]
 	if ws == "" {
 		return nil
 	}

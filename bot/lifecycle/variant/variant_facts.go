@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
@@ -88,7 +90,7 @@ func (c *VariantController) prepare(ctx context.Context, up *core.Session, publi
 		upPkgs[v.Upstream.Package] = true
 	}
 	for _, pkg := range core.SortedPaths(upPkgs) {
-		revs, err := lifecycle.PublishedRevisions(ctx, up, pkg)
+		revs, err := proposals.PublishedRevisions(ctx, up, pkg)
 		if err != nil {
 			return nil, err
 		}
@@ -249,7 +251,7 @@ func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullReque
 			p.Kind = variants.Clone
 		case orphanWorkspace:
 			p.Kind = variants.Orphan
-		case lifecycle.DeletionWorkspace:
+		case proposals.DeletionWorkspace:
 			p.Kind = variants.Delete
 		default:
 			return p, false

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -32,12 +34,12 @@ const variantRemovalMarker = "<!-- porchbot:variant-removal -->"
 
 func (c *VariantController) delete(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
-	dapi := lifecycle.DeletionAPI{Pulls: api.Proposal.Pulls, Issues: api.Proposal.Issues, RecordKey: api.Proposal.RecordKey}
-	pr, err := lifecycle.ProposeDeletion(ctx, ds, dapi, a.Package, "")
+	dapi := proposals.DeletionAPI{Pulls: api.Proposal.Pulls, Issues: api.Proposal.Issues, RecordKey: api.Proposal.RecordKey}
+	pr, err := proposals.ProposeDeletion(ctx, ds, dapi, a.Package, "")
 	if err != nil {
 		return 0, err
 	}
-	if !lifecycle.DeletionHasLabel(pr, variants.Label) {
+	if !proposals.DeletionHasLabel(pr, variants.Label) {
 		if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), []string{variants.Label}); err != nil {
 			return pr.GetNumber(), fmt.Errorf("label #%d: %w", pr.GetNumber(), err)
 		}

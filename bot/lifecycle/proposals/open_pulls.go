@@ -1,4 +1,4 @@
-package lifecycle
+package proposals
 
 import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"

@@ -1,4 +1,4 @@
-package lifecycle
+package proposals
 
 // The checks by which a command tells its commenter what they got wrong
 // (a package or draft that does not exist, a draft with nothing to

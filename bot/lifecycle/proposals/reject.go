@@ -1,4 +1,4 @@
-package lifecycle
+package proposals
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -33,9 +35,9 @@ type rejectMarker struct {
 // the lifecycle. A closed pull request is left alone (nil: a redelivered
 // command does nothing twice); a pull request that is not a proposal gives
 // ErrNotProposal.
-func Reject(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, reason string) error {
+func Reject(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr *github.PullRequest, user, reason string) error {
 	n := pr.GetNumber()
-	pkg, ws, draft := ParseProposal(s, pr)
+	pkg, ws, draft := lifecycle.ParseProposal(s, pr)
 	var pkgs []string
 	if draft {
 		pkgs = []string{pkg}
@@ -45,7 +47,7 @@ func Reject(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.Pu
 			return fmt.Errorf("reject #%d: %w", n, err)
 		}
 		if len(pkgs) == 0 {
-			return fmt.Errorf("reject #%d: %w", n, ErrNotProposal)
+			return fmt.Errorf("reject #%d: %w", n, lifecycle.ErrNotProposal)
 		}
 	}
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "packages": pkgs, "workspace": ws, "user": user})
@@ -63,7 +65,7 @@ func Reject(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.Pu
 		b.WriteString(".\n\n")
 	}
 	b.WriteString(RejectedBranchNote(s, pr) + "\n\n")
-	b.WriteString(formatBotMarker("reject", rejectMarker{User: user, Head: pr.GetHead().GetSHA(), Reason: reason}) + "\n")
+	b.WriteString(lifecycle.FormatBotMarker("reject", rejectMarker{User: user, Head: pr.GetHead().GetSHA(), Reason: reason}) + "\n")
 	if _, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(b.String())}); err != nil {
 		return fmt.Errorf("reject #%d: comment: %w", n, err)
 	}
@@ -80,7 +82,7 @@ func Reject(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.Pu
 	}
 	for _, label := range []string{packages.LabelProposed, packages.LabelDeletionProposed} {
 		// Unknown labels (nil): try porch/proposed, a missing label is a 404.
-		if !(labels == nil && label == packages.LabelProposed || propHasLabel(labels, label)) {
+		if !(labels == nil && label == packages.LabelProposed || lifecycle.PropHasLabel(labels, label)) {
 			continue
 		}
 		resp, err := api.Issues.RemoveLabelForIssue(ctx, s.Repo.Owner, s.Repo.Name, n, label)
@@ -98,11 +100,11 @@ func Reject(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.Pu
 // RejectedBranchNote says which branch a rejected proposal leaves and how
 // to propose it again.
 func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
-	if pkg, ws, ok := ParseProposal(s, pr); ok {
+	if pkg, ws, ok := lifecycle.ParseProposal(s, pr); ok {
 		return fmt.Sprintf("The draft branch %s stays: push to it and run %s to propose it again.",
 			mdquote.Code(packages.DraftBranch(pkg, ws)), mdquote.Code("/porch propose "+pkg+"/"+ws))
 	}
-	if IsForkPullRequest(s.Repo, pr) {
+	if lifecycle.IsForkPullRequest(s.Repo, pr) {
 		return fmt.Sprintf("The fork's branch %s stays: push to it and reopen the pull request to propose it again.",
 			mdquote.Code(pr.GetHead().GetLabel()))
 	}
@@ -114,10 +116,10 @@ func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
 // draft's changes (none: it is no proposal). A fork's head is fetched as
 // refs/pull/N/head.
 func rejectChangedPackages(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]string, error) {
-	if head := pr.GetHead().GetSHA(); !IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
+	if head := pr.GetHead().GetSHA(); !lifecycle.IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, nil
 	}
-	changes, err := PullRequestChanges(ctx, s, pr)
+	changes, err := lifecycle.PullRequestChanges(ctx, s, pr)
 	if err != nil {
 		return nil, err
 	}
