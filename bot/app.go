@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
@@ -40,7 +42,7 @@ type App struct {
 	Comments CommentReactor
 	// Memberships reuses team membership answers across events (approvers
 	// "@org/team"); nil looks each time.
-	Memberships *lifecycle.MembershipCache
+	Memberships *approval.MembershipCache
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to the update fan-out, upgrades and variants; its
 	// caches are shared with the commands (nil: caches of its own).
@@ -129,8 +131,8 @@ func (a *App) open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 }
 
 // proposalAPI is the proposal steps' view of the installation client.
-func (a *App) proposalAPI(gh *github.Client) lifecycle.ProposalAPI {
-	api := lifecycle.NewProposalAPI(gh)
+func (a *App) proposalAPI(gh *github.Client) approval.ProposalAPI {
+	api := approval.NewProposalAPI(gh)
 	if a.BotLogin != "" {
 		api.BotLogin = a.BotLogin
 	}
@@ -144,5 +146,5 @@ func (a *App) botLogin() string {
 	if a.BotLogin != "" {
 		return a.BotLogin
 	}
-	return lifecycle.DefaultBotLogin
+	return approval.DefaultBotLogin
 }

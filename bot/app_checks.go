@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -67,7 +69,7 @@ func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) erro
 		}
 		_, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, c.head, a.Render.Limits)
 		return err
-	case lifecycle.ApprovalCheckName:
+	case approval.ApprovalCheckName:
 		if len(c.pulls) == 0 {
 			return nil
 		}
@@ -79,7 +81,7 @@ func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) erro
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr)
+		_, err = approval.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr)
 		return err
 	}
 	return nil

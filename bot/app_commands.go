@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -65,9 +67,9 @@ var userMistakes = []struct {
 	err error
 	msg string
 }{
-	{lifecycle.ErrNoDraftBranch, ""},
-	{lifecycle.ErrNothingToPropose, ""},
-	{lifecycle.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests into the deployment " +
+	{approval.ErrNoDraftBranch, ""},
+	{approval.ErrNothingToPropose, ""},
+	{approval.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests into the deployment " +
 		"branch that add, change or remove a package (`/porch propose` opens one for a draft)."},
 	{proposals.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
 	{publish.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
@@ -109,10 +111,10 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 	if err != nil {
 		return commands.Outcome{}, err
 	}
-	if pr.GetState() != "open" || !lifecycle.IntoDeployment(s, pr) {
+	if pr.GetState() != "open" || !approval.IntoDeployment(s, pr) {
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not an open proposal", number)}
 	}
-	seen, err := lifecycle.HeadAtComment(ctx, s.GH, pr, at)
+	seen, err := approval.HeadAtComment(ctx, s.GH, pr, at)
 	if err != nil {
 		return commands.Outcome{}, err
 	}
@@ -123,11 +125,11 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 			"the pull request's head was when you wrote it (" + seen.Why + "). Approve with a review (it names its commit), " +
 			"or comment `/porch approve` again."}
 	}
-	rec, err := lifecycle.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(seen.Commit))
+	rec, err := approval.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(seen.Commit))
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	out, err := lifecycle.EvaluateApproval(ctx, s, api, pr)
+	out, err := approval.EvaluateApproval(ctx, s, api, pr)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
@@ -137,7 +139,7 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 	if why := approvalNotCounted(out.Result, login); why != "" {
 		// Not counted: said plainly in the reply, without the green mark,
 		// and the record goes (one comment for the command, not two).
-		lifecycle.WithdrawApprovalRecord(ctx, s, api, rec)
+		approval.WithdrawApprovalRecord(ctx, s, api, rec)
 		return commands.Outcome{}, &commands.UserError{Msg: "This approval does not count: " + why + ". " +
 			mdquote.Quiet(out.Result.Summary)}
 	}
@@ -153,7 +155,7 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 // the verdict, because of who gave it ("" otherwise): the policy's reason
 // and detail (self-approval, not an approver, not a member of the
 // approvers' team), mentions defused.
-func approvalNotCounted(r lifecycle.ApprovalResult, login string) string {
+func approvalNotCounted(r approval.ApprovalResult, login string) string {
 	for _, a := range r.Approvers {
 		if strings.EqualFold(a.User, login) {
 			return ""
@@ -162,8 +164,8 @@ func approvalNotCounted(r lifecycle.ApprovalResult, login string) string {
 	for _, ig := range r.Ignored {
 		// Only who approved decides these; a stale or superseded approval
 		// is still the approval of the head it was written on.
-		who := ig.Reason == lifecycle.IgnoredSelf || ig.Reason == lifecycle.IgnoredNotApprover
-		if who && strings.EqualFold(ig.User, login) && ig.Source == lifecycle.VoteFromCommand {
+		who := ig.Reason == approval.IgnoredSelf || ig.Reason == approval.IgnoredNotApprover
+		if who && strings.EqualFold(ig.User, login) && ig.Source == approval.VoteFromCommand {
 			why := string(ig.Reason)
 			if ig.Detail != "" {
 				why += " (" + ig.Detail + ")"
@@ -285,7 +287,7 @@ func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pk
 	approver, note := false, ""
 	if s.Config.Approvals.Required > 0 {
 		var rerr error
-		approver, note, rerr = lifecycle.NewApproverResolver(api.Approval, s.Repo, s.Config.Approvals.Approvers).Allowed(ctx, by)
+		approver, note, rerr = approval.NewApproverResolver(api.Approval, s.Repo, s.Config.Approvals.Approvers).Allowed(ctx, by)
 		if rerr != nil {
 			return commands.Outcome{}, rerr
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -84,11 +86,11 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 // (issue #12), when it changes a package: reported without pushing to a
 // branch porchbot does not own.
 func (a *App) renderBranchPullRequest(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
-	if _, _, draft := lifecycle.ParseProposal(s, pr); draft || !lifecycle.IntoDeployment(s, pr) ||
+	if _, _, draft := approval.ParseProposal(s, pr); draft || !approval.IntoDeployment(s, pr) ||
 		pr.GetState() != "open" || pr.GetDraft() {
 		return nil
 	}
-	changes, err := lifecycle.PullRequestChanges(ctx, s, pr)
+	changes, err := approval.PullRequestChanges(ctx, s, pr)
 	if err != nil {
 		return err
 	}
@@ -97,7 +99,7 @@ func (a *App) renderBranchPullRequest(ctx context.Context, s *core.Session, pr *
 
 // renderBranchProposal reports porchbot/render on head for every package
 // of changes it adds or changes.
-func (a *App) renderBranchProposal(ctx context.Context, s *core.Session, head string, changes []lifecycle.PackageChange) error {
+func (a *App) renderBranchProposal(ctx context.Context, s *core.Session, head string, changes []approval.PackageChange) error {
 	h := plumbing.NewHash(head)
 	for _, p := range changes {
 		if p.Kind == core.LandingDeleted {
@@ -138,7 +140,7 @@ func (a *App) OnReview(ctx context.Context, installationID int64, ev *github.Pul
 	if err != nil {
 		return err
 	}
-	_, err = lifecycle.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), ev.GetPullRequest())
+	_, err = approval.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), ev.GetPullRequest())
 	return err
 }
 

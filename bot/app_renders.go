@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -60,7 +62,7 @@ func (a *App) reevaluate(ctx context.Context, s *core.Session, prs []int) error 
 			errs = append(errs, fmt.Errorf("re-evaluate #%d after its render: %w", n, err))
 			continue
 		}
-		if _, err := lifecycle.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr); err != nil {
+		if _, err := approval.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -3,6 +3,8 @@ package bot
 import (
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
@@ -22,7 +24,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/porchbot/porchbot/bot/commands"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -155,7 +156,7 @@ func (m UpdateMetrics) Queued(delta int) { m.Queue.Add(float64(delta)) }
 // (render included) the App just passed, with updates.automerge.
 func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
 	run := ev.GetCheckRun()
-	if a.Updates == nil || run.GetName() != lifecycle.ApprovalCheckName || run.GetStatus() != "completed" ||
+	if a.Updates == nil || run.GetName() != approval.ApprovalCheckName || run.GetStatus() != "completed" ||
 		run.GetConclusion() != "success" || !strings.EqualFold(ev.GetSender().GetLogin(), a.botLogin()) {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -19,7 +21,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/catalog"
 	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/mdquote"
@@ -216,7 +217,7 @@ func changedPackages(ctx context.Context, s *core.Session, p proposals.PullStatu
 	if pull == nil {
 		return nil
 	}
-	changes, err := lifecycle.ProposalChanges(ctx, s, pull)
+	changes, err := approval.ProposalChanges(ctx, s, pull)
 	if err != nil {
 		s.Log.WithError(err).WithField("pull_request", p.Number).Info("catalog: the proposal's packages could not be read")
 		return nil

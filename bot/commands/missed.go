@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // Bounds of AnswerMissed.
@@ -154,7 +154,7 @@ func (r *Runner) botLogin() string {
 	if r.BotLogin != "" {
 		return r.BotLogin
 	}
-	return lifecycle.DefaultBotLogin
+	return approval.DefaultBotLogin
 }
 
 func (r *Runner) logger() logrus.FieldLogger {

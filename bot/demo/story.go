@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -30,7 +31,7 @@ const (
 	tag       = pkg + "/v1"
 	edgePkg   = "upf"
 	edgeDraft = "drafts/" + edgePkg + "/v1"
-	botLogin  = lifecycle.DefaultBotLogin
+	botLogin  = approval.DefaultBotLogin
 )
 
 // repoConfig is the catalog's .github/porchbot.yaml: proposals need one
@@ -340,12 +341,12 @@ func (s *story) propose() error {
 	} else {
 		s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), conclusion(run), run.GetOutput().GetTitle())
 	}
-	run, err := s.checkRun(catalog, head, lifecycle.ApprovalCheckName, true)
+	run, err := s.checkRun(catalog, head, approval.ApprovalCheckName, true)
 	if err != nil {
 		return err
 	}
 	if run.GetConclusion() == "success" {
-		return fmt.Errorf("%s passed before anyone approved: %q", lifecycle.ApprovalCheckName, run.GetOutput().GetTitle())
+		return fmt.Errorf("%s passed before anyone approved: %q", approval.ApprovalCheckName, run.GetOutput().GetTitle())
 	}
 	s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), conclusion(run), run.GetOutput().GetTitle())
 	return nil
@@ -363,12 +364,12 @@ func (s *story) approve() error {
 	if err := s.settle(); err != nil {
 		return err
 	}
-	run, err := s.checkRun(catalog, s.pr.GetHead().GetSHA(), lifecycle.ApprovalCheckName, true)
+	run, err := s.checkRun(catalog, s.pr.GetHead().GetSHA(), approval.ApprovalCheckName, true)
 	if err != nil {
 		return err
 	}
 	if run.GetConclusion() != "success" {
-		return fmt.Errorf("%s after bob's approval: %s %q\n%s", lifecycle.ApprovalCheckName, conclusion(run),
+		return fmt.Errorf("%s after bob's approval: %s %q\n%s", approval.ApprovalCheckName, conclusion(run),
 			run.GetOutput().GetTitle(), run.GetOutput().GetSummary())
 	}
 	s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), run.GetConclusion(), run.GetOutput().GetTitle())

@@ -6,9 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -18,7 +19,7 @@ import (
 // REST API, read as the user alice unless said otherwise.
 
 // botLogin is the App's bot user as the forge shows it.
-const botLogin = lifecycle.DefaultBotLogin
+const botLogin = approval.DefaultBotLogin
 
 func splitRepo(repo string) (string, string) {
 	owner, name, _ := strings.Cut(repo, "/")

@@ -15,7 +15,7 @@ const (
 
 // renderProblem says why the render requirement is not met: the render
 // check did not pass on the head ("" when it did, or is not known).
-func renderProblem(st RenderState) string {
+func RenderProblem(st RenderState) string {
 	switch st {
 	case RenderFailed:
 		return "the render check failed on the head"

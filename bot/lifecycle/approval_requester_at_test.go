@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 )
 
@@ -57,28 +58,28 @@ func TestRequesterRecordInTheBody(t *testing.T) {
 	cB := commit(branch, "b\n")
 
 	s := h.Open(t)
-	api := lifecycle.ProposalAPI{RecordKey: key}
-	bot := &github.User{Login: github.String(lifecycle.DefaultBotLogin), Type: github.String("Bot")}
+	api := approval.ProposalAPI{RecordKey: key}
+	bot := &github.User{Login: github.String(approval.DefaultBotLogin), Type: github.String("Bot")}
 	prB := func(body string) *github.PullRequest {
 		return &github.PullRequest{Number: github.Int(2), User: bot, Body: github.String("Update upf\n\n" + body + "\n"),
 			Head: &github.PullRequestBranch{Ref: github.String(branch), SHA: github.String(cB)}}
 	}
-	own := lifecycle.OwnCommitsOf(ctx, s, cB, plumbing.NewHash(cA))
+	own := approval.OwnCommitsOf(ctx, s, cB, plumbing.NewHash(cA))
 	requester := func(body string) string {
-		return lifecycle.ProposalRequesterIn(api, "acme/catalog", prB(body), nil, own)
+		return approval.ProposalRequesterIn(api, "acme/catalog", prB(body), nil, own)
 	}
 
-	if got := requester(lifecycle.RequesterAtRecord(key, "acme/catalog", branch, cB, "mallory")); got != "mallory" {
+	if got := requester(approval.RequesterAtRecord(key, "acme/catalog", branch, cB, "mallory")); got != "mallory" {
 		t.Fatalf("the pull request's own record: requester %q, want mallory", got)
 	}
 	for name, body := range map[string]string{
-		"copied from the merged pull request": lifecycle.RequesterAtRecord(key, "acme/catalog", branch, cA, lifecycle.DefaultBotLogin),
-		"signed for another branch":           lifecycle.RequesterAtRecord(key, "acme/catalog", "porch/update/other", cB, lifecycle.DefaultBotLogin),
-		"signed for another repository":       lifecycle.RequesterAtRecord(key, "acme/other", branch, cB, lifecycle.DefaultBotLogin),
-		"a commit not in the repository":      lifecycle.RequesterAtRecord(key, "acme/catalog", branch, strings.Repeat("a", 40), lifecycle.DefaultBotLogin),
-		"signed with another key":             lifecycle.RequesterAtRecord([]byte("guess"), "acme/catalog", branch, cB, lifecycle.DefaultBotLogin),
-		"user edited": strings.Replace(lifecycle.RequesterAtRecord(key, "acme/catalog", branch, cB, "mallory"),
-			`"user":"mallory"`, `"user":"`+lifecycle.DefaultBotLogin+`"`, 1),
+		"copied from the merged pull request": approval.RequesterAtRecord(key, "acme/catalog", branch, cA, approval.DefaultBotLogin),
+		"signed for another branch":           approval.RequesterAtRecord(key, "acme/catalog", "porch/update/other", cB, approval.DefaultBotLogin),
+		"signed for another repository":       approval.RequesterAtRecord(key, "acme/other", branch, cB, approval.DefaultBotLogin),
+		"a commit not in the repository":      approval.RequesterAtRecord(key, "acme/catalog", branch, strings.Repeat("a", 40), approval.DefaultBotLogin),
+		"signed with another key":             approval.RequesterAtRecord([]byte("guess"), "acme/catalog", branch, cB, approval.DefaultBotLogin),
+		"user edited": strings.Replace(approval.RequesterAtRecord(key, "acme/catalog", branch, cB, "mallory"),
+			`"user":"mallory"`, `"user":"`+approval.DefaultBotLogin+`"`, 1),
 		"deleted": "",
 	} {
 		if got := requester(body); got != "" {
@@ -86,7 +87,7 @@ func TestRequesterRecordInTheBody(t *testing.T) {
 		}
 	}
 	// Without the git check (ProposalRequester), a body is never read.
-	if got := lifecycle.ProposalRequester(api, "acme/catalog", prB(lifecycle.RequesterAtRecord(key, "acme/catalog", branch, cB, "mallory")), nil); got != "" {
+	if got := approval.ProposalRequester(api, "acme/catalog", prB(approval.RequesterAtRecord(key, "acme/catalog", branch, cB, "mallory")), nil); got != "" {
 		t.Fatalf("ProposalRequester read the body: %q", got)
 	}
 }

@@ -4,25 +4,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 )
 
 // evaluate runs EvaluateApproval on pull request n as GitHub has it now,
 // in a fresh session, and returns the outcome and its REST calls.
-func (f *propFixture) evaluate(n int) (*lifecycle.ApprovalOutcome, int64) {
+func (f *propFixture) evaluate(n int) (*approval.ApprovalOutcome, int64) {
 	f.t.Helper()
 	pr := f.pr(n)
 	s, api := f.session()
-	var out *lifecycle.ApprovalOutcome
+	var out *approval.ApprovalOutcome
 	calls, d := f.calls(func() {
 		var err error
-		if out, err = lifecycle.EvaluateApproval(f.ctx, s, api, pr); err != nil {
+		if out, err = approval.EvaluateApproval(f.ctx, s, api, pr); err != nil {
 			f.t.Fatal(err)
 		}
 	})
@@ -33,7 +34,7 @@ func (f *propFixture) evaluate(n int) (*lifecycle.ApprovalOutcome, int64) {
 	return out, calls
 }
 
-func approvalCounted(out *lifecycle.ApprovalOutcome) []string {
+func approvalCounted(out *approval.ApprovalOutcome) []string {
 	var users []string
 	for _, a := range out.Result.Approvers {
 		users = append(users, a.User)
@@ -42,8 +43,8 @@ func approvalCounted(out *lifecycle.ApprovalOutcome) []string {
 }
 
 // ignoredReason is the reason user's approval was not counted ("" if it was not ignored).
-func approvalIgnored(out *lifecycle.ApprovalOutcome, user string) lifecycle.IgnoreReason {
-	var r lifecycle.IgnoreReason
+func approvalIgnored(out *approval.ApprovalOutcome, user string) approval.IgnoreReason {
+	var r approval.IgnoreReason
 	for _, ig := range out.Result.Ignored {
 		if ig.User == user {
 			r = ig.Reason
@@ -52,10 +53,10 @@ func approvalIgnored(out *lifecycle.ApprovalOutcome, user string) lifecycle.Igno
 	return r
 }
 
-func wantApprovalCheck(t *testing.T, out *lifecycle.ApprovalOutcome, conclusion string, inSummary ...string) {
+func wantApprovalCheck(t *testing.T, out *approval.ApprovalOutcome, conclusion string, inSummary ...string) {
 	t.Helper()
 	run := out.CheckRun
-	if run.GetName() != lifecycle.ApprovalCheckName || run.GetConclusion() != conclusion || run.GetHeadSHA() != out.Head {
+	if run.GetName() != approval.ApprovalCheckName || run.GetConclusion() != conclusion || run.GetHeadSHA() != out.Head {
 		t.Fatalf("check %s %s on %s (head %s), want %s", run.GetName(), run.GetConclusion(), run.GetHeadSHA(), out.Head, conclusion)
 	}
 	text := run.GetOutput().GetTitle() + "\n" + run.GetOutput().GetSummary()
@@ -86,7 +87,7 @@ func TestApprovalNeedsWriteAccessWhenApproversEmpty(t *testing.T) {
 	pr := f.openPR(forgetest.AliceToken)
 	f.review(forgetest.CarolToken, pr.GetNumber(), head, "APPROVE")
 	out, calls := f.evaluate(pr.GetNumber())
-	if out.Result.Satisfied || len(out.Result.Approvers) != 0 || approvalIgnored(out, "carol") != lifecycle.IgnoredNotApprover {
+	if out.Result.Satisfied || len(out.Result.Approvers) != 0 || approvalIgnored(out, "carol") != approval.IgnoredNotApprover {
 		t.Fatalf("carol (read) counted: %+v", out.Result)
 	}
 	if calls != 4 || out.Lookups != 1 { // reviews, render checks, check run + carol's permission (no comment to list)
@@ -115,7 +116,7 @@ func TestApprovalTeamApprover(t *testing.T) {
 	}
 	f.review(forgetest.BobToken, pr.GetNumber(), head, "APPROVE")
 	out, calls := f.evaluate(pr.GetNumber())
-	if out.Result.Satisfied || approvalIgnored(out, "bob") != lifecycle.IgnoredNotApprover || calls != 5 {
+	if out.Result.Satisfied || approvalIgnored(out, "bob") != approval.IgnoredNotApprover || calls != 5 {
 		t.Fatalf("bob is not in @acme/platform: %+v, %d calls", out.Result, calls)
 	}
 	wantApprovalCheck(t, out, "action_required", "not a member of @acme/platform")
@@ -151,7 +152,7 @@ func TestApprovalSurvivesOnlyPushesThatKeepThePackage(t *testing.T) {
 	head3 := f.push(forgetest.AliceToken, "drafts/basens/w1", "Change the map",
 		map[string]string{"basens/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: \"2\"\n"})
 	out, _ = f.evaluate(pr.GetNumber())
-	if out.Head != head3 || out.Result.Satisfied || approvalIgnored(out, "bob") != lifecycle.IgnoredStale {
+	if out.Head != head3 || out.Result.Satisfied || approvalIgnored(out, "bob") != approval.IgnoredStale {
 		t.Fatalf("package push: %+v", out.Result)
 	}
 	wantApprovalCheck(t, out, "action_required", "stale content", head[:7])
@@ -159,7 +160,7 @@ func TestApprovalSurvivesOnlyPushesThatKeepThePackage(t *testing.T) {
 	// Approving the new head counts again.
 	f.review(forgetest.BobToken, pr.GetNumber(), head3, "APPROVE")
 	out, _ = f.evaluate(pr.GetNumber())
-	if !out.Result.Satisfied || out.Result.Approvers[0].Carried || approvalIgnored(out, "bob") != lifecycle.IgnoredSuperseded {
+	if !out.Result.Satisfied || out.Result.Approvers[0].Carried || approvalIgnored(out, "bob") != approval.IgnoredSuperseded {
 		t.Fatalf("re-approved: %+v", out.Result)
 	}
 }
@@ -176,7 +177,7 @@ func TestChangesRequestedAfterApprovalCancelsIt(t *testing.T) {
 	}
 	f.review(forgetest.BobToken, pr.GetNumber(), head, "REQUEST_CHANGES")
 	out, _ = f.evaluate(pr.GetNumber())
-	if out.Result.Satisfied || approvalIgnored(out, "bob") != lifecycle.IgnoredSuperseded {
+	if out.Result.Satisfied || approvalIgnored(out, "bob") != approval.IgnoredSuperseded {
 		t.Fatalf("changes requested: %+v", out.Result)
 	}
 	wantApprovalCheck(t, out, "action_required", "superseded", "requesting changes")
@@ -218,7 +219,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 	// alice's own /porch approve: self-approval, not counted.
 	s, api := f.session()
 	calls, _ := f.calls(func() {
-		if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
+		if _, err := approval.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -226,7 +227,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 		t.Fatalf("RecordCommandApproval made %d calls", calls)
 	}
 	out, _ = f.evaluate(n)
-	if out.Result.Satisfied || approvalIgnored(out, "alice") != lifecycle.IgnoredSelf {
+	if out.Result.Satisfied || approvalIgnored(out, "alice") != approval.IgnoredSelf {
 		t.Fatalf("self approval: %+v", out.Result)
 	}
 	wantApprovalCheck(t, out, "action_required", "self-approval")
@@ -236,15 +237,15 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 	cfg := *s.Config
 	cfg.Approvals.AllowSelfApproval = true
 	s.Config = &cfg
-	self, err := lifecycle.EvaluateApproval(f.ctx, s, api, f.pr(n))
+	self, err := approval.EvaluateApproval(f.ctx, s, api, f.pr(n))
 	if err != nil || !self.Result.Satisfied || strings.Join(approvalCounted(self), ",") != "alice" ||
-		self.Result.Approvers[0].Source != lifecycle.VoteFromCommand {
+		self.Result.Approvers[0].Source != approval.VoteFromCommand {
 		t.Fatalf("allowed self approval: %+v %v", self, err)
 	}
 
 	// bob's /porch approve, recorded by the bot, counts; the record names
 	// the package digest at the head.
-	if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
+	if _, err := approval.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = f.evaluate(n)
@@ -257,7 +258,7 @@ func TestPorchApproveRecordsCountOnlyFromTheBot(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := comments[len(comments)-1]
-	if last.GetUser().GetLogin() != lifecycle.DefaultBotLogin || !strings.Contains(last.GetBody(), "Approved by @bob at "+head) ||
+	if last.GetUser().GetLogin() != approval.DefaultBotLogin || !strings.Contains(last.GetBody(), "Approved by @bob at "+head) ||
 		!strings.Contains(last.GetBody(), `"digest":"`+out.HeadDigest+`"`) {
 		t.Fatalf("record comment by %s: %s (digest %s)", last.GetUser().GetLogin(), last.GetBody(), out.HeadDigest)
 	}
@@ -270,7 +271,7 @@ func TestSignedPorchApproveRecordsResistEdits(t *testing.T) {
 	pr := f.openPR(forgetest.CarolToken)
 	n := pr.GetNumber()
 	s, api := f.session()
-	if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
+	if _, err := approval.RecordCommandApproval(f.ctx, s, api, n, "bob", plumbing.NewHash(head)); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := f.evaluate(n)
@@ -304,7 +305,7 @@ func TestSignedPorchApproveRecordsResistEdits(t *testing.T) {
 	// A record written without the key is ignored once a key is in force.
 	f.recordKey = nil
 	s, api = f.session()
-	if _, err := lifecycle.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
+	if _, err := approval.RecordCommandApproval(f.ctx, s, api, n, "alice", plumbing.NewHash(head)); err != nil {
 		t.Fatal(err)
 	}
 	f.recordKey = []byte("test-record-key")
@@ -328,7 +329,7 @@ func TestApprovalDismissedReviewDoesNotCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := f.evaluate(pr.GetNumber())
-	if out.Result.Satisfied || approvalIgnored(out, "bob") != lifecycle.IgnoredDismissed {
+	if out.Result.Satisfied || approvalIgnored(out, "bob") != approval.IgnoredDismissed {
 		t.Fatalf("dismissed: %+v", out.Result)
 	}
 	wantApprovalCheck(t, out, "action_required", "dismissed")

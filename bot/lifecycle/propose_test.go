@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -149,9 +150,9 @@ func (f *propFixture) review(token string, n int, commit, event string) {
 }
 
 // session opens a fresh session (fetching everything) and its API.
-func (f *propFixture) session() (*core.Session, lifecycle.ProposalAPI) {
+func (f *propFixture) session() (*core.Session, approval.ProposalAPI) {
 	s := f.h.Open(f.t)
-	api := lifecycle.NewProposalAPI(s.GH)
+	api := approval.NewProposalAPI(s.GH)
 	api.RecordKey = f.recordKey
 	return s, api
 }
@@ -222,12 +223,12 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := lifecycle.ProposalRequester(api, "acme/catalog", got, comments); got.GetUser().GetLogin() != lifecycle.DefaultBotLogin || r != "alice" {
+	if r := approval.ProposalRequester(api, "acme/catalog", got, comments); got.GetUser().GetLogin() != approval.DefaultBotLogin || r != "alice" {
 		t.Fatalf("author %s, requester %q", got.GetUser().GetLogin(), r)
 	}
 	// The body is the author's to edit: it never names the requester.
 	got.Body = github.String(`<!-- porchbot:proposal {"package":"basens","workspace":"w1","requester":"mallory"} -->`)
-	if r := lifecycle.ProposalRequester(api, "acme/catalog", got, comments[:0]); r != "" {
+	if r := approval.ProposalRequester(api, "acme/catalog", got, comments[:0]); r != "" {
 		t.Fatalf("requester from the body: %q", r)
 	}
 
@@ -286,14 +287,14 @@ func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
 }
 
 // requester is the requester of pull request n as the verdict reads it.
-func (f *propFixture) requester(api lifecycle.ProposalAPI, n int) string {
+func (f *propFixture) requester(api approval.ProposalAPI, n int) string {
 	f.t.Helper()
 	pr := f.pr(n)
 	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", n, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return lifecycle.ProposalRequester(api, "acme/catalog", pr, comments)
+	return approval.ProposalRequester(api, "acme/catalog", pr, comments)
 }
 
 func TestOpenProposalErrors(t *testing.T) {
@@ -308,10 +309,10 @@ func TestOpenProposalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, api := f.session()
-	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "nope", "alice"); !errors.Is(err, lifecycle.ErrNoDraftBranch) {
+	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "nope", "alice"); !errors.Is(err, approval.ErrNoDraftBranch) {
 		t.Fatalf("missing branch: %v", err)
 	}
-	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "empty", "alice"); !errors.Is(err, lifecycle.ErrNothingToPropose) {
+	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "empty", "alice"); !errors.Is(err, approval.ErrNothingToPropose) {
 		t.Fatalf("empty draft: %v", err)
 	}
 	if _, err := proposals.OpenProposal(f.ctx, s, api, "../x", "w1", "alice"); err == nil {
@@ -325,7 +326,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	pr := f.openPR(forgetest.AliceToken)
 	s, api := f.session()
 
-	var out *lifecycle.ApprovalOutcome
+	var out *approval.ApprovalOutcome
 	n, d := f.calls(func() {
 		var err error
 		if out, err = proposals.OnProposalEvent(f.ctx, s, api, pr); err != nil {
@@ -336,7 +337,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	if out == nil || !out.Labelled || out.Result.Satisfied || n != 4 { // label, reviews, render checks, check run (no comment)
 		t.Fatalf("outcome %+v, %d calls %v", out, n, d)
 	}
-	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != lifecycle.ApprovalCheckName {
+	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != approval.ApprovalCheckName {
 		t.Fatalf("check %s %s", out.CheckRun.GetName(), out.CheckRun.GetConclusion())
 	}
 	if labels := propLabelNames(f.pr(pr.GetNumber())); len(labels) != 1 || labels[0] != packages.LabelProposed {
@@ -424,7 +425,7 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 	// Not a proposal.
 	notProp := &github.PullRequest{Number: github.Int(99), State: github.String("open"),
 		Head: &github.PullRequestBranch{Ref: github.String("feature")}, Base: &github.PullRequestBranch{Ref: github.String("main")}}
-	if err := proposals.Reject(f.ctx, s, api, notProp, "bob", ""); !errors.Is(err, lifecycle.ErrNotProposal) {
+	if err := proposals.Reject(f.ctx, s, api, notProp, "bob", ""); !errors.Is(err, approval.ErrNotProposal) {
 		t.Fatalf("want ErrNotProposal, got %v", err)
 	}
 }

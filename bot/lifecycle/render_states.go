@@ -29,7 +29,7 @@ const renderStatesMax = 2048
 type RenderStates struct {
 	mu sync.Mutex
 	// runs: "repo@head" → check run id → its package and state.
-	runs  map[string]map[int64]renderCheckState
+	runs  map[string]map[int64]RenderCheckState
 	heads map[int64]string // check run id → "repo@head"
 	order []string
 	// waiting: "repo@head" → pull requests whose evaluation found the
@@ -43,25 +43,25 @@ func renderStateKey(repo, head string) string {
 
 // renderCheckState is one porchbot/render check run: the package it renders and
 // its state.
-type renderCheckState struct {
+type RenderCheckState struct {
 	pkg string
 	st  RenderState
 }
 
 // runOf is a check run as a renderCheckState.
-func runOf(run *github.CheckRun) renderCheckState {
-	return renderCheckState{pkg: renderRunPackage(run), st: renderStateOf(run)}
+func RunOf(run *github.CheckRun) RenderCheckState {
+	return RenderCheckState{pkg: renderRunPackage(run), st: renderStateOf(run)}
 }
 
 // record notes check run id on key.
-func (c *RenderStates) record(key string, id int64, run renderCheckState) {
+func (c *RenderStates) record(key string, id int64, run RenderCheckState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.runs == nil {
-		c.runs, c.heads, c.waiting = map[string]map[int64]renderCheckState{}, map[int64]string{}, map[string]map[int]bool{}
+		c.runs, c.heads, c.waiting = map[string]map[int64]RenderCheckState{}, map[int64]string{}, map[string]map[int]bool{}
 	}
 	if _, ok := c.runs[key]; !ok {
-		c.runs[key] = map[int64]renderCheckState{}
+		c.runs[key] = map[int64]RenderCheckState{}
 		c.order = append(c.order, key)
 		for len(c.order) > renderStatesMax {
 			old := c.order[0]
@@ -83,7 +83,7 @@ func (c *RenderStates) Observe(repo string, run *github.CheckRun) {
 	if c == nil || run.GetName() != core.RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
 		return
 	}
-	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), runOf(run))
+	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), RunOf(run))
 }
 
 // State is the render state of head in repo as this process reported it
@@ -98,7 +98,7 @@ func (c *RenderStates) State(repo, head string) (RenderState, bool) {
 	if !ok || len(runs) == 0 {
 		return RenderUnknown, false
 	}
-	return newestPerPackage(runs), true
+	return NewestPerPackage(runs), true
 }
 
 // Wait notes that pull request n was judged with the render of head
@@ -111,7 +111,7 @@ func (c *RenderStates) Wait(repo, head string, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.waiting == nil {
-		c.runs, c.heads, c.waiting = map[string]map[int64]renderCheckState{}, map[int64]string{}, map[string]map[int]bool{}
+		c.runs, c.heads, c.waiting = map[string]map[int64]RenderCheckState{}, map[int64]string{}, map[string]map[int]bool{}
 	}
 	if c.waiting[key] == nil {
 		for k := range c.waiting { // bounded: a forgotten wait is caught up by the resync
@@ -138,7 +138,7 @@ func (c *RenderStates) TakeReady(repo string) []int {
 		if !strings.HasPrefix(key, prefix) {
 			continue
 		}
-		if len(c.runs[key]) == 0 || newestPerPackage(c.runs[key]) == RenderPending {
+		if len(c.runs[key]) == 0 || NewestPerPackage(c.runs[key]) == RenderPending {
 			// no render reported here yet, or still running
 			continue
 		}
@@ -170,7 +170,7 @@ type renderRecorder struct {
 func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
 	run, resp, err := r.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
 	if err == nil && run != nil && opts.Name == core.RenderCheckName {
-		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), runOf(run))
+		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), RunOf(run))
 	}
 	return run, resp, err
 }
@@ -186,7 +186,7 @@ func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string,
 			r.states.mu.Unlock()
 		}
 		if key != "" {
-			r.states.record(key, id, runOf(run))
+			r.states.record(key, id, RunOf(run))
 		}
 	}
 	return run, resp, err
@@ -211,7 +211,7 @@ func renderStateOf(run *github.CheckRun) RenderState {
 // later render of the same package replaced does not); then failed if any
 // package failed, else pending if any is, else passed. Runs recorded
 // without a package each count.
-func newestPerPackage(runs map[int64]renderCheckState) RenderState {
+func NewestPerPackage(runs map[int64]RenderCheckState) RenderState {
 	newest := map[string]int64{}
 	var sts []RenderState
 	for id, r := range runs {

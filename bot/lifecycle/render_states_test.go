@@ -63,7 +63,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
 		t.Fatalf("after success: %q", st)
 	}
-	completedFailure(ApprovalCheckName)
+	completedFailure("porchbot/approval")
 	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
 		t.Fatalf("another check counted: %q", st)
 	}
@@ -119,11 +119,11 @@ func TestRenderStatesNewestRunPerPackage(t *testing.T) {
 			if got, ok := c.State("acme/catalog", "abc"); !ok || got != tc.want {
 				t.Errorf("State = %v, %v; want %v", got, ok, tc.want)
 			}
-			runs := map[int64]renderCheckState{}
+			runs := map[int64]RenderCheckState{}
 			for _, r := range tc.runs {
-				runs[r.GetID()] = runOf(r)
+				runs[r.GetID()] = RunOf(r)
 			}
-			if got := newestPerPackage(runs); got != tc.want {
+			if got := NewestPerPackage(runs); got != tc.want {
 				t.Errorf("newestPerPackage = %v; want %v", got, tc.want)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
@@ -34,8 +36,8 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	opener := &core.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
-		BotLogin: lifecycle.DefaultBotLogin, RecordKey: key,
-		Memberships: &lifecycle.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log,
+		BotLogin: approval.DefaultBotLogin, RecordKey: key,
+		Memberships: &approval.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log,
 		Flows: &flow.Checker{Permissions: &flow.PermissionCache{}}}
 	installationFor := func(ctx context.Context, owner, repo string) (int64, error) {
 		return clients.InstallationIDForRepo(ctx, owner+"/"+repo)

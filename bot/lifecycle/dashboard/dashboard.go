@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -89,7 +91,7 @@ type DashboardProposal struct {
 	Package, Workspace string
 	// Verdict is the approval policy's (nil when it could not be judged:
 	// Problem says why).
-	Verdict *lifecycle.ApprovalResult
+	Verdict *approval.ApprovalResult
 	Problem string
 	// StillNeeded says who may still approve ("" when nobody is needed).
 	StillNeeded string
@@ -341,7 +343,7 @@ func proposalLine(p DashboardProposal) string {
 // StillNeeded says who may still approve a proposal: n more of the
 // configured approvers (less those counted and the author when
 // self-approval is off), or n more people with write access.
-func StillNeeded(res lifecycle.ApprovalResult, approvers []string, author string, allowSelf bool) string {
+func StillNeeded(res approval.ApprovalResult, approvers []string, author string, allowSelf bool) string {
 	n := res.ApproversNeeded()
 	if n == 0 {
 		return ""
@@ -351,12 +353,12 @@ func StillNeeded(res lifecycle.ApprovalResult, approvers []string, author string
 	}
 	counted := map[string]bool{}
 	for _, a := range res.Approvers {
-		counted[lifecycle.PropLoginKey(a.User)] = true
+		counted[approval.PropLoginKey(a.User)] = true
 	}
 	var left []string
 	for _, a := range approvers {
-		k := lifecycle.PropLoginKey(a)
-		if counted[k] || !allowSelf && k == lifecycle.PropLoginKey(author) {
+		k := approval.PropLoginKey(a)
+		if counted[k] || !allowSelf && k == approval.PropLoginKey(author) {
 			continue
 		}
 		left = append(left, "@"+strings.TrimPrefix(a, "@"))

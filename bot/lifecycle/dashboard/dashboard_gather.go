@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
@@ -35,7 +37,7 @@ const (
 // waiting for a slot; packages, drafts and unpublished landings are read
 // from the git cache. Drafts and proposals beyond their bounds are listed
 // without detail.
-func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
+func GatherDashboard(ctx context.Context, s *core.Session, api approval.ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
 	l, err := proposals.List(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
@@ -55,7 +57,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.Proposa
 		}
 		dd := DashboardDraft{Package: d.Package, Workspace: d.Workspace, Pull: d.Pull}
 		if i < dashboardMaxDrafts {
-			st, err := lifecycle.RenderStateAt(ctx, s, api, d.Head.String())
+			st, err := approval.RenderStateAt(ctx, s, api, d.Head.String())
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -81,7 +83,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.Proposa
 	for _, u := range l.Updates {
 		du := DashboardUpdate{Package: u.Package, Pull: u.Number, State: DashboardUpdateOpen}
 		if u.Pull != nil {
-			st, err := lifecycle.RenderStateAt(ctx, s, api, u.Pull.GetHead().GetSHA())
+			st, err := approval.RenderStateAt(ctx, s, api, u.Pull.GetHead().GetSHA())
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -105,7 +107,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api lifecycle.Proposa
 
 // dashboardProposal judges one proposal as its porchbot/approval check
 // does (the same verdict), without posting the check.
-func dashboardProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, p proposals.PullStatus, dp DashboardProposal) DashboardProposal {
+func dashboardProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, p proposals.PullStatus, dp DashboardProposal) DashboardProposal {
 	pr := p.Pull
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	fail := func(err error) DashboardProposal {
@@ -113,21 +115,21 @@ func dashboardProposal(ctx context.Context, s *core.Session, api lifecycle.Propo
 		dp.Problem = "could not be judged now; see its porchbot/approval check"
 		return dp
 	}
-	if err := lifecycle.EnsurePullRequestHead(ctx, s, pr); err != nil {
+	if err := approval.EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return fail(err)
 	}
-	base, err := lifecycle.ProposalBase(ctx, s, pr)
+	base, err := approval.ProposalBase(ctx, s, pr)
 	if err != nil {
 		return fail(err)
 	}
-	facts, err := lifecycle.GatherProposalFacts(ctx, s, api, pr, head, base)
+	facts, err := approval.GatherProposalFacts(ctx, s, api, pr, head, base)
 	if err != nil {
 		return fail(err)
 	}
 	if dp.Package == "" && len(facts.Changes) > 0 {
 		dp.Package = facts.Changes[0].Name
 	}
-	res, in, err := lifecycle.Verdict(ctx, s.Config.Approvals, facts)
+	res, in, err := approval.Verdict(ctx, s.Config.Approvals, facts)
 	if err != nil {
 		return fail(err)
 	}

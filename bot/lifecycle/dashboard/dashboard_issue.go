@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -175,7 +175,7 @@ func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Contex
 	}
 	bot := sync.BotLogin
 	if bot == "" {
-		bot = lifecycle.DefaultBotLogin
+		bot = approval.DefaultBotLogin
 	}
 	owner, name := repo.Owner, repo.Name
 	all, err := listDashboards(ctx, sync.Issues, owner, name, bot)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -61,9 +63,9 @@ func TestDashboardTicks(t *testing.T) {
 // TestDashboardBody: each section says what it holds; every box the body
 // writes is unticked and reads back as the action it shows.
 func TestDashboardBody(t *testing.T) {
-	approved := &lifecycle.ApprovalResult{Satisfied: true, Required: 1, Approvers: []lifecycle.CountedApproval{{User: "bob"}}}
-	waiting := &lifecycle.ApprovalResult{Required: 2, Approvers: []lifecycle.CountedApproval{{User: "bob"}},
-		MissingGates: []lifecycle.GateStatus{{ConditionType: "config.ready"}}}
+	approved := &approval.ApprovalResult{Satisfied: true, Required: 1, Approvers: []approval.CountedApproval{{User: "bob"}}}
+	waiting := &approval.ApprovalResult{Required: 2, Approvers: []approval.CountedApproval{{User: "bob"}},
+		MissingGates: []approval.GateStatus{{ConditionType: "config.ready"}}}
 	f := DashboardFacts{Repo: "acme/catalog", Web: "https://github.com", DeploymentBranch: "main",
 		Packages: []proposals.PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
 			{Name: "old", Latest: 2, Revisions: 2}},
@@ -128,16 +130,16 @@ func TestDashboardBody(t *testing.T) {
 }
 
 func TestStillNeeded(t *testing.T) {
-	one := lifecycle.ApprovalResult{Required: 2, Approvers: []lifecycle.CountedApproval{{User: "Bob"}}}
+	one := approval.ApprovalResult{Required: 2, Approvers: []approval.CountedApproval{{User: "Bob"}}}
 	for _, tc := range []struct {
 		name      string
-		res       lifecycle.ApprovalResult
+		res       approval.ApprovalResult
 		approvers []string
 		author    string
 		self      bool
 		want      string
 	}{
-		{"satisfied", lifecycle.ApprovalResult{Required: 1, Approvers: []lifecycle.CountedApproval{{User: "bob"}}}, nil, "alice", false, ""},
+		{"satisfied", approval.ApprovalResult{Required: 1, Approvers: []approval.CountedApproval{{User: "bob"}}}, nil, "alice", false, ""},
 		{"anyone with write", one, nil, "alice", false, "1 more with write access"},
 		{"listed, counted and author left out", one, []string{"alice", "bob", "carol", "@acme/platform"}, "alice", false,
 			"1 more of @carol, @acme/platform"},

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -50,7 +50,7 @@ type DeletionPulls interface {
 // DeletionIssues are the label and requester record calls (s.GH.Issues).
 type DeletionIssues interface {
 	AddLabelsToIssue(ctx context.Context, owner, repo string, number int, labels []string) ([]*github.Label, *github.Response, error)
-	lifecycle.RequesterComments
+	approval.RequesterComments
 }
 
 // DeletionAPI is what a deletion proposal needs from GitHub. RecordKey
@@ -171,7 +171,7 @@ func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, 
 		}
 		// Who asked, where only the bot can write: their approval of the
 		// deletion counts only with approvals.allowSelfApproval.
-		if err := lifecycle.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch delete "+pkg); err != nil {
+		if err := approval.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch delete "+pkg); err != nil {
 			return pr, err
 		}
 	}

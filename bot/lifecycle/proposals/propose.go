@@ -9,7 +9,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -34,7 +34,7 @@ import (
 
 // changesLabel is the lifecycle label of a branch proposal: deletion when
 // every package it changes is removed.
-func changesLabel(changes []lifecycle.PackageChange) string {
+func changesLabel(changes []approval.PackageChange) string {
 	for _, c := range changes {
 		if c.Kind != core.LandingDeleted {
 			return packages.LabelProposed
@@ -160,7 +160,7 @@ func proposalBody(s *core.Session, pkg, ws, requester string, commits []propDraf
 		fmt.Fprintf(&b, "Proposed by @%s with `/porch propose`. ", requester)
 	}
 	b.WriteString("Approve with a review or `/porch approve`; reject with `/porch reject [reason]` (the draft branch stays).\n\n")
-	b.WriteString(lifecycle.FormatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws}) + "\n")
+	b.WriteString(approval.FormatBotMarker("proposal", proposalMarker{Package: pkg, Workspace: ws}) + "\n")
 	return b.String()
 }
 
@@ -180,7 +180,7 @@ func propNextRevision(ctx context.Context, s *core.Session, pkg string) (int, er
 
 // findOpenProposal returns the open pull request from branch into the
 // deployment branch, if any (one call).
-func findOpenProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, branch string) (*github.PullRequest, error) {
+func findOpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string) (*github.PullRequest, error) {
 	prs, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{
 		State: "open", Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch,
 		ListOptions: github.ListOptions{PerPage: 10}})
@@ -197,14 +197,14 @@ func findOpenProposal(ctx context.Context, s *core.Session, api lifecycle.Propos
 
 // ensureProposedLabel adds porch/proposed unless pr carries it; it reports
 // whether it called GitHub.
-func ensureProposedLabel(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr *github.PullRequest) (bool, error) {
+func ensureProposedLabel(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest) (bool, error) {
 	return ensureProposalLabel(ctx, s, api, pr, packages.LabelProposed)
 }
 
 // ensureProposalLabel adds label unless pr carries it; it reports whether
 // it called GitHub.
-func ensureProposalLabel(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr *github.PullRequest, label string) (bool, error) {
-	if lifecycle.PropHasLabel(pr.Labels, label) {
+func ensureProposalLabel(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest, label string) (bool, error) {
+	if approval.PropHasLabel(pr.Labels, label) {
 		return false, nil
 	}
 	labels, _, err := api.Issues.AddLabelsToIssue(ctx, s.Repo.Owner, s.Repo.Name, pr.GetNumber(), []string{label})
@@ -221,14 +221,14 @@ func ensureProposalLabel(ctx context.Context, s *core.Session, api lifecycle.Pro
 // porch/proposed otherwise. The two are exclusive: a deletion proposal
 // labelled porch/proposed too would be listed as both.
 func proposalLabel(ctx context.Context, s *core.Session, pr *github.PullRequest, pkg string) (string, error) {
-	if lifecycle.PropHasLabel(pr.Labels, packages.LabelDeletionProposed) {
+	if approval.PropHasLabel(pr.Labels, packages.LabelDeletionProposed) {
 		return packages.LabelDeletionProposed, nil
 	}
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return packages.LabelProposed, nil
 	}
-	if err := lifecycle.PropEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+	if err := approval.PropEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
 		return "", err
 	}
 	st, err := deletionState(ctx, s, plumbing.NewHash(head), proposalPackageDir(s, pkg))
@@ -251,7 +251,7 @@ func proposalLabel(ctx context.Context, s *core.Session, pr *github.PullRequest,
 //
 // Errors: ErrNoDraftBranch, ErrNothingToPropose (wrapped), invalid names,
 // GitHub errors (wrapped).
-func OpenProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pkg, workspace, requester string) (*github.PullRequest, error) {
+func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, pkg, workspace, requester string) (*github.PullRequest, error) {
 	if err := packages.ValidateName(pkg); err != nil {
 		return nil, fmt.Errorf("propose: %w", err)
 	}
@@ -263,7 +263,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAP
 	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
-			return nil, fmt.Errorf("propose %s: %w: %s", branch, lifecycle.ErrNoDraftBranch, branch)
+			return nil, fmt.Errorf("propose %s: %w: %s", branch, approval.ErrNoDraftBranch, branch)
 		}
 		return nil, fmt.Errorf("propose %s: %w", branch, err)
 	}
@@ -275,7 +275,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAP
 		return nil, fmt.Errorf("propose %s: commits: %w", branch, err)
 	}
 	if len(commits) == 0 {
-		return nil, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, lifecycle.ErrNothingToPropose, s.DeploymentBranch)
+		return nil, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, approval.ErrNothingToPropose, s.DeploymentBranch)
 	}
 	next, err := propNextRevision(ctx, s, pkg)
 	if err != nil {
@@ -292,12 +292,12 @@ func OpenProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAP
 	log = log.WithField("pull_request", pr.GetNumber())
 	if created {
 		log.Info("proposal opened")
-		if err := lifecycle.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
+		if err := approval.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
 			return pr, fmt.Errorf("propose: %w", err)
 		}
 	} else {
 		log.Info("proposal already open")
-		if err := lifecycle.EnsureRequester(ctx, s, api, pr, requester, "/porch propose"); err != nil {
+		if err := approval.EnsureRequester(ctx, s, api, pr, requester, "/porch propose"); err != nil {
 			return pr, fmt.Errorf("propose: %w", err)
 		}
 	}
@@ -310,7 +310,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAP
 // createProposal creates the pull request; when GitHub answers that one
 // already exists (another replica, a redelivery), it returns that one.
 // created is false when it found the open one.
-func CreateProposal(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
+func CreateProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
 	pr, _, err := api.Pulls.Create(ctx, s.Repo.Owner, s.Repo.Name, np)
 	if err == nil {
 		return pr, true, nil
@@ -332,21 +332,21 @@ func CreateProposal(ctx context.Context, s *core.Session, api lifecycle.Proposal
 // head removes the package, then evaluates the approval policy and posts
 // porchbot/approval (EvaluateApproval). A pull request that is not a
 // proposal gives (nil, nil).
-func OnProposalEvent(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr *github.PullRequest) (*lifecycle.ApprovalOutcome, error) {
-	if !lifecycle.IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
+func OnProposalEvent(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest) (*approval.ApprovalOutcome, error) {
+	if !approval.IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
 		return nil, nil
 	}
 	var label string
-	if pkg, _, ok := lifecycle.ParseProposal(s, pr); ok {
+	if pkg, _, ok := approval.ParseProposal(s, pr); ok {
 		var err error
 		if label, err = proposalLabel(ctx, s, pr, pkg); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 	} else {
-		if err := lifecycle.EnsurePullRequestHead(ctx, s, pr); err != nil {
+		if err := approval.EnsurePullRequestHead(ctx, s, pr); err != nil {
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
-		changes, err := lifecycle.ProposalChanges(ctx, s, pr)
+		changes, err := approval.ProposalChanges(ctx, s, pr)
 		if err != nil {
 			return nil, err
 		}
@@ -365,7 +365,7 @@ func OnProposalEvent(ctx context.Context, s *core.Session, api lifecycle.Proposa
 			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
 		}
 	}
-	out, err := lifecycle.EvaluateApproval(ctx, s, api, pr)
+	out, err := approval.EvaluateApproval(ctx, s, api, pr)
 	if out != nil {
 		out.Labelled = labelled
 	}

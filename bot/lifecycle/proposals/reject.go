@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -35,9 +37,9 @@ type rejectMarker struct {
 // the lifecycle. A closed pull request is left alone (nil: a redelivered
 // command does nothing twice); a pull request that is not a proposal gives
 // ErrNotProposal.
-func Reject(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr *github.PullRequest, user, reason string) error {
+func Reject(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest, user, reason string) error {
 	n := pr.GetNumber()
-	pkg, ws, draft := lifecycle.ParseProposal(s, pr)
+	pkg, ws, draft := approval.ParseProposal(s, pr)
 	var pkgs []string
 	if draft {
 		pkgs = []string{pkg}
@@ -47,7 +49,7 @@ func Reject(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr 
 			return fmt.Errorf("reject #%d: %w", n, err)
 		}
 		if len(pkgs) == 0 {
-			return fmt.Errorf("reject #%d: %w", n, lifecycle.ErrNotProposal)
+			return fmt.Errorf("reject #%d: %w", n, approval.ErrNotProposal)
 		}
 	}
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "packages": pkgs, "workspace": ws, "user": user})
@@ -65,7 +67,7 @@ func Reject(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr 
 		b.WriteString(".\n\n")
 	}
 	b.WriteString(RejectedBranchNote(s, pr) + "\n\n")
-	b.WriteString(lifecycle.FormatBotMarker("reject", rejectMarker{User: user, Head: pr.GetHead().GetSHA(), Reason: reason}) + "\n")
+	b.WriteString(approval.FormatBotMarker("reject", rejectMarker{User: user, Head: pr.GetHead().GetSHA(), Reason: reason}) + "\n")
 	if _, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(b.String())}); err != nil {
 		return fmt.Errorf("reject #%d: comment: %w", n, err)
 	}
@@ -82,7 +84,7 @@ func Reject(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr 
 	}
 	for _, label := range []string{packages.LabelProposed, packages.LabelDeletionProposed} {
 		// Unknown labels (nil): try porch/proposed, a missing label is a 404.
-		if !(labels == nil && label == packages.LabelProposed || lifecycle.PropHasLabel(labels, label)) {
+		if !(labels == nil && label == packages.LabelProposed || approval.PropHasLabel(labels, label)) {
 			continue
 		}
 		resp, err := api.Issues.RemoveLabelForIssue(ctx, s.Repo.Owner, s.Repo.Name, n, label)
@@ -100,7 +102,7 @@ func Reject(ctx context.Context, s *core.Session, api lifecycle.ProposalAPI, pr 
 // RejectedBranchNote says which branch a rejected proposal leaves and how
 // to propose it again.
 func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
-	if pkg, ws, ok := lifecycle.ParseProposal(s, pr); ok {
+	if pkg, ws, ok := approval.ParseProposal(s, pr); ok {
 		return fmt.Sprintf("The draft branch %s stays: push to it and run %s to propose it again.",
 			mdquote.Code(packages.DraftBranch(pkg, ws)), mdquote.Code("/porch propose "+pkg+"/"+ws))
 	}
@@ -116,10 +118,10 @@ func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
 // draft's changes (none: it is no proposal). A fork's head is fetched as
 // refs/pull/N/head.
 func rejectChangedPackages(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]string, error) {
-	if head := pr.GetHead().GetSHA(); !lifecycle.IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
+	if head := pr.GetHead().GetSHA(); !approval.IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, nil
 	}
-	changes, err := lifecycle.PullRequestChanges(ctx, s, pr)
+	changes, err := approval.PullRequestChanges(ctx, s, pr)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -91,8 +91,8 @@ type PublishAPI struct {
 	Releases PublishReleases
 	Pulls    PublishPulls
 	Issues   PublishIssues
-	Checks   lifecycle.ApprovalChecks
-	Approval lifecycle.ProposalAPI
+	Checks   approval.ApprovalChecks
+	Approval approval.ProposalAPI
 	// Assets attaches the package index to the releases made (nil: not
 	// attached).
 	Assets ReleaseAssets
@@ -101,7 +101,7 @@ type PublishAPI struct {
 // NewPublishAPI takes the services of a go-github client.
 func NewPublishAPI(gh *github.Client) PublishAPI {
 	return PublishAPI{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
-		Checks: gh.Checks, Approval: lifecycle.NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
+		Checks: gh.Checks, Approval: approval.NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
 }
 
 // PublishedRevision is one revision tag.

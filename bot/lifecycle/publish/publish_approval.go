@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -32,28 +32,28 @@ const PublishCheckName = "porchbot/publish"
 
 // landingApproval is the approval verdict on pull request pr (merged as
 // landing l) at its head. ok is true when approvals.required is 0.
-func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (lifecycle.ApprovalResult, string, bool, error) {
+func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (approval.ApprovalResult, string, bool, error) {
 	policy := p.Session.Config.Approvals
 	if policy.Required <= 0 {
-		return lifecycle.ApprovalResult{Satisfied: true, Required: policy.Required}, "", true, nil
+		return approval.ApprovalResult{Satisfied: true, Required: policy.Required}, "", true, nil
 	}
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	api := p.API.Approval
 	api.Opened = false
-	facts, err := lifecycle.GatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
+	facts, err := approval.GatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
 	if err != nil {
-		return lifecycle.ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
+		return approval.ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
-	res, _, err := lifecycle.Verdict(ctx, policy, facts)
+	res, _, err := approval.Verdict(ctx, policy, facts)
 	if err != nil {
-		return lifecycle.ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
+		return approval.ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
 	return res, facts.Requester(), res.Satisfied, nil
 }
 
 // approvalRefusalReason says why a landing's pull request did not meet
 // the policy, for the comment and the status.
-func approvalRefusalReason(pr *github.PullRequest, res lifecycle.ApprovalResult) string {
+func approvalRefusalReason(pr *github.PullRequest, res approval.ApprovalResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "its pull request #%d did not meet the approval policy at its head %s: %s",
 		pr.GetNumber(), words.CommitOrUnknown(pr.GetHead().GetSHA()), strings.TrimSuffix(res.Summary, "."))
@@ -68,7 +68,7 @@ func approvalRefusalReason(pr *github.PullRequest, res lifecycle.ApprovalResult)
 }
 
 // countedLogins are the users whose approvals counted.
-func countedLogins(res lifecycle.ApprovalResult) []string {
+func countedLogins(res approval.ApprovalResult) []string {
 	out := make([]string, len(res.Approvers))
 	for i, a := range res.Approvers {
 		out[i] = a.User
@@ -112,7 +112,7 @@ func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *git
 		if err != nil {
 			return v, err
 		}
-		if self, detail := lifecycle.SelfExcluded(p.Session.Config.Approvals, pusher, p.approvedBy); pusher != "" && self {
+		if self, detail := approval.SelfExcluded(p.Session.Config.Approvals, pusher, p.approvedBy); pusher != "" && self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: they pushed it (%s)", p.approvedBy, detail)
 			return v, nil
 		}
@@ -120,14 +120,14 @@ func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *git
 	if pr != nil && p.Session.Config.Approvals.Required > 0 {
 		requester := pr.GetUser().GetLogin()
 		if p.API.Approval.IsBot(pr.GetUser()) {
-			comments, err := lifecycle.PropListComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
+			comments, err := approval.PropListComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
 			if err != nil {
 				return v, err
 			}
-			requester = lifecycle.ProposalRequesterIn(p.API.Approval, p.Session.Repo.FullName(), pr, comments,
-				lifecycle.OwnCommitsOf(ctx, p.Session, pr.GetHead().GetSHA(), l.Parent))
+			requester = approval.ProposalRequesterIn(p.API.Approval, p.Session.Repo.FullName(), pr, comments,
+				approval.OwnCommitsOf(ctx, p.Session, pr.GetHead().GetSHA(), l.Parent))
 		}
-		if self, detail := lifecycle.SelfExcluded(p.Session.Config.Approvals, requester, p.approvedBy); self {
+		if self, detail := approval.SelfExcluded(p.Session.Config.Approvals, requester, p.approvedBy); self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)
 			return v, nil
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -125,7 +125,7 @@ func (p *Publisher) adoptTags(ctx context.Context, pkg string) error {
 			if err != nil {
 				return err
 			}
-			if self, detail := lifecycle.SelfExcluded(p.Session.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
+			if self, detail := approval.SelfExcluded(p.Session.Config.Approvals, pusher, p.adoptedBy); pusher != "" && self {
 				refuse(fmt.Sprintf("@%s's /porch publish does not adopt %s: they pushed it (%s)", p.adoptedBy, mdquote.Code(u.Name()), detail))
 				continue
 			}

@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -519,13 +521,13 @@ func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullReque
 		lifecycle.IsForkPullRequest(s.Repo, pr) {
 		return true, nil
 	}
-	if !lifecycle.IntoDeployment(s, pr) {
+	if !approval.IntoDeployment(s, pr) {
 		return false, nil
 	}
-	if err := lifecycle.EnsurePullRequestHead(ctx, s, pr); err != nil {
+	if err := approval.EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return false, err
 	}
-	changes, err := lifecycle.ProposalChanges(ctx, s, pr)
+	changes, err := approval.ProposalChanges(ctx, s, pr)
 	return len(changes) > 0, err
 }
 

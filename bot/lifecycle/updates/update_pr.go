@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -61,7 +63,7 @@ type UpdateIssues interface {
 // UpdateAPI is the GitHub surface of update pull requests in a downstream
 // repository.
 type UpdateAPI struct {
-	Proposal  lifecycle.ProposalAPI
+	Proposal  approval.ProposalAPI
 	Reviewers UpdateReviewers
 	Claims    UpdateClaims
 	Issues    UpdateIssues
@@ -72,7 +74,7 @@ type UpdateAPI struct {
 }
 
 // NewUpdateAPI takes the services of a go-github client.
-func NewUpdateAPI(gh *github.Client, proposal lifecycle.ProposalAPI) UpdateAPI {
+func NewUpdateAPI(gh *github.Client, proposal approval.ProposalAPI) UpdateAPI {
 	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
 }
 
@@ -232,7 +234,7 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 		// Who asked, in the body the creation writes anyway
 		// (approval_requester_at.go): no call of its own.
 		requester, _ := updateRequester(api, requestedBy)
-		body += "\n" + lifecycle.RequesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
+		body += "\n" + approval.RequesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
 	}
 	pr, created, err := proposals.CreateProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
 		Head: github.String(branch), Base: github.String(ds.DeploymentBranch), Body: github.String(body)})
@@ -247,7 +249,7 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 	if len(api.Proposal.RecordKey) == 0 {
 		// No key to sign a body record with: the comment record (one call).
 		requester, how := updateRequester(api, requestedBy)
-		if err := lifecycle.RecordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
+		if err := approval.RecordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
 			return fmt.Errorf("update %s: %w", pkg, err)
 		}
 	}
@@ -505,9 +507,9 @@ func refreshedRequester(ctx context.Context, ds *core.Session, api UpdateAPI, op
 	if len(key) == 0 || head.IsZero() {
 		return ""
 	}
-	user := lifecycle.BodyRequester(key, ds.Repo.FullName(), open, lifecycle.OwnCommitsOf(ctx, ds, open.GetHead().GetSHA(), ds.DeploymentHead))
+	user := approval.BodyRequester(key, ds.Repo.FullName(), open, approval.OwnCommitsOf(ctx, ds, open.GetHead().GetSHA(), ds.DeploymentHead))
 	if user == "" {
 		return ""
 	}
-	return "\n" + lifecycle.RequesterAtRecord(key, ds.Repo.FullName(), open.GetHead().GetRef(), head.String(), user) + "\n"
+	return "\n" + approval.RequesterAtRecord(key, ds.Repo.FullName(), open.GetHead().GetRef(), head.String(), user) + "\n"
 }

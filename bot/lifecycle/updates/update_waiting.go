@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle"
@@ -23,7 +25,7 @@ import (
 
 // WaitingUpdates lists the packages of s whose update branch is porchbot's
 // and has no open pull request, at most limit of them ("" none).
-func WaitingUpdates(ctx context.Context, s *core.Session, pulls lifecycle.ProposalPulls, id core.Identity) ([]string, int, error) {
+func WaitingUpdates(ctx context.Context, s *core.Session, pulls approval.ProposalPulls, id core.Identity) ([]string, int, error) {
 	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/"+packages.UpdateBranch(""))
 	if err != nil {
 		return nil, 0, err

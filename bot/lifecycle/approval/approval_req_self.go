@@ -1,4 +1,4 @@
-package lifecycle
+package approval
 
 import "github.com/porchbot/porchbot/internal/config"
 

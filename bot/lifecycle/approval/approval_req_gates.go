@@ -1,4 +1,4 @@
-package lifecycle
+package approval
 
 // unmetGates are the readiness gates whose condition is not True (Kptfile
 // info.readinessGates against status.conditions, of every package the

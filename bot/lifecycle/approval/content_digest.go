@@ -1,4 +1,4 @@
-package lifecycle
+package approval
 
 // The content digest of a package: what an approval is given on.
 //

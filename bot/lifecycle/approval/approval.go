@@ -1,4 +1,4 @@
-package lifecycle
+package approval
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -298,7 +300,7 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-	if in.Render == RenderPending || in.Render == RenderUnknown {
+	if in.Render == lifecycle.RenderPending || in.Render == lifecycle.RenderUnknown {
 		api.Renders.Wait(s.Repo.FullName(), head, n) // judged again when a render finishes here
 	}
 	run, err := postApprovalCheck(ctx, s, api, pr, head, res)

@@ -1,10 +1,12 @@
-package lifecycle
+package approval
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -90,7 +92,7 @@ type ApprovalInputs struct {
 	Gates []GateStatus
 	// Render is the render check's state on Head (RenderUnknown: not
 	// gathered, the requirement is not applied).
-	Render RenderState
+	Render lifecycle.RenderState
 }
 
 // IgnoreReason says why an approval did not count.
@@ -295,7 +297,7 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 		}
 	}
 	res.MissingGates = unmetGates(in.Gates)
-	res.RenderProblem = renderProblem(in.Render)
+	res.RenderProblem = lifecycle.RenderProblem(in.Render)
 	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0 && res.RenderProblem == ""
 	res.Summary = summarizeApproval(res)
 	return res

@@ -1,4 +1,4 @@
-package lifecycle
+package approval
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -170,8 +172,8 @@ func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullReq
 // the repository is fetched when it lacks it, a fork's head as
 // refs/pull/N/head (EnsurePullHead).
 func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
-	if IsForkPullRequest(s.Repo, pr) {
-		_, err := EnsurePullHead(ctx, s, pr)
+	if lifecycle.IsForkPullRequest(s.Repo, pr) {
+		_, err := lifecycle.EnsurePullHead(ctx, s, pr)
 		return err
 	}
 	if err := PropEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
