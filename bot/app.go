@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
@@ -20,7 +22,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/ingress"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/metrics"
@@ -33,7 +34,7 @@ import (
 type App struct {
 	Opener *core.Opener
 	// Render configures draft and proposal renders (server limits, bot identity).
-	Render lifecycle.RenderOptions
+	Render rendercheck.RenderOptions
 	// BotLogin is the App's bot user, e.g. "porchbot[bot]".
 	BotLogin string
 	// RecordKey signs /porch approve records (see lifecycle.ProposalAPI).
@@ -49,7 +50,7 @@ type App struct {
 	Flows *flow.Checker
 	// Renders remembers the render checks this process wrote, for the
 	// approval verdict (nil: each evaluation lists them).
-	Renders *lifecycle.RenderStates
+	Renders *rendercheck.RenderStates
 	// Updates opens downstream update pull requests after a publish and
 	// runs /porch upgrade (nil: neither).
 	Updates *updates.UpdateFanout

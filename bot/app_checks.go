@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -10,7 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -60,14 +61,14 @@ func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) erro
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.RenderCheck(ctx, s, a.renderChecks(s), c.head, pkg, false, a.Render)
+		_, err = rendercheck.RenderCheck(ctx, s, a.renderChecks(s), c.head, pkg, false, a.Render)
 		return err
 	case core.ConfigCheckName:
 		s, err := a.open(ctx, repo)
 		if err != nil {
 			return err
 		}
-		_, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, c.head, a.Render.Limits)
+		_, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, c.head, a.Render.Limits)
 		return err
 	case approval.ApprovalCheckName:
 		if len(c.pulls) == 0 {

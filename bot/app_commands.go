@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
@@ -21,7 +23,6 @@ import (
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/ingress"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
@@ -194,7 +195,7 @@ func (o CommandOps) Reject(ctx context.Context, s *core.Session, number int, log
 	}
 	out := commands.Outcome{Text: fmt.Sprintf("Proposal #%d closed. %s", number, proposals.RejectedBranchNote(s, pr)),
 		PullRequest: number}
-	if !lifecycle.IsForkPullRequest(s.Repo, pr) {
+	if !rendercheck.IsForkPullRequest(s.Repo, pr) {
 		out.Branch = pr.GetHead().GetRef()
 	}
 	return out, nil
@@ -203,7 +204,7 @@ func (o CommandOps) Reject(ctx context.Context, s *core.Session, number int, log
 // Render is /porch render: the draft is rendered again now.
 func (o CommandOps) Render(ctx context.Context, s *core.Session, pkg, workspace, headSHA string) (commands.Outcome, error) {
 	branch := packages.DraftBranch(pkg, workspace)
-	out, err := lifecycle.RenderDraft(ctx, s, o.App.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
+	out, err := rendercheck.RenderDraft(ctx, s, o.App.renderChecks(s), rendercheck.RenderRequest{Branch: branch,
 		Head: plumbing.NewHash(headSHA), Options: o.App.Render})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
@@ -223,10 +224,10 @@ func (o CommandOps) RenderFork(ctx context.Context, s *core.Session, number int,
 	pr := &github.PullRequest{Number: github.Int(number),
 		Head: &github.PullRequestBranch{SHA: github.String(headSHA), Repo: &github.Repository{FullName: github.String(headRepo)}},
 		Base: &github.PullRequestBranch{SHA: github.String(s.DeploymentHead.String()), Ref: github.String(s.DeploymentBranch)}}
-	if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+	if _, err := rendercheck.EnsurePullHead(ctx, s, pr); err != nil {
 		return commands.Outcome{}, err
 	}
-	outs, err := lifecycle.RenderForkPullRequest(ctx, s, o.App.renderChecks(s), pr, o.App.Render)
+	outs, err := rendercheck.RenderForkPullRequest(ctx, s, o.App.renderChecks(s), pr, o.App.Render)
 	if err != nil {
 		return commands.Outcome{}, err
 	}

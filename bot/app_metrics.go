@@ -5,13 +5,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // The App's measures of its work (docs/operations.md, "Metrics"): renders
@@ -22,14 +22,14 @@ import (
 // it: a run is timed from its creation to the update that concludes it,
 // and a failed render is logged with its summary and duration.
 type renderMeter struct {
-	lifecycle.CheckRunAPI
+	rendercheck.CheckRunAPI
 	app     *App
 	s       *core.Session
 	mu      sync.Mutex
 	started map[int64]time.Time
 }
 
-func (a *App) meterRenders(s *core.Session, api lifecycle.CheckRunAPI) lifecycle.CheckRunAPI {
+func (a *App) meterRenders(s *core.Session, api rendercheck.CheckRunAPI) rendercheck.CheckRunAPI {
 	if a.Metrics == nil {
 		return api
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
@@ -15,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -33,11 +34,11 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		if err != nil {
 			return err
 		}
-		fork := lifecycle.IsForkPullRequest(repo, pr)
+		fork := rendercheck.IsForkPullRequest(repo, pr)
 		if fork {
 			// A fork's head is no branch of the repository: fetch it
 			// (refs/pull/N/head) before reading anything there.
-			if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+			if _, err := rendercheck.EnsurePullHead(ctx, s, pr); err != nil {
 				return err
 			}
 		}
@@ -48,7 +49,7 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		// render (drafts render on push).
 		if fork {
 			// Rendered with built-ins only (SPEC §9), never pushed to.
-			if _, err = lifecycle.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render); err != nil {
+			if _, err = rendercheck.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render); err != nil {
 				return err
 			}
 		} else if err := a.renderBranchPullRequest(ctx, s, pr); err != nil {
@@ -105,7 +106,7 @@ func (a *App) renderBranchProposal(ctx context.Context, s *core.Session, head st
 		if p.Kind == core.LandingDeleted {
 			continue
 		}
-		if _, err := lifecycle.RenderCheck(ctx, s, a.renderChecks(s), h, p.Name, false, a.Render); err != nil {
+		if _, err := rendercheck.RenderCheck(ctx, s, a.renderChecks(s), h, p.Name, false, a.Render); err != nil {
 			return err
 		}
 	}
@@ -128,7 +129,7 @@ func (a *App) checkConfigEdit(ctx context.Context, s *core.Session, pr *github.P
 	if hok == bok && bytes.Equal(hv, bv) {
 		return nil
 	}
-	_, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, a.Render.Limits)
+	_, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, a.Render.Limits)
 	return err
 }
 
@@ -151,8 +152,8 @@ func (a *App) publishMerged(ctx context.Context, s *core.Session, pr *github.Pul
 	}
 	// What was reviewed is compared with what landed: a fork's head is
 	// fetched from refs/pull/N/head when the cache lacks it.
-	if lifecycle.IsForkPullRequest(s.Repo, pr) {
-		if _, err := lifecycle.EnsurePullHead(ctx, s, pr); err != nil {
+	if rendercheck.IsForkPullRequest(s.Repo, pr) {
+		if _, err := rendercheck.EnsurePullHead(ctx, s, pr); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -11,7 +13,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -43,7 +44,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 		if err != nil {
 			return err
 		}
-		if _, err = lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch,
+		if _, err = rendercheck.RenderDraft(ctx, s, a.renderChecks(s), rendercheck.RenderRequest{Branch: branch,
 			Head: plumbing.NewHash(ev.GetAfter()), Options: a.Render}); err != nil {
 			return err
 		}
@@ -59,7 +60,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 	if branch == s.DeploymentBranch {
 		a.refreshDownstreamsOnPush(ctx, s, ev)
 		a.variantsOnPush(ctx, s, ev)
-		if _, err = lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); err != nil {
+		if _, err = rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); err != nil {
 			return err
 		}
 		// A direct push that changes a package waits for an approver.

@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // renderChecks is the check-runs client renders write through: the
 // porchbot/render runs it writes are remembered (App.Renders), so the
 // approval verdict reads their state without a call.
-func (a *App) renderChecks(s *core.Session) lifecycle.CheckRunAPI {
+func (a *App) renderChecks(s *core.Session) rendercheck.CheckRunAPI {
 	return a.meterRenders(s, a.Renders.Checks(s.Repo.FullName(), s.GH.Checks))
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
@@ -12,14 +14,12 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // RenderDraft is the resync's hook for a draft head without a finished
 // render check: a retry, which counts the attempts that never finished.
 func (a *App) RenderDraft(ctx context.Context, s *core.Session, branch string, head plumbing.Hash) error {
-	if _, err := lifecycle.RenderDraft(ctx, s, a.renderChecks(s), lifecycle.RenderRequest{Branch: branch, Head: head, Options: a.Render,
+	if _, err := rendercheck.RenderDraft(ctx, s, a.renderChecks(s), rendercheck.RenderRequest{Branch: branch, Head: head, Options: a.Render,
 		Retry: true}); err != nil {
 		return err
 	}
@@ -40,13 +40,13 @@ func (a *App) ResyncAPI(s *core.Session) resync.ResyncAPI {
 // branch that is not a draft that gets its label here (its opened webhook
 // was lost) is rendered as the event would have rendered it.
 func (a *App) EvaluateProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
-	fork := lifecycle.IsForkPullRequest(s.Repo, pr)
+	fork := rendercheck.IsForkPullRequest(s.Repo, pr)
 	out, err := proposals.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
 	if err != nil || out == nil || !out.Labelled || out.Workspace != "" {
 		return err
 	}
 	if fork {
-		_, err = lifecycle.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render)
+		_, err = rendercheck.RenderForkPullRequest(ctx, s, a.renderChecks(s), pr, a.Render)
 	} else {
 		err = a.renderBranchProposal(ctx, s, out.Head, out.Packages)
 	}

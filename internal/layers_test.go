@@ -16,21 +16,27 @@ const module = "github.com/porchbot/porchbot/"
 // layers below it, never one above. A layer is a package path and the
 // packages under it; the longest match wins.
 var layers = []string{
-	"cmd",                     // the binary
-	"charts",                  // the Helm chart's tests
-	"bot/e2e",                 // end-to-end tests of the assembled service
-	"bot/demo",                // the narrated lifecycle
-	"bot/service",             // assembly: server, App, clients, embedded forge
-	"bot/catalog",             // the web catalog
-	"bot",                     // the App: one handler per event
-	"bot/commands",            // /porch commands
-	"bot/lifecycle/resync",    // the resync: calls the rest
-	"bot/lifecycle/dashboard", // the Package dashboard issue
-	"bot/lifecycle/variant",   // variants carried out: clone, update, remove
-	"bot/lifecycle",           // the lifecycle over GitHub, by concept
-	"bot/lifecycle/core",      // sessions, the lease, commits, landings, revision tags, check runs
-	"bot/ingress",             // the webhook ingress: imports nothing of bot/
-	"internal",                // the engines: never import bot/ or cmd/
+	"cmd",                         // the binary
+	"charts",                      // the Helm chart's tests
+	"bot/e2e",                     // end-to-end tests of the assembled service
+	"bot/demo",                    // the narrated lifecycle
+	"bot/service",                 // assembly: server, App, clients, embedded forge
+	"bot/catalog",                 // the web catalog
+	"bot",                         // the App: one handler per event
+	"bot/commands",                // /porch commands
+	"bot/lifecycle",               // the lifecycle's map (doc.go) and its tests on the forge
+	"bot/lifecycle/lifecycletest", // the forge rig the lifecycle's tests share
+	"bot/lifecycle/resync",        // the resync: calls the rest
+	"bot/lifecycle/dashboard",     // the Package dashboard issue
+	"bot/lifecycle/variant",       // variants carried out: clone, update, remove
+	"bot/lifecycle/updates",       // update pull requests and their fan-out
+	"bot/lifecycle/publish",       // publish on merge: verdict, tag, release, notes, index
+	"bot/lifecycle/proposals",     // propose, reject, delete, new drafts, clone, list
+	"bot/lifecycle/approval",      // what a proposal is, the approval policy and its check
+	"bot/lifecycle/rendercheck",   // draft render, the render and config checks
+	"bot/lifecycle/core",          // sessions, the lease, commits, landings, revision tags, check runs
+	"bot/ingress",                 // the webhook ingress: imports nothing of bot/
+	"internal",                    // the engines: never import bot/ or cmd/
 }
 
 func layerOf(pkg string) int {

@@ -5,12 +5,11 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // TestDeletionDraftRenderCheckSaysItIsADeletion (issue #12): the render
@@ -29,11 +28,11 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 	}
 	s = f.h.Open(t)
 	head := plumbing.NewHash(f.head("drafts/old/delete"))
-	out, err := lifecycle.RenderDraft(f.ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: "drafts/old/delete", Head: head})
+	out, err := rendercheck.RenderDraft(f.ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: "drafts/old/delete", Head: head})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := rtOneCheck(t, f.h, head, core.RenderCheckName)
+	run := f.h.OneCheck(t, head, core.RenderCheckName)
 	title, sum := run.GetOutput().GetTitle(), run.GetOutput().GetSummary()
 	if out.Conclusion != core.ConclusionNeutral || run.GetConclusion() != "neutral" ||
 		title != "Deletion of old: nothing to render" || strings.Contains(title, "not found") ||
@@ -46,10 +45,10 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 		files["ghost/README.md"] = []byte("no Kptfile\n")
 	}))
 	s = f.h.Open(t)
-	if _, err := lifecycle.RenderDraft(f.ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: "drafts/ghost/w1", Head: ghost}); err != nil {
+	if _, err := rendercheck.RenderDraft(f.ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: "drafts/ghost/w1", Head: ghost}); err != nil {
 		t.Fatal(err)
 	}
-	if run := rtOneCheck(t, f.h, ghost, core.RenderCheckName); run.GetOutput().GetTitle() != "Package ghost not found" {
+	if run := f.h.OneCheck(t, ghost, core.RenderCheckName); run.GetOutput().GetTitle() != "Package ghost not found" {
 		t.Errorf("ghost: %q", run.GetOutput().GetTitle())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -19,7 +21,6 @@ import (
 
 	"github.com/porchbot/porchbot/bot"
 	"github.com/porchbot/porchbot/bot/commands"
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
 	ghclient "github.com/porchbot/porchbot/internal/github"
@@ -37,7 +38,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: approval.DefaultBotLogin, RecordKey: key,
-		Memberships: &approval.MembershipCache{}, Renders: &lifecycle.RenderStates{}, Log: log,
+		Memberships: &approval.MembershipCache{}, Renders: &rendercheck.RenderStates{}, Log: log,
 		Flows: &flow.Checker{Permissions: &flow.PermissionCache{}}}
 	installationFor := func(ctx context.Context, owner, repo string) (int64, error) {
 		return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
@@ -73,7 +74,7 @@ func newUpdateFanout(app *bot.App, registry updates.DownstreamFinder, m *metrics
 
 // renderOptions are the render steps' settings: the server's bounds on
 // what a package and its functions may cost (docs/limits.md).
-func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus.Logger) lifecycle.RenderOptions {
+func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus.Logger) rendercheck.RenderOptions {
 	b := render.Bounds{MaxYAMLNodes: s.RenderMaxYAMLNodes, MaxAliases: s.RenderMaxAliases,
 		MaxAliasBytes: s.RenderMaxAliasBytes, Gate: render.NewGate(s.RenderConcurrency)}
 	if exe, err := os.Executable(); err == nil && render.SandboxReady() {
@@ -82,7 +83,7 @@ func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus
 	} else {
 		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
 	}
-	return lifecycle.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
+	return rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
 }
 
 // startResync runs the periodic reconcile of every installed repository.

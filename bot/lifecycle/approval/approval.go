@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -300,7 +300,7 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 	if err != nil {
 		return nil, fmt.Errorf("approval of #%d: %w", n, err)
 	}
-	if in.Render == lifecycle.RenderPending || in.Render == lifecycle.RenderUnknown {
+	if in.Render == rendercheck.RenderPending || in.Render == rendercheck.RenderUnknown {
 		api.Renders.Wait(s.Repo.FullName(), head, n) // judged again when a render finishes here
 	}
 	run, err := postApprovalCheck(ctx, s, api, pr, head, res)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/internal/words"
 
@@ -42,7 +42,7 @@ type ProposalFacts interface {
 	// Digest, Digests and SameTrees filled (Allowed is decided by Verdict).
 	Votes() []Vote
 	// Render is the render check's state on Head.
-	Render() lifecycle.RenderState
+	Render() rendercheck.RenderState
 	// Approver reports whether user may approve under the policy, and why
 	// not.
 	Approver(ctx context.Context, user string) (bool, string, error)
@@ -90,7 +90,7 @@ type StaticProposalFacts struct {
 	Changes        []PackageChange
 	GateList       []GateStatus
 	VoteList       []Vote
-	RenderState    lifecycle.RenderState
+	RenderState    rendercheck.RenderState
 	Approvers      map[string]bool
 }
 
@@ -110,7 +110,7 @@ func (f StaticProposalFacts) Gates() []GateStatus { return f.GateList }
 func (f StaticProposalFacts) Votes() []Vote { return f.VoteList }
 
 // Render implements ProposalFacts.
-func (f StaticProposalFacts) Render() lifecycle.RenderState { return f.RenderState }
+func (f StaticProposalFacts) Render() rendercheck.RenderState { return f.RenderState }
 
 // Approver implements ProposalFacts.
 func (f StaticProposalFacts) Approver(_ context.Context, user string) (bool, string, error) {
@@ -262,26 +262,26 @@ func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) 
 // (not rendered yet, or never: its webhooks were lost before a merge) is
 // RenderUnknown, as it is without a lister: the requirement applies once a
 // render reports (a failed or unfinished one blocks).
-func RenderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head string) (lifecycle.RenderState, error) {
+func RenderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head string) (rendercheck.RenderState, error) {
 	if st, ok := api.Renders.State(s.Repo.FullName(), head); ok {
 		return st, nil
 	}
 	if api.CheckList == nil {
-		return lifecycle.RenderUnknown, nil
+		return rendercheck.RenderUnknown, nil
 	}
 	res, _, err := api.CheckList.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head, &github.ListCheckRunsOptions{
 		CheckName: github.String(core.RenderCheckName), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
-		return lifecycle.RenderUnknown, fmt.Errorf("render checks of %s: %w", words.CommitOrUnknown(head), err)
+		return rendercheck.RenderUnknown, fmt.Errorf("render checks of %s: %w", words.CommitOrUnknown(head), err)
 	}
-	runs := make(map[int64]lifecycle.RenderCheckState, len(res.CheckRuns))
+	runs := make(map[int64]rendercheck.RenderCheckState, len(res.CheckRuns))
 	for _, run := range res.CheckRuns {
 		if api.IsOwnRun(run) {
-			runs[run.GetID()] = lifecycle.RunOf(run)
+			runs[run.GetID()] = rendercheck.RunOf(run)
 		}
 	}
 	if len(runs) == 0 {
-		return lifecycle.RenderUnknown, nil
+		return rendercheck.RenderUnknown, nil
 	}
-	return lifecycle.NewestPerPackage(runs), nil
+	return rendercheck.NewestPerPackage(runs), nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -92,7 +92,7 @@ type ApprovalInputs struct {
 	Gates []GateStatus
 	// Render is the render check's state on Head (RenderUnknown: not
 	// gathered, the requirement is not applied).
-	Render lifecycle.RenderState
+	Render rendercheck.RenderState
 }
 
 // IgnoreReason says why an approval did not count.
@@ -297,7 +297,7 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 		}
 	}
 	res.MissingGates = unmetGates(in.Gates)
-	res.RenderProblem = lifecycle.RenderProblem(in.Render)
+	res.RenderProblem = rendercheck.RenderProblem(in.Render)
 	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0 && res.RenderProblem == ""
 	res.Summary = summarizeApproval(res)
 	return res

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/internal/config"
 )
@@ -124,8 +124,8 @@ func TestUnmetGates(t *testing.T) {
 }
 
 func TestRenderProblem(t *testing.T) {
-	for st, want := range map[lifecycle.RenderState]string{lifecycle.RenderUnknown: "", lifecycle.RenderPassed: "", lifecycle.RenderFailed: "failed", lifecycle.RenderPending: "not finished"} {
-		if got := lifecycle.RenderProblem(st); (want == "") != (got == "") || !strings.Contains(got, want) {
+	for st, want := range map[rendercheck.RenderState]string{rendercheck.RenderUnknown: "", rendercheck.RenderPassed: "", rendercheck.RenderFailed: "failed", rendercheck.RenderPending: "not finished"} {
+		if got := rendercheck.RenderProblem(st); (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("renderProblem(%q) = %q", st, got)
 		}
 	}
@@ -149,7 +149,7 @@ func TestVerdictOnStaticFacts(t *testing.T) {
 	if !res.Satisfied || len(res.Approvers) != 1 || res.Approvers[0].User != "bob" || in.HeadDigest != head {
 		t.Fatalf("verdict %+v", res)
 	}
-	f.RenderState = lifecycle.RenderFailed
+	f.RenderState = rendercheck.RenderFailed
 	if res, _, _ := Verdict(context.Background(), policy, f); res.Satisfied || !strings.Contains(res.Summary, "render check failed") {
 		t.Fatalf("verdict with a failed render: %+v", res)
 	}

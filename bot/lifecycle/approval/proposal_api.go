@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -82,11 +82,11 @@ type ProposalAPI struct {
 	Memberships *MembershipCache
 	// CheckList lists a head's porchbot/render runs when Renders does not
 	// know them (nil: the render requirement is not applied).
-	CheckList lifecycle.RenderCheckLister
+	CheckList rendercheck.RenderCheckLister
 	// Renders, if set, are the render states this process reported (no
 	// call for them), and where evaluations that found a render
 	// unfinished wait for it (one per process).
-	Renders *lifecycle.RenderStates
+	Renders *rendercheck.RenderStates
 	// Opened says the event being handled is the pull request's opening:
 	// it can have no review and no /porch approve record yet, so the
 	// evaluation lists neither (two calls saved per new proposal).
@@ -160,7 +160,7 @@ func ParseProposal(s *core.Session, pr *github.PullRequest) (pkg, workspace stri
 // their head, whatever its branch name, is no branch of the repository.
 func IntoDeployment(s *core.Session, pr *github.PullRequest) bool {
 	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
-		(pr.GetHead().GetRef() != s.DeploymentBranch || lifecycle.IsForkPullRequest(s.Repo, pr))
+		(pr.GetHead().GetRef() != s.DeploymentBranch || rendercheck.IsForkPullRequest(s.Repo, pr))
 }
 
 // propHasLabel reports whether labels hold name (case-insensitive, as GitHub).
@@ -208,7 +208,7 @@ func findBotMarkers(body, kind string) [][]byte {
 // branchOf is the branch of s's repository pr's head can be fetched from
 // ("" for a fork: its head is fetched as refs/pull/N/head, EnsurePullHead).
 func branchOf(s *core.Session, pr *github.PullRequest) string {
-	if lifecycle.IsForkPullRequest(s.Repo, pr) {
+	if rendercheck.IsForkPullRequest(s.Repo, pr) {
 		return ""
 	}
 	return pr.GetHead().GetRef()

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -172,8 +172,8 @@ func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullReq
 // the repository is fetched when it lacks it, a fork's head as
 // refs/pull/N/head (EnsurePullHead).
 func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
-	if lifecycle.IsForkPullRequest(s.Repo, pr) {
-		_, err := lifecycle.EnsurePullHead(ctx, s, pr)
+	if rendercheck.IsForkPullRequest(s.Repo, pr) {
+		_, err := rendercheck.EnsurePullHead(ctx, s, pr)
 		return err
 	}
 	if err := PropEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {

@@ -5,11 +5,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -81,7 +81,7 @@ func (f DashboardFacts) Empty() bool {
 type DashboardDraft struct {
 	Package, Workspace string
 	Pull               int
-	Render             lifecycle.RenderState
+	Render             rendercheck.RenderState
 }
 
 // DashboardProposal is an open proposal and its approval verdict.
@@ -257,7 +257,7 @@ func DashboardBody(f DashboardFacts) string {
 		if d.Pull != 0 {
 			label += fmt.Sprintf(" — #%d", d.Pull)
 		}
-		if d.Render == lifecycle.RenderFailed {
+		if d.Render == rendercheck.RenderFailed {
 			return a.box(label + " — tick to retry")
 		}
 		return a.box(label + " — tick to render again")
@@ -370,13 +370,13 @@ func StillNeeded(res approval.ApprovalResult, approvers []string, author string,
 }
 
 // renderWords says a render state.
-func renderWords(st lifecycle.RenderState) string {
+func renderWords(st rendercheck.RenderState) string {
 	switch st {
-	case lifecycle.RenderPassed:
+	case rendercheck.RenderPassed:
 		return "passed ✅"
-	case lifecycle.RenderFailed:
+	case rendercheck.RenderFailed:
 		return "failed ❌"
-	case lifecycle.RenderPending:
+	case rendercheck.RenderPending:
 		return "running ⏳"
 	}
 	return "not reported"

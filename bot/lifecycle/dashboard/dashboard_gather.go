@@ -7,13 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -87,7 +87,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api approval.Proposal
 			if err != nil {
 				errs = append(errs, err)
 			}
-			if st == lifecycle.RenderFailed {
+			if st == rendercheck.RenderFailed {
 				du.State = DashboardUpdateFailed
 			}
 		}

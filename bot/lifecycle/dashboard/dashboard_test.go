@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 func TestDashboardTicks(t *testing.T) {
@@ -69,8 +69,8 @@ func TestDashboardBody(t *testing.T) {
 	f := DashboardFacts{Repo: "acme/catalog", Web: "https://github.com", DeploymentBranch: "main",
 		Packages: []proposals.PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
 			{Name: "old", Latest: 2, Revisions: 2}},
-		Drafts: []DashboardDraft{{Package: "basens", Workspace: "w1", Pull: 7, Render: lifecycle.RenderPassed},
-			{Package: "net/upf", Workspace: "w2", Render: lifecycle.RenderFailed}},
+		Drafts: []DashboardDraft{{Package: "basens", Workspace: "w1", Pull: 7, Render: rendercheck.RenderPassed},
+			{Package: "net/upf", Workspace: "w2", Render: rendercheck.RenderFailed}},
 		Proposals: []DashboardProposal{{Number: 7, Package: "basens", Workspace: "w1", Verdict: approved},
 			{Number: 8, Package: "net/upf", Workspace: "w2", Verdict: waiting, StillNeeded: "1 more of @carol"},
 			{Number: 9, Package: "x", Problem: "head not fetched"}},

@@ -10,6 +10,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/google/go-github/v60/github"
@@ -128,4 +129,26 @@ func (r *Rig) Replica(t testing.TB) *core.Opener {
 	t.Cleanup(store.Close)
 	return &core.Opener{Clients: r.Clients, Git: store, GitURL: r.Clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: r.Opener.Limits, Logger: r.Log}
+}
+
+// CheckRuns lists the check runs named name on sha in acme/catalog, as
+// alice sees them.
+func (r *Rig) CheckRuns(t testing.TB, sha plumbing.Hash, name string) []*github.CheckRun {
+	t.Helper()
+	res, _, err := r.User(forgetest.AliceToken).Checks.ListCheckRunsForRef(context.Background(), "acme", "catalog",
+		sha.String(), &github.ListCheckRunsOptions{CheckName: github.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.CheckRuns
+}
+
+// OneCheck is the only check run named name on sha in acme/catalog.
+func (r *Rig) OneCheck(t testing.TB, sha plumbing.Hash, name string) *github.CheckRun {
+	t.Helper()
+	runs := r.CheckRuns(t, sha, name)
+	if len(runs) != 1 {
+		t.Fatalf("want 1 %s check run on %s, got %d", name, sha, len(runs))
+	}
+	return runs[0]
 }

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -106,7 +106,7 @@ func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
 		return fmt.Sprintf("The draft branch %s stays: push to it and run %s to propose it again.",
 			mdquote.Code(packages.DraftBranch(pkg, ws)), mdquote.Code("/porch propose "+pkg+"/"+ws))
 	}
-	if lifecycle.IsForkPullRequest(s.Repo, pr) {
+	if rendercheck.IsForkPullRequest(s.Repo, pr) {
 		return fmt.Sprintf("The fork's branch %s stays: push to it and reopen the pull request to propose it again.",
 			mdquote.Code(pr.GetHead().GetLabel()))
 	}

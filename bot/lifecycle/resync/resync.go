@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
@@ -44,8 +46,6 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -430,7 +430,7 @@ func resyncDrafts(ctx context.Context, s *core.Session, api ResyncAPI, deps Resy
 			errs = append(errs, fmt.Errorf("check runs of %s: %w", d.branch, err))
 			continue
 		}
-		if !lifecycle.RenderWanted(res.CheckRuns) {
+		if !rendercheck.RenderWanted(res.CheckRuns) {
 			continue // rendered, or quarantined (MaxRenderAttempts)
 		}
 		if err := deps.Hooks.RenderDraft(ctx, s, d.branch, d.head); err != nil {
@@ -518,7 +518,7 @@ func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps R
 func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) (bool, error) {
 	_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
 	if draft || proposals.DeletionHasLabel(pr, packages.LabelProposed) || proposals.DeletionHasLabel(pr, packages.LabelDeletionProposed) ||
-		lifecycle.IsForkPullRequest(s.Repo, pr) {
+		rendercheck.IsForkPullRequest(s.Repo, pr) {
 		return true, nil
 	}
 	if !approval.IntoDeployment(s, pr) {

@@ -14,9 +14,9 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/internal/variants"
 
@@ -87,7 +87,7 @@ type UpdateOptions struct {
 	// Strategy overrides updates.strategy and the Kptfile's ("" none).
 	Strategy string
 	// Render renders the merged package (the downstream renders on push).
-	Render lifecycle.RenderOptions
+	Render rendercheck.RenderOptions
 	// RequestedBy names who asked (/porch upgrade), "" for a publish.
 	RequestedBy string
 	// Mutate, when set, is applied to the merged package before its
@@ -154,7 +154,7 @@ var merge3 = update.Merge
 // PlanUpdate plans the update of the package pkg of the downstream session
 // ds to up, on ds's deployment branch head.
 func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
-	dir := lifecycle.PackageDir(ds.Config, pkg)
+	dir := rendercheck.PackageDir(ds.Config, pkg)
 	p := &UpdatePlan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
 		RequestedBy: opts.RequestedBy}
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
@@ -233,7 +233,7 @@ func (p *UpdatePlan) finish(ctx context.Context, ds *core.Session, local, files 
 	}
 	dir := p.Dir
 	if commitOnPush(ds.Config) {
-		run := &lifecycle.RenderRun{Files: files}
+		run := &rendercheck.RenderRun{Files: files}
 		if err := run.Render(ctx, ds, dir, false, opts.Render); err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -39,11 +39,11 @@ func AutomergeUpdate(ctx context.Context, s *core.Session, pulls AutomergePulls,
 		return false, fmt.Errorf("automerge #%d: %w", n, err)
 	}
 	pkg, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef())
-	if !ok || pr.GetState() != "open" || pr.GetMerged() || lifecycle.IsForkPullRequest(s.Repo, pr) ||
+	if !ok || pr.GetState() != "open" || pr.GetMerged() || rendercheck.IsForkPullRequest(s.Repo, pr) ||
 		pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetHead().GetSHA() != head.String() {
 		return false, nil
 	}
-	own, err := updateBranchState(ctx, s, head, &UpdatePlan{Package: pkg, Dir: lifecycle.PackageDir(s.Config, pkg)}, id)
+	own, err := updateBranchState(ctx, s, head, &UpdatePlan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
 	if err != nil {
 		return false, err
 	}

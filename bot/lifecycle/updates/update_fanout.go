@@ -17,11 +17,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -63,7 +63,7 @@ type UpdateFanout struct {
 	API func(s *core.Session) UpdateAPI
 	// Releases lists the upstream's releases (nil: no release notes).
 	Releases func(s *core.Session) UpstreamReleases
-	Render   lifecycle.RenderOptions
+	Render   rendercheck.RenderOptions
 	Metrics  UpdateMetrics
 	// Pacer keeps the updates within GitHub's hourly limit of
 	// content-creating calls (nil: unpaced, as on the local forge).
@@ -198,7 +198,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.updateFlow(ctx, up, ds, lifecycle.PackageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
+	if err := f.updateFlow(ctx, up, ds, rendercheck.PackageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
 		return nil, nil, err
 	}
 	opts.Render = f.Render
@@ -214,7 +214,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 }
 
 func (f *UpdateFanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
-	if err := f.updateFlow(ctx, up, ds, lifecycle.PackageDir(ds.Config, pkg), ""); err != nil {
+	if err := f.updateFlow(ctx, up, ds, rendercheck.PackageDir(ds.Config, pkg), ""); err != nil {
 		return nil, err
 	}
 	plan, err := PlanUpdate(ctx, ds, pkg, up, opts)
@@ -240,7 +240,7 @@ func (f *UpdateFanout) propose(ctx context.Context, ds *core.Session, plan *Upda
 // upstreamOf resolves the upstream of package pkg of ds at revision to
 // (0: the latest published).
 func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, to int) (UpstreamRevision, error) {
-	dir := lifecycle.PackageDir(ds.Config, pkg)
+	dir := rendercheck.PackageDir(ds.Config, pkg)
 	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
 	if err != nil {
 		return UpstreamRevision{}, err

@@ -20,13 +20,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -131,7 +131,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	openUpdates, declined := 0, 0
 	for _, pr := range prs {
 		head := pr.GetHead().GetRef()
-		if _, ok := packages.ParseUpdateBranchName(head); !ok || lifecycle.IsForkPullRequest(ds.Repo, pr) {
+		if _, ok := packages.ParseUpdateBranchName(head); !ok || rendercheck.IsForkPullRequest(ds.Repo, pr) {
 			continue
 		}
 		if pr.GetState() == "open" {

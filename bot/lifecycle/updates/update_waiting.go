@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -41,7 +41,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls approval.Proposa
 		if pr.GetBase().GetRef() != s.DeploymentBranch {
 			continue
 		}
-		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !lifecycle.IsForkPullRequest(s.Repo, pr) {
+		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !rendercheck.IsForkPullRequest(s.Repo, pr) {
 			open[pr.GetHead().GetRef()] = true
 		}
 	}
@@ -52,7 +52,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls approval.Proposa
 		if !ok || open[branch] {
 			continue
 		}
-		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: lifecycle.PackageDir(s.Config, pkg)}, id)
+		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
 		if err != nil {
 			return nil, 0, err
 		}

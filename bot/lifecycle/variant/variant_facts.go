@@ -14,13 +14,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -224,7 +224,7 @@ func (c *VariantController) target(ctx context.Context, up *core.Session, f *var
 	}
 	f.pulls = prs
 	for _, pr := range prs {
-		if pr.GetState() != "open" || !api.Proposal.IsBot(pr.GetUser()) || lifecycle.IsForkPullRequest(ds.Repo, pr) {
+		if pr.GetState() != "open" || !api.Proposal.IsBot(pr.GetUser()) || rendercheck.IsForkPullRequest(ds.Repo, pr) {
 			continue
 		}
 		p, ok := variantProposal(ctx, ds, pr)
@@ -275,7 +275,7 @@ func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullReque
 // readVariantPackage reads the ownership and tracked revision of package
 // pkg at commit.
 func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.Hash, pkg string) (variants.Package, error) {
-	data, ok, err := ds.ReadFile(ctx, commit, lifecycle.PackageDir(ds.Config, pkg)+"/"+kptfile.FileName)
+	data, ok, err := ds.ReadFile(ctx, commit, rendercheck.PackageDir(ds.Config, pkg)+"/"+kptfile.FileName)
 	if err != nil || !ok {
 		return variants.Package{}, fmt.Errorf("no Kptfile of %s at %s: %v", pkg, commit, err)
 	}

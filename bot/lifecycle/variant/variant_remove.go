@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
@@ -55,7 +55,7 @@ func (c *VariantController) delete(ctx context.Context, ds *core.Session, a vari
 
 func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
-	dir := lifecycle.PackageDir(ds.Config, a.Package)
+	dir := rendercheck.PackageDir(ds.Config, a.Package)
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
 	if err != nil {
 		return 0, fmt.Errorf("orphan %s: %w", a.Package, err)

@@ -1,4 +1,4 @@
-package lifecycle
+package rendercheck
 
 // RenderState is the porchbot/render check's state on a proposal's head,
 // as the approval verdict sees it.

@@ -1,4 +1,4 @@
-package lifecycle_test
+package rendercheck_test
 
 import (
 	"context"
@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
 )
 
 // draftRenderHooks are the App's resync hooks for drafts: a real render,
 // as a retry.
 type draftRenderHooks struct {
-	opts  lifecycle.RenderOptions
+	opts  rendercheck.RenderOptions
 	mu    sync.Mutex
 	calls int
 }
@@ -31,7 +31,7 @@ func (d *draftRenderHooks) RenderDraft(ctx context.Context, s *core.Session, bra
 	d.mu.Lock()
 	d.calls++
 	d.mu.Unlock()
-	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head,
+	_, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: head,
 		Options: d.opts, Retry: true})
 	return err
 }
@@ -53,7 +53,7 @@ func (d *draftRenderHooks) EvaluateProposal(context.Context, *core.Session, *git
 // again (and dies), the third sees two and quarantines the head, reported
 // on its check run; the fourth does not render it again.
 func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	h.Seed(t, rtCatalog(t, "basens"))
 	const branch = "drafts/basens/bomb"
 	head := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{
@@ -63,13 +63,13 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	dead, cancelDead := context.WithCancel(context.Background())
 	var hung sync.WaitGroup
 	started := make(chan string, 10)
-	restore := lifecycle.SetRenderStarted(func(ctx context.Context, dir string) {
+	restore := rendercheck.SetRenderStarted(func(ctx context.Context, dir string) {
 		started <- dir
 		<-dead.Done()
 	})
 	t.Cleanup(func() { cancelDead(); hung.Wait(); restore() })
 
-	hooks := &draftRenderHooks{opts: lifecycle.RenderOptions{StaleAfter: time.Nanosecond}}
+	hooks := &draftRenderHooks{opts: rendercheck.RenderOptions{StaleAfter: time.Nanosecond}}
 	runResync := func() (*resync.ResyncReport, error) {
 		s := h.Open(t) // a new process
 		return resync.Resync(context.Background(), s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
@@ -87,7 +87,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 		if dir := <-started; dir != "basens" {
 			t.Fatalf("rendered %s", dir)
 		}
-		run := rtOneCheck(t, h, head, core.RenderCheckName)
+		run := h.OneCheck(t, head, core.RenderCheckName)
 		if run.GetStatus() != "in_progress" || !strings.HasPrefix(run.GetExternalID(), fmt.Sprintf("render-attempt=%d ", n)) {
 			t.Fatalf("attempt %d: check %s %q", n, run.GetStatus(), run.GetExternalID())
 		}
@@ -104,7 +104,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 		t.Fatalf("rendered %s a third time", dir)
 	default:
 	}
-	run := rtOneCheck(t, h, head, core.RenderCheckName)
+	run := h.OneCheck(t, head, core.RenderCheckName)
 	if run.GetStatus() != "completed" || run.GetConclusion() != "failure" ||
 		!strings.Contains(run.GetOutput().GetTitle(), "Render of basens quarantined") ||
 		!strings.Contains(run.GetOutput().GetSummary(), "2 times and no render finished") {
@@ -119,7 +119,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	if hooks.count() != calls {
 		t.Error("a quarantined head was handed to the render again")
 	}
-	if n := len(rtCheckRuns(t, h, head, core.RenderCheckName)); n != 1 {
+	if n := len(h.CheckRuns(t, head, core.RenderCheckName)); n != 1 {
 		t.Errorf("%d render check runs on the head, want the one", n)
 	}
 
@@ -131,7 +131,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	if _, err := runResync(); err != nil {
 		t.Fatal(err)
 	}
-	if c := rtOneCheck(t, h, next, core.RenderCheckName); c.GetStatus() != "completed" || c.GetConclusion() == "failure" {
+	if c := h.OneCheck(t, next, core.RenderCheckName); c.GetStatus() != "completed" || c.GetConclusion() == "failure" {
 		t.Errorf("the next push: %s %s", c.GetStatus(), c.GetConclusion())
 	}
 }
@@ -140,7 +140,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 // is recent is a render under way elsewhere (another replica): a retry
 // neither renders nor quarantines it.
 func TestRenderRetryLeavesALiveRenderAlone(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, rtCatalog(t, "basens"))
 	const branch = "drafts/basens/busy"
@@ -153,14 +153,14 @@ func TestRenderRetryLeavesALiveRenderAlone(t *testing.T) {
 		ExternalID: github.String("render-attempt=2 started=" + strconv.FormatInt(now.Unix(), 10)), StartedAt: &github.Timestamp{Time: now}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: head, Retry: true})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: head, Retry: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !out.Running || out.Quarantined || out.CheckRunID != 0 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if run := rtOneCheck(t, h, head, core.RenderCheckName); run.GetStatus() != "in_progress" {
+	if run := h.OneCheck(t, head, core.RenderCheckName); run.GetStatus() != "in_progress" {
 		t.Errorf("the live render's check: %s", run.GetStatus())
 	}
 }

@@ -1,4 +1,4 @@
-package lifecycle_test
+package rendercheck_test
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/render"
 )
@@ -32,11 +33,11 @@ func rtPassthrough(t *testing.T) string {
 }
 
 func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	prog := rtPassthrough(t)
 	h.Opener.Limits.ExecAllowlist = []string{"passthrough"}
-	opts := lifecycle.RenderOptions{Limits: h.Opener.Limits}
+	opts := rendercheck.RenderOptions{Limits: h.Opener.Limits}
 	cfg := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec:\n    passthrough: " + prog + "\n"
 	main := map[string][]byte{".github/porchbot.yaml": []byte(cfg)}
 	h.Seed(t, main)
@@ -49,7 +50,7 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	if s.ConfigErr != nil {
 		t.Fatal(s.ConfigErr)
 	}
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed, Options: opts})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +59,14 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	}
 
 	// A fork's pull request: exec is skipped, the check fails clearly.
-	fork, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, pushed, "apps/web", true, opts)
+	fork, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, pushed, "apps/web", true, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fork.Conclusion != core.ConclusionFailure || len(fork.Result.Skipped()) != 1 {
 		t.Fatalf("fork: %+v", fork)
 	}
-	runs := rtCheckRuns(t, h, pushed, core.RenderCheckName)
+	runs := h.CheckRuns(t, pushed, core.RenderCheckName)
 	var forkRun *github.CheckRun
 	for _, r := range runs {
 		if r.GetID() == fork.CheckRunID {
@@ -87,7 +88,7 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 }
 
 func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	files := map[string][]byte{
 		"apps/web/Kptfile":         rtKptfile("web", "  mutators:\n    - image: ghcr.io/acme/frobnicate:v1\n"),
@@ -95,14 +96,14 @@ func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
 	}
 	head := plumbing.NewHash(h.Seed(t, files))
 	s := h.Open(t)
-	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "apps/web", false, lifecycle.RenderOptions{})
+	out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, "apps/web", false, rendercheck.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, head, core.RenderCheckName)
+	run := h.OneCheck(t, head, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
 	for _, w := range append([]string{`"ghcr.io/acme/frobnicate:v1"`, "frobnicate"}, render.SupportedFunctions()...) {
 		if !strings.Contains(sum, w) {
@@ -115,13 +116,13 @@ func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
 }
 
 func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	head := plumbing.NewHash(h.Seed(t, rtCatalog(t, "network/upf", "basens")))
 	s := h.Open(t)
 	c := rtCount(h)
 	for _, pkg := range []string{"network/upf", "basens"} {
-		out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, lifecycle.RenderOptions{})
+		out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, rendercheck.RenderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,14 +133,14 @@ func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
 	if rest, _, fetches, pushes := c.done(); rest != 4 || fetches != 0 || pushes != 0 { // each: in_progress, completed
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
-	if _, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, plumbing.NewHash(strings.Repeat("ab", 20)), "basens", false,
-		lifecycle.RenderOptions{}); !errors.Is(err, gitstore.ErrNotFound) {
+	if _, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, plumbing.NewHash(strings.Repeat("ab", 20)), "basens", false,
+		rendercheck.RenderOptions{}); !errors.Is(err, gitstore.ErrNotFound) {
 		t.Errorf("a commit absent from the cache: %v", err)
 	}
 }
 
 func TestRenderGuardrailsFromTheRepositoryConfig(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	main := rtCatalog(t, "basens")
 	main[".github/porchbot.yaml"] = []byte(`apiVersion: porchbot.dev/v1alpha1
@@ -162,21 +163,21 @@ render:
 	if s.ConfigErr != nil {
 		t.Fatal(s.ConfigErr)
 	}
-	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "basens", false, lifecycle.RenderOptions{})
+	out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, "basens", false, rendercheck.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Conclusion != core.ConclusionFailure || len(out.Result.Steps) != 3 {
 		t.Fatalf("outcome %+v %+v", out, out.Result)
 	}
-	text := rtOneCheck(t, h, head, core.RenderCheckName).GetOutput().GetText()
+	text := h.OneCheck(t, head, core.RenderCheckName).GetOutput().GetText()
 	if strings.Count(text, "(repository guardrail)") != 2 || !strings.Contains(text, "quotas are managed centrally") {
 		t.Errorf("text:\n%s", text)
 	}
 }
 
 func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	files := map[string][]byte{"many/Kptfile": rtKptfile("many",
 		"  mutators:\n    - image: set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n")}
@@ -187,7 +188,7 @@ func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
 	head := plumbing.NewHash(h.Seed(t, files))
 	s := h.Open(t)
 	c := rtCount(h)
-	out, err := lifecycle.RenderCheck(ctx, s, s.GH.Checks, head, "many", false, lifecycle.RenderOptions{})
+	out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, "many", false, rendercheck.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lifecycle
+package rendercheck
 
 // Poison work (issue #8 §2): a render that takes the process down (killed
 // for memory, say) must not be retried forever by the next process's

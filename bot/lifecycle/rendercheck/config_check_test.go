@@ -1,4 +1,4 @@
-package lifecycle_test
+package rendercheck_test
 
 import (
 	"context"
@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/config"
 )
 
 const rtGoodConfig = "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: 2\n"
 
 func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	main := map[string][]byte{config.Path: []byte(rtGoodConfig), "README.md": []byte("x\n")}
 	h.Seed(t, main)
@@ -27,7 +28,7 @@ func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
 		t.Fatal("the session's config is main's")
 	}
 	c := rtCount(h)
-	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, h.Opener.Limits)
+	out, err := rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, h.Opener.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
 	if out.Conclusion != core.ConclusionFailure || len(out.Problems) != 2 || len(want) != 2 {
 		t.Fatalf("outcome %+v, want problems %v", out, want)
 	}
-	run := rtOneCheck(t, h, head, core.ConfigCheckName)
+	run := h.OneCheck(t, head, core.ConfigCheckName)
 	if run.GetConclusion() != "failure" || !strings.Contains(run.GetOutput().GetTitle(), "2 problems") {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
@@ -64,16 +65,16 @@ func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
 }
 
 func TestConfigCheckValidAndAbsent(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	good := rtPushDraft(t, h, "add-config", map[string][]byte{config.Path: []byte(rtGoodConfig + "render:\n  onDraftPush: check\n")})
 	s := h.Open(t)
-	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, good, h.Opener.Limits)
+	out, err := rendercheck.ConfigCheck(ctx, s, s.GH.Checks, good, h.Opener.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := rtOneCheck(t, h, good, core.ConfigCheckName)
+	run := h.OneCheck(t, good, core.ConfigCheckName)
 	if out.Conclusion != core.ConclusionSuccess || run.GetConclusion() != "success" ||
 		!strings.Contains(run.GetOutput().GetSummary(), "| render.onDraftPush | `check` |") ||
 		!strings.Contains(run.GetOutput().GetSummary(), "once merged into `main`") {
@@ -83,40 +84,40 @@ func TestConfigCheckValidAndAbsent(t *testing.T) {
 	// A pull request that deletes the file: the defaults.
 	gone := rtPushDraft(t, h, "add-config", map[string][]byte{"README.md": []byte("x\n")})
 	s = h.Open(t)
-	out, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, gone, h.Opener.Limits)
+	out, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, gone, h.Opener.Limits)
 	if err != nil || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("absent config: %+v %v", out, err)
 	}
-	if title := rtOneCheck(t, h, gone, core.ConfigCheckName).GetOutput().GetTitle(); !strings.Contains(title, "defaults") {
+	if title := h.OneCheck(t, gone, core.ConfigCheckName).GetOutput().GetTitle(); !strings.Contains(title, "defaults") {
 		t.Errorf("title %q", title)
 	}
 }
 
 func TestConfigCheckAppliesTheServerLimits(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	cfg := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec:\n    kubeconform: /usr/bin/kubeconform\n"
 	head := rtPushDraft(t, h, "exec", map[string][]byte{config.Path: []byte(cfg)})
 	s := h.Open(t)
-	out, err := lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{})
+	out, err := rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{})
 	if err != nil || out.Conclusion != core.ConclusionFailure || len(out.Problems) != 1 ||
 		!strings.Contains(out.Problems[0].Message, "does not allow exec function") {
 		t.Fatalf("strict server: %+v %v", out, err)
 	}
-	out, err = lifecycle.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{ExecAllowlist: []string{"kubeconform"}})
+	out, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{ExecAllowlist: []string{"kubeconform"}})
 	if err != nil || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("allowing server: %+v %v", out, err)
 	}
 }
 
 func TestReportBrokenDeploymentConfig(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{config.Path: []byte(rtGoodConfig)})
 	s := h.Open(t)
 	c := rtCount(h)
-	if out, err := lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); out != nil || err != nil {
+	if out, err := rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); out != nil || err != nil {
 		t.Fatalf("a good config: %+v %v", out, err)
 	}
 	if rest, _, _, _ := c.done(); rest != 0 {
@@ -129,14 +130,14 @@ func TestReportBrokenDeploymentConfig(t *testing.T) {
 	if s.ConfigErr == nil || s.DeploymentHead != broken {
 		t.Fatalf("session: %v %s", s.ConfigErr, s.DeploymentHead)
 	}
-	out, err := lifecycle.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks)
+	out, err := rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Conclusion != core.ConclusionFailure || out.Head != broken || len(out.Problems) != 1 {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, broken, core.ConfigCheckName)
+	run := h.OneCheck(t, broken, core.ConfigCheckName)
 	if run.GetConclusion() != "failure" || !strings.Contains(run.GetOutput().GetTitle(), "last good configuration stays in force") ||
 		!strings.Contains(run.GetOutput().GetSummary(), "`.github/porchbot.yaml:3:1`") {
 		t.Errorf("check %s %q\n%s", run.GetConclusion(), run.GetOutput().GetTitle(), run.GetOutput().GetSummary())

@@ -1,4 +1,4 @@
-package lifecycle
+package rendercheck
 
 // Pull requests from forks (SPEC §9): their head is not a branch of the
 // repository, so it is never a draft; one that changes a package is a

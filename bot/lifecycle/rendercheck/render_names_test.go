@@ -1,4 +1,4 @@
-package lifecycle_test
+package rendercheck_test
 
 import (
 	"context"
@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
-	"github.com/porchbot/porchbot/bot/lifecycle"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 )
 
 // TestRenderDraftTakesEveryNameGitTakes: a package named café/ holding
 // extra+dev.yaml (names kyaml's in-memory file system refuses) renders, and
 // the bot's Render commit carries the rendered files under those names.
 func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/café/w1"
@@ -25,7 +25,7 @@ func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
 		"café/sous dossier/é.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: accent\n"),
 	})
 	s := h.Open(t)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
 	if strings.Join(out.Differs, ",") != "extra+dev.yaml,sous dossier/é.yaml" {
 		t.Errorf("differs %v", out.Differs)
 	}
-	run := rtOneCheck(t, h, out.Head, core.RenderCheckName)
+	run := h.OneCheck(t, out.Head, core.RenderCheckName)
 	if run.GetConclusion() != "success" {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
@@ -65,18 +65,18 @@ func TestRenderFailuresEndInACompletedCheck(t *testing.T) {
 			[]string{"Error: invalid Kptfile:", "app/Kptfile:8:7:", `unknown field "args"`}, 8},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := lifecycletest.New(t)
 			ctx := context.Background()
 			h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 			branch := "drafts/app/w1"
 			pushed := rtPushDraft(t, h, branch, map[string][]byte{"README.md": []byte("x\n"),
 				"app/Kptfile": []byte(tc.kptfile), "app/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")})
 			s := h.Open(t)
-			out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+			out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+			run := h.OneCheck(t, pushed, core.RenderCheckName)
 			if out.Conclusion != core.ConclusionFailure || run.GetStatus() != "completed" || run.GetConclusion() != "failure" {
 				t.Fatalf("outcome %+v, check %s %s", out, run.GetStatus(), run.GetConclusion())
 			}

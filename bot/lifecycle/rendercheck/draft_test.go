@@ -1,4 +1,4 @@
-package lifecycle_test
+package rendercheck_test
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
-	"github.com/porchbot/porchbot/bot/lifecycle"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -31,7 +32,7 @@ import (
 // rtCatalog reads testdata/forge/catalog/<dir>, keyed by repository path.
 func rtCatalog(t *testing.T, dirs ...string) map[string][]byte {
 	t.Helper()
-	root := filepath.Join("..", "..", "testdata", "forge", "catalog")
+	root := filepath.Join("..", "..", "..", "testdata", "forge", "catalog")
 	out := map[string][]byte{}
 	for _, dir := range dirs {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
@@ -70,7 +71,7 @@ func rtWith(base map[string][]byte, changes map[string][]byte) map[string][]byte
 }
 
 // rtPushDraft makes branch (from main, if absent) hold exactly files, as alice.
-func rtPushDraft(t *testing.T, h *harness, branch string, files map[string][]byte) plumbing.Hash {
+func rtPushDraft(t *testing.T, h *lifecycletest.Rig, branch string, files map[string][]byte) plumbing.Hash {
 	t.Helper()
 	ctx := context.Background()
 	gh := h.User(forgetest.AliceToken)
@@ -92,29 +93,8 @@ func rtPushDraft(t *testing.T, h *harness, branch string, files map[string][]byt
 	return plumbing.NewHash(sha)
 }
 
-// rtCheckRuns lists the check runs named name on sha, as alice sees them.
-func rtCheckRuns(t *testing.T, h *harness, sha plumbing.Hash, name string) []*github.CheckRun {
-	t.Helper()
-	res, _, err := h.User(forgetest.AliceToken).Checks.ListCheckRunsForRef(context.Background(), "acme", "catalog",
-		sha.String(), &github.ListCheckRunsOptions{CheckName: github.String(name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.CheckRuns
-}
-
-// rtOneCheck is the only check run named name on sha.
-func rtOneCheck(t *testing.T, h *harness, sha plumbing.Hash, name string) *github.CheckRun {
-	t.Helper()
-	runs := rtCheckRuns(t, h, sha, name)
-	if len(runs) != 1 {
-		t.Fatalf("want 1 %s check run on %s, got %d", name, sha, len(runs))
-	}
-	return runs[0]
-}
-
 // rtAnnotations lists a check run's annotations.
-func rtAnnotations(t *testing.T, h *harness, id int64) []*github.CheckRunAnnotation {
+func rtAnnotations(t *testing.T, h *lifecycletest.Rig, id int64) []*github.CheckRunAnnotation {
 	t.Helper()
 	anns, _, err := h.User(forgetest.AliceToken).Checks.ListCheckRunAnnotations(context.Background(), "acme", "catalog",
 		id, &github.ListOptions{PerPage: 100})
@@ -126,12 +106,12 @@ func rtAnnotations(t *testing.T, h *harness, id int64) []*github.CheckRunAnnotat
 
 // rtCounter measures the REST calls and git transport operations of a step.
 type rtCounter struct {
-	h      *harness
+	h      *lifecycletest.Rig
 	forge  map[string]int64
 	gitOps gitstore.Stats
 }
 
-func rtCount(h *harness) *rtCounter {
+func rtCount(h *lifecycletest.Rig) *rtCounter {
 	return &rtCounter{h: h, forge: h.Env.Forge.Stats().Snapshot(), gitOps: h.Store.Stats()}
 }
 
@@ -214,7 +194,7 @@ func upfEdge(t *testing.T, ns string) map[string][]byte {
 }
 
 func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, rtCatalog(t, "network/upf", "basens"))
 	const branch = "drafts/network/upf/w1"
@@ -226,7 +206,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	rest, delta, fetches, pushes := c.done()
 	t.Logf("session open (not part of the step): %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
 	c = rtCount(h)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +271,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	}
 
 	// The check run is on the render commit, with the function table.
-	run := rtOneCheck(t, h, out.Head, core.RenderCheckName)
+	run := h.OneCheck(t, out.Head, core.RenderCheckName)
 	if run.GetConclusion() != "success" || run.GetID() != out.CheckRunID {
 		t.Fatalf("check run %s %d, outcome %d", run.GetConclusion(), run.GetID(), out.CheckRunID)
 	}
@@ -305,14 +285,14 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	if !strings.Contains(run.GetOutput().GetTitle(), "pushed 2 changed file(s)") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
-	if old := rtOneCheck(t, h, pushed, core.RenderCheckName); old.GetStatus() != "completed" || old.GetConclusion() != "success" {
+	if old := h.OneCheck(t, pushed, core.RenderCheckName); old.GetStatus() != "completed" || old.GetConclusion() != "success" {
 		t.Errorf("the render attempt on the pushed head: %s %s", old.GetStatus(), old.GetConclusion())
 	}
 
 	// The bot's own push comes back as an event: a no-op render, no commit,
 	// no loop.
 	c = rtCount(h)
-	again, err := lifecycle.RenderDraft(ctx, s2, s2.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: out.Head})
+	again, err := rendercheck.RenderDraft(ctx, s2, s2.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: out.Head})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +307,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 }
 
 func TestRenderDraftAlreadyRenderedPushesNothing(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, rtCatalog(t, "network/upf"))
 	const branch = "drafts/network/upf/same"
@@ -336,7 +316,7 @@ func TestRenderDraftAlreadyRenderedPushesNothing(t *testing.T) {
 	pushed := rtPushDraft(t, h, branch, files)
 	s := h.Open(t)
 	c := rtCount(h)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,14 +327,14 @@ func TestRenderDraftAlreadyRenderedPushesNothing(t *testing.T) {
 	if rest != 2 || fetches != 0 || pushes != 0 {
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
-	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+	run := h.OneCheck(t, pushed, core.RenderCheckName)
 	if run.GetConclusion() != "success" || run.GetOutput().GetTitle() != "network/upf is rendered" {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
 }
 
 func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	base := rtCatalog(t, "network/upf")
 	base[".github/porchbot.yaml"] = []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nrender:\n  onDraftPush: check\n")
@@ -362,14 +342,14 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 	const branch = "drafts/network/upf/chk"
 	pushed := rtPushDraft(t, h, branch, rtWith(base, upfEdge(t, "edge")))
 	s := h.Open(t)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Pushed || out.Head != pushed || out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+	run := h.OneCheck(t, pushed, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
 	for _, w := range []string{"`network/upf/deployment.yaml` (modified)", "`network/upf/service.yaml` (modified)"} {
 		if !strings.Contains(sum, w) {
@@ -398,7 +378,7 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 }
 
 func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, rtCatalog(t, "network/upf"))
 	const branch = "drafts/network/upf/race"
@@ -410,7 +390,7 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	aliceHead := rtPushDraft(t, h, branch, upfEdge(t, "edge-2"))
 
 	c := rtCount(h)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: first})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: first})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,21 +416,21 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	if err != nil || !ok || !strings.Contains(string(dep), "namespace: edge-2") {
 		t.Errorf("alice's version must be the one rendered:\n%s (%v)", dep, err)
 	}
-	if len(rtCheckRuns(t, h, out.Head, core.RenderCheckName)) != 1 {
+	if len(h.CheckRuns(t, out.Head, core.RenderCheckName)) != 1 {
 		t.Error("one check run on the final head")
 	}
 }
 
 func TestRenderDraftLeaseRaceGivesUpAfterMaxAttempts(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, rtCatalog(t, "network/upf"))
 	const branch = "drafts/network/upf/busy"
 	first := rtPushDraft(t, h, branch, upfEdge(t, "edge"))
 	s := h.Open(t)
 	aliceHead := rtPushDraft(t, h, branch, upfEdge(t, "edge-2"))
-	_, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: first,
-		Options: lifecycle.RenderOptions{MaxAttempts: 1}})
+	_, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: first,
+		Options: rendercheck.RenderOptions{MaxAttempts: 1}})
 	if !errors.Is(err, gitstore.ErrLeaseBroken) {
 		t.Fatalf("want ErrLeaseBroken, got %v", err)
 	}
@@ -461,40 +441,40 @@ func TestRenderDraftLeaseRaceGivesUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestRenderDraftMissingPackageIsNeutral(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, rtCatalog(t, "basens"))
 	const branch = "drafts/ghost/w1"
 	pushed := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{"ghost/README.md": []byte("no Kptfile\n")}))
 	s := h.Open(t)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Conclusion != core.ConclusionNeutral || out.Pushed || !out.Digest.IsZero() {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+	run := h.OneCheck(t, pushed, core.RenderCheckName)
 	if run.GetConclusion() != "neutral" || !strings.Contains(run.GetOutput().GetTitle(), "ghost not found") {
 		t.Errorf("check %s %q", run.GetConclusion(), run.GetOutput().GetTitle())
 	}
 }
 
 func TestRenderDraftDeletedBranchDoesNothing(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	h.Seed(t, rtCatalog(t, "basens"))
 	s := h.Open(t)
 	c := rtCount(h)
-	out, err := lifecycle.RenderDraft(context.Background(), s, s.GH.Checks,
-		lifecycle.RenderRequest{Branch: "drafts/basens/gone"})
+	out, err := rendercheck.RenderDraft(context.Background(), s, s.GH.Checks,
+		rendercheck.RenderRequest{Branch: "drafts/basens/gone"})
 	if err != nil || out.CheckRunID != 0 || out.Conclusion != "" {
 		t.Fatalf("outcome %+v, %v", out, err)
 	}
 	if rest, _, _, _ := c.done(); rest != 0 {
 		t.Errorf("%d REST calls for a deleted branch", rest)
 	}
-	if _, err := lifecycle.RenderDraft(context.Background(), s, s.GH.Checks,
-		lifecycle.RenderRequest{Branch: "feature/x"}); !errors.Is(err, packages.ErrNotDraft) {
+	if _, err := rendercheck.RenderDraft(context.Background(), s, s.GH.Checks,
+		rendercheck.RenderRequest{Branch: "feature/x"}); !errors.Is(err, packages.ErrNotDraft) {
 		t.Errorf("a non-draft branch: %v", err)
 	}
 }
@@ -520,7 +500,7 @@ spec:
 `
 
 func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/apps/web/w1"
@@ -541,14 +521,14 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 	}
 	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
 	s := h.Open(t)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Pushed || out.Conclusion != core.ConclusionFailure || out.Head != pushed {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+	run := h.OneCheck(t, pushed, core.RenderCheckName)
 	if !strings.Contains(run.GetOutput().GetTitle(), "failed: gcr.io/kpt-fn/starlark:v0.5.0") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
@@ -568,7 +548,7 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 }
 
 func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/apps/web/w2"
@@ -585,7 +565,7 @@ func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
 	}
 	pushed := rtPushDraft(t, h, branch, files)
 	s := h.Open(t)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,7 +588,7 @@ func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
 }
 
 func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
-	h := newHarness(t)
+	h := lifecycletest.New(t)
 	ctx := context.Background()
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	const branch = "drafts/apps/web/exec"
@@ -617,15 +597,15 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 		"apps/web/deployment.yaml": []byte(rtDeployment),
 	})
 	s := h.Open(t)
-	out, err := lifecycle.RenderDraft(ctx, s, s.GH.Checks, lifecycle.RenderRequest{Branch: branch, Head: pushed,
-		Options: lifecycle.RenderOptions{Limits: h.Opener.Limits}})
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed,
+		Options: rendercheck.RenderOptions{Limits: h.Opener.Limits}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
-	run := rtOneCheck(t, h, pushed, core.RenderCheckName)
+	run := h.OneCheck(t, pushed, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
 	for _, w := range []string{"Error: apps/web/Kptfile: exec function \"kubeconform --strict\"", "allowlist", "functions.exec"} {
 		if !strings.Contains(sum, w) {
