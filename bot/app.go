@@ -28,7 +28,7 @@ import (
 )
 
 // App is porchbot's package lifecycle behind the event handlers: for each
-// event it opens a lifecycle.Session on the event's repository and runs
+// event it opens a core.Session on the event's repository and runs
 // the step the event calls for. It implements the handlers' reactor
 // interfaces (PushReactor, PullRequestReactor, ...); the handlers stay thin.
 type App struct {
@@ -37,7 +37,7 @@ type App struct {
 	Render rendercheck.RenderOptions
 	// BotLogin is the App's bot user, e.g. "porchbot[bot]".
 	BotLogin string
-	// RecordKey signs /porch approve records (see lifecycle.ProposalAPI).
+	// RecordKey signs /porch approve records (see approval.ProposalAPI).
 	RecordKey []byte
 	// Comments runs /porch commands; nil ignores comments.
 	Comments CommentReactor
@@ -71,7 +71,7 @@ type App struct {
 	Dashboards *dashboard.DashboardDebouncer
 	Ticks      TickRunner
 	// DashboardInterval is the least time between two edits of a
-	// dashboard, whatever the replica (lifecycle.DashboardInterval when 0;
+	// dashboard, whatever the replica (dashboard.DashboardInterval when 0;
 	// tests shorten it).
 	DashboardInterval time.Duration
 	// DashboardNow is the clock the interval is measured on against the

@@ -101,7 +101,7 @@ func (o CommandOps) OpenProposal(ctx context.Context, s *core.Session, pkg, work
 }
 
 // RecordApproval is /porch approve: the pull request's head when the
-// comment was written (lifecycle.HeadAtComment, one REST call), the record
+// comment was written (approval.HeadAtComment, one REST call), the record
 // at that head, then the evaluation. An approval of an older head counts
 // for the current one only when the packages' content is the same (the
 // policy's carry-over rule). A head that cannot be established is not
@@ -256,9 +256,9 @@ func (o CommandOps) ProposeDeletion(ctx context.Context, s *core.Session, pkg, b
 // Publish is /porch publish [<package>]: in a merged pull request (its
 // draft's package unless named), or anywhere with a package (its latest
 // landing on the deployment branch). Anyone with write access publishes
-// landings that met the approval policy (lifecycle.PublishPackage); an
+// landings that met the approval policy (publish.PublishPackage); an
 // allowed approver's command also counts as the approval of the landing it
-// publishes (lifecycle.PublishApproved).
+// publishes (publish.PublishApproved).
 func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pkg, by string) (commands.Outcome, error) {
 	commit := s.DeploymentHead
 	if number > 0 {

@@ -189,7 +189,7 @@ func (t touching) Handle(ctx context.Context, ev *ingress.Event) error {
 // OnIssues runs the boxes a person ticked in porchbot's dashboard, as
 // their /porch commands, then refreshes it (which clears the ticks). A
 // dashboard closed by a person needs nothing: it stays closed (the state
-// is GitHub's, see lifecycle.SyncDashboard).
+// is GitHub's, see dashboard.SyncDashboard).
 func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.IssuesEvent) error {
 	issue, sender := ev.GetIssue(), ev.GetSender()
 	if a.isBot(sender) || !a.isBot(issue.GetUser()) || !dashboard.IsDashboardBody(issue.GetBody()) {

@@ -44,7 +44,7 @@ const pushPayloadCommits = 20
 // that track an upstream on this GitHub host in a repository where the App
 // is installed, replacing what the registry knew of the repository. Others
 // are skipped, each with a log line and metrics.UpstreamsSkipped. Resync
-// calls it (lifecycle.ResyncDownstreamHooks), and so does a push to the
+// calls it (resync.ResyncDownstreamHooks), and so does a push to the
 // deployment branch that changes a Kptfile.
 func (a *App) IndexDownstreams(ctx context.Context, s *core.Session) error {
 	found, err := updates.DeploymentDownstreams(ctx, s)
@@ -138,13 +138,13 @@ func (a *App) publicForIndex(ctx context.Context, s *core.Session, kept []downst
 
 // TrackingDownstreams lists the downstream packages the registry knows
 // whose upstream is a package of the session's repository, for its package
-// index (lifecycle.DownstreamRegistry; no REST call).
+// index (core.DownstreamRegistry; no REST call).
 func (a *App) TrackingDownstreams(_ context.Context, s *core.Session) []downstreams.Downstream {
 	return a.registry().Tracking(a.Opener.GitURL(s.Repo.Owner, s.Repo.Name))
 }
 
 // DownstreamsKnown says whether this process knows which packages of
-// repository track others (lifecycle.DownstreamRegistry): it visited it
+// repository track others (core.DownstreamRegistry): it visited it
 // with every fact known, or a complete resync pass showed it is not
 // installed (downstreams.Registry.Known).
 func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Known(repository) }
@@ -152,7 +152,7 @@ func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Kno
 var _ resync.ResyncPassHooks = (*App)(nil) // the resync loop reports its passes to the registry
 
 // ResyncPassDone tells the registry that a resync pass visited every
-// installed repository (lifecycle.ResyncPassHooks).
+// installed repository (resync.ResyncPassHooks).
 func (a *App) ResyncPassDone(repos []core.Repo) {
 	names := make([]string, 0, len(repos))
 	for _, r := range repos {

@@ -73,7 +73,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 
 // tagPushed reports a revision tag <pkg>/v<N> that someone other than
 // porchbot pushed and that is not porchbot's signed revision
-// (lifecycle.ReportTagPush); porchbot's own tag pushes cost nothing.
+// (publish.ReportTagPush); porchbot's own tag pushes cost nothing.
 func (a *App) tagPushed(ctx context.Context, repo core.Repo, tag, sender string) error {
 	if _, _, ok := packages.ParseTagName(tag); !ok || sender == a.botLogin() {
 		return nil

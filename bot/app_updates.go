@@ -30,7 +30,7 @@ import (
 
 // Upstream updates (SPEC §6): a publish fans out to the downstream
 // packages' update pull requests; /porch upgrade runs the same path on
-// demand. The work is lifecycle.UpdateFanout's; this file hands it the
+// demand. The work is updates.UpdateFanout's; this file hands it the
 // sessions and the App's API.
 
 // updatesAfterPublish opens the update pull requests of what a publish

@@ -21,7 +21,7 @@ import (
 // Variants (SPEC §7): the repository holding an upstream package reconciles
 // its `variants:` entries when it publishes, when a push to its deployment
 // branch changes its config, and on every resync (a new topic, a lost
-// webhook). The work is lifecycle.VariantController's.
+// webhook). The work is variant.VariantController's.
 
 // NewVariantController is the App's variant controller: the update
 // fan-out's API, render and pacing, target repositories opened as the

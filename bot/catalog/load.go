@@ -31,7 +31,7 @@ import (
 // REST call each): the drafts' and the proposals' from other branches.
 const maxCheckedHeads = 50
 
-// Sessions opens a repository the App is installed on (lifecycle.Opener).
+// Sessions opens a repository the App is installed on (core.Opener).
 type Sessions interface {
 	Open(ctx context.Context, repo core.Repo) (*core.Session, error)
 }

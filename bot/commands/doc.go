@@ -12,7 +12,7 @@
 //     interface (lifecycle.go) and replies with one comment listing every
 //     command's outcome or error. Comments by bots are ignored.
 //
-// Errors meant for the commenter are values too: *lifecycle.RequestError
+// Errors meant for the commenter are values too: *core.RequestError
 // and UserError messages are shown as they are; anything else is logged
 // and shown as an internal error.
 package commands

@@ -20,7 +20,7 @@ import (
 )
 
 // harness is a local forge with the standard cast (forgetest), the bot's
-// real clients and git store, a lifecycle.Opener, and a Runner whose
+// real clients and git store, a core.Opener, and a Runner whose
 // Lifecycle is fake for proposals but real for drafts (DraftOps).
 type harness struct {
 	env     *forgetest.Env

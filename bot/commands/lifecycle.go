@@ -14,7 +14,7 @@ import (
 // implemented by DraftOps over bot/lifecycle; the proposals half is
 // adapted from the lifecycle steps (OpenProposal, RecordCommandApproval,
 // Reject, RenderDraft, ProposeDeletion, PublishPackage) when the handler is
-// wired. Errors that are *lifecycle.RequestError or UserError are shown to
+// wired. Errors that are *core.RequestError or UserError are shown to
 // the commenter as they are; others are logged and reported as internal.
 type Lifecycle interface {
 	// List is /porch list.
@@ -75,7 +75,7 @@ type Outcome struct {
 
 // UserError is an error whose message is written for the commenter. The
 // Lifecycle adapters return it for refusals that are not
-// *lifecycle.RequestError.
+// *core.RequestError.
 type UserError struct{ Msg string }
 
 func (e *UserError) Error() string { return e.Msg }

@@ -55,7 +55,7 @@ func (ev CommentEvent) FromBot() bool {
 	return strings.EqualFold(ev.AuthorType, "Bot") || strings.HasSuffix(strings.ToLower(ev.Author), "[bot]")
 }
 
-// SessionOpener opens a repository's Session (lifecycle.Opener).
+// SessionOpener opens a repository's Session (core.Opener).
 type SessionOpener interface {
 	Open(ctx context.Context, repo core.Repo) (*core.Session, error)
 }
@@ -83,7 +83,7 @@ type Runner struct {
 	// nil: a checker per comment, with Permissions.
 	Flows *flow.Checker
 	// BotLogin is the App's bot user, whose replies AnswerMissed reads
-	// (default lifecycle.DefaultBotLogin).
+	// (default approval.DefaultBotLogin).
 	BotLogin string
 	// CommandTimeout bounds the commands of one comment
 	// (DefaultCommandTimeout when 0); a claim older than it (plus a
@@ -270,7 +270,7 @@ func (cr *commentRun) pullHead(ctx context.Context) (pullHead, error) {
 }
 
 // fail turns an error into the commenter's result: refusals
-// (*lifecycle.RequestError, *UserError) as they are, anything else as an
+// (*core.RequestError, *UserError) as they are, anything else as an
 // internal error, logged.
 func (cr *commentRun) fail(err error) result {
 	var req *core.RequestError

@@ -62,7 +62,7 @@ func limitCeiling(calls int) time.Duration {
 // pacedTime is how long porchbot's production pacing takes for n targets
 // each taking per unpaced: the API transport spaces the target's REST
 // writes DefaultMutationSpacing apart (git pushes are not spaced), and
-// lifecycle.UpdateBudget (its default budget, UpdateContentCalls reserved
+// updates.UpdateBudget (its default budget, UpdateContentCalls reserved
 // per target) holds targets back for the hourly limit, run here on a
 // virtual clock.
 func pacedTime(n int, per time.Duration, writes int) time.Duration {

@@ -11,7 +11,7 @@
 //	porchbot-revision: {"repo":"acme/catalog","package":"network/upf","revision":2,"commit":"<sha>","approvers":["bob"],"pr":12,"sig":"<hex>"}
 //
 // sig is an HMAC-SHA256, under the key of porchbot's other records
-// (derived from the webhook secret, lifecycle.RecordKey), over every other
+// (derived from the webhook secret, core.RecordKey), over every other
 // field: who cannot compute it cannot make a record, and a record names the
 // repository, package, revision and commit it was made for, so one copied
 // onto another tag does not verify there.

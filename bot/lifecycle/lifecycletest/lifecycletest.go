@@ -1,6 +1,6 @@
 // Package lifecycletest is a local forge with the standard cast
 // (internal/forge/forgetest) and the bot's real clients over it: an
-// App-authenticated go-github, a go-git store, and a lifecycle.Opener.
+// App-authenticated go-github, a go-git store, and a core.Opener.
 // Tests of the lifecycle steps and of the commands share it.
 package lifecycletest
 
@@ -62,14 +62,14 @@ func New(t testing.TB) *Rig {
 
 // RevisionTag makes tag ("<pkg>/v<N>") on sha in owner/repo as porchbot
 // would have published it (an annotated tag carrying a record signed with
-// the rig's key, lifecycle.RecordKey(nil)), through gh's REST calls: the
+// the rig's key, core.RecordKey(nil)), through gh's REST calls: the
 // fixture of an earlier revision.
 func RevisionTag(ctx context.Context, gh *github.Client, owner, repo, tag, sha string) error {
 	return RevisionTagKey(ctx, gh, core.RecordKey(nil), owner, repo, tag, sha)
 }
 
 // RevisionTagKey is RevisionTag signed with key (a server's
-// lifecycle.RecordKey of its webhook secret).
+// core.RecordKey of its webhook secret).
 func RevisionTagKey(ctx context.Context, gh *github.Client, key []byte, owner, repo, tag, sha string) error {
 	pkg, n, ok := packages.ParseTagName(tag)
 	if !ok {
