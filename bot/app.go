@@ -53,10 +53,10 @@ type App struct {
 	Renders *rendercheck.RenderStates
 	// Updates opens downstream update pull requests after a publish and
 	// runs /porch upgrade (nil: neither).
-	Updates *updates.UpdateFanout
+	Updates *updates.Fanout
 	// Variants reconciles the variants of upstream repositories on
 	// publish, config push and resync (nil: none).
-	Variants *variant.VariantController
+	Variants *variant.Controller
 	// Web is the GitHub web base URL, for links in update pull requests.
 	Web string
 	// InstallationFor finds the App's installation on a repository (the
@@ -68,10 +68,10 @@ type App struct {
 	// Dashboards refreshes dashboard issues after events (NewDashboards;
 	// nil: none are refreshed on events). Ticks runs their ticked boxes
 	// (nil: ticks do nothing).
-	Dashboards *dashboard.DashboardDebouncer
+	Dashboards *dashboard.Debouncer
 	Ticks      TickRunner
 	// DashboardInterval is the least time between two edits of a
-	// dashboard, whatever the replica (dashboard.DashboardInterval when 0;
+	// dashboard, whatever the replica (dashboard.Interval when 0;
 	// tests shorten it).
 	DashboardInterval time.Duration
 	// DashboardNow is the clock the interval is measured on against the

@@ -70,7 +70,7 @@ func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) erro
 		}
 		_, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, c.head, a.Render.Limits)
 		return err
-	case approval.ApprovalCheckName:
+	case approval.CheckName:
 		if len(c.pulls) == 0 {
 			return nil
 		}

@@ -73,7 +73,7 @@ var userMistakes = []struct {
 	{approval.ErrNotProposal, "This pull request is not a proposal: proposals are pull requests into the deployment " +
 		"branch that add, change or remove a package (`/porch propose` opens one for a draft)."},
 	{proposals.ErrDeletionNoPackage, "There is no such package on the deployment branch; `/porch list` lists the packages."},
-	{publish.ErrPublishNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
+	{publish.ErrNoPackage, "There is no such package to publish; `/porch list` lists the packages."},
 }
 
 // userError turns the lifecycle's refusals of what was asked into
@@ -156,7 +156,7 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 // the verdict, because of who gave it ("" otherwise): the policy's reason
 // and detail (self-approval, not an approver, not a member of the
 // approvers' team), mentions defused.
-func approvalNotCounted(r approval.ApprovalResult, login string) string {
+func approvalNotCounted(r approval.Result, login string) string {
 	for _, a := range r.Approvers {
 		if strings.EqualFold(a.User, login) {
 			return ""
@@ -281,9 +281,9 @@ func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pk
 	if pkg == "" {
 		return commands.Outcome{}, &commands.UserError{Msg: "name the package: `/porch publish <package>` (in a merged pull request, its draft's package is the default)"}
 	}
-	api := publish.NewPublishAPI(s.GH)
+	api := publish.NewAPI(s.GH)
 	api.Approval = o.App.proposalAPI(s.GH)
-	var out *publish.PublishOutcome
+	var out *publish.Outcome
 	var err error
 	approver, note := false, ""
 	if s.Config.Approvals.Required > 0 {

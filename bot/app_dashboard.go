@@ -36,8 +36,8 @@ const maxInstallRepos = 100
 
 // NewDashboards sets the App's debounced dashboard refresh (call once,
 // before serving).
-func (a *App) NewDashboards() *dashboard.DashboardDebouncer {
-	a.Dashboards = &dashboard.DashboardDebouncer{Refresh: a.refreshDashboard, Log: a.Log}
+func (a *App) NewDashboards() *dashboard.Debouncer {
+	a.Dashboards = &dashboard.Debouncer{Refresh: a.refreshDashboard, Log: a.Log}
 	return a.Dashboards
 }
 
@@ -53,13 +53,13 @@ func (a *App) refreshDashboard(ctx context.Context, repo core.Repo) (time.Time, 
 
 // SyncDashboard brings repo's dashboard up to date, opening it when it is
 // missing and mayCreate (install, resync).
-func (a *App) SyncDashboard(ctx context.Context, repo core.Repo, mayCreate bool) (*dashboard.DashboardOutcome, error) {
+func (a *App) SyncDashboard(ctx context.Context, repo core.Repo, mayCreate bool) (*dashboard.Outcome, error) {
 	gh, err := a.Opener.Clients.Installation(ctx, repo.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: installation client: %w", repo.FullName(), err)
 	}
 	open := func(ctx context.Context) (*core.Session, error) { return a.open(ctx, repo) }
-	out, err := dashboard.SyncDashboard(ctx, repo, open, a.dashboardSync(gh, mayCreate))
+	out, err := dashboard.Sync(ctx, repo, open, a.dashboardSync(gh, mayCreate))
 	a.noteDashboard(repo, out)
 	a.countDashboard(out, err)
 	return out, err
@@ -98,7 +98,7 @@ func (h *dashboardHints) has(repo core.Repo) bool {
 }
 
 // noteDashboard remembers whether a sync found repo's dashboard.
-func (a *App) noteDashboard(repo core.Repo, out *dashboard.DashboardOutcome) {
+func (a *App) noteDashboard(repo core.Repo, out *dashboard.Outcome) {
 	switch {
 	case out == nil:
 	case out.Number != 0:
@@ -109,7 +109,7 @@ func (a *App) noteDashboard(repo core.Repo, out *dashboard.DashboardOutcome) {
 }
 
 // countDashboard counts a sync's outcome.
-func (a *App) countDashboard(out *dashboard.DashboardOutcome, err error) {
+func (a *App) countDashboard(out *dashboard.Outcome, err error) {
 	if a.Metrics == nil {
 		return
 	}
@@ -124,21 +124,21 @@ func (a *App) countDashboard(out *dashboard.DashboardOutcome, err error) {
 // repository is opened if missing, refreshed if stale.
 func (a *App) EnsureDashboard(ctx context.Context, s *core.Session) error {
 	open := func(context.Context) (*core.Session, error) { return s, nil }
-	out, err := dashboard.SyncDashboard(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
+	out, err := dashboard.Sync(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
 	a.noteDashboard(s.Repo, out)
 	a.countDashboard(out, err)
 	return err
 }
 
-func (a *App) dashboardSync(gh *github.Client, mayCreate bool) dashboard.DashboardSync {
-	return dashboard.DashboardSync{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
+func (a *App) dashboardSync(gh *github.Client, mayCreate bool) dashboard.Refresh {
+	return dashboard.Refresh{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
 		Interval: a.DashboardInterval, Now: a.DashboardNow}
 }
 
 // dashboardFacts gathers what the dashboard shows; facts that could not
 // be read are logged and left out.
-func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*dashboard.DashboardFacts, error) {
-	f, err := dashboard.GatherDashboard(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
+func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*dashboard.Facts, error) {
+	f, err := dashboard.Gather(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
 	if f == nil {
 		return nil, err
 	}
@@ -189,10 +189,10 @@ func (t touching) Handle(ctx context.Context, ev *ingress.Event) error {
 // OnIssues runs the boxes a person ticked in porchbot's dashboard, as
 // their /porch commands, then refreshes it (which clears the ticks). A
 // dashboard closed by a person needs nothing: it stays closed (the state
-// is GitHub's, see dashboard.SyncDashboard).
+// is GitHub's, see dashboard.Sync).
 func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.IssuesEvent) error {
 	issue, sender := ev.GetIssue(), ev.GetSender()
-	if a.isBot(sender) || !a.isBot(issue.GetUser()) || !dashboard.IsDashboardBody(issue.GetBody()) {
+	if a.isBot(sender) || !a.isBot(issue.GetUser()) || !dashboard.IsBody(issue.GetBody()) {
 		return nil
 	}
 	r := ev.GetRepo()
@@ -210,7 +210,7 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 	if ev.GetChanges().GetBody() == nil || a.Ticks == nil {
 		return nil
 	}
-	actions := dashboard.DashboardTicks(ev.GetChanges().GetBody().GetFrom(), issue.GetBody())
+	actions := dashboard.Ticks(ev.GetChanges().GetBody().GetFrom(), issue.GetBody())
 	if len(actions) == 0 {
 		return nil
 	}
@@ -226,7 +226,7 @@ func (a *App) OnIssues(ctx context.Context, installationID int64, ev *github.Iss
 }
 
 // dashboardTick is what a box does: the matching /porch command's step.
-func (a *App) dashboardTick(act dashboard.DashboardAction, by string) commands.Tick {
+func (a *App) dashboardTick(act dashboard.Action, by string) commands.Tick {
 	ops := CommandOps{App: a}
 	t := commands.Tick{Verb: act.Verb(), Text: act.String()}
 	switch act.Kind {

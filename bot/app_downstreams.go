@@ -44,7 +44,7 @@ const pushPayloadCommits = 20
 // that track an upstream on this GitHub host in a repository where the App
 // is installed, replacing what the registry knew of the repository. Others
 // are skipped, each with a log line and metrics.UpstreamsSkipped. Resync
-// calls it (resync.ResyncDownstreamHooks), and so does a push to the
+// calls it (resync.DownstreamHooks), and so does a push to the
 // deployment branch that changes a Kptfile.
 func (a *App) IndexDownstreams(ctx context.Context, s *core.Session) error {
 	found, err := updates.DeploymentDownstreams(ctx, s)
@@ -149,10 +149,10 @@ func (a *App) TrackingDownstreams(_ context.Context, s *core.Session) []downstre
 // installed (downstreams.Registry.Known).
 func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Known(repository) }
 
-var _ resync.ResyncPassHooks = (*App)(nil) // the resync loop reports its passes to the registry
+var _ resync.PassHooks = (*App)(nil) // the resync loop reports its passes to the registry
 
 // ResyncPassDone tells the registry that a resync pass visited every
-// installed repository (resync.ResyncPassHooks).
+// installed repository (resync.PassHooks).
 func (a *App) ResyncPassDone(repos []core.Repo) {
 	names := make([]string, 0, len(repos))
 	for _, r := range repos {

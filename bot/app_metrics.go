@@ -79,7 +79,7 @@ func (m *renderMeter) UpdateCheckRun(ctx context.Context, owner, repo string, id
 
 // CountPublish counts what a publish decided (the event paths count
 // theirs; the service counts the resync's).
-func (a *App) CountPublish(out *publish.PublishOutcome) {
+func (a *App) CountPublish(out *publish.Outcome) {
 	if a.Metrics == nil || out == nil {
 		return
 	}

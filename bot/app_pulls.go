@@ -157,7 +157,7 @@ func (a *App) publishMerged(ctx context.Context, s *core.Session, pr *github.Pul
 			return err
 		}
 	}
-	api := publish.NewPublishAPI(s.GH)
+	api := publish.NewAPI(s.GH)
 	api.Approval = a.proposalAPI(s.GH)
 	out, err := publish.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
 	if err != nil {

@@ -64,7 +64,7 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 			return err
 		}
 		// A direct push that changes a package waits for an approver.
-		api := publish.NewPublishAPI(s.GH)
+		api := publish.NewAPI(s.GH)
 		api.Approval = a.proposalAPI(s.GH)
 		_, err = publish.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()), ev.GetSender().GetLogin())
 	}
@@ -82,7 +82,7 @@ func (a *App) tagPushed(ctx context.Context, repo core.Repo, tag, sender string)
 	if err != nil {
 		return err
 	}
-	_, err = publish.ReportTagPush(ctx, s, publish.NewPublishAPI(s.GH), tag, sender)
+	_, err = publish.ReportTagPush(ctx, s, publish.NewAPI(s.GH), tag, sender)
 	return err
 }
 

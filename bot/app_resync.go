@@ -29,8 +29,8 @@ func (a *App) RenderDraft(ctx context.Context, s *core.Session, branch string, h
 // ResyncAPI is the resync's API of a session: publishing judges approvals
 // with the same bot login and record key as the webhook path
 // (proposalAPI), so a record without a valid signature counts in neither.
-func (a *App) ResyncAPI(s *core.Session) resync.ResyncAPI {
-	api := resync.NewResyncAPI(s.GH)
+func (a *App) ResyncAPI(s *core.Session) resync.API {
+	api := resync.NewAPI(s.GH)
 	api.Publish.Approval = a.proposalAPI(s.GH)
 	return api
 }

@@ -14,7 +14,7 @@ type MissedCommandAnswerer interface {
 }
 
 // AnswerMissedCommands is the resync's hook for /porch comments nobody
-// answered (resync.ResyncCommandHooks): the comment runner's, when the
+// answered (resync.CommandHooks): the comment runner's, when the
 // App runs comments with one.
 func (a *App) AnswerMissedCommands(ctx context.Context, s *core.Session) ([]int64, error) {
 	c, ok := a.Comments.(*Commands)

@@ -30,12 +30,12 @@ import (
 
 // Upstream updates (SPEC §6): a publish fans out to the downstream
 // packages' update pull requests; /porch upgrade runs the same path on
-// demand. The work is updates.UpdateFanout's; this file hands it the
+// demand. The work is updates.Fanout's; this file hands it the
 // sessions and the App's API.
 
 // updatesAfterPublish opens the update pull requests of what a publish
 // tagged (nothing when the App has no fan-out or nothing was tagged).
-func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *publish.PublishOutcome) error {
+func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *publish.Outcome) error {
 	a.CountPublish(out)
 	if a.Updates == nil || out == nil || len(out.Published) == 0 {
 		return nil
@@ -46,8 +46,8 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *pub
 }
 
 // UpdateAPI is the update pull requests' API of a downstream session.
-func (a *App) UpdateAPI(s *core.Session) updates.UpdateAPI {
-	api := updates.NewUpdateAPI(s.GH, a.proposalAPI(s.GH))
+func (a *App) UpdateAPI(s *core.Session) updates.API {
+	api := updates.NewAPI(s.GH, a.proposalAPI(s.GH))
 	api.Web, api.Identity = a.Web, a.Render.Identity
 	return api
 }
@@ -55,38 +55,38 @@ func (a *App) UpdateAPI(s *core.Session) updates.UpdateAPI {
 // Upgrade is /porch upgrade <package> [--to vN] [--strategy S]: the
 // package's update pull request, now.
 func (o CommandOps) Upgrade(ctx context.Context, s *core.Session, pkg string, to int, strategy, by string) (commands.Outcome, error) {
-	out, plan, err := o.App.Updates.Upgrade(ctx, s, pkg, to, updates.UpdateOptions{Strategy: strategy, RequestedBy: by})
+	out, plan, err := o.App.Updates.Upgrade(ctx, s, pkg, to, updates.Options{Strategy: strategy, RequestedBy: by})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
 	tag := plan.Upstream.Tag()
 	switch out.State {
-	case updates.UpdateUpToDate:
+	case updates.UpToDate:
 		return commands.Outcome{Text: fmt.Sprintf("%s already tracks %s (upstream lock %s): nothing to update.", mdquote.Code(pkg), mdquote.Code(tag), mdquote.Code(plan.FromRef))}, nil
-	case updates.UpdateOpened:
+	case updates.Opened:
 		return commands.Outcome{Text: fmt.Sprintf("Opened the update of %s to %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
-	case updates.UpdateRefreshed, updates.UpdateCurrent:
+	case updates.Refreshed, updates.Current:
 		return commands.Outcome{Text: fmt.Sprintf("The update pull request of %s proposes %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
-	case updates.UpdateWaiting:
+	case updates.Waiting:
 		return commands.Outcome{Text: fmt.Sprintf("Pushed the update of %s to %s; its pull request waits: `updates.prConcurrentLimit` update pull requests are open.", mdquote.Code(pkg), mdquote.Code(tag)), Branch: out.Branch}, nil
-	case updates.UpdateHeld:
+	case updates.Held:
 		return commands.Outcome{Text: fmt.Sprintf("%s has commits porchbot did not make: not overwritten. Delete the branch and ask again.", mdquote.Code(out.Branch)), PullRequest: out.PR.GetNumber()}, nil
-	case updates.UpdateRefused:
+	case updates.Refused:
 		n := out.PR.GetNumber()
 		if n == 0 {
 			n = out.Issue // the issue listing the conflicts, when this call opened it
 		}
 		return commands.Outcome{Text: fmt.Sprintf("Not updated to %s: %s.", mdquote.Code(tag), plan.Refused) + "\n\n" + updates.ConflictsMarkdown(plan.Conflicts), PullRequest: n}, nil
-	case updates.UpdateVariant:
+	case updates.OwnedByVariant:
 		return commands.Outcome{Text: fmt.Sprintf("%s belongs to a variant of its upstream (`porchbot.dev/variant`): the variant keeps it updated, with its mutations; `/porch variants` in the upstream repository shows its state.", mdquote.Code(pkg))}, nil
-	case updates.UpdateDeclined:
+	case updates.Declined:
 		// Asked for explicitly: the declined revision is proposed again.
 		return commands.Outcome{Text: fmt.Sprintf("The update of %s to %s was closed unmerged; reopen that pull request to take it after all.", mdquote.Code(pkg), mdquote.Code(tag))}, nil
 	}
 	return commands.Outcome{Text: strings.TrimSpace(fmt.Sprintf("Update of %s to %s: %s.", mdquote.Code(pkg), mdquote.Code(tag), out.State))}, nil
 }
 
-func conflictsNote(plan *updates.UpdatePlan) string {
+func conflictsNote(plan *updates.Plan) string {
 	if len(plan.Conflicts) == 0 {
 		return ""
 	}
@@ -156,7 +156,7 @@ func (m UpdateMetrics) Queued(delta int) { m.Queue.Add(float64(delta)) }
 // (render included) the App just passed, with updates.automerge.
 func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
 	run := ev.GetCheckRun()
-	if a.Updates == nil || run.GetName() != approval.ApprovalCheckName || run.GetStatus() != "completed" ||
+	if a.Updates == nil || run.GetName() != approval.CheckName || run.GetStatus() != "completed" ||
 		run.GetConclusion() != "success" || !strings.EqualFold(ev.GetSender().GetLogin(), a.botLogin()) {
 		return nil
 	}

@@ -21,13 +21,13 @@ import (
 // Variants (SPEC §7): the repository holding an upstream package reconciles
 // its `variants:` entries when it publishes, when a push to its deployment
 // branch changes its config, and on every resync (a new topic, a lost
-// webhook). The work is variant.VariantController's.
+// webhook). The work is variant.Controller's.
 
 // NewVariantController is the App's variant controller: the update
 // fan-out's API, render and pacing, target repositories opened as the
 // App, candidates from the downstream registry.
-func NewVariantController(a *App, m *metrics.Metrics) *variant.VariantController {
-	c := &variant.VariantController{Updates: a.Updates, Open: a.open, Finder: a, Flows: a.Flows}
+func NewVariantController(a *App, m *metrics.Metrics) *variant.Controller {
+	c := &variant.Controller{Updates: a.Updates, Open: a.open, Finder: a, Flows: a.Flows}
 	if m != nil {
 		c.Metrics = &VariantMetrics{Gauge: m.VariantTargets}
 	}
@@ -36,7 +36,7 @@ func NewVariantController(a *App, m *metrics.Metrics) *variant.VariantController
 
 // variantsAfterPublish reconciles the variants of the published packages'
 // repository.
-func (a *App) variantsAfterPublish(ctx context.Context, s *core.Session, out *publish.PublishOutcome) error {
+func (a *App) variantsAfterPublish(ctx context.Context, s *core.Session, out *publish.Outcome) error {
 	if a.Variants == nil || out == nil || len(out.Published) == 0 || len(s.Config.Variants) == 0 {
 		return nil
 	}
@@ -115,9 +115,9 @@ func (m *VariantMetrics) Targets(upstream string, byState map[string]int) {
 
 // Variants is /porch variants: the state of every target of the
 // repository's variants, planned and not acted on.
-func (o CommandOps) Variants(ctx context.Context, s *core.Session) (*variant.VariantReport, error) {
+func (o CommandOps) Variants(ctx context.Context, s *core.Session) (*variant.Report, error) {
 	if o.App.Variants == nil {
-		return &variant.VariantReport{Upstream: s.Repo.FullName()}, nil
+		return &variant.Report{Upstream: s.Repo.FullName()}, nil
 	}
 	rep, err := o.App.Variants.Status(ctx, s)
 	return rep, userError(err)

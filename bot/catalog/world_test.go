@@ -174,7 +174,7 @@ func (w *world) push(t *testing.T, dir, full, message string) {
 		t.Fatal(err)
 	}
 	deps := w.Svc.ResyncDeps()
-	if _, err := resync.Resync(ctx, s, deps.API(s), deps); err != nil {
+	if _, err := resync.Repository(ctx, s, deps.API(s), deps); err != nil {
 		t.Fatal(err)
 	}
 	w.settle(t)

@@ -23,7 +23,7 @@ const maxVariantRows = 300
 // and not acted on. Without it, variants replies that this server does not
 // carry variants out.
 type VariantReporter interface {
-	Variants(ctx context.Context, s *core.Session) (*variant.VariantReport, error)
+	Variants(ctx context.Context, s *core.Session) (*variant.Report, error)
 }
 
 // runVariants is /porch variants: a table of variant, target, downstream
@@ -45,7 +45,7 @@ func runVariants(ctx context.Context, cr *commentRun, _ Command) result {
 }
 
 // renderVariants renders a report as markdown.
-func renderVariants(entries []config.Variant, rep *variant.VariantReport) string {
+func renderVariants(entries []config.Variant, rep *variant.Report) string {
 	if len(entries) == 0 && len(rep.Results) == 0 {
 		return "No `variants:` entry in " + mdquote.Code(config.Path) + ": this repository fans no package out."
 	}

@@ -341,12 +341,12 @@ func (s *story) propose() error {
 	} else {
 		s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), conclusion(run), run.GetOutput().GetTitle())
 	}
-	run, err := s.checkRun(catalog, head, approval.ApprovalCheckName, true)
+	run, err := s.checkRun(catalog, head, approval.CheckName, true)
 	if err != nil {
 		return err
 	}
 	if run.GetConclusion() == "success" {
-		return fmt.Errorf("%s passed before anyone approved: %q", approval.ApprovalCheckName, run.GetOutput().GetTitle())
+		return fmt.Errorf("%s passed before anyone approved: %q", approval.CheckName, run.GetOutput().GetTitle())
 	}
 	s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), conclusion(run), run.GetOutput().GetTitle())
 	return nil
@@ -364,12 +364,12 @@ func (s *story) approve() error {
 	if err := s.settle(); err != nil {
 		return err
 	}
-	run, err := s.checkRun(catalog, s.pr.GetHead().GetSHA(), approval.ApprovalCheckName, true)
+	run, err := s.checkRun(catalog, s.pr.GetHead().GetSHA(), approval.CheckName, true)
 	if err != nil {
 		return err
 	}
 	if run.GetConclusion() != "success" {
-		return fmt.Errorf("%s after bob's approval: %s %q\n%s", approval.ApprovalCheckName, conclusion(run),
+		return fmt.Errorf("%s after bob's approval: %s %q\n%s", approval.CheckName, conclusion(run),
 			run.GetOutput().GetTitle(), run.GetOutput().GetSummary())
 	}
 	s.n.act("porchbot", "check run %s: %s — %q", run.GetName(), run.GetConclusion(), run.GetOutput().GetTitle())

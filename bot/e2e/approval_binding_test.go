@@ -85,7 +85,7 @@ func upfProposalWorld(t *testing.T) (w *world, dir string, n int, head string) {
 }
 
 // resyncSettled runs one resync of repo and waits for what it causes.
-func (w *world) resyncSettled(repo string) *resync.ResyncReport {
+func (w *world) resyncSettled(repo string) *resync.Report {
 	w.t.Helper()
 	rep, err := w.resync(repo)
 	if err != nil {

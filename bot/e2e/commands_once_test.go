@@ -90,7 +90,7 @@ func TestFullQueueCommandAnsweredByResync(t *testing.T) {
 		t.Fatalf("the refused comment was run (%d bot comments)", n)
 	}
 
-	resync := func() *resync.ResyncReport {
+	resync := func() *resync.Report {
 		t.Helper()
 		rep, err := w.resync(repo)
 		if err != nil {
@@ -156,7 +156,7 @@ func callsSince(w *world, before map[string]int64, route string) int64 {
 
 // resync runs one resync of repo as the periodic loop does, with the
 // App's hooks.
-func (w *world) resync(repo string) (*resync.ResyncReport, error) {
+func (w *world) resync(repo string) (*resync.Report, error) {
 	w.t.Helper()
 	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
 	if err != nil {
@@ -168,5 +168,5 @@ func (w *world) resync(repo string) (*resync.ResyncReport, error) {
 		w.t.Fatal(err)
 	}
 	deps := w.svc.ResyncDeps() // as the periodic loop runs it
-	return resync.Resync(w.ctx, s, deps.API(s), deps)
+	return resync.Repository(w.ctx, s, deps.API(s), deps)
 }

@@ -56,7 +56,7 @@ func (w *world) dashboards(repo string) []*github.Issue {
 	w.t.Helper()
 	owner, name := splitRepo(repo)
 	list, _, err := w.client("alice").Issues.ListByRepo(w.ctx, owner, name, &github.IssueListByRepoOptions{State: "all",
-		Labels: []string{dashboard.DashboardLabel}})
+		Labels: []string{dashboard.Label}})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestDashboardIssue(t *testing.T) {
 	w.settleDashboards()
 	total, _ := sumCalls(w, before)
 	d := w.dashboard(repo)
-	if d.GetTitle() != dashboard.DashboardTitle || d.GetState() != "open" || d.GetUser().GetLogin() != "porchbot[bot]" {
+	if d.GetTitle() != dashboard.Title || d.GetState() != "open" || d.GetUser().GetLogin() != "porchbot[bot]" {
 		t.Fatalf("dashboard: %s", github.Stringify(d))
 	}
 	for _, want := range []string{"## Packages", "- `basens`", "- `network/upf`", "No drafts."} {

@@ -145,7 +145,7 @@ func TestDownstreamDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	deps := r.ResyncDeps()
-	if _, err := resync.Resync(w.ctx, s, deps.API(s), deps); err != nil {
+	if _, err := resync.Repository(w.ctx, s, deps.API(s), deps); err != nil {
 		t.Fatal(err)
 	}
 	if got := downstreamNames(r.App.DownstreamsOf(w.ctx, catalog, "basens")); !slices.Equal(got, []string{"acme/edge-1:upf"}) {

@@ -34,11 +34,11 @@ func (w *world) pushDraftUnheard(branch string) string {
 // resyncPass runs one pass over every installed repository as the
 // service's loop does, with deps, settles what it caused, and returns the
 // forge's calls during the pass.
-func (w *world) resyncPass(deps resync.ResyncDeps) map[string]int64 {
+func (w *world) resyncPass(deps resync.Deps) map[string]int64 {
 	w.t.Helper()
 	fg := w.svc.Embedded.Forge
 	before := fg.Stats().Snapshot()
-	resync.ResyncPass(w.ctx, w.svc.App.InstalledRepos(w.svc.Clients), w.svc.App.Opener.Open, deps)
+	resync.Pass(w.ctx, w.svc.App.InstalledRepos(w.svc.Clients), w.svc.App.Opener.Open, deps)
 	d := forge.StatsDelta(before, fg.Stats().Snapshot())
 	w.settle()
 	return d
@@ -47,7 +47,7 @@ func (w *world) resyncPass(deps resync.ResyncDeps) map[string]int64 {
 // resyncDepsAlone are the service's resync deps without GitHub's
 // redelivery, which would repair lost events as events
 // (TestRedelivererRepairsLostWebhooks): the resync's own net.
-func (w *world) resyncDepsAlone() resync.ResyncDeps {
+func (w *world) resyncDepsAlone() resync.Deps {
 	deps := w.svc.ResyncDeps()
 	deps.BeforePass = nil
 	return deps

@@ -136,7 +136,7 @@ func benchResyncScale(b *testing.B, n int) {
 			}()
 			before := fg.Stats().Snapshot()
 			start := time.Now()
-			repos := resync.ResyncPass(w.ctx, list, svc.App.Opener.Open, deps)
+			repos := resync.Pass(w.ctx, list, svc.App.Opener.Open, deps)
 			wall := time.Since(start)
 			d := forge.StatsDelta(before, fg.Stats().Snapshot())
 			if len(repos) < n {

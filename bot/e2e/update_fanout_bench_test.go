@@ -173,7 +173,7 @@ func benchUpdateFanout(b *testing.B, private bool) {
 
 	opened := 0
 	for _, r := range results {
-		if r.Err == nil && r.Outcome != nil && r.Outcome.State == updates.UpdateOpened {
+		if r.Err == nil && r.Outcome != nil && r.Outcome.State == updates.Opened {
 			opened++
 		}
 	}

@@ -192,7 +192,7 @@ func TestUpdatePullRequests(t *testing.T) {
 	if b := prs["acme/edge-1"].GetBody(); !strings.Contains(b, "None: no field") {
 		t.Errorf("edge-1 lists conflicts it does not have:\n%s", b)
 	}
-	if got := testutil.ToFloat64(w.svc.Metrics.UpdatePRs.WithLabelValues(updates.UpdateOpened)); got != 3 {
+	if got := testutil.ToFloat64(w.svc.Metrics.UpdatePRs.WithLabelValues(updates.Opened)); got != 3 {
 		t.Errorf("porchbot_update_prs{state=opened} = %v, want 3", got)
 	}
 	if got := testutil.ToFloat64(w.svc.Metrics.UpdateQueueDepth); got != 0 {

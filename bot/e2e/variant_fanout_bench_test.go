@@ -62,12 +62,12 @@ func limitCeiling(calls int) time.Duration {
 // pacedTime is how long porchbot's production pacing takes for n targets
 // each taking per unpaced: the API transport spaces the target's REST
 // writes DefaultMutationSpacing apart (git pushes are not spaced), and
-// updates.UpdateBudget (its default budget, UpdateContentCalls reserved
+// updates.Budget (its default budget, UpdateContentCalls reserved
 // per target) holds targets back for the hourly limit, run here on a
 // virtual clock.
 func pacedTime(n int, per time.Duration, writes int) time.Duration {
 	var now time.Time
-	budget := &updates.UpdateBudget{Limit: updates.DefaultUpdateBudget, Now: func() time.Time { return now },
+	budget := &updates.Budget{Limit: updates.DefaultBudget, Now: func() time.Time { return now },
 		Sleep: func(_ context.Context, d time.Duration) error { now = now.Add(d); return nil }}
 	step := max(per, time.Duration(writes)*ghclient.DefaultMutationSpacing)
 	for i := 0; i < n; i++ {
@@ -195,7 +195,7 @@ func BenchmarkVariantFanout(b *testing.B) {
 			"    per target by endpoint:\n      %s\n",
 			r.what, per, r.target, r.run.perReconcile(), float64(r.run.git())/nf, r.run.wall.Round(time.Millisecond),
 			float64(r.run.wall.Milliseconds())/nf, writes, pushes, secondaryPerMinute, secondaryPerHour, limitCeiling(int(writes)).Round(time.Second),
-			ghclient.DefaultMutationSpacing, updates.DefaultUpdateBudget, updates.UpdateContentCalls,
+			ghclient.DefaultMutationSpacing, updates.DefaultBudget, updates.UpdateContentCalls,
 			paced.Round(time.Second), 100*limitCeiling(int(writes)).Seconds()/paced.Seconds(), perMinute,
 			limitCeiling(int(writes+pushes)).Round(time.Second), perMinute+pushesPerMinute,
 			strings.Join(r.run.byEndpoint(nf), "\n      "))
@@ -223,7 +223,7 @@ func BenchmarkVariantFanout(b *testing.B) {
 
 // reconcileRun is one measured reconcile.
 type reconcileRun struct {
-	rep   *variant.VariantReport
+	rep   *variant.Report
 	calls map[string]int64
 	wall  time.Duration
 }
@@ -293,7 +293,7 @@ func (r reconcileRun) byEndpoint(n float64) []string {
 }
 
 // checkVariantResults: every one of n targets got kind, with a pull request.
-func checkVariantResults(b *testing.B, rep *variant.VariantReport, kind variants.Kind, n int) {
+func checkVariantResults(b *testing.B, rep *variant.Report, kind variants.Kind, n int) {
 	b.Helper()
 	got := 0
 	for _, r := range rep.Results {

@@ -16,11 +16,11 @@ import (
 
 // evaluate runs EvaluateApproval on pull request n as GitHub has it now,
 // in a fresh session, and returns the outcome and its REST calls.
-func (f *propFixture) evaluate(n int) (*approval.ApprovalOutcome, int64) {
+func (f *propFixture) evaluate(n int) (*approval.Outcome, int64) {
 	f.t.Helper()
 	pr := f.pr(n)
 	s, api := f.session()
-	var out *approval.ApprovalOutcome
+	var out *approval.Outcome
 	calls, d := f.calls(func() {
 		var err error
 		if out, err = approval.EvaluateApproval(f.ctx, s, api, pr); err != nil {
@@ -34,7 +34,7 @@ func (f *propFixture) evaluate(n int) (*approval.ApprovalOutcome, int64) {
 	return out, calls
 }
 
-func approvalCounted(out *approval.ApprovalOutcome) []string {
+func approvalCounted(out *approval.Outcome) []string {
 	var users []string
 	for _, a := range out.Result.Approvers {
 		users = append(users, a.User)
@@ -43,7 +43,7 @@ func approvalCounted(out *approval.ApprovalOutcome) []string {
 }
 
 // ignoredReason is the reason user's approval was not counted ("" if it was not ignored).
-func approvalIgnored(out *approval.ApprovalOutcome, user string) approval.IgnoreReason {
+func approvalIgnored(out *approval.Outcome, user string) approval.IgnoreReason {
 	var r approval.IgnoreReason
 	for _, ig := range out.Result.Ignored {
 		if ig.User == user {
@@ -53,10 +53,10 @@ func approvalIgnored(out *approval.ApprovalOutcome, user string) approval.Ignore
 	return r
 }
 
-func wantApprovalCheck(t *testing.T, out *approval.ApprovalOutcome, conclusion string, inSummary ...string) {
+func wantApprovalCheck(t *testing.T, out *approval.Outcome, conclusion string, inSummary ...string) {
 	t.Helper()
 	run := out.CheckRun
-	if run.GetName() != approval.ApprovalCheckName || run.GetConclusion() != conclusion || run.GetHeadSHA() != out.Head {
+	if run.GetName() != approval.CheckName || run.GetConclusion() != conclusion || run.GetHeadSHA() != out.Head {
 		t.Fatalf("check %s %s on %s (head %s), want %s", run.GetName(), run.GetConclusion(), run.GetHeadSHA(), out.Head, conclusion)
 	}
 	text := run.GetOutput().GetTitle() + "\n" + run.GetOutput().GetSummary()

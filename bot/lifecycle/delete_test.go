@@ -99,7 +99,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatalf("comments %q", cs)
 	}
 	// The resync has nothing to do about a deleted package.
-	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("resync after deletion: %+v %v", rep, err)
 	}

@@ -131,10 +131,10 @@ func TestResyncRebuildsTheIndex(t *testing.T) {
 	sha := h.Seed(t, map[string][]byte{"basens/Kptfile": []byte(propKptfile)})
 	alice := h.User(forgetest.AliceToken)
 	h.tag(t, "basens/v1", sha)
-	resync := func() *resync.ResyncReport {
+	resync := func() *resync.Report {
 		t.Helper()
 		s := h.Open(t)
-		rep, err := resync.Resync(ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+		rep, err := resync.Repository(ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 		if err != nil {
 			t.Fatal(err)
 		}

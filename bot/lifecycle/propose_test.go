@@ -326,7 +326,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	pr := f.openPR(forgetest.AliceToken)
 	s, api := f.session()
 
-	var out *approval.ApprovalOutcome
+	var out *approval.Outcome
 	n, d := f.calls(func() {
 		var err error
 		if out, err = proposals.OnProposalEvent(f.ctx, s, api, pr); err != nil {
@@ -337,7 +337,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	if out == nil || !out.Labelled || out.Result.Satisfied || n != 4 { // label, reviews, render checks, check run (no comment)
 		t.Fatalf("outcome %+v, %d calls %v", out, n, d)
 	}
-	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != approval.ApprovalCheckName {
+	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != approval.CheckName {
 		t.Fatalf("check %s %s", out.CheckRun.GetName(), out.CheckRun.GetConclusion())
 	}
 	if labels := propLabelNames(f.pr(pr.GetNumber())); len(labels) != 1 || labels[0] != packages.LabelProposed {

@@ -211,9 +211,9 @@ func (f *pubFixture) calls(fn func()) map[string]int64 {
 	return forge.Counted(forge.StatsDelta(before, f.h.Env.Forge.Stats().Snapshot()))
 }
 
-func publishLanding(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.PullRequest) *publish.PublishOutcome {
+func publishLanding(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.PullRequest) *publish.Outcome {
 	t.Helper()
-	out, err := publish.Publish(context.Background(), s, publish.NewPublishAPI(s.GH), landed, pr)
+	out, err := publish.Publish(context.Background(), s, publish.NewAPI(s.GH), landed, pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestPublishProposalMergeTagsAndReleases(t *testing.T) {
 	m1, pr1 := f.land("drafts/basens/w1", "Create basens")
 
 	s := f.h.Open(t)
-	var out *publish.PublishOutcome
+	var out *publish.Outcome
 	calls := f.calls(func() { out = publishLanding(t, s, m1, pr1) })
 	t.Logf("first publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "basens/v1" {
@@ -301,7 +301,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 		files["app/cm.yaml"] = pubConfigMap("app", "cfg", "1")
 	})
 	s := f.h.Open(t)
-	var out *publish.PublishOutcome
+	var out *publish.Outcome
 	calls := f.calls(func() { out = publishLanding(t, s, plumbing.NewHash(c1), nil) })
 	t.Logf("direct push publish: %d REST calls %v", forge.SumCounted(calls), calls)
 	if got := out.Tags(); len(got) != 1 || got[0] != "app/v1" {
@@ -317,7 +317,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 	// Another direct push, webhook lost: the resync tags it.
 	c2 := f.commit("main", "", func(files map[string][]byte) { files["app/cm.yaml"] = pubConfigMap("app", "cfg", "2") })
 	s = f.h.Open(t)
-	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,15 +375,15 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 			}
 			<-start
 			for _, st := range steps {
-				var out *publish.PublishOutcome
+				var out *publish.Outcome
 				if st.resync {
-					rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+					rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 					if err != nil {
 						errs <- err
 						return
 					}
-					out = &publish.PublishOutcome{Published: rep.Published, Races: rep.Races}
-				} else if out, err = publish.Publish(f.ctx, s, publish.NewPublishAPI(s.GH), st.landed, st.pr); err != nil {
+					out = &publish.Outcome{Published: rep.Published, Races: rep.Races}
+				} else if out, err = publish.Publish(f.ctx, s, publish.NewAPI(s.GH), st.landed, st.pr); err != nil {
 					errs <- err
 					return
 				}
@@ -479,7 +479,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	// resync publishes the re-review merge.
 	m3, prC := f.land(wantBranch, "Review the merged net")
 	s = f.h.Open(t)
-	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,14 +536,14 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 	if out.Skipped == "" || len(out.Published) != 0 {
 		t.Fatalf("publishOn never published on merge: %+v", out)
 	}
-	if _, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{}); err != nil {
+	if _, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{}); err != nil {
 		t.Fatal(err)
 	}
 	f.wantTags(map[string]plumbing.Hash{})
 
 	var err error
 	calls := f.calls(func() {
-		out, err = publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "manual", s.DeploymentHead)
+		out, err = publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "manual", s.DeploymentHead)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -557,14 +557,14 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 		t.Fatalf("release %+v", rel)
 	}
 	// Again: nothing to do.
-	out, err = publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "manual", s.DeploymentHead)
+	out, err = publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "manual", s.DeploymentHead)
 	if err != nil || len(out.Published) != 0 || len(out.AlreadyPublished) != 1 {
 		t.Fatalf("second PublishPackage: %+v %v", out, err)
 	}
-	if _, err := publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "bad..name", s.DeploymentHead); err == nil {
+	if _, err := publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "bad..name", s.DeploymentHead); err == nil {
 		t.Fatal("an invalid package name was accepted")
 	}
-	if _, err := publish.PublishPackage(f.ctx, s, publish.NewPublishAPI(s.GH), "nope", s.DeploymentHead); !errors.Is(err, publish.ErrPublishNoPackage) {
+	if _, err := publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "nope", s.DeploymentHead); !errors.Is(err, publish.ErrNoPackage) {
 		t.Fatalf("publishing a missing package: %v", err)
 	}
 }
@@ -758,7 +758,7 @@ func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
 	m2, prB := squash(prB.GetNumber())
 	s := f.h.Open(t)
 	// No event at all: the resync finds each commit's pull request.
-	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestResyncLoopReportsCompletePasses(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- resync.ResyncLoop(ctx, 20*time.Millisecond, list, f.h.Opener.Open, resync.ResyncDeps{Logger: f.h.Log, Hooks: hooks})
+		done <- resync.Loop(ctx, 20*time.Millisecond, list, f.h.Opener.Open, resync.Deps{Logger: f.h.Log, Hooks: hooks})
 	}()
 	awaitLoop(t, done)
 	mu.Lock()

@@ -37,10 +37,10 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 
 	s := f.h.Open(t)
 	var (
-		rep *resync.ResyncReport
+		rep *resync.Report
 		err error
 	)
-	calls := f.calls(func() { rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{}) })
+	calls := f.calls(func() { rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 	// Nothing left to do: the session's fetch, one releases call.
 	calls = f.calls(func() {
 		s = f.h.Open(t)
-		rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+		rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	})
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("second resync: %+v %v", rep, err)
@@ -82,7 +82,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.h.Open(t)
-	rep, err := resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 	if as := f.release("p/v1").Assets; len(as) != 1 || as[0].Name != index.FileName {
 		t.Fatalf("the repaired release carries no index: %+v", as)
 	}
-	rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{})
+	rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
 	if err != nil || len(rep.ReleasesRepaired) != 0 {
 		t.Fatalf("second repair: %+v %v", rep, err)
 	}
@@ -146,11 +146,11 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 	s = f.h.Open(t)
 	hooks := &recordingHooks{failOn: "drafts/app/w3"}
 	var (
-		rep *resync.ResyncReport
+		rep *resync.Report
 		err error
 	)
 	calls := f.calls(func() {
-		rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
+		rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks})
 	})
 	t.Logf("resync with hooks: %d REST calls %v", forge.SumCounted(calls), calls)
 	if err == nil || !strings.Contains(err.Error(), "render exploded") {
@@ -172,7 +172,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 
 	// Bounded: with MaxDrafts 1 only the newest draft head is looked at.
 	hooks = &recordingHooks{}
-	rep, err = resync.Resync(f.ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks, MaxDrafts: 1})
+	rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks, MaxDrafts: 1})
 	if err != nil || rep.DraftsChecked != 1 || rep.DraftsOverLimit != 2 {
 		t.Fatalf("bounded resync: %+v %v", rep, err)
 	}
@@ -213,8 +213,8 @@ func TestResyncLoopSurvivesBrokenRepositories(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- resync.ResyncLoop(ctx, 20*time.Millisecond, list, open, resync.ResyncDeps{Logger: f.h.Log,
-			OnReport: func(r core.Repo, rep *resync.ResyncReport, err error) {
+		done <- resync.Loop(ctx, 20*time.Millisecond, list, open, resync.Deps{Logger: f.h.Log,
+			OnReport: func(r core.Repo, rep *resync.Report, err error) {
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {

@@ -50,7 +50,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	if s.MutationSpacing > 0 {
 		// GitHub's hourly limit of content-creating calls (the local
 		// forge, with no spacing, has none).
-		app.Updates.Pacer = &updates.UpdateBudget{Limit: updates.DefaultUpdateBudget}
+		app.Updates.Pacer = &updates.Budget{Limit: updates.DefaultBudget}
 	}
 	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: app.Flows.Permissions, Flows: app.Flows, Log: log,
@@ -63,8 +63,8 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 
 // newUpdateFanout is the fan-out of publishes to downstream update pull
 // requests, finding downstreams with registry (the App's).
-func newUpdateFanout(app *bot.App, registry updates.DownstreamFinder, m *metrics.Metrics) *updates.UpdateFanout {
-	f := &updates.UpdateFanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
+func newUpdateFanout(app *bot.App, registry updates.DownstreamFinder, m *metrics.Metrics) *updates.Fanout {
+	f := &updates.Fanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
 		Releases: func(s *core.Session) updates.UpstreamReleases { return s.GH.Repositories }}
 	if m != nil {
 		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}
@@ -94,7 +94,7 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	app, deps := s.App, s.ResyncDeps()
 	go func() {
 		defer close(s.resyncDone)
-		_ = resync.ResyncLoop(ctx, interval, app.InstalledRepos(s.Clients), app.Opener.Open, deps)
+		_ = resync.Loop(ctx, interval, app.InstalledRepos(s.Clients), app.Opener.Open, deps)
 	}()
 }
 
@@ -125,16 +125,16 @@ const ResyncBudgetFloor = 0.2
 // ResyncDeps are the periodic resync's: the App's hooks, and its API with
 // the same bot login and record key as the webhook path (so records are
 // trusted on their signature there too).
-func (s *Service) ResyncDeps() resync.ResyncDeps {
-	return resync.ResyncDeps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log,
+func (s *Service) ResyncDeps() resync.Deps {
+	return resync.Deps{Hooks: s.App, API: s.App.ResyncAPI, AppID: s.Clients.AppID(), Logger: s.log,
 		LowBudget: func(id int64) bool {
 			b, ok := s.Clients.RateBudget(id)
 			return ok && b.Low(ResyncBudgetFloor, time.Now())
 		},
 		OnYield: func(core.Repo) { s.Metrics.ResyncYields.Inc() },
-		OnReport: func(_ core.Repo, rep *resync.ResyncReport, _ error) {
+		OnReport: func(_ core.Repo, rep *resync.Report, _ error) {
 			if rep != nil {
-				s.App.CountPublish(&publish.PublishOutcome{Published: rep.Published, Refused: rep.Refused})
+				s.App.CountPublish(&publish.Outcome{Published: rep.Published, Refused: rep.Refused})
 			}
 		},
 		BeforePass: s.redeliver}

@@ -24,11 +24,11 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
-// ApprovalCheckName is the check run reporting the approval policy.
-const ApprovalCheckName = "porchbot/approval"
+// CheckName is the check run reporting the approval policy.
+const CheckName = "porchbot/approval"
 
-// ApprovalOutcome is what EvaluateApproval found and posted.
-type ApprovalOutcome struct {
+// Outcome is what EvaluateApproval found and posted.
+type Outcome struct {
 	Number             int
 	Package, Workspace string
 	// Head is the evaluated head commit, HeadDigest the proposal digest
@@ -37,7 +37,7 @@ type ApprovalOutcome struct {
 	Packages         []PackageChange
 	// Author is who the self-approval rule applied to.
 	Author   string
-	Result   ApprovalResult
+	Result   Result
 	CheckRun *github.CheckRun
 	// Labelled is true when OnProposalEvent added porch/proposed (or
 	// porch/deletion-proposed).
@@ -83,14 +83,14 @@ const (
 // whether it counts (approver, self-approval, stale content) is decided by
 // the evaluation, which the caller runs next. The digest is the proposal
 // digest at head (proposalDigestAt).
-func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) (ApprovalRecord, error) {
+func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) (Record, error) {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	if user == "" || head.IsZero() || prNumber <= 0 {
-		return ApprovalRecord{}, fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
+		return Record{}, fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
 	}
 	digest, err := proposalDigestAt(ctx, s, head)
 	if err != nil {
-		return ApprovalRecord{}, fmt.Errorf("record approval of #%d: %w", prNumber, err)
+		return Record{}, fmt.Errorf("record approval of #%d: %w", prNumber, err)
 	}
 	m := approveMarker{User: user, Head: head.String(), Digest: digest}
 	if len(api.RecordKey) > 0 {
@@ -100,21 +100,21 @@ func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI
 		FormatBotMarker(approveMarkerKind, m))
 	c, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
-		return ApprovalRecord{}, fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
+		return Record{}, fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
 	}
 	s.Log.WithFields(logrus.Fields{"pull_request": prNumber, "user": user, "head": head.String(),
 		"comment": c.GetID()}).Info("approval recorded")
-	return ApprovalRecord{Comment: c.GetID()}, nil
+	return Record{Comment: c.GetID()}, nil
 }
 
-// ApprovalRecord is the comment that holds a /porch approve record.
-type ApprovalRecord struct{ Comment int64 }
+// Record is the comment that holds a /porch approve record.
+type Record struct{ Comment int64 }
 
 // WithdrawApprovalRecord deletes a record the verdict did not count
 // (self-approval, not an approver): the command's reply says why, and
 // the pull request keeps one comment for the command, not two. A record
 // that cannot be deleted stays, still not counted.
-func WithdrawApprovalRecord(ctx context.Context, s *core.Session, api ProposalAPI, rec ApprovalRecord) {
+func WithdrawApprovalRecord(ctx context.Context, s *core.Session, api ProposalAPI, rec Record) {
 	if rec.Comment == 0 {
 		return
 	}
@@ -168,7 +168,7 @@ func propListReviews(ctx context.Context, s *core.Session, api ProposalAPI, n in
 
 // propListComments lists a pull request's issue comments, paginating only
 // when GitHub says there is more.
-func PropListComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
+func ListAllComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
 	var all []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for range propMaxListPages {
@@ -268,7 +268,7 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 // not an open proposal (IntoDeployment; a branch that changes no package)
 // gives (nil, nil). With plain-login approvers and no comment on the pull
 // request, the evaluation makes 2 REST calls.
-func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest) (*ApprovalOutcome, error) {
+func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest) (*Outcome, error) {
 	pkg, ws, draft := ParseProposal(s, pr)
 	if !IntoDeployment(s, pr) || pr.GetState() != "open" {
 		return nil, nil
@@ -313,13 +313,13 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 	}
 	log.WithFields(logrus.Fields{"satisfied": res.Satisfied, "approvers": counted, "ignored": len(res.Ignored),
 		"missing_gates": len(res.MissingGates), "packages": len(in.Packages), "lookups": facts.resolver.Lookups()}).Info("approval evaluated")
-	return &ApprovalOutcome{Number: n, Package: pkg, Workspace: ws, Head: head, HeadDigest: in.HeadDigest,
+	return &Outcome{Number: n, Package: pkg, Workspace: ws, Head: head, HeadDigest: in.HeadDigest,
 		Packages: in.Packages, Author: in.Author, Result: res, CheckRun: run, Lookups: facts.resolver.Lookups()}, nil
 }
 
 // propEnsureCommit makes sure the cache has commit sha, fetching branch once
 // if not (the event may be newer than the session's fetch).
-func PropEnsureCommit(ctx context.Context, s *core.Session, sha, branch string) error {
+func EnsureCommit(ctx context.Context, s *core.Session, sha, branch string) error {
 	_, err := s.Git.ResolveRef(ctx, sha)
 	if err == nil || !errors.Is(err, gitstore.ErrNotFound) || branch == "" {
 		return err
@@ -334,7 +334,7 @@ func PropEnsureCommit(ctx context.Context, s *core.Session, sha, branch string) 
 }
 
 // postApprovalCheck creates the porchbot/approval check run (one call).
-func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, res ApprovalResult) (*github.CheckRun, error) {
+func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, res Result) (*github.CheckRun, error) {
 	conclusion, title := "success", ""
 	switch {
 	case len(res.MissingGates) > 0:
@@ -363,7 +363,7 @@ func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr
 	summary = mdquote.TruncateRunes(summary, approvalMaxSummary, "\n\n… (truncated)")
 	now := github.Timestamp{Time: time.Now().UTC()}
 	opts := github.CreateCheckRunOptions{
-		Name: ApprovalCheckName, HeadSHA: head,
+		Name: CheckName, HeadSHA: head,
 		ExternalID: github.String(fmt.Sprintf("%s#%d", s.Repo.FullName(), pr.GetNumber())),
 		Status:     github.String("completed"), Conclusion: github.String(conclusion), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String(title), Summary: github.String(summary)},

@@ -52,8 +52,8 @@ type ProposalFacts interface {
 // porchbot/approval check and by publishing at landing: it resolves the
 // approver status of the users whose approval could count (one lookup each
 // at most) and applies Evaluate. It returns the inputs it judged too.
-func Verdict(ctx context.Context, policy config.Approvals, f ProposalFacts) (ApprovalResult, ApprovalInputs, error) {
-	in := ApprovalInputs{Author: f.Requester(), Head: strings.ToLower(f.Head()), Packages: f.Packages(),
+func Verdict(ctx context.Context, policy config.Approvals, f ProposalFacts) (Result, Inputs, error) {
+	in := Inputs{Author: f.Requester(), Head: strings.ToLower(f.Head()), Packages: f.Packages(),
 		Gates: f.Gates(), Render: f.Render()}
 	in.HeadDigest = proposalDigestOf(in.Packages)
 	in.Votes = append([]Vote(nil), f.Votes()...)
@@ -61,12 +61,12 @@ func Verdict(ctx context.Context, policy config.Approvals, f ProposalFacts) (App
 	for _, u := range ApproverCandidates(policy, in) {
 		ok, note, err := f.Approver(ctx, u)
 		if err != nil {
-			return ApprovalResult{}, in, fmt.Errorf("approver %s: %w", u, err)
+			return Result{}, in, fmt.Errorf("approver %s: %w", u, err)
 		}
-		allowed[PropLoginKey(u)] = approverAnswer{allowed: ok, note: note}
+		allowed[LoginKey(u)] = approverAnswer{allowed: ok, note: note}
 	}
 	for i := range in.Votes {
-		a := allowed[PropLoginKey(in.Votes[i].User)]
+		a := allowed[LoginKey(in.Votes[i].User)]
 		in.Votes[i].Allowed, in.Votes[i].Note = a.allowed, a.note
 	}
 	return Evaluate(policy, in), in, nil
@@ -114,7 +114,7 @@ func (f StaticProposalFacts) Render() rendercheck.RenderState { return f.RenderS
 
 // Approver implements ProposalFacts.
 func (f StaticProposalFacts) Approver(_ context.Context, user string) (bool, string, error) {
-	if f.Approvers[PropLoginKey(user)] {
+	if f.Approvers[LoginKey(user)] {
 		return true, "", nil
 	}
 	return false, "@" + user + " is not listed", nil
@@ -159,7 +159,7 @@ func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 		// (an event's copy may be older than a record: then the record is
 		// missed, which counts one approval fewer, never one more).
 		if pr.Comments == nil || pr.GetComments() > 0 {
-			if comments, err = PropListComments(ctx, s, api, n); err != nil {
+			if comments, err = ListAllComments(ctx, s, api, n); err != nil {
 				return nil, err
 			}
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // The approval policy of proposals (SPEC §5) as pure domain logic, in the
-// manner of palantir/policy-bot: Evaluate judges ApprovalInputs that
+// manner of palantir/policy-bot: Evaluate judges Inputs that
 // Verdict (approval_facts.go) takes from ProposalFacts (requester, every
 // changed package and its content digest, votes with the digests where
 // they were given, approver lookups, readiness gates) and says who
@@ -75,8 +75,8 @@ type Vote struct {
 	Note    string
 }
 
-// ApprovalInputs is everything the policy judges a proposal on.
-type ApprovalInputs struct {
+// Inputs is everything the policy judges a proposal on.
+type Inputs struct {
 	// Author is whoever proposed the change: the pull request's author, or
 	// the requester of a proposal the bot opened.
 	Author string
@@ -129,8 +129,8 @@ type IgnoredApproval struct {
 	Detail string
 }
 
-// ApprovalResult is the policy's verdict on a proposal.
-type ApprovalResult struct {
+// Result is the policy's verdict on a proposal.
+type Result struct {
 	Satisfied bool
 	Required  int
 	// Approvers are the counted approvals, one per user, sorted by user.
@@ -147,7 +147,7 @@ type ApprovalResult struct {
 }
 
 // ApproversNeeded is how many more counted approvers are needed.
-func (r ApprovalResult) ApproversNeeded() int {
+func (r Result) ApproversNeeded() int {
 	if n := r.Required - len(r.Approvers); n > 0 {
 		return n
 	}
@@ -156,7 +156,7 @@ func (r ApprovalResult) ApproversNeeded() int {
 
 // propLoginKey folds a login for comparison (GitHub logins are
 // case-insensitive).
-func PropLoginKey(login string) string { return strings.ToLower(strings.TrimPrefix(login, "@")) }
+func LoginKey(login string) string { return strings.ToLower(strings.TrimPrefix(login, "@")) }
 
 // latestVotes orders votes by time (stable) and returns, per user, the
 // index of the approval in force (-1 when the user's latest vote cancels),
@@ -180,7 +180,7 @@ func latestVotes(votes []Vote, head string) (current map[string]int, order []str
 	ignored = map[int]IgnoredApproval{}
 	for _, i := range idx {
 		v := votes[i]
-		key := PropLoginKey(v.User)
+		key := LoginKey(v.User)
 		if key == "" {
 			continue
 		}
@@ -231,7 +231,7 @@ func ignoredOf(v Vote, reason IgnoreReason, detail string) IgnoredApproval {
 // verdict: those whose latest vote is an approval that is not refused as
 // self-approval. The step resolves only these (one lookup each at most),
 // then sets Vote.Allowed before calling Evaluate.
-func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
+func ApproverCandidates(policy config.Approvals, in Inputs) []string {
 	current, order, _ := latestVotes(in.Votes, in.Head)
 	var out []string
 	for _, key := range order {
@@ -264,8 +264,8 @@ func ApproverCandidates(policy config.Approvals, in ApprovalInputs) []string {
 //   - policy.Required distinct approvers are needed, every readiness gate
 //     must be met (approval_req_gates.go) and the render check must have
 //     passed on the head when it is known (approval_req_render.go).
-func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
-	res := ApprovalResult{Required: policy.Required}
+func Evaluate(policy config.Approvals, in Inputs) Result {
+	res := Result{Required: policy.Required}
 	current, order, ignored := latestVotes(in.Votes, in.Head)
 	for _, key := range order {
 		i := current[key]
@@ -289,7 +289,7 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 			Carried: v.Commit != in.Head, CarriedNote: carriedNote(v, in)})
 	}
 	sort.Slice(res.Approvers, func(a, b int) bool {
-		return PropLoginKey(res.Approvers[a].User) < PropLoginKey(res.Approvers[b].User)
+		return LoginKey(res.Approvers[a].User) < LoginKey(res.Approvers[b].User)
 	})
 	for i := range in.Votes {
 		if ig, ok := ignored[i]; ok {
@@ -303,7 +303,7 @@ func Evaluate(policy config.Approvals, in ApprovalInputs) ApprovalResult {
 	return res
 }
 
-func summarizeApproval(res ApprovalResult) string {
+func summarizeApproval(res Result) string {
 	var b strings.Builder
 	names := make([]string, len(res.Approvers))
 	for i, a := range res.Approvers {
@@ -341,7 +341,7 @@ func summarizeApproval(res ApprovalResult) string {
 
 // Markdown is the check run's text: who counted, who did not and why,
 // and the readiness gates.
-func (r ApprovalResult) Markdown(policy config.Approvals) string {
+func (r Result) Markdown(policy config.Approvals) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**\n\n", r.Summary)
 	b.WriteString("Policy: " + describeApprovalPolicy(policy) + "\n\n")

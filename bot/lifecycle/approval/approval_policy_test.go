@@ -128,7 +128,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := Evaluate(c.policy, ApprovalInputs{Author: c.author, Head: apShaHead, HeadDigest: apDigestHead, Votes: c.votes, Gates: c.gates})
+			res := Evaluate(c.policy, Inputs{Author: c.author, Head: apShaHead, HeadDigest: apDigestHead, Votes: c.votes, Gates: c.gates})
 			var counted, ignored, gates []string
 			for _, a := range res.Approvers {
 				counted = append(counted, a.User)
@@ -155,7 +155,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateMarkdownExplainsEveryVerdict(t *testing.T) {
 	policy := config.Approvals{Required: 2, Approvers: []config.UserOrTeam{{Login: "bob"}, {Org: "acme", Team: "platform"}}}
-	res := Evaluate(policy, ApprovalInputs{Author: "alice", Head: apShaHead, HeadDigest: apDigestHead,
+	res := Evaluate(policy, Inputs{Author: "alice", Head: apShaHead, HeadDigest: apDigestHead,
 		Votes: []Vote{apApprove("alice", 1), {User: "bob", State: VoteApproved, Source: VoteFromReview, Commit: apShaOld, Digest: apDigestHead, SameTrees: true, At: apAt(2), Allowed: true},
 			{User: "carol", State: VoteApproved, Source: VoteFromCommand, Commit: apShaHead, Digest: apDigestHead, At: apAt(3), Note: "@carol is not a member of @acme/platform"}},
 		Gates: []GateStatus{{ConditionType: "Reviewed", Status: "False", Reason: "Pending", Message: "security review"}}})
@@ -174,11 +174,11 @@ func TestEvaluateMarkdownExplainsEveryVerdict(t *testing.T) {
 func TestApproverCandidatesSkipsWhatCannotCount(t *testing.T) {
 	votes := []Vote{apApprove("alice", 1), apApprove("bob", 2), apApprove("carol", 3),
 		{User: "carol", State: VoteChangesRequested, At: apAt(4)}, apApprove("Bob", 5), apApprove("dave", 6)}
-	got := ApproverCandidates(config.Approvals{Required: 1}, ApprovalInputs{Author: "alice", Votes: votes})
+	got := ApproverCandidates(config.Approvals{Required: 1}, Inputs{Author: "alice", Votes: votes})
 	if want := []string{"Bob", "dave"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("candidates %v, want %v", got, want)
 	}
-	got = ApproverCandidates(config.Approvals{Required: 1, AllowSelfApproval: true}, ApprovalInputs{Author: "alice", Votes: votes})
+	got = ApproverCandidates(config.Approvals{Required: 1, AllowSelfApproval: true}, Inputs{Author: "alice", Votes: votes})
 	if want := []string{"alice", "Bob", "dave"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("candidates %v, want %v", got, want)
 	}

@@ -11,7 +11,7 @@ import (
 // text that users control in every place it takes one (mdtest.Writers).
 var approvalWriters = mdtest.Writers{
 	"approval check": func(s string) string {
-		return ApprovalResult{Summary: "Waiting", MissingGates: []GateStatus{{Package: "p" + s, ConditionType: "c" + s, Status: "False",
+		return Result{Summary: "Waiting", MissingGates: []GateStatus{{Package: "p" + s, ConditionType: "c" + s, Status: "False",
 			Reason: "r" + s, Message: "m" + s}, {ConditionType: "c" + s, Status: "Unknown", Message: "m" + s}}}.Markdown(config.Approvals{})
 	},
 }

@@ -14,7 +14,7 @@ func SelfExcluded(policy config.Approvals, requester, user string) (bool, string
 	if requester == "" {
 		return true, "the record of who asked for this proposal is missing (a deleted porchbot comment?), so no approval can be told from self-approval; close it and ask again"
 	}
-	if PropLoginKey(requester) == PropLoginKey(user) {
+	if LoginKey(requester) == LoginKey(user) {
 		return true, "the author's own approval does not count (approvals.allowSelfApproval is false)"
 	}
 	return false, ""

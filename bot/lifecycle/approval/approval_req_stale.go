@@ -13,7 +13,7 @@ import (
 // differs (a package changed, was added or was removed), or is unknown.
 // The detail names the packages that differ when the vote's per-package
 // digests are known.
-func staleApproval(v Vote, in ApprovalInputs) (bool, string) {
+func staleApproval(v Vote, in Inputs) (bool, string) {
 	if v.Commit == in.Head || (v.Digest != "" && v.Digest == in.HeadDigest) {
 		return false, ""
 	}
@@ -47,7 +47,7 @@ func staleApproval(v Vote, in ApprovalInputs) (bool, string) {
 // carriedNote says why an approval given on an older commit still counts:
 // the packages are the same trees, or only Kptfile status.conditions
 // changed (readiness set by automation). "" for an approval of the head.
-func carriedNote(v Vote, in ApprovalInputs) string {
+func carriedNote(v Vote, in Inputs) string {
 	switch {
 	case v.Commit == in.Head:
 		return ""

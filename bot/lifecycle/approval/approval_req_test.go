@@ -64,7 +64,7 @@ func TestApproverRefused(t *testing.T) {
 }
 
 func TestStaleApproval(t *testing.T) {
-	in := ApprovalInputs{Head: apShaHead, HeadDigest: "P2", Packages: []PackageChange{
+	in := Inputs{Head: apShaHead, HeadDigest: "P2", Packages: []PackageChange{
 		{Name: "hello", Digest: "h1"}, {Name: "other", Digest: "o1"}, {Name: "gone", Digest: digestAbsent}}}
 	cases := []struct {
 		name   string

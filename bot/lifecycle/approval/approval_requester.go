@@ -130,7 +130,7 @@ func EnsureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *
 	if !api.IsBot(pr.GetUser()) {
 		return nil
 	}
-	comments, err := PropListComments(ctx, s, api, pr.GetNumber())
+	comments, err := ListAllComments(ctx, s, api, pr.GetNumber())
 	if err != nil {
 		return err
 	}

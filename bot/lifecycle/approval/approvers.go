@@ -53,7 +53,7 @@ func (r *ApproverResolver) Lookups() int { return r.lookups }
 // retrying (server errors, rate limits, transport); a refusal to look
 // (403) is a note on a negative answer, so that the check still reports.
 func (r *ApproverResolver) Allowed(ctx context.Context, user string) (bool, string, error) {
-	key := PropLoginKey(user)
+	key := LoginKey(user)
 	if key == "" {
 		return false, "no user", nil
 	}
@@ -100,9 +100,9 @@ func (r *ApproverResolver) writeAccess(ctx context.Context, user string) (approv
 
 // listed: a listed login, else an active member of a listed team.
 func (r *ApproverResolver) listed(ctx context.Context, user string) (approverAnswer, error) {
-	key := PropLoginKey(user)
+	key := LoginKey(user)
 	for _, a := range r.approvers {
-		if !a.IsTeam() && PropLoginKey(a.Login) == key {
+		if !a.IsTeam() && LoginKey(a.Login) == key {
 			return approverAnswer{allowed: true}, nil
 		}
 	}
@@ -129,7 +129,7 @@ func (r *ApproverResolver) listed(ctx context.Context, user string) (approverAns
 }
 
 func (r *ApproverResolver) member(ctx context.Context, team config.UserOrTeam, user string) (approverAnswer, error) {
-	key := strings.ToLower(team.Org+"/"+team.Team) + "\x00" + PropLoginKey(user)
+	key := strings.ToLower(team.Org+"/"+team.Team) + "\x00" + LoginKey(user)
 	if a, ok := r.members[key]; ok {
 		return a, nil
 	}

@@ -48,7 +48,7 @@ func contentDigest(w *core.LandingWalker, h plumbing.Hash, dir string) (string, 
 	if !st.Exists() {
 		return digestAbsent, nil
 	}
-	t, err := object.GetTree(w.Session, st.Tree)
+	t, err := object.GetTree(w.Storer, st.Tree)
 	if err != nil {
 		return "", fmt.Errorf("tree %s at %s: %w", dir, h, err)
 	}
@@ -61,7 +61,7 @@ func contentDigest(w *core.LandingWalker, h plumbing.Hash, dir string) (string, 
 		for _, e := range t.Entries {
 			p := path.Join(prefix, e.Name)
 			if e.Mode == filemode.Dir {
-				sub, err := object.GetTree(w.Session, e.Hash)
+				sub, err := object.GetTree(w.Storer, e.Hash)
 				if err != nil {
 					return fmt.Errorf("tree %s: %w", p, err)
 				}
@@ -89,7 +89,7 @@ func contentDigest(w *core.LandingWalker, h plumbing.Hash, dir string) (string, 
 // kptfileDigest is "kptfile:<sha256>" of the Kptfile blob without its
 // status.conditions.
 func kptfileDigest(w *core.LandingWalker, blob plumbing.Hash) (string, error) {
-	b, err := object.GetBlob(w.Session, blob)
+	b, err := object.GetBlob(w.Storer, blob)
 	if err != nil {
 		return "", fmt.Errorf("blob %s: %w", blob, err)
 	}

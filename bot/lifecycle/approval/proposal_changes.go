@@ -176,7 +176,7 @@ func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.Pull
 		_, err := rendercheck.EnsurePullHead(ctx, s, pr)
 		return err
 	}
-	if err := PropEnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
+	if err := EnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
 		return fmt.Errorf("pull request #%d: %w", pr.GetNumber(), err)
 	}
 	return nil

@@ -97,7 +97,7 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 			o.Text = github.String(text)
 		}
 		for _, a := range batch {
-			o.Annotations = append(o.Annotations, a.Github())
+			o.Annotations = append(o.Annotations, a.GitHub())
 		}
 		return o
 	}
@@ -134,7 +134,7 @@ func PublishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumb
 	return run, nil
 }
 
-func (a Annotation) Github() *github.CheckRunAnnotation {
+func (a Annotation) GitHub() *github.CheckRunAnnotation {
 	start := max(a.StartLine, 1)
 	end := max(a.EndLine, start)
 	level := a.Level

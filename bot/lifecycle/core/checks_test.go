@@ -78,15 +78,15 @@ func TestCheckRequestsCapsAnnotationsAndOutput(t *testing.T) {
 }
 
 func TestCheckAnnotationColumnsOnlyOnOneLine(t *testing.T) {
-	a := Annotation{Path: "f", StartLine: 3, EndLine: 3, StartColumn: 5, EndColumn: 2, Message: "m"}.Github()
+	a := Annotation{Path: "f", StartLine: 3, EndLine: 3, StartColumn: 5, EndColumn: 2, Message: "m"}.GitHub()
 	if a.GetStartColumn() != 5 || a.GetEndColumn() != 5 || a.GetAnnotationLevel() != LevelNotice {
 		t.Errorf("%+v", a)
 	}
-	a = Annotation{Path: "f", StartLine: 3, EndLine: 4, StartColumn: 5, Title: "only a title"}.Github()
+	a = Annotation{Path: "f", StartLine: 3, EndLine: 4, StartColumn: 5, Title: "only a title"}.GitHub()
 	if a.StartColumn != nil || a.GetMessage() != "only a title" {
 		t.Errorf("%+v", a)
 	}
-	a = Annotation{Path: "f"}.Github()
+	a = Annotation{Path: "f"}.GitHub()
 	if a.GetStartLine() != 1 || a.GetEndLine() != 1 {
 		t.Errorf("%+v", a)
 	}
@@ -173,12 +173,12 @@ func TestCheckPositionInFile(t *testing.T) {
 		{0, nil, "", 1, 1, "no field: the document"},
 		{1, nil, "", 11, 1, "second document starts after its comment"},
 	} {
-		line, col := PositionInFile(YamlDocs(data), tc.index, tc.ref, tc.field)
+		line, col := PositionInFile(YAMLDocs(data), tc.index, tc.ref, tc.field)
 		if line != tc.line || col != tc.col {
 			t.Errorf("%s: %q at %d:%d, want %d:%d", tc.desc, tc.field, line, col, tc.line, tc.col)
 		}
 	}
-	if line, _ := PositionInFile(YamlDocs([]byte("not: [valid")), 0, nil, "a.b"); line != 1 {
+	if line, _ := PositionInFile(YAMLDocs([]byte("not: [valid")), 0, nil, "a.b"); line != 1 {
 		t.Errorf("invalid YAML: line %d", line)
 	}
 }

@@ -154,14 +154,14 @@ type landingStateKey struct {
 // memoisation. It is used under Cache.With only.
 type LandingWalker struct {
 	Ctx     context.Context
-	Session storer.EncodedObjectStorer
+	Storer  storer.EncodedObjectStorer
 	root    string
 	commits map[plumbing.Hash]*object.Commit
 	states  map[landingStateKey]LandingState
 }
 
 func NewLandingWalker(ctx context.Context, repo *git.Repository, root string) *LandingWalker {
-	return &LandingWalker{Ctx: ctx, Session: repo.Storer, root: packages.NormalizeRoot(root),
+	return &LandingWalker{Ctx: ctx, Storer: repo.Storer, root: packages.NormalizeRoot(root),
 		commits: map[plumbing.Hash]*object.Commit{}, states: map[landingStateKey]LandingState{}}
 }
 
@@ -169,7 +169,7 @@ func (w *LandingWalker) Commit(h plumbing.Hash) (*object.Commit, error) {
 	if c, ok := w.commits[h]; ok {
 		return c, nil
 	}
-	c, err := object.GetCommit(w.Session, h)
+	c, err := object.GetCommit(w.Storer, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%s: %w", h, ErrLandingCommitMissing)
 	}
@@ -196,7 +196,7 @@ func (w *LandingWalker) RootTree(h plumbing.Hash) (*object.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := object.GetTree(w.Session, c.TreeHash)
+	t, err := object.GetTree(w.Storer, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", h, err)
 	}
@@ -223,7 +223,7 @@ func (w *LandingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, er
 		if found.Mode != filemode.Dir {
 			return nil, nil
 		}
-		sub, err := object.GetTree(w.Session, found.Hash)
+		sub, err := object.GetTree(w.Storer, found.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("tree %s: %w", strings.Join(segs[:i+1], "/"), err)
 		}

@@ -93,7 +93,7 @@ func (w *LandingWalker) TopLevelPackages(h plumbing.Hash) ([]string, error) {
 			}
 			switch {
 			case e.Mode == filemode.Dir:
-				sub, err := object.GetTree(w.Session, e.Hash)
+				sub, err := object.GetTree(w.Storer, e.Hash)
 				if err != nil {
 					return fmt.Errorf("tree %s: %w", p, err)
 				}
@@ -115,7 +115,7 @@ func (w *LandingWalker) TopLevelPackages(h plumbing.Hash) ([]string, error) {
 		if e == nil || e.Mode != filemode.Dir {
 			return nil, nil
 		}
-		if t, err = object.GetTree(w.Session, e.Hash); err != nil {
+		if t, err = object.GetTree(w.Storer, e.Hash); err != nil {
 			return nil, fmt.Errorf("tree %s: %w", w.root, err)
 		}
 		prefix = w.root

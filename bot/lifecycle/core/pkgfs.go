@@ -93,19 +93,19 @@ func CommitMessage(ctx context.Context, cache *gitstore.Cache, commit plumbing.H
 // pkgFS is a package loaded into an in-memory kyaml file system, at the same
 // path as in the repository (so render errors name repository paths).
 type pkgFS struct {
-	Fs   filesys.FileSystem
+	FS   filesys.FileSystem
 	Root string // absolute path of the package in fs: "/" + dir
 }
 
 // newPkgFS writes files (relative to dir) into a fresh in-memory file
 // system that holds every name git accepts (render.NewMemFS).
 func NewPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
-	p := &pkgFS{Fs: render.NewMemFS(), Root: "/" + strings.Trim(dir, "/")}
-	if err := p.Fs.MkdirAll(p.Root); err != nil {
+	p := &pkgFS{FS: render.NewMemFS(), Root: "/" + strings.Trim(dir, "/")}
+	if err := p.FS.MkdirAll(p.Root); err != nil {
 		return nil, fmt.Errorf("in-memory package %s: %w", dir, err)
 	}
 	for _, name := range SortedPaths(files) {
-		if err := p.Fs.WriteFile(path.Join(p.Root, name), files[name]); err != nil {
+		if err := p.FS.WriteFile(path.Join(p.Root, name), files[name]); err != nil {
 			return nil, fmt.Errorf("in-memory package %s: write %s: %w", dir, name, err)
 		}
 	}
@@ -116,7 +116,7 @@ func NewPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
 // path relative to the package: the form Session.CommitPackage takes.
 func (p *pkgFS) Files() (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := p.Fs.Walk(p.Root, func(abs string, info os.FileInfo, err error) error {
+	err := p.FS.Walk(p.Root, func(abs string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (p *pkgFS) Files() (map[string][]byte, error) {
 		if err != nil {
 			return err
 		}
-		data, err := p.Fs.ReadFile(abs)
+		data, err := p.FS.ReadFile(abs)
 		if err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func (c *DocCache) Docs(name string) ([]*yaml.Node, bool) {
 	}
 	d, seen := c.parsed[name]
 	if !seen {
-		d = YamlDocs(data)
+		d = YAMLDocs(data)
 		c.parsed[name] = d
 	}
 	return d, true
@@ -180,7 +180,7 @@ func (c *DocCache) Docs(name string) ([]*yaml.Node, bool) {
 // ones as kio does when it numbers them (config.kubernetes.io/index). Line
 // numbers are the file's. A file that does not parse gives the documents
 // read before the error.
-func YamlDocs(data []byte) []*yaml.Node {
+func YAMLDocs(data []byte) []*yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
 	for len(docs) < 10000 {
@@ -401,7 +401,7 @@ func SplitFieldPath(p string) []string {
 // kind ("mutator" or "validator") running fn (an image, matched with or
 // without kpt's default registry, or an exec line) in a Kptfile.
 func FunctionPosition(kptfile []byte, kind, image, exec string, nth int) (line int, ok bool) {
-	docs := YamlDocs(kptfile)
+	docs := YAMLDocs(kptfile)
 	if len(docs) == 0 {
 		return 0, false
 	}

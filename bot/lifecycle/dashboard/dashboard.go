@@ -22,16 +22,16 @@ import (
 // of Renovate's Dependency Dashboard: one living issue per repository that
 // lists packages, drafts, proposals, landings waiting for /porch publish,
 // upstream updates and configuration errors, with checkboxes that act.
-// This file is the pure half: what the body says (DashboardBody) and which
-// ticked boxes ask for what (DashboardTicks). Gathering the facts is
+// This file is the pure half: what the body says (Body) and which
+// ticked boxes ask for what (Ticks). Gathering the facts is
 // dashboard_gather.go, finding the issue dashboard_issue.go.
 
 // Names of the dashboard issue.
 const (
-	DashboardTitle = "Package dashboard"
-	// DashboardLabel marks porchbot's dashboard issue, so finding it is one
+	Title = "Package dashboard"
+	// Label marks porchbot's dashboard issue, so finding it is one
 	// small list call.
-	DashboardLabel = "porch/dashboard"
+	Label = "porch/dashboard"
 	// dashboardMarker opens the body of every dashboard porchbot writes.
 	dashboardMarker = "<!-- porchbot:dashboard -->"
 )
@@ -41,23 +41,23 @@ const (
 	// dashboardMaxRows bounds the rows of each section (GitHub caps an
 	// issue body at 65,536 characters).
 	dashboardMaxRows = 50
-	// DashboardMaxBody is the longest body read for ticks.
-	DashboardMaxBody = 65536
+	// MaxBody is the longest body read for ticks.
+	MaxBody = 65536
 	// dashboardMaxTicks bounds the actions one edit can ask for.
 	dashboardMaxTicks = 20
 )
 
-// DashboardFacts is everything a dashboard shows, gathered by
-// GatherDashboard.
-type DashboardFacts struct {
+// Facts is everything a dashboard shows, gathered by
+// Gather.
+type Facts struct {
 	// Repo is "owner/name"; Web the GitHub web base URL (links).
 	Repo, Web        string
 	DeploymentBranch string
 	Packages         []proposals.PackageStatus
-	Drafts           []DashboardDraft
-	Proposals        []DashboardProposal
-	Landings         []DashboardLanding
-	Updates          []DashboardUpdate
+	Drafts           []Draft
+	Proposals        []Proposal
+	Landings         []Landing
+	Updates          []Update
 	// UnverifiedTags are tags that are not porchbot's revisions.
 	UnverifiedTags []core.UnverifiedTag
 	// ConfigError is the deployment branch's configuration problem ("" for
@@ -72,34 +72,34 @@ type DashboardFacts struct {
 // Empty reports a repository with nothing of porchbot's yet: no package,
 // draft, proposal, landing, update or configuration file. No dashboard is
 // opened for it (the resync opens one once there is something).
-func (f DashboardFacts) Empty() bool {
+func (f Facts) Empty() bool {
 	return len(f.Packages)+len(f.Drafts)+len(f.Proposals)+len(f.Landings)+len(f.Updates) == 0 &&
 		!f.HasConfig && f.ConfigError == ""
 }
 
-// DashboardDraft is a draft branch and its render.
-type DashboardDraft struct {
+// Draft is a draft branch and its render.
+type Draft struct {
 	Package, Workspace string
 	Pull               int
 	Render             rendercheck.RenderState
 }
 
-// DashboardProposal is an open proposal and its approval verdict.
-type DashboardProposal struct {
+// Proposal is an open proposal and its approval verdict.
+type Proposal struct {
 	Number             int
 	Title              string
 	Package, Workspace string
 	// Verdict is the approval policy's (nil when it could not be judged:
 	// Problem says why).
-	Verdict *approval.ApprovalResult
+	Verdict *approval.Result
 	Problem string
 	// StillNeeded says who may still approve ("" when nobody is needed).
 	StillNeeded string
 }
 
-// DashboardLanding is a package landed on the deployment branch and not
+// Landing is a package landed on the deployment branch and not
 // published: it waits for /porch publish.
-type DashboardLanding struct {
+type Landing struct {
 	Package string
 	// Commit is the newest unpublished landing; Count how many there are.
 	Commit string
@@ -108,15 +108,15 @@ type DashboardLanding struct {
 
 // Update states.
 const (
-	DashboardUpdateOpen    = "open"
-	DashboardUpdateWaiting = "waiting"
-	DashboardUpdateFailed  = "failed"
+	UpdateOpen    = "open"
+	UpdateWaiting = "waiting"
+	UpdateFailed  = "failed"
 )
 
-// DashboardUpdate is an upstream update of a package: an open pull
+// Update is an upstream update of a package: an open pull
 // request, one waiting for a slot (updates.prConcurrentLimit), or one
 // whose render failed.
-type DashboardUpdate struct {
+type Update struct {
 	Package string
 	Pull    int
 	State   string
@@ -131,14 +131,14 @@ const (
 	ActionUpdate = "update"
 )
 
-// DashboardAction is what one ticked box asks for.
-type DashboardAction struct {
+// Action is what one ticked box asks for.
+type Action struct {
 	Kind               string
 	Package, Workspace string
 }
 
 // Verb is the /porch command whose permission the action needs.
-func (a DashboardAction) Verb() string {
+func (a Action) Verb() string {
 	if a.Kind == ActionUpdate {
 		return "upgrade"
 	}
@@ -146,7 +146,7 @@ func (a DashboardAction) Verb() string {
 }
 
 // target is the box's key: "<package>/<workspace>" or "<package>".
-func (a DashboardAction) target() string {
+func (a Action) target() string {
 	if a.Kind == ActionRender {
 		return a.Package + "/" + a.Workspace
 	}
@@ -154,7 +154,7 @@ func (a DashboardAction) target() string {
 }
 
 // String is the action as the dashboard words it.
-func (a DashboardAction) String() string {
+func (a Action) String() string {
 	if a.Kind == ActionUpdate {
 		return "update of " + mdquote.Code(a.Package) + " again"
 	}
@@ -162,7 +162,7 @@ func (a DashboardAction) String() string {
 }
 
 // box is the checkbox line of an action, unticked.
-func (a DashboardAction) box(label string) string {
+func (a Action) box(label string) string {
 	return fmt.Sprintf("- [ ] <!-- porch:%s %s --> %s", a.Kind, a.target(), label)
 }
 
@@ -171,13 +171,13 @@ var dashboardBox = regexp.MustCompile(`(?m)^- \[([ xX])\] <!-- porch:(render|upd
 
 // dashboardBoxes reads the checkbox lines of a body: each action, ticked
 // or not, in order (the first line of a target wins).
-func dashboardBoxes(body string) (order []DashboardAction, ticked map[DashboardAction]bool) {
-	if len(body) > DashboardMaxBody {
-		body = body[:DashboardMaxBody]
+func dashboardBoxes(body string) (order []Action, ticked map[Action]bool) {
+	if len(body) > MaxBody {
+		body = body[:MaxBody]
 	}
-	ticked = map[DashboardAction]bool{}
+	ticked = map[Action]bool{}
 	for _, m := range dashboardBox.FindAllStringSubmatch(body, -1) {
-		a := DashboardAction{Kind: m[2]}
+		a := Action{Kind: m[2]}
 		if a.Kind == ActionRender {
 			pkg, ws, err := packages.CheckDraftBranchName("drafts/" + m[3])
 			if err != nil {
@@ -199,16 +199,16 @@ func dashboardBoxes(body string) (order []DashboardAction, ticked map[DashboardA
 	return order, ticked
 }
 
-// DashboardTicks are the actions an edit of the dashboard asks for: the
+// Ticks are the actions an edit of the dashboard asks for: the
 // boxes ticked in after that were not ticked in before (a box unticked or
 // left ticked asks for nothing), in the body's order, at most
 // dashboardMaxTicks. Only porchbot's own box lines count: a line someone
 // adds is read like any other, and the action is checked against the
 // ticker's permission before it runs.
-func DashboardTicks(before, after string) []DashboardAction {
+func Ticks(before, after string) []Action {
 	_, was := dashboardBoxes(before)
 	order, is := dashboardBoxes(after)
-	var out []DashboardAction
+	var out []Action
 	for _, a := range order {
 		if is[a] && !was[a] {
 			out = append(out, a)
@@ -220,12 +220,12 @@ func DashboardTicks(before, after string) []DashboardAction {
 	return out
 }
 
-// IsDashboardBody reports a body porchbot wrote as a dashboard.
-func IsDashboardBody(body string) bool { return strings.HasPrefix(body, dashboardMarker) }
+// IsBody reports a body porchbot wrote as a dashboard.
+func IsBody(body string) bool { return strings.HasPrefix(body, dashboardMarker) }
 
-// DashboardBody is the dashboard's markdown: every box unticked (a refresh
+// Body is the dashboard's markdown: every box unticked (a refresh
 // clears the ticks it has acted on).
-func DashboardBody(f DashboardFacts) string {
+func Body(f Facts) string {
 	var b strings.Builder
 	b.WriteString(dashboardMarker + "\n")
 	b.WriteString("porchbot keeps this issue up to date with the packages of this repository and the work on them. " +
@@ -252,7 +252,7 @@ func DashboardBody(f DashboardFacts) string {
 	})
 	writeSection(&b, "Drafts", len(f.Drafts), "No drafts.", func(i int) string {
 		d := f.Drafts[i]
-		a := DashboardAction{Kind: ActionRender, Package: d.Package, Workspace: d.Workspace}
+		a := Action{Kind: ActionRender, Package: d.Package, Workspace: d.Workspace}
 		label := fmt.Sprintf("%s: render %s", mdquote.Code("drafts/"+d.Package+"/"+d.Workspace), renderWords(d.Render))
 		if d.Pull != 0 {
 			label += fmt.Sprintf(" — #%d", d.Pull)
@@ -279,11 +279,11 @@ func DashboardBody(f DashboardFacts) string {
 	}
 	writeSection(&b, "Upstream updates", len(f.Updates), "No pending updates.", func(i int) string {
 		u := f.Updates[i]
-		a := DashboardAction{Kind: ActionUpdate, Package: u.Package}
+		a := Action{Kind: ActionUpdate, Package: u.Package}
 		switch u.State {
-		case DashboardUpdateFailed:
+		case UpdateFailed:
 			return a.box(fmt.Sprintf("%s: #%d failed its render — tick to retry the update", mdquote.Code(u.Package), u.Pull))
-		case DashboardUpdateWaiting:
+		case UpdateWaiting:
 			return fmt.Sprintf("- %s: waiting for a free slot (`updates.prConcurrentLimit`)", mdquote.Code(u.Package))
 		}
 		return fmt.Sprintf("- %s: #%d open", mdquote.Code(u.Package), u.Pull)
@@ -310,7 +310,7 @@ func writeSection(b *strings.Builder, title string, n int, empty string, row fun
 }
 
 // proposalLine is one proposal with its verdict and who is still needed.
-func proposalLine(p DashboardProposal) string {
+func proposalLine(p Proposal) string {
 	name := p.Package
 	if p.Workspace != "" {
 		name += "/" + p.Workspace
@@ -343,7 +343,7 @@ func proposalLine(p DashboardProposal) string {
 // StillNeeded says who may still approve a proposal: n more of the
 // configured approvers (less those counted and the author when
 // self-approval is off), or n more people with write access.
-func StillNeeded(res approval.ApprovalResult, approvers []string, author string, allowSelf bool) string {
+func StillNeeded(res approval.Result, approvers []string, author string, allowSelf bool) string {
 	n := res.ApproversNeeded()
 	if n == 0 {
 		return ""
@@ -353,12 +353,12 @@ func StillNeeded(res approval.ApprovalResult, approvers []string, author string,
 	}
 	counted := map[string]bool{}
 	for _, a := range res.Approvers {
-		counted[approval.PropLoginKey(a.User)] = true
+		counted[approval.LoginKey(a.User)] = true
 	}
 	var left []string
 	for _, a := range approvers {
-		k := approval.PropLoginKey(a)
-		if counted[k] || !allowSelf && k == approval.PropLoginKey(author) {
+		k := approval.LoginKey(a)
+		if counted[k] || !allowSelf && k == approval.LoginKey(author) {
 			continue
 		}
 		left = append(left, "@"+strings.TrimPrefix(a, "@"))
@@ -382,6 +382,6 @@ func renderWords(st rendercheck.RenderState) string {
 	return "not reported"
 }
 
-func (f DashboardFacts) link(path string) string {
+func (f Facts) link(path string) string {
 	return strings.TrimSuffix(f.Web, "/") + "/" + f.Repo + "/" + path
 }

@@ -11,17 +11,17 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// Debounce defaults: a burst of events settles for DashboardSettle before
+// Debounce defaults: a burst of events settles for Settle before
 // the dashboard is refreshed once; refreshes of one repository are at
-// least DashboardInterval apart.
+// least Interval apart.
 const (
-	DashboardSettle         = 2 * time.Second
+	Settle                  = 2 * time.Second
 	dashboardRefreshTimeout = 2 * time.Minute
 )
 
-// DashboardClock is the debouncer's clock (real time when nil): Now, and
+// Clock is the debouncer's clock (real time when nil): Now, and
 // AfterFunc running f once d has passed, returning its stop function.
-type DashboardClock interface {
+type Clock interface {
 	Now() time.Time
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
@@ -33,21 +33,21 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
-// DashboardDebouncer refreshes each repository's dashboard at most once
+// Debouncer refreshes each repository's dashboard at most once
 // per Interval whatever the event rate: the first event of a burst
 // schedules one refresh Settle later (or Interval after the previous one,
 // whichever is later); every event until it runs is folded into it; an
 // event during a refresh schedules one more after it. A refresh that was
 // put off by GitHub's state (another replica edited less than Interval
-// ago: SyncDashboard's RetryAt) is scheduled again then. Nothing is kept
+// ago: Sync's RetryAt) is scheduled again then. Nothing is kept
 // but a timer and two times per repository.
-type DashboardDebouncer struct {
+type Debouncer struct {
 	// Refresh refreshes one repository's dashboard, returning when to
 	// refresh again (zero: not needed).
 	Refresh func(ctx context.Context, repo core.Repo) (retryAt time.Time, err error)
-	// Interval (DashboardInterval) and Settle (DashboardSettle) when zero.
+	// Interval (Interval) and Settle (Settle) when zero.
 	Interval, Settle time.Duration
-	Clock            DashboardClock
+	Clock            Clock
 	Log              logrus.FieldLogger
 
 	mu      sync.Mutex
@@ -66,30 +66,30 @@ type debounceEntry struct {
 	last    time.Time // when the last refresh started
 }
 
-func (d *DashboardDebouncer) clock() DashboardClock {
+func (d *Debouncer) clock() Clock {
 	if d.Clock != nil {
 		return d.Clock
 	}
 	return realClock{}
 }
 
-func (d *DashboardDebouncer) interval() time.Duration {
+func (d *Debouncer) interval() time.Duration {
 	if d.Interval > 0 {
 		return d.Interval
 	}
-	return DashboardInterval
+	return Interval
 }
 
-func (d *DashboardDebouncer) settle() time.Duration {
+func (d *Debouncer) settle() time.Duration {
 	if d.Settle > 0 {
 		return d.Settle
 	}
-	return DashboardSettle
+	return Settle
 }
 
 // Touch notes a change in repo: its dashboard is refreshed soon, once for
 // the whole burst.
-func (d *DashboardDebouncer) Touch(repo core.Repo) {
+func (d *Debouncer) Touch(repo core.Repo) {
 	if d == nil || repo.InstallationID == 0 {
 		return
 	}
@@ -119,7 +119,7 @@ func (d *DashboardDebouncer) Touch(repo core.Repo) {
 
 // scheduleLocked sets e's timer: Settle from now, Interval after the last
 // refresh, or at, whichever is latest. The caller counts e active.
-func (d *DashboardDebouncer) scheduleLocked(key string, e *debounceEntry, at time.Time) {
+func (d *Debouncer) scheduleLocked(key string, e *debounceEntry, at time.Time) {
 	now := d.clock().Now()
 	due := now.Add(d.settle())
 	if !e.last.IsZero() && e.last.Add(d.interval()).After(due) {
@@ -132,7 +132,7 @@ func (d *DashboardDebouncer) scheduleLocked(key string, e *debounceEntry, at tim
 }
 
 // activeLocked counts entries pending or running.
-func (d *DashboardDebouncer) activeLocked(delta int) {
+func (d *Debouncer) activeLocked(delta int) {
 	if d.active == 0 && delta > 0 {
 		d.idle = make(chan struct{})
 	}
@@ -143,7 +143,7 @@ func (d *DashboardDebouncer) activeLocked(delta int) {
 }
 
 // fire runs one repository's refresh.
-func (d *DashboardDebouncer) fire(key string) {
+func (d *Debouncer) fire(key string) {
 	d.mu.Lock()
 	e := d.entries[key]
 	if e == nil || e.stop == nil || e.running {
@@ -175,7 +175,7 @@ func (d *DashboardDebouncer) fire(key string) {
 // Flush runs every pending refresh now, without waiting for its time, and
 // waits until none is pending or running (tests; a shutdown that wants the
 // dashboards current).
-func (d *DashboardDebouncer) Flush(ctx context.Context) error {
+func (d *Debouncer) Flush(ctx context.Context) error {
 	d.mu.Lock()
 	var due []string
 	for key, e := range d.entries {
@@ -191,7 +191,7 @@ func (d *DashboardDebouncer) Flush(ctx context.Context) error {
 }
 
 // Wait waits until no refresh is pending or running.
-func (d *DashboardDebouncer) Wait(ctx context.Context) error {
+func (d *Debouncer) Wait(ctx context.Context) error {
 	if d == nil {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (d *DashboardDebouncer) Wait(ctx context.Context) error {
 }
 
 // Close stops every pending refresh; a running one finishes.
-func (d *DashboardDebouncer) Close() {
+func (d *Debouncer) Close() {
 	if d == nil {
 		return
 	}

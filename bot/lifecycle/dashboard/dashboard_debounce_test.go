@@ -86,7 +86,7 @@ func TestDashboardDebounce(t *testing.T) {
 		during   func()   // called inside the next refresh
 		retryAts = map[string]time.Time{}
 	)
-	d := &DashboardDebouncer{Clock: clock, Refresh: func(_ context.Context, r core.Repo) (time.Time, error) {
+	d := &Debouncer{Clock: clock, Refresh: func(_ context.Context, r core.Repo) (time.Time, error) {
 		mu.Lock()
 		runs = append(runs, r.Name+"@"+clock.Now().Sub(start).String())
 		f, retry := during, retryAts[r.Name]
@@ -136,8 +136,8 @@ func TestDashboardDebounce(t *testing.T) {
 		var p, q time.Duration
 		p, _ = time.ParseDuration(runs[i-1][2:])
 		q, _ = time.ParseDuration(runs[i][2:])
-		if q-p < DashboardInterval {
-			t.Errorf("refreshes %s and %s are less than %s apart", runs[i-1], runs[i], DashboardInterval)
+		if q-p < Interval {
+			t.Errorf("refreshes %s and %s are less than %s apart", runs[i-1], runs[i], Interval)
 		}
 	}
 	if n < 5 || n > 7 {
@@ -154,7 +154,7 @@ func TestDashboardDebounce(t *testing.T) {
 	mu.Unlock()
 	d.Touch(a)
 	clock.advance(time.Minute)
-	took("a@"+(base+2*time.Second).String(), "a@"+(base+2*time.Second+DashboardInterval).String())
+	took("a@"+(base+2*time.Second).String(), "a@"+(base+2*time.Second+Interval).String())
 
 	// Another replica edited recently: the refresh is put off to retryAt.
 	base = clock.Now().Sub(start)
@@ -225,7 +225,7 @@ func TestDecideDashboard(t *testing.T) {
 		{"closed by porchbot (disabled before)", true, false, closedBy(true), no, stepReopen},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := decideDashboard(tc.enabled, tc.create, tc.d, tc.configChanged, "new", now, DashboardInterval); got != tc.want {
+			if got := decideDashboard(tc.enabled, tc.create, tc.d, tc.configChanged, "new", now, Interval); got != tc.want {
 				t.Fatalf("decideDashboard = %d, want %d", got, tc.want)
 			}
 		})

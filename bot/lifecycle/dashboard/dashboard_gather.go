@@ -29,7 +29,7 @@ const (
 	dashboardMaxProposals = 20
 )
 
-// GatherDashboard reads what the dashboard shows. REST calls: one open
+// Gather reads what the dashboard shows. REST calls: one open
 // pull request list (List), one per draft and open update pull request
 // whose render this process did not report (a check-runs list), two per
 // proposal (its reviews and comments, for the approval verdict; more only
@@ -37,12 +37,12 @@ const (
 // waiting for a slot; packages, drafts and unpublished landings are read
 // from the git cache. Drafts and proposals beyond their bounds are listed
 // without detail.
-func GatherDashboard(ctx context.Context, s *core.Session, api approval.ProposalAPI, web string, id core.Identity) (*DashboardFacts, error) {
+func Gather(ctx context.Context, s *core.Session, api approval.ProposalAPI, web string, id core.Identity) (*Facts, error) {
 	l, err := proposals.List(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard of %s: %w", s.Repo.FullName(), err)
 	}
-	f := &DashboardFacts{Repo: s.Repo.FullName(), Web: web, DeploymentBranch: s.DeploymentBranch,
+	f := &Facts{Repo: s.Repo.FullName(), Web: web, DeploymentBranch: s.DeploymentBranch,
 		Packages: l.Packages, Truncated: l.PullsTruncated, UnverifiedTags: l.Unverified}
 	if s.ConfigErr != nil {
 		f.ConfigError, f.ConfigInForce = s.ConfigErr.Error(), s.ConfigVersion()
@@ -55,7 +55,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api approval.Proposal
 		if d.Merged || d.Empty {
 			continue
 		}
-		dd := DashboardDraft{Package: d.Package, Workspace: d.Workspace, Pull: d.Pull}
+		dd := Draft{Package: d.Package, Workspace: d.Workspace, Pull: d.Pull}
 		if i < dashboardMaxDrafts {
 			st, err := approval.RenderStateAt(ctx, s, api, d.Head.String())
 			if err != nil {
@@ -68,7 +68,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api approval.Proposal
 		f.Drafts = append(f.Drafts, dd)
 	}
 	for i, p := range l.Proposals {
-		dp := DashboardProposal{Number: p.Number, Title: p.Title, Package: p.Package, Workspace: p.Workspace}
+		dp := Proposal{Number: p.Number, Title: p.Title, Package: p.Package, Workspace: p.Workspace}
 		if i < dashboardMaxProposals && p.Pull != nil {
 			dp = dashboardProposal(ctx, s, api, p, dp)
 		} else {
@@ -81,14 +81,14 @@ func GatherDashboard(ctx context.Context, s *core.Session, api approval.Proposal
 		errs = append(errs, err)
 	}
 	for _, u := range l.Updates {
-		du := DashboardUpdate{Package: u.Package, Pull: u.Number, State: DashboardUpdateOpen}
+		du := Update{Package: u.Package, Pull: u.Number, State: UpdateOpen}
 		if u.Pull != nil {
 			st, err := approval.RenderStateAt(ctx, s, api, u.Pull.GetHead().GetSHA())
 			if err != nil {
 				errs = append(errs, err)
 			}
 			if st == rendercheck.RenderFailed {
-				du.State = DashboardUpdateFailed
+				du.State = UpdateFailed
 			}
 		}
 		f.Updates = append(f.Updates, du)
@@ -99,7 +99,7 @@ func GatherDashboard(ctx context.Context, s *core.Session, api approval.Proposal
 			errs = append(errs, err)
 		}
 		for _, pkg := range waiting {
-			f.Updates = append(f.Updates, DashboardUpdate{Package: pkg, State: DashboardUpdateWaiting})
+			f.Updates = append(f.Updates, Update{Package: pkg, State: UpdateWaiting})
 		}
 	}
 	return f, errors.Join(errs...)
@@ -107,10 +107,10 @@ func GatherDashboard(ctx context.Context, s *core.Session, api approval.Proposal
 
 // dashboardProposal judges one proposal as its porchbot/approval check
 // does (the same verdict), without posting the check.
-func dashboardProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, p proposals.PullStatus, dp DashboardProposal) DashboardProposal {
+func dashboardProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, p proposals.PullStatus, dp Proposal) Proposal {
 	pr := p.Pull
 	head := strings.ToLower(pr.GetHead().GetSHA())
-	fail := func(err error) DashboardProposal {
+	fail := func(err error) Proposal {
 		s.Log.WithError(err).WithField("pull_request", p.Number).Warn("dashboard: approval not judged")
 		dp.Problem = "could not be judged now; see its porchbot/approval check"
 		return dp
@@ -152,7 +152,7 @@ func approverNames(us []config.UserOrTeam) []string {
 // not published (git only): with publishOn: never every landing waits for
 // /porch publish; with merge, those the publish refused (no pull request,
 // or not approved).
-func dashboardLandings(ctx context.Context, s *core.Session) ([]DashboardLanding, error) {
+func dashboardLandings(ctx context.Context, s *core.Session) ([]Landing, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
 	}
@@ -164,12 +164,12 @@ func dashboardLandings(ctx context.Context, s *core.Session) ([]DashboardLanding
 	if err != nil {
 		return nil, err
 	}
-	var out []DashboardLanding
+	var out []Landing
 	for _, h := range hists {
 		if len(h.Pending) == 0 {
 			continue
 		}
-		out = append(out, DashboardLanding{Package: h.Package, Commit: h.Pending[len(h.Pending)-1].Commit.String(), Count: len(h.Pending)})
+		out = append(out, Landing{Package: h.Package, Commit: h.Pending[len(h.Pending)-1].Commit.String(), Count: len(h.Pending)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
 	return out, nil

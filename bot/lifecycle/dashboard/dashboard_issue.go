@@ -34,47 +34,47 @@ import (
 //     file changes on the deployment branch after the close (with
 //     dashboard.enabled true); one porchbot closed (dashboard.enabled
 //     false) is opened again as soon as the configuration enables it;
-//   - at most one edit per DashboardInterval, whatever the replica: an
+//   - at most one edit per Interval, whatever the replica: an
 //     edit is put off until the issue's updated_at is that old.
 
-// DashboardInterval is the least time between two edits of a dashboard.
-const DashboardInterval = 10 * time.Second
+// Interval is the least time between two edits of a dashboard.
+const Interval = 10 * time.Second
 
 // dashboardListMax bounds the dashboards listed (porchbot's and
 // duplicates).
-const DashboardListMax = 30
+const ListMax = 30
 
 // configChangeWalk bounds the commits walked to find a configuration
 // change after a dashboard was closed.
 const configChangeWalk = 1000
 
-// DashboardIssues is the issues API the dashboard uses (s.GH.Issues).
-type DashboardIssues interface {
+// Issues is the issues API the dashboard uses (s.GH.Issues).
+type Issues interface {
 	ListByRepo(ctx context.Context, owner, repo string, opts *github.IssueListByRepoOptions) ([]*github.Issue, *github.Response, error)
 	Get(ctx context.Context, owner, repo string, number int) (*github.Issue, *github.Response, error)
 	Create(ctx context.Context, owner, repo string, req *github.IssueRequest) (*github.Issue, *github.Response, error)
 	Edit(ctx context.Context, owner, repo string, number int, req *github.IssueRequest) (*github.Issue, *github.Response, error)
 }
 
-// DashboardSync is one refresh of a dashboard.
-type DashboardSync struct {
-	Issues DashboardIssues
+// Refresh is one refresh of a dashboard.
+type Refresh struct {
+	Issues Issues
 	// BotLogin is porchbot's bot user (DefaultBotLogin when empty).
 	BotLogin string
 	// MayCreate lets the refresh open a missing dashboard (install,
 	// resync); an event's refresh only edits one that exists.
 	MayCreate bool
 	// Facts gathers what the body shows (it costs calls: only when it is
-	// needed); GatherDashboard.
-	Facts func(ctx context.Context, s *core.Session) (*DashboardFacts, error)
+	// needed); Gather.
+	Facts func(ctx context.Context, s *core.Session) (*Facts, error)
 	// Now is the clock (time.Now when nil); Interval the least time
-	// between edits (DashboardInterval when zero).
+	// between edits (Interval when zero).
 	Now      func() time.Time
 	Interval time.Duration
 }
 
-// DashboardOutcome is what a refresh did.
-type DashboardOutcome struct {
+// Outcome is what a refresh did.
+type Outcome struct {
 	Number                                 int
 	Created, Reopened, Edited, Closed      bool
 	Unchanged, StaysClosed, Missing, Racey bool
@@ -86,7 +86,7 @@ type DashboardOutcome struct {
 }
 
 // Outcome names what the sync did, for metrics and logs.
-func (o *DashboardOutcome) Outcome() string {
+func (o *Outcome) Outcome() string {
 	switch {
 	case o == nil:
 		return "failed"
@@ -160,15 +160,15 @@ func decideDashboard(enabled, mayCreate bool, d *dashboardIssue, configChanged f
 	return stepEdit
 }
 
-// SyncDashboard brings the repository's dashboard in line with its
+// Sync brings the repository's dashboard in line with its
 // configuration and facts (see the file comment). It lists the dashboards
 // first and opens the session (a fetch) only when there is one, or one
 // may be created; none is created in a repository with nothing of
-// porchbot's yet (DashboardFacts.Empty). REST calls: one list; one read of a closed dashboard
+// porchbot's yet (Facts.Empty). REST calls: one list; one read of a closed dashboard
 // (who closed it); the body's own when the dashboard is open or opened;
 // one create, reopen, close or edit when needed (an edit only when the
 // body changed), and one more list after a create.
-func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Context) (*core.Session, error), sync DashboardSync) (*DashboardOutcome, error) {
+func Sync(ctx context.Context, repo core.Repo, open func(context.Context) (*core.Session, error), sync Refresh) (*Outcome, error) {
 	now := time.Now
 	if sync.Now != nil {
 		now = sync.Now
@@ -182,7 +182,7 @@ func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Contex
 	if err != nil {
 		return nil, err
 	}
-	out := &DashboardOutcome{}
+	out := &Outcome{}
 	if len(all) == 0 && !sync.MayCreate {
 		out.Missing = true
 		return out, nil
@@ -236,11 +236,11 @@ func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Contex
 			out.Missing = true // nothing of porchbot's here yet: no dashboard to open
 			return out, nil
 		}
-		body = DashboardBody(*facts)
+		body = Body(*facts)
 	}
 	interval := sync.Interval
 	if interval <= 0 {
-		interval = DashboardInterval
+		interval = Interval
 	}
 	switch decideDashboard(enabled, sync.MayCreate, d, changed, body, now(), interval) {
 	case stepNone:
@@ -273,10 +273,10 @@ func SyncDashboard(ctx context.Context, repo core.Repo, open func(context.Contex
 // createDashboard opens the dashboard, then lists again: when another
 // replica's dashboard has a lower number, this one is closed as its
 // duplicate (the claim: the lowest number wins).
-func createDashboard(ctx context.Context, issues DashboardIssues, s *core.Session, bot, body string, out *DashboardOutcome) error {
+func createDashboard(ctx context.Context, issues Issues, s *core.Session, bot, body string, out *Outcome) error {
 	owner, name := s.Repo.Owner, s.Repo.Name
-	is, _, err := issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String(DashboardTitle), Body: &body,
-		Labels: &[]string{DashboardLabel}})
+	is, _, err := issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String(Title), Body: &body,
+		Labels: &[]string{Label}})
 	if err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
@@ -296,20 +296,20 @@ func createDashboard(ctx context.Context, issues DashboardIssues, s *core.Sessio
 
 // dashboardListOptions list the dashboard label's issues, open or closed,
 // lowest number first: one address for every reader (open_pulls.go).
-func DashboardListOptions() *github.IssueListByRepoOptions {
-	return &github.IssueListByRepoOptions{State: "all", Labels: []string{DashboardLabel},
-		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: DashboardListMax}}
+func ListOptions() *github.IssueListByRepoOptions {
+	return &github.IssueListByRepoOptions{State: "all", Labels: []string{Label},
+		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: ListMax}}
 }
 
 // listDashboards lists porchbot's dashboards, lowest number first.
-func listDashboards(ctx context.Context, issues DashboardIssues, owner, repo, bot string) ([]*github.Issue, error) {
-	list, _, err := issues.ListByRepo(ctx, owner, repo, DashboardListOptions())
+func listDashboards(ctx context.Context, issues Issues, owner, repo, bot string) ([]*github.Issue, error) {
+	list, _, err := issues.ListByRepo(ctx, owner, repo, ListOptions())
 	if err != nil {
 		return nil, fmt.Errorf("list dashboards of %s/%s: %w", owner, repo, err)
 	}
 	var out []*github.Issue
 	for _, is := range list {
-		if !is.IsPullRequest() && strings.EqualFold(is.GetUser().GetLogin(), bot) && IsDashboardBody(is.GetBody()) {
+		if !is.IsPullRequest() && strings.EqualFold(is.GetUser().GetLogin(), bot) && IsBody(is.GetBody()) {
 			out = append(out, is)
 		}
 	}
@@ -318,7 +318,7 @@ func listDashboards(ctx context.Context, issues DashboardIssues, owner, repo, bo
 }
 
 // closeDuplicates closes the open dashboards among dups.
-func closeDuplicates(ctx context.Context, issues DashboardIssues, owner, repo string, dups []*github.Issue) ([]int, error) {
+func closeDuplicates(ctx context.Context, issues Issues, owner, repo string, dups []*github.Issue) ([]int, error) {
 	var closed []int
 	for _, is := range dups {
 		if is.GetState() != "open" {

@@ -12,9 +12,9 @@ import (
 // text that users control in every place it takes one (mdtest.Writers).
 var dashboardWriters = mdtest.Writers{
 	"dashboard": func(s string) string {
-		return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+		return Body(Facts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
 			Packages:      []proposals.PackageStatus{{Name: "p", Problem: "x" + s}},
-			Proposals:     []DashboardProposal{{Number: 1, Title: s, Package: "p", Problem: "x" + s}},
+			Proposals:     []Proposal{{Number: 1, Title: s, Package: "p", Problem: "x" + s}},
 			ConfigError:   "c" + s,
 			ConfigInForce: "the last good one"})
 	},
@@ -29,7 +29,7 @@ func FuzzDashboardWritersQuote(f *testing.F) { mdtest.Fuzz(f, dashboardWriters) 
 func TestDashboardNamesInLinksStayInTheirLinks(t *testing.T) {
 	mdtest.CheckLinkWriters(t, mdtest.Writers{
 		"dashboard": func(s string) string {
-			return DashboardBody(DashboardFacts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
+			return Body(Facts{Repo: "acme/catalog", Web: "https://github.example", DeploymentBranch: "main",
 				Packages: []proposals.PackageStatus{{Name: "p" + s, Dir: "p", Latest: 2}}, ConfigInForce: "the last good one"})
 		}})
 }

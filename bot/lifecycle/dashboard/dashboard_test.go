@@ -13,38 +13,38 @@ import (
 )
 
 func TestDashboardTicks(t *testing.T) {
-	render := func(pkg, ws string) DashboardAction {
-		return DashboardAction{Kind: ActionRender, Package: pkg, Workspace: ws}
+	render := func(pkg, ws string) Action {
+		return Action{Kind: ActionRender, Package: pkg, Workspace: ws}
 	}
-	update := func(pkg string) DashboardAction { return DashboardAction{Kind: ActionUpdate, Package: pkg} }
+	update := func(pkg string) Action { return Action{Kind: ActionUpdate, Package: pkg} }
 	box := func(tick, kind, target string) string {
 		return fmt.Sprintf("- [%s] <!-- porch:%s %s --> label\n", tick, kind, target)
 	}
 	for _, tc := range []struct {
 		name          string
 		before, after string
-		want          []DashboardAction
+		want          []Action
 	}{
 		{"nothing ticked", box(" ", "render", "a/w"), box(" ", "render", "a/w"), nil},
-		{"one ticked", box(" ", "render", "a/w"), box("x", "render", "a/w"), []DashboardAction{render("a", "w")}},
-		{"capital X", box(" ", "render", "a/w"), box("X", "render", "a/w"), []DashboardAction{render("a", "w")}},
-		{"nested package", box(" ", "render", "net/upf/w1"), box("x", "render", "net/upf/w1"), []DashboardAction{render("net/upf", "w1")}},
+		{"one ticked", box(" ", "render", "a/w"), box("x", "render", "a/w"), []Action{render("a", "w")}},
+		{"capital X", box(" ", "render", "a/w"), box("X", "render", "a/w"), []Action{render("a", "w")}},
+		{"nested package", box(" ", "render", "net/upf/w1"), box("x", "render", "net/upf/w1"), []Action{render("net/upf", "w1")}},
 		{"left ticked", box("x", "render", "a/w"), box("x", "render", "a/w"), nil},
 		{"unticked", box("x", "render", "a/w"), box(" ", "render", "a/w"), nil},
-		{"update retried", box(" ", "update", "upf"), box("x", "update", "upf"), []DashboardAction{update("upf")}},
+		{"update retried", box(" ", "update", "upf"), box("x", "update", "upf"), []Action{update("upf")}},
 		{"body order", box(" ", "update", "b") + box(" ", "render", "a/w"), box("x", "update", "b") + box("x", "render", "a/w"),
-			[]DashboardAction{update("b"), render("a", "w")}},
-		{"a line added ticked counts", "", box("x", "render", "a/w"), []DashboardAction{render("a", "w")}},
+			[]Action{update("b"), render("a", "w")}},
+		{"a line added ticked counts", "", box("x", "render", "a/w"), []Action{render("a", "w")}},
 		{"render without workspace ignored", "", box("x", "render", "a"), nil},
 		{"unknown kind ignored", "", box("x", "delete", "a"), nil},
 		{"invalid package name ignored", "", box("x", "render", "../etc/w") + box("x", "update", "a/../b"), nil},
 		{"invalid workspace ignored", "", box("x", "render", "a/w..x"), nil},
 		{"indented is not a box", "", "  " + box("x", "render", "a/w"), nil},
-		{"duplicate line counts once", "", box("x", "render", "a/w") + box("x", "render", "a/w"), []DashboardAction{render("a", "w")}},
+		{"duplicate line counts once", "", box("x", "render", "a/w") + box("x", "render", "a/w"), []Action{render("a", "w")}},
 		{"first line of a target wins", "", box(" ", "render", "a/w") + box("x", "render", "a/w"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := DashboardTicks(tc.before, tc.after)
+			got := Ticks(tc.before, tc.after)
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Fatalf("DashboardTicks = %v, want %v", got, tc.want)
 			}
@@ -55,7 +55,7 @@ func TestDashboardTicks(t *testing.T) {
 	for i := range 3 * dashboardMaxTicks {
 		many.WriteString(box("x", "update", fmt.Sprintf("p%d", i)))
 	}
-	if n := len(DashboardTicks("", many.String())); n != dashboardMaxTicks {
+	if n := len(Ticks("", many.String())); n != dashboardMaxTicks {
 		t.Fatalf("%d actions from one edit", n)
 	}
 }
@@ -63,23 +63,23 @@ func TestDashboardTicks(t *testing.T) {
 // TestDashboardBody: each section says what it holds; every box the body
 // writes is unticked and reads back as the action it shows.
 func TestDashboardBody(t *testing.T) {
-	approved := &approval.ApprovalResult{Satisfied: true, Required: 1, Approvers: []approval.CountedApproval{{User: "bob"}}}
-	waiting := &approval.ApprovalResult{Required: 2, Approvers: []approval.CountedApproval{{User: "bob"}},
+	approved := &approval.Result{Satisfied: true, Required: 1, Approvers: []approval.CountedApproval{{User: "bob"}}}
+	waiting := &approval.Result{Required: 2, Approvers: []approval.CountedApproval{{User: "bob"}},
 		MissingGates: []approval.GateStatus{{ConditionType: "config.ready"}}}
-	f := DashboardFacts{Repo: "acme/catalog", Web: "https://github.com", DeploymentBranch: "main",
+	f := Facts{Repo: "acme/catalog", Web: "https://github.com", DeploymentBranch: "main",
 		Packages: []proposals.PackageStatus{{Name: "basens", Dir: "basens", Latest: 3, Revisions: 3}, {Name: "new", Dir: "new"},
 			{Name: "old", Latest: 2, Revisions: 2}},
-		Drafts: []DashboardDraft{{Package: "basens", Workspace: "w1", Pull: 7, Render: rendercheck.RenderPassed},
+		Drafts: []Draft{{Package: "basens", Workspace: "w1", Pull: 7, Render: rendercheck.RenderPassed},
 			{Package: "net/upf", Workspace: "w2", Render: rendercheck.RenderFailed}},
-		Proposals: []DashboardProposal{{Number: 7, Package: "basens", Workspace: "w1", Verdict: approved},
+		Proposals: []Proposal{{Number: 7, Package: "basens", Workspace: "w1", Verdict: approved},
 			{Number: 8, Package: "net/upf", Workspace: "w2", Verdict: waiting, StillNeeded: "1 more of @carol"},
 			{Number: 9, Package: "x", Problem: "head not fetched"}},
-		Landings: []DashboardLanding{{Package: "basens", Commit: "0123456789abcdef", Count: 1}},
-		Updates: []DashboardUpdate{{Package: "upf", Pull: 11, State: DashboardUpdateOpen},
-			{Package: "smf", State: DashboardUpdateWaiting}, {Package: "amf", Pull: 12, State: DashboardUpdateFailed}},
+		Landings: []Landing{{Package: "basens", Commit: "0123456789abcdef", Count: 1}},
+		Updates: []Update{{Package: "upf", Pull: 11, State: UpdateOpen},
+			{Package: "smf", State: UpdateWaiting}, {Package: "amf", Pull: 12, State: UpdateFailed}},
 		ConfigError: ".github/porchbot.yaml:3:1: unknown field \"colour\"", ConfigInForce: "the defaults",
 	}
-	body := DashboardBody(f)
+	body := Body(f)
 	for _, want := range []string{
 		"<!-- porchbot:dashboard -->\n",
 		"## Configuration errors", "unknown field \"colour\"", "the defaults applies",
@@ -98,7 +98,7 @@ func TestDashboardBody(t *testing.T) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
 	}
-	if !IsDashboardBody(body) || IsDashboardBody("hello") {
+	if !IsBody(body) || IsBody("hello") {
 		t.Error("IsDashboardBody")
 	}
 	order, ticked := dashboardBoxes(body)
@@ -110,7 +110,7 @@ func TestDashboardBody(t *testing.T) {
 			t.Errorf("%v is ticked in a fresh body", a)
 		}
 	}
-	empty := DashboardBody(DashboardFacts{Repo: "acme/x", DeploymentBranch: "main"})
+	empty := Body(Facts{Repo: "acme/x", DeploymentBranch: "main"})
 	for _, want := range []string{"No packages yet", "No drafts.", "No open proposals.", "Nothing waits.", "No pending updates."} {
 		if !strings.Contains(empty, want) {
 			t.Errorf("empty dashboard lacks %q", want)
@@ -120,26 +120,26 @@ func TestDashboardBody(t *testing.T) {
 		t.Error("a dashboard without config errors has the section")
 	}
 	// Rows are bounded.
-	big := DashboardFacts{Repo: "acme/x"}
+	big := Facts{Repo: "acme/x"}
 	for i := range dashboardMaxRows + 5 {
 		big.Packages = append(big.Packages, proposals.PackageStatus{Name: fmt.Sprintf("p%03d", i), Dir: "d", Latest: 1})
 	}
-	if b := DashboardBody(big); !strings.Contains(b, "… and 5 more") || strings.Contains(b, "p050") {
+	if b := Body(big); !strings.Contains(b, "… and 5 more") || strings.Contains(b, "p050") {
 		t.Error("packages not bounded")
 	}
 }
 
 func TestStillNeeded(t *testing.T) {
-	one := approval.ApprovalResult{Required: 2, Approvers: []approval.CountedApproval{{User: "Bob"}}}
+	one := approval.Result{Required: 2, Approvers: []approval.CountedApproval{{User: "Bob"}}}
 	for _, tc := range []struct {
 		name      string
-		res       approval.ApprovalResult
+		res       approval.Result
 		approvers []string
 		author    string
 		self      bool
 		want      string
 	}{
-		{"satisfied", approval.ApprovalResult{Required: 1, Approvers: []approval.CountedApproval{{User: "bob"}}}, nil, "alice", false, ""},
+		{"satisfied", approval.Result{Required: 1, Approvers: []approval.CountedApproval{{User: "bob"}}}, nil, "alice", false, ""},
 		{"anyone with write", one, nil, "alice", false, "1 more with write access"},
 		{"listed, counted and author left out", one, []string{"alice", "bob", "carol", "@acme/platform"}, "alice", false,
 			"1 more of @carol, @acme/platform"},
@@ -157,15 +157,15 @@ func TestStillNeeded(t *testing.T) {
 func TestDashboardFactsEmpty(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		f    DashboardFacts
+		f    Facts
 		want bool
 	}{
-		{"nothing", DashboardFacts{Repo: "acme/x"}, true},
-		{"a package", DashboardFacts{Packages: []proposals.PackageStatus{{Name: "a"}}}, false},
-		{"a draft", DashboardFacts{Drafts: []DashboardDraft{{Package: "a", Workspace: "w"}}}, false},
-		{"an update waiting", DashboardFacts{Updates: []DashboardUpdate{{Package: "a", State: DashboardUpdateWaiting}}}, false},
-		{"a configuration file", DashboardFacts{HasConfig: true}, false},
-		{"a broken configuration", DashboardFacts{ConfigError: "x"}, false},
+		{"nothing", Facts{Repo: "acme/x"}, true},
+		{"a package", Facts{Packages: []proposals.PackageStatus{{Name: "a"}}}, false},
+		{"a draft", Facts{Drafts: []Draft{{Package: "a", Workspace: "w"}}}, false},
+		{"an update waiting", Facts{Updates: []Update{{Package: "a", State: UpdateWaiting}}}, false},
+		{"a configuration file", Facts{HasConfig: true}, false},
+		{"a broken configuration", Facts{ConfigError: "x"}, false},
 	} {
 		if got := tc.f.Empty(); got != tc.want {
 			t.Errorf("%s: Empty = %v", tc.name, got)

@@ -228,7 +228,7 @@ func proposalLabel(ctx context.Context, s *core.Session, pr *github.PullRequest,
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return packages.LabelProposed, nil
 	}
-	if err := approval.PropEnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+	if err := approval.EnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
 		return "", err
 	}
 	st, err := deletionState(ctx, s, plumbing.NewHash(head), proposalPackageDir(s, pkg))
@@ -332,7 +332,7 @@ func CreateProposal(ctx context.Context, s *core.Session, api approval.ProposalA
 // head removes the package, then evaluates the approval policy and posts
 // porchbot/approval (EvaluateApproval). A pull request that is not a
 // proposal gives (nil, nil).
-func OnProposalEvent(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest) (*approval.ApprovalOutcome, error) {
+func OnProposalEvent(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest) (*approval.Outcome, error) {
 	if !approval.IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
 		return nil, nil
 	}

@@ -60,37 +60,37 @@ import (
 // lost race costs one round).
 const publishMaxAttempts = 2*core.MaxBackfill + 8
 
-// ErrPublishContention reports a package whose tags kept moving under the
+// ErrContention reports a package whose tags kept moving under the
 // bot for publishMaxAttempts rounds.
-var ErrPublishContention = errors.New("publish: tags kept changing, gave up")
+var ErrContention = errors.New("publish: tags kept changing, gave up")
 
-// ErrPublishNoPackage reports a /porch publish of something that is not
+// ErrNoPackage reports a /porch publish of something that is not
 // a top-level package at the commit.
-var ErrPublishNoPackage = errors.New("no such package")
+var ErrNoPackage = errors.New("no such package")
 
-// PublishReleases are the release calls (s.GH.Repositories).
-type PublishReleases interface {
+// Releases are the release calls (s.GH.Repositories).
+type Releases interface {
 	CreateRelease(ctx context.Context, owner, repo string, release *github.RepositoryRelease) (*github.RepositoryRelease, *github.Response, error)
 	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
 }
 
-// PublishPulls are the pull request calls (s.GH.PullRequests).
-type PublishPulls interface {
+// Pulls are the pull request calls (s.GH.PullRequests).
+type Pulls interface {
 	ListReviews(ctx context.Context, owner, repo string, number int, opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error)
 	ListPullRequestsWithCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) ([]*github.PullRequest, *github.Response, error)
 }
 
-// PublishIssues is the comment call (s.GH.Issues).
-type PublishIssues interface {
+// Issues is the comment call (s.GH.Issues).
+type Issues interface {
 	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
 }
 
-// PublishAPI is what publishing needs from GitHub. Approval reads the
+// API is what publishing needs from GitHub. Approval reads the
 // approval facts of a landing's pull request (publish_approval.go).
-type PublishAPI struct {
-	Releases PublishReleases
-	Pulls    PublishPulls
-	Issues   PublishIssues
+type API struct {
+	Releases Releases
+	Pulls    Pulls
+	Issues   Issues
 	Checks   approval.ApprovalChecks
 	Approval approval.ProposalAPI
 	// Assets attaches the package index to the releases made (nil: not
@@ -98,9 +98,9 @@ type PublishAPI struct {
 	Assets ReleaseAssets
 }
 
-// NewPublishAPI takes the services of a go-github client.
-func NewPublishAPI(gh *github.Client) PublishAPI {
-	return PublishAPI{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
+// NewAPI takes the services of a go-github client.
+func NewAPI(gh *github.Client) API {
+	return API{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
 		Checks: gh.Checks, Approval: approval.NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
 }
 
@@ -144,8 +144,8 @@ type RefusedLanding struct {
 	Commented   bool
 }
 
-// PublishOutcome is what a publish did.
-type PublishOutcome struct {
+// Outcome is what a publish did.
+type Outcome struct {
 	Commit plumbing.Hash
 	// Skipped says why nothing was considered ("" otherwise).
 	Skipped   string
@@ -165,7 +165,7 @@ type PublishOutcome struct {
 }
 
 // AdoptedTags lists the tags adopted (revision_adopt.go).
-func (o *PublishOutcome) AdoptedTags() []string {
+func (o *Outcome) AdoptedTags() []string {
 	var out []string
 	for _, r := range o.Published {
 		if r.Adopted {
@@ -176,7 +176,7 @@ func (o *PublishOutcome) AdoptedTags() []string {
 }
 
 // Tags lists the published tags.
-func (o *PublishOutcome) Tags() []string {
+func (o *Outcome) Tags() []string {
 	out := make([]string, len(o.Published))
 	for i, r := range o.Published {
 		out[i] = r.Tag
@@ -190,8 +190,8 @@ func (o *PublishOutcome) Tags() []string {
 // a direct push. Every package the commit changed is considered (and the
 // draft package of pr, for a merge of a re-reviewed draft); for each, every
 // earlier untagged landing is tagged first, oldest first.
-func Publish(ctx context.Context, s *core.Session, api PublishAPI, landed plumbing.Hash, pr *github.PullRequest) (*PublishOutcome, error) {
-	out := &PublishOutcome{Commit: landed}
+func Publish(ctx context.Context, s *core.Session, api API, landed plumbing.Hash, pr *github.PullRequest) (*Outcome, error) {
+	out := &Outcome{Commit: landed}
 	if s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		out.Skipped = "lifecycle.publishOn is " + s.Config.Lifecycle.PublishOn + ": revisions are published with /porch publish"
 		return out, nil
@@ -247,14 +247,14 @@ func Publish(ctx context.Context, s *core.Session, api PublishAPI, landed plumbi
 // never; it works with merge too). Same compare-and-swap and checks as
 // Publish; a landing that was not what was approved is reported in
 // Refused (no comment or draft: the command replies).
-func PublishPackage(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash) (*PublishOutcome, error) {
+func PublishPackage(ctx context.Context, s *core.Session, api API, pkg string, commit plumbing.Hash) (*Outcome, error) {
 	return publishPackageBy(ctx, s, api, pkg, commit, "", "")
 }
 
 // PublishAdopting is PublishPackage by user by where no approval is
 // required (approvals.required: 0): it also adopts pkg's tags that are not
 // porchbot's revisions (revision_adopt.go).
-func PublishAdopting(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+func PublishAdopting(ctx context.Context, s *core.Session, api API, pkg string, commit plumbing.Hash, by string) (*Outcome, error) {
 	return publishPackageBy(ctx, s, api, pkg, commit, "", strings.TrimPrefix(strings.TrimSpace(by), "@"))
 }
 
@@ -265,9 +265,9 @@ func PublishAdopting(ctx context.Context, s *core.Session, api PublishAPI, pkg s
 // state porchbot found the package in), unless they asked for it
 // themselves and approvals.allowSelfApproval is false. Earlier landings
 // are judged as Publish judges them. The release names by as approver.
-func PublishApproved(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash, by string) (*PublishOutcome, error) {
+func PublishApproved(ctx context.Context, s *core.Session, api API, pkg string, commit plumbing.Hash, by string) (*Outcome, error) {
 	if strings.TrimSpace(by) == "" {
-		return &PublishOutcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
+		return &Outcome{Commit: commit}, fmt.Errorf("publish %s: no approver", pkg)
 	}
 	by = strings.TrimPrefix(strings.TrimSpace(by), "@")
 	return publishPackageBy(ctx, s, api, pkg, commit, by, by)
@@ -276,8 +276,8 @@ func PublishApproved(ctx context.Context, s *core.Session, api PublishAPI, pkg s
 // publishPackageBy publishes pkg up to commit, the latest landing as
 // approved by by ("": as its verdict says), after adopting the package's
 // tags porchbot did not make when adopter is set.
-func publishPackageBy(ctx context.Context, s *core.Session, api PublishAPI, pkg string, commit plumbing.Hash, by, adopter string) (*PublishOutcome, error) {
-	out := &PublishOutcome{Commit: commit}
+func publishPackageBy(ctx context.Context, s *core.Session, api API, pkg string, commit plumbing.Hash, by, adopter string) (*Outcome, error) {
+	out := &Outcome{Commit: commit}
 	if err := packages.ValidateName(pkg); err != nil {
 		return out, fmt.Errorf("publish: %w", err)
 	}
@@ -289,7 +289,7 @@ func publishPackageBy(ctx context.Context, s *core.Session, api PublishAPI, pkg 
 	}
 	if ok, err := core.LandingIsTopLevel(ctx, s, commit, core.PackageDir(s.Config.Packages.Root, pkg)); err != nil || !ok {
 		if err == nil {
-			err = ErrPublishNoPackage
+			err = ErrNoPackage
 		}
 		return out, fmt.Errorf("publish %s at %s: %w", pkg, commit, err)
 	}
@@ -309,8 +309,8 @@ func publishPackageBy(ctx context.Context, s *core.Session, api PublishAPI, pkg 
 // publisher carries one publish run.
 type Publisher struct {
 	Session *core.Session
-	API     PublishAPI
-	out     *PublishOutcome
+	API     API
+	out     *Outcome
 	Log     logrus.FieldLogger
 	// event: this run handles a landing event; refusals get a comment
 	// and a draft, deletions a comment.
@@ -332,7 +332,7 @@ type Publisher struct {
 	Repaired []*github.RepositoryRelease
 }
 
-func NewPublisher(s *core.Session, api PublishAPI, out *PublishOutcome, event bool) *Publisher {
+func NewPublisher(s *core.Session, api API, out *Outcome, event bool) *Publisher {
 	return &Publisher{Session: s, API: api, out: out, Log: s.Log, event: event,
 		prs: map[plumbing.Hash]*github.PullRequest{}, refused: map[string]bool{}}
 }
@@ -439,7 +439,7 @@ func (p *Publisher) PublishPackage(ctx context.Context, name string, upTo plumbi
 			return fmt.Errorf("publish %s: fetch tags: %w", name, err)
 		}
 	}
-	return fmt.Errorf("publish %s up to %s: %w", name, upTo, ErrPublishContention)
+	return fmt.Errorf("publish %s up to %s: %w", name, upTo, ErrContention)
 }
 
 // tagPending goes through the pending landings oldest first; raced is true

@@ -27,33 +27,33 @@ import (
 // landing commit (a check run rather than a commit status: only the App
 // can write it). With approvals.required: 0 every landing publishes.
 
-// PublishCheckName is the check run a refused landing gets.
-const PublishCheckName = "porchbot/publish"
+// CheckName is the check run a refused landing gets.
+const CheckName = "porchbot/publish"
 
 // landingApproval is the approval verdict on pull request pr (merged as
 // landing l) at its head. ok is true when approvals.required is 0.
-func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (approval.ApprovalResult, string, bool, error) {
+func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (approval.Result, string, bool, error) {
 	policy := p.Session.Config.Approvals
 	if policy.Required <= 0 {
-		return approval.ApprovalResult{Satisfied: true, Required: policy.Required}, "", true, nil
+		return approval.Result{Satisfied: true, Required: policy.Required}, "", true, nil
 	}
 	head := strings.ToLower(pr.GetHead().GetSHA())
 	api := p.API.Approval
 	api.Opened = false
 	facts, err := approval.GatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
 	if err != nil {
-		return approval.ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
+		return approval.Result{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
 	res, _, err := approval.Verdict(ctx, policy, facts)
 	if err != nil {
-		return approval.ApprovalResult{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
+		return approval.Result{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
 	}
 	return res, facts.Requester(), res.Satisfied, nil
 }
 
 // approvalRefusalReason says why a landing's pull request did not meet
 // the policy, for the comment and the status.
-func approvalRefusalReason(pr *github.PullRequest, res approval.ApprovalResult) string {
+func approvalRefusalReason(pr *github.PullRequest, res approval.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "its pull request #%d did not meet the approval policy at its head %s: %s",
 		pr.GetNumber(), words.CommitOrUnknown(pr.GetHead().GetSHA()), strings.TrimSuffix(res.Summary, "."))
@@ -68,7 +68,7 @@ func approvalRefusalReason(pr *github.PullRequest, res approval.ApprovalResult) 
 }
 
 // countedLogins are the users whose approvals counted.
-func countedLogins(res approval.ApprovalResult) []string {
+func countedLogins(res approval.Result) []string {
 	out := make([]string, len(res.Approvers))
 	for i, a := range res.Approvers {
 		out[i] = a.User
@@ -85,12 +85,12 @@ func (p *Publisher) refusalStatus(ctx context.Context, l core.Landing, reason st
 	owner, repo := p.Owner()
 	now := github.Timestamp{Time: time.Now().UTC()}
 	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: PublishCheckName, HeadSHA: l.Commit.String(), ExternalID: github.String(l.Package),
+		Name: CheckName, HeadSHA: l.Commit.String(), ExternalID: github.String(l.Package),
 		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Not published: " + l.Package),
 			Summary: github.String(fmt.Sprintf("%s was not published: %s.\n\nAn approver publishes it with %s.", mdquote.Code(l.Package), reason, mdquote.Code("/porch publish "+l.Package)))}})
 	if err != nil {
-		return fmt.Errorf("check run %s on %s: %w", PublishCheckName, l.Commit, err)
+		return fmt.Errorf("check run %s on %s: %w", CheckName, l.Commit, err)
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *git
 	if pr != nil && p.Session.Config.Approvals.Required > 0 {
 		requester := pr.GetUser().GetLogin()
 		if p.API.Approval.IsBot(pr.GetUser()) {
-			comments, err := approval.PropListComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
+			comments, err := approval.ListAllComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
 			if err != nil {
 				return v, err
 			}

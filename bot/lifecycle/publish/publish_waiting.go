@@ -35,11 +35,11 @@ import (
 // pusher is who pushed (the push event's sender, which the signed webhook
 // vouches for): the check run records it, so that their own /porch publish
 // of what they pushed counts only where allowSelfApproval says so.
-func AwaitApproverOnPush(ctx context.Context, s *core.Session, api PublishAPI, commit plumbing.Hash, pusher string) ([]string, error) {
+func AwaitApproverOnPush(ctx context.Context, s *core.Session, api API, commit plumbing.Hash, pusher string) ([]string, error) {
 	if s.Config.Approvals.Required <= 0 || s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		return nil, nil
 	}
-	p := NewPublisher(s, api, &PublishOutcome{Commit: commit}, false)
+	p := NewPublisher(s, api, &Outcome{Commit: commit}, false)
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return nil, err
 	}
@@ -97,12 +97,12 @@ func (p *Publisher) awaitingStatus(ctx context.Context, pkg string, commit plumb
 		"%s (in any issue or pull request comment), which publishes it and names them as its approver.",
 		mdquote.Code(pkg), mdquote.Code(p.Session.DeploymentBranch), mdquote.Code("/porch publish "+pkg))
 	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: PublishCheckName, HeadSHA: commit.String(), ExternalID: github.String(waitingExternalID(pkg, pusher)),
+		Name: CheckName, HeadSHA: commit.String(), ExternalID: github.String(waitingExternalID(pkg, pusher)),
 		Status: github.String("completed"), Conclusion: github.String("action_required"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Waiting for an approver: " + pkg),
 			Summary: github.String(summary)}})
 	if err != nil {
-		return fmt.Errorf("check run %s on %s: %w", PublishCheckName, commit, err)
+		return fmt.Errorf("check run %s on %s: %w", CheckName, commit, err)
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func (p *Publisher) ResyncAwaitingChecks(ctx context.Context, checks ResyncCheck
 		if !r.Unreviewed {
 			continue // it had a pull request: the pull request was told
 		}
-		opts := &github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}}
+		opts := &github.ListCheckRunsOptions{CheckName: github.String(CheckName), ListOptions: github.ListOptions{PerPage: 100}}
 		if appID != 0 {
 			opts.AppID = github.Int64(appID)
 		}
@@ -171,7 +171,7 @@ func (p *Publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, su
 	}
 	owner, repo := p.Owner()
 	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, commit.String(),
-		&github.ListCheckRunsOptions{CheckName: github.String(PublishCheckName), ListOptions: github.ListOptions{PerPage: 100}})
+		&github.ListCheckRunsOptions{CheckName: github.String(CheckName), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
 		return "", fmt.Errorf("check runs of %s: %w", words.ShortSHA(commit.String()), err)
 	}

@@ -37,7 +37,7 @@ import (
 // the pusher, so that their own /porch publish does not adopt it unless
 // approvals.allowSelfApproval. One call; none for porchbot's own tags or a
 // tag that is not a revision name. It says whether it reported.
-func ReportTagPush(ctx context.Context, s *core.Session, api PublishAPI, tag, pusher string) (bool, error) {
+func ReportTagPush(ctx context.Context, s *core.Session, api API, tag, pusher string) (bool, error) {
 	pkg, n, ok := packages.ParseTagName(tag)
 	if !ok {
 		return false, nil
@@ -57,7 +57,7 @@ func ReportTagPush(ctx context.Context, s *core.Session, api PublishAPI, tag, pu
 	if err != nil || u.Why == nil {
 		return false, err
 	}
-	p := NewPublisher(s, api, &PublishOutcome{Commit: u.Commit}, false)
+	p := NewPublisher(s, api, &Outcome{Commit: u.Commit}, false)
 	if err := p.unverifiedStatus(ctx, u, pusher); err != nil {
 		return false, err
 	}
@@ -84,12 +84,12 @@ func (p *Publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, 
 		"it themselves unless approvals.allowSelfApproval). Otherwise delete the tag.",
 		mdquote.Code(u.Name()), by, u.Why, mdquote.Code(u.Package), mdquote.Code("/porch publish "+u.Package))
 	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: PublishCheckName, HeadSHA: u.Commit.String(), ExternalID: github.String(waitingExternalID(u.Name(), pusher)),
+		Name: CheckName, HeadSHA: u.Commit.String(), ExternalID: github.String(waitingExternalID(u.Name(), pusher)),
 		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
 		Output: &github.CheckRunOutput{Title: github.String("Not a porchbot revision: " + u.Name()),
 			Summary: github.String(summary)}})
 	if err != nil {
-		return fmt.Errorf("check run %s on %s: %w", PublishCheckName, u.Commit, err)
+		return fmt.Errorf("check run %s on %s: %w", CheckName, u.Commit, err)
 	}
 	return nil
 }

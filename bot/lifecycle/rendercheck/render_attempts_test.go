@@ -70,9 +70,9 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	t.Cleanup(func() { cancelDead(); hung.Wait(); restore() })
 
 	hooks := &draftRenderHooks{opts: rendercheck.RenderOptions{StaleAfter: time.Nanosecond}}
-	runResync := func() (*resync.ResyncReport, error) {
+	runResync := func() (*resync.Report, error) {
 		s := h.Open(t) // a new process
-		return resync.Resync(context.Background(), s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
+		return resync.Repository(context.Background(), s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks})
 	}
 	crash := func(n int) {
 		t.Helper()
@@ -82,7 +82,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 			ctx, cancel := context.WithCancel(dead)
 			defer cancel()
 			s := h.Open(t)
-			_, _ = resync.Resync(ctx, s, resync.NewResyncAPI(s.GH), resync.ResyncDeps{Hooks: hooks})
+			_, _ = resync.Repository(ctx, s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks})
 		}()
 		if dir := <-started; dir != "basens" {
 			t.Fatalf("rendered %s", dir)

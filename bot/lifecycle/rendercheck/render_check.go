@@ -225,7 +225,7 @@ func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files 
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err = render.Render(ctx, fsys.Fs, fsys.Root, ropts)
+	res, err = render.Render(ctx, fsys.FS, fsys.Root, ropts)
 	if err != nil {
 		return res, nil, err
 	}
@@ -352,7 +352,7 @@ func renderErrorPosition(f renderFacts) (file string, line int) {
 		if rel, ok := packageRelative(f.Dir, ve.File); ok {
 			file = rel
 		}
-		line, _, _ = core.FieldPosition(core.FindDoc(core.YamlDocs(f.Files[file]), 0, nil), ve.Field)
+		line, _, _ = core.FieldPosition(core.FindDoc(core.YAMLDocs(f.Files[file]), 0, nil), ve.Field)
 	case errors.As(f.Err, &pe) && len(pe.Problems) > 0:
 		if rel, ok := packageRelative(f.Dir, pe.Problems[0].File); ok {
 			file = rel

@@ -1,6 +1,6 @@
 package resync
 
-// Resync: the periodic reconcile of one repository (SPEC §10), repairing
+// Repository: the periodic reconcile of one repository (SPEC §10), repairing
 // what lost webhooks or crashes left undone:
 //
 //   - with publishOn: merge, merged-but-untagged landings on the deployment
@@ -12,11 +12,11 @@ package resync
 //   - with lifecycle.releases, the latest revision of each package gets its
 //     missing release (a crash between tag and release);
 //   - draft branches whose head has no porchbot/render check run are handed
-//     to ResyncHooks.RenderDraft (one check-runs call per draft, bounded);
+//     to Hooks.RenderDraft (one check-runs call per draft, bounded);
 //   - open pull requests into the deployment branch are handed to
-//     ResyncHooks.EvaluateProposal (proposals, labelled or not yet);
+//     Hooks.EvaluateProposal (proposals, labelled or not yet);
 //   - recent /porch comments with no reply are answered
-//     (ResyncCommandHooks, resync_commands.go);
+//     (CommandHooks, resync_commands.go);
 //   - the dashboard issue is opened if missing (DashboardHook).
 //
 // Nothing is remembered between runs: everything is decided from the git
@@ -59,18 +59,18 @@ import (
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// Resync defaults.
+// Repository defaults.
 const (
-	DefaultResyncInterval    = 10 * time.Minute
-	DefaultResyncRepoTimeout = 5 * time.Minute
-	defaultResyncMaxDrafts   = 20
-	defaultResyncMaxPRs      = 50
-	resyncRenderCheck        = "porchbot/render"
+	DefaultInterval        = 10 * time.Minute
+	DefaultRepoTimeout     = 5 * time.Minute
+	defaultResyncMaxDrafts = 20
+	defaultResyncMaxPRs    = 50
+	resyncRenderCheck      = "porchbot/render"
 )
 
-// ResyncHooks re-evaluate drafts and proposals; the lead's render and
+// Hooks re-evaluate drafts and proposals; the lead's render and
 // approval steps implement them.
-type ResyncHooks interface {
+type Hooks interface {
 	// RenderDraft renders a draft branch whose head has no render check.
 	RenderDraft(ctx context.Context, s *core.Session, branch string, head plumbing.Hash) error
 	// EvaluateProposal re-evaluates an open proposal (checks, approval).
@@ -83,30 +83,30 @@ type DashboardHook interface {
 	EnsureDashboard(ctx context.Context, s *core.Session) error
 }
 
-// ResyncPulls is the pull request list call (s.GH.PullRequests).
-type ResyncPulls interface {
+// Pulls is the pull request list call (s.GH.PullRequests).
+type Pulls interface {
 	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
 }
 
-// ResyncAPI is what a resync needs from GitHub.
-type ResyncAPI struct {
-	Publish publish.PublishAPI
+// API is what a resync needs from GitHub.
+type API struct {
+	Publish publish.API
 	Checks  publish.ResyncChecks
-	Pulls   ResyncPulls
+	Pulls   Pulls
 	// Issues lists the dashboards, to prove a repository has no open pull
 	// request (open_pulls.go); nil: the pull requests are listed.
-	Issues dashboard.DashboardIssues
+	Issues dashboard.Issues
 }
 
-// NewResyncAPI takes the services of a go-github client.
-func NewResyncAPI(gh *github.Client) ResyncAPI {
-	return ResyncAPI{Publish: publish.NewPublishAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
+// NewAPI takes the services of a go-github client.
+func NewAPI(gh *github.Client) API {
+	return API{Publish: publish.NewAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
 }
 
-// ResyncDeps tune Resync and ResyncLoop.
-type ResyncDeps struct {
+// Deps tune Repository and Loop.
+type Deps struct {
 	// Hooks re-evaluate drafts and proposals; nil skips both.
-	Hooks ResyncHooks
+	Hooks Hooks
 	// RenderCheckName is the check run a rendered draft head carries
 	// (default "porchbot/render"); AppID, if set, counts only this App's.
 	RenderCheckName string
@@ -116,16 +116,16 @@ type ResyncDeps struct {
 	MaxDrafts    int
 	MaxProposals int
 
-	// For ResyncLoop:
-	// API builds the API of a session (default NewResyncAPI(s.GH)).
-	API func(*core.Session) ResyncAPI
+	// For Loop:
+	// API builds the API of a session (default NewAPI(s.GH)).
+	API func(*core.Session) API
 	// RepoTimeout bounds one repository's run (default 5 minutes).
 	RepoTimeout time.Duration
 	Logger      logrus.FieldLogger
 	// OnReport, if set, receives every repository's result.
-	OnReport func(core.Repo, *ResyncReport, error)
+	OnReport func(core.Repo, *Report, error)
 	// Concurrency is how many repositories a pass works on at once
-	// (default DefaultResyncConcurrency).
+	// (default DefaultConcurrency).
 	Concurrency int
 	// LowBudget, if set, says whether an installation's REST budget is too
 	// low for the resync: its repositories are then left for the next pass
@@ -137,13 +137,13 @@ type ResyncDeps struct {
 	BeforePass func(ctx context.Context)
 }
 
-// DefaultResyncConcurrency is how many repositories a pass works on at
+// DefaultConcurrency is how many repositories a pass works on at
 // once: a quiet repository is mostly waiting for GitHub's 304s and the git
 // ref advertisement, so a few at once keep the pass short.
-const DefaultResyncConcurrency = 4
+const DefaultConcurrency = 4
 
-// ResyncReport is what one run did.
-type ResyncReport struct {
+// Report is what one run did.
+type Report struct {
 	Repo string
 	// Head is the deployment branch's head the run worked up to.
 	Head             plumbing.Hash
@@ -157,7 +157,7 @@ type ResyncReport struct {
 	// DraftsOverLimit were left for a later run (MaxDrafts).
 	DraftsOverLimit    int
 	ProposalsEvaluated []int
-	// CommandsAnswered are the /porch comments answered (ResyncCommandHooks).
+	// CommandsAnswered are the /porch comments answered (CommandHooks).
 	CommandsAnswered []int64
 	// IndexUpdated: the package index was missing or stale and was pushed.
 	IndexUpdated bool
@@ -165,17 +165,17 @@ type ResyncReport struct {
 	Errors []error
 }
 
-// Resync reconciles one repository (see the file comment). It goes past
+// Repository reconciles one repository (see the file comment). It goes past
 // the failure of one package, draft or proposal, and returns them all
 // joined after doing the rest.
-func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps) (*ResyncReport, error) {
-	rep := &ResyncReport{Repo: s.Repo.FullName(), Head: s.DeploymentHead}
+func Repository(ctx context.Context, s *core.Session, api API, deps Deps) (*Report, error) {
+	rep := &Report{Repo: s.Repo.FullName(), Head: s.DeploymentHead}
 	log := s.Log.WithField("step", "resync")
 	if s.DeploymentHead.IsZero() {
 		// An empty repository: the registry learns it tracks nothing.
 		return rep, resyncDownstreams(ctx, s, deps)
 	}
-	out := &publish.PublishOutcome{Commit: s.DeploymentHead}
+	out := &publish.Outcome{Commit: s.DeploymentHead}
 	p := publish.NewPublisher(s, api.Publish, out, false)
 	p.Log = log
 
@@ -264,7 +264,7 @@ func Resync(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps
 // revision (packages at the head only). One list call: the newest 100
 // releases. When the repository has more, a tag whose commit is older than
 // the oldest listed release is assumed to have its release.
-func repairReleases(ctx context.Context, p *publish.Publisher, atHead []string, rep *ResyncReport) error {
+func repairReleases(ctx context.Context, p *publish.Publisher, atHead []string, rep *Report) error {
 	tags, err := core.ReadRevisionTags(ctx, p.Session)
 	if err != nil {
 		return err
@@ -366,7 +366,7 @@ type resyncDraft struct {
 }
 
 // resyncDrafts renders the draft heads that have no render check run.
-func resyncDrafts(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
+func resyncDrafts(ctx context.Context, s *core.Session, api API, deps Deps, rep *Report) error {
 	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/drafts/")
 	if err != nil {
 		return fmt.Errorf("list drafts: %w", err)
@@ -469,7 +469,7 @@ func resyncMergedHeads(w *core.LandingWalker, head plumbing.Hash) (map[plumbing.
 // resyncProposals hands every open pull request into the deployment
 // branch to EvaluateProposal, which judges the proposals among them
 // (labelled or not yet: a lost opened webhook is repaired).
-func resyncProposals(ctx context.Context, s *core.Session, api ResyncAPI, deps ResyncDeps, rep *ResyncReport) error {
+func resyncProposals(ctx context.Context, s *core.Session, api API, deps Deps, rep *Report) error {
 	limit := deps.MaxProposals
 	if limit <= 0 {
 		limit = defaultResyncMaxPRs
@@ -531,15 +531,15 @@ func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullReque
 	return len(changes) > 0, err
 }
 
-// ResyncLoop resyncs every repository listRepos returns, one after the
+// Loop resyncs every repository listRepos returns, one after the
 // other, every interval (±20 % jitter, the first pass after up to a tenth
 // of it, so replicas spread out), until ctx ends; then it returns nil. A
 // repository's failure (open, resync, even a panic) is logged and does not
 // stop the loop; each repository gets deps.RepoTimeout.
-func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(context.Context) ([]core.Repo, error),
-	open func(context.Context, core.Repo) (*core.Session, error), deps ResyncDeps) error {
+func Loop(ctx context.Context, interval time.Duration, listRepos func(context.Context) ([]core.Repo, error),
+	open func(context.Context, core.Repo) (*core.Session, error), deps Deps) error {
 	if interval <= 0 {
-		interval = DefaultResyncInterval
+		interval = DefaultInterval
 	}
 	wait := time.Duration(rand.Float64() * float64(interval) / 10)
 	for {
@@ -550,7 +550,7 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 			return nil
 		case <-t.C:
 		}
-		ResyncPass(ctx, listRepos, open, deps)
+		Pass(ctx, listRepos, open, deps)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -558,11 +558,11 @@ func ResyncLoop(ctx context.Context, interval time.Duration, listRepos func(cont
 	}
 }
 
-// ResyncPass is one pass of ResyncLoop: every repository listRepos
+// Pass is one pass of Loop: every repository listRepos
 // returns, one after the other; a repository's failure is logged and the
 // pass goes on. It returns the repositories it listed.
-func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]core.Repo, error),
-	open func(context.Context, core.Repo) (*core.Session, error), deps ResyncDeps) []core.Repo {
+func Pass(ctx context.Context, listRepos func(context.Context) ([]core.Repo, error),
+	open func(context.Context, core.Repo) (*core.Session, error), deps Deps) []core.Repo {
 	log := deps.Logger
 	if log == nil {
 		log = logrus.StandardLogger()
@@ -578,7 +578,7 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]core.Rep
 	}
 	workers := deps.Concurrency
 	if workers <= 0 {
-		workers = DefaultResyncConcurrency
+		workers = DefaultConcurrency
 	}
 	next := make(chan core.Repo)
 	var wg sync.WaitGroup
@@ -610,7 +610,7 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]core.Rep
 	if ctx.Err() != nil {
 		return repos
 	}
-	if h, ok := deps.Hooks.(ResyncPassHooks); ok && err == nil && yielded.Load() == 0 {
+	if h, ok := deps.Hooks.(PassHooks); ok && err == nil && yielded.Load() == 0 {
 		h.ResyncPassDone(repos)
 	}
 	fields := logrus.Fields{"repositories": len(repos), "duration": time.Since(start).String()}
@@ -624,16 +624,16 @@ func ResyncPass(ctx context.Context, listRepos func(context.Context) ([]core.Rep
 }
 
 // resyncOne runs one repository, containing its failures.
-func resyncOne(ctx context.Context, r core.Repo, open func(context.Context, core.Repo) (*core.Session, error), deps ResyncDeps, log logrus.FieldLogger) {
+func resyncOne(ctx context.Context, r core.Repo, open func(context.Context, core.Repo) (*core.Session, error), deps Deps, log logrus.FieldLogger) {
 	log = log.WithField("repository", r.FullName())
 	timeout := deps.RepoTimeout
 	if timeout <= 0 {
-		timeout = DefaultResyncRepoTimeout
+		timeout = DefaultRepoTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var (
-		rep *ResyncReport
+		rep *Report
 		err error
 	)
 	defer func() {
@@ -650,13 +650,13 @@ func resyncOne(ctx context.Context, r core.Repo, open func(context.Context, core
 		log.WithError(err).Warn("resync: opening the repository failed")
 		return
 	}
-	var api ResyncAPI
+	var api API
 	if deps.API != nil {
 		api = deps.API(s)
 	} else {
-		api = NewResyncAPI(s.GH)
+		api = NewAPI(s.GH)
 	}
-	rep, err = Resync(ctx, s, api, deps)
+	rep, err = Repository(ctx, s, api, deps)
 	if err != nil {
 		log.WithError(err).Warn("resync finished with errors")
 	}

@@ -7,19 +7,19 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
-// ResyncCommandHooks is implemented by ResyncHooks that can answer the
+// CommandHooks is implemented by Hooks that can answer the
 // /porch comments nobody answered (a delivery refused with 503 when the
 // queue was full is never redelivered by GitHub, and a lost one never
 // arrives): the resync hands them every repository it reconciles.
-type ResyncCommandHooks interface {
+type CommandHooks interface {
 	// AnswerMissedCommands runs and answers the recent /porch comments of
 	// s's repository that have no reply, and returns their ids.
 	AnswerMissedCommands(ctx context.Context, s *core.Session) ([]int64, error)
 }
 
 // resyncCommands answers the missed commands when the hooks can.
-func resyncCommands(ctx context.Context, s *core.Session, deps ResyncDeps, rep *ResyncReport) error {
-	h, ok := deps.Hooks.(ResyncCommandHooks)
+func resyncCommands(ctx context.Context, s *core.Session, deps Deps, rep *Report) error {
+	h, ok := deps.Hooks.(CommandHooks)
 	if !ok {
 		return nil
 	}

@@ -7,21 +7,21 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
-// ResyncDownstreamHooks is implemented by ResyncHooks that keep a
+// DownstreamHooks is implemented by Hooks that keep a
 // downstream registry: the resync rebuilds the repository's entry.
-type ResyncDownstreamHooks interface {
+type DownstreamHooks interface {
 	IndexDownstreams(ctx context.Context, s *core.Session) error
 }
 
-// ResyncPassHooks is implemented by ResyncHooks that want to know when
-// ResyncLoop has visited every repository of a complete listing (the
+// PassHooks is implemented by Hooks that want to know when
+// Loop has visited every repository of a complete listing (the
 // downstream registry is then complete: downstreams.Registry.PassDone).
-type ResyncPassHooks interface {
+type PassHooks interface {
 	ResyncPassDone(repos []core.Repo)
 }
 
-func resyncDownstreams(ctx context.Context, s *core.Session, deps ResyncDeps) error {
-	h, ok := deps.Hooks.(ResyncDownstreamHooks)
+func resyncDownstreams(ctx context.Context, s *core.Session, deps Deps) error {
+	h, ok := deps.Hooks.(DownstreamHooks)
 	if !ok {
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 // dashboard's sync makes (its second reading is then a 304). A pull
 // request opened since the listing has its own webhook; if that was lost,
 // the next pass lists it. REST calls: none, or the dashboards' listing.
-func proveNoOpenPulls(ctx context.Context, s *core.Session, issues dashboard.DashboardIssues) error {
+func proveNoOpenPulls(ctx context.Context, s *core.Session, issues dashboard.Issues) error {
 	n := s.Repo.OpenIssues
 	if n == nil || issues == nil {
 		return nil
@@ -25,7 +25,7 @@ func proveNoOpenPulls(ctx context.Context, s *core.Session, issues dashboard.Das
 		s.NoOpenPulls = true
 		return nil
 	}
-	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, dashboard.DashboardListOptions())
+	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, dashboard.ListOptions())
 	if err != nil {
 		return fmt.Errorf("dashboards of %s: %w", s.Repo.FullName(), err)
 	}
@@ -35,6 +35,6 @@ func proveNoOpenPulls(ctx context.Context, s *core.Session, issues dashboard.Das
 			open++
 		}
 	}
-	s.NoOpenPulls = open == *n && len(list) < dashboard.DashboardListMax
+	s.NoOpenPulls = open == *n && len(list) < dashboard.ListMax
 	return nil
 }

@@ -7,14 +7,14 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
-// ResyncVariantHooks is implemented by resync hooks that reconcile the
+// VariantHooks is implemented by resync hooks that reconcile the
 // variants of the repository resynced (bot.App).
-type ResyncVariantHooks interface {
+type VariantHooks interface {
 	ResyncVariants(ctx context.Context, s *core.Session) error
 }
 
-func resyncVariants(ctx context.Context, s *core.Session, deps ResyncDeps) error {
-	h, ok := deps.Hooks.(ResyncVariantHooks)
+func resyncVariants(ctx context.Context, s *core.Session, deps Deps) error {
+	h, ok := deps.Hooks.(VariantHooks)
 	if !ok {
 		return nil
 	}

@@ -16,14 +16,14 @@ import (
 // update branch already holds that revision costs no call; one whose
 // update was declined or is held stays so).
 
-// ResyncUpdateHooks is implemented by resync hooks that make lagging
+// UpdateHooks is implemented by resync hooks that make lagging
 // downstream packages' updates (bot.App).
-type ResyncUpdateHooks interface {
+type UpdateHooks interface {
 	ResyncUpdates(ctx context.Context, s *core.Session) error
 }
 
-func resyncUpdates(ctx context.Context, s *core.Session, deps ResyncDeps) error {
-	h, ok := deps.Hooks.(ResyncUpdateHooks)
+func resyncUpdates(ctx context.Context, s *core.Session, deps Deps) error {
+	h, ok := deps.Hooks.(UpdateHooks)
 	if !ok {
 		return nil
 	}
@@ -37,7 +37,7 @@ func resyncUpdates(ctx context.Context, s *core.Session, deps ResyncDeps) error 
 // Lagging makes the update of every package of ds whose upstream published
 // a revision newer than the one it tracks. Upstreams porchbot cannot open
 // (not installed, another host) are skipped.
-func Lagging(ctx context.Context, f *updates.UpdateFanout, ds *core.Session) error {
+func Lagging(ctx context.Context, f *updates.Fanout, ds *core.Session) error {
 	if f == nil || f.Open == nil {
 		return nil
 	}
@@ -47,14 +47,14 @@ func Lagging(ctx context.Context, f *updates.UpdateFanout, ds *core.Session) err
 		errs = append(errs, err)
 	}
 	for _, d := range found {
-		out, _, uerr := f.Upgrade(ctx, ds, d.Package, 0, updates.UpdateOptions{})
+		out, _, uerr := f.Upgrade(ctx, ds, d.Package, 0, updates.Options{})
 		var re *core.RequestError
 		switch {
 		case errors.As(uerr, &re):
 			ds.Log.WithError(uerr).WithField("package", d.Package).Debug("resync: no update for this package")
 		case uerr != nil:
 			errs = append(errs, fmt.Errorf("update %s: %w", d.Package, uerr))
-		case out.State != updates.UpdateUpToDate && out.State != updates.UpdateCurrent && out.State != updates.UpdateVariant:
+		case out.State != updates.UpToDate && out.State != updates.Current && out.State != updates.OwnedByVariant:
 			ds.Log.WithField("package", d.Package).WithField("state", out.State).Info("resync: update pull request made")
 		}
 	}

@@ -79,7 +79,7 @@ func FlowRefusal(err error) (*flow.Refusal, bool) {
 // requestedBy (a command's commenter), or else for the author of the
 // commit of ds's deployment branch that set the package's upstream to us
 // (its landing there vouches for ds's side).
-func (f *UpdateFanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *core.Session, dir, requestedBy string) error {
+func (f *Fanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *core.Session, dir, requestedBy string) error {
 	us, src, dst := up.Session, FlowRepo(up.Session), FlowRepo(ds)
 	src.Visibility = up.Visibility
 	dst.Visibility = up.Downstreams[strings.ToLower(ds.Repo.FullName())]

@@ -82,8 +82,8 @@ func (u UpstreamRevision) RepoURL() string { return strings.TrimSuffix(u.Session
 // Directory is the package directory as a Kptfile records it ("/dir").
 func (u UpstreamRevision) Directory() string { return "/" + strings.Trim(u.Dir, "/") }
 
-// UpdateOptions are the per-request choices of an update.
-type UpdateOptions struct {
+// Options are the per-request choices of an update.
+type Options struct {
 	// Strategy overrides updates.strategy and the Kptfile's ("" none).
 	Strategy string
 	// Render renders the merged package (the downstream renders on push).
@@ -95,13 +95,13 @@ type UpdateOptions struct {
 	// every update so they never conflict with themselves. With Mutate, a
 	// package that already tracks the revision is still proposed when
 	// Mutate changes it. Without it, a package a variant of the upstream
-	// repository owns is left to the variant (UpdatePlan.Variant).
+	// repository owns is left to the variant (Plan.Variant).
 	Mutate func(files map[string][]byte) (map[string][]byte, error)
 }
 
-// UpdatePlan is the update of one downstream package to one upstream
+// Plan is the update of one downstream package to one upstream
 // revision.
-type UpdatePlan struct {
+type Plan struct {
 	Upstream UpstreamRevision
 	// Package and Dir of the downstream package; Branch its update branch.
 	Package, Dir, Branch string
@@ -153,9 +153,9 @@ var merge3 = update.Merge
 
 // PlanUpdate plans the update of the package pkg of the downstream session
 // ds to up, on ds's deployment branch head.
-func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions) (*UpdatePlan, error) {
+func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts Options) (*Plan, error) {
 	dir := rendercheck.PackageDir(ds.Config, pkg)
-	p := &UpdatePlan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
+	p := &Plan{Upstream: up, Package: pkg, Dir: dir, Branch: packages.UpdateBranch(pkg), Base: ds.DeploymentHead,
 		RequestedBy: opts.RequestedBy}
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
 	if err != nil {
@@ -220,7 +220,7 @@ func PlanUpdate(ctx context.Context, ds *core.Session, pkg string, up UpstreamRe
 
 // finish applies opts.Mutate to the merged files, renders them when the
 // downstream renders on push, and records what they change.
-func (p *UpdatePlan) finish(ctx context.Context, ds *core.Session, local, files map[string][]byte, opts UpdateOptions) (*UpdatePlan, error) {
+func (p *Plan) finish(ctx context.Context, ds *core.Session, local, files map[string][]byte, opts Options) (*Plan, error) {
 	if opts.Mutate != nil {
 		var err error
 		if files, err = opts.Mutate(files); err != nil {

@@ -43,7 +43,7 @@ func AutomergeUpdate(ctx context.Context, s *core.Session, pulls AutomergePulls,
 		pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetHead().GetSHA() != head.String() {
 		return false, nil
 	}
-	own, err := updateBranchState(ctx, s, head, &UpdatePlan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
+	own, err := updateBranchState(ctx, s, head, &Plan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
 	if err != nil {
 		return false, err
 	}

@@ -51,9 +51,9 @@ type UpstreamNote struct {
 // at 65,536 characters).
 const maxNoteBytes = 6000
 
-// UpdateBody renders the pull request body of plan. web is the GitHub web
+// Body renders the pull request body of plan. web is the GitHub web
 // base URL of the upstream repository's links ("" for none).
-func UpdateBody(plan *UpdatePlan, web string, notes []UpstreamNote) string {
+func Body(plan *Plan, web string, notes []UpstreamNote) string {
 	up := plan.Upstream
 	var b strings.Builder
 	fmt.Fprintf(&b, updateMarkerFmt+"\n", up.Session.Repo.FullName()+"/"+up.Package, up.Revision)

@@ -32,11 +32,11 @@ func TestLockRevision(t *testing.T) {
 // a body without it, or edited to another form, names none.
 func TestUpdateBodyMarker(t *testing.T) {
 	s := &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}}
-	plan := &UpdatePlan{Upstream: UpstreamRevision{Session: s, Package: "network/upf", Dir: "network/upf", Revision: 7},
+	plan := &Plan{Upstream: UpstreamRevision{Session: s, Package: "network/upf", Dir: "network/upf", Revision: 7},
 		Package: "upf", FromRef: "network/upf/v5", From: 5, OnConflict: "upstream",
 		Files:     map[string][]byte{},
 		Conflicts: []update.Conflict{{File: "d.yaml", Resource: "apps/v1 Deployment upf/upf", Field: "spec.replicas", Local: "2|3", Upstream: "4", Taken: "upstream"}}}
-	body := UpdateBody(plan, "https://github.example/", []UpstreamNote{{Revision: 6, Tag: "network/upf/v6", Body: "six"}, {Revision: 7, Tag: "network/upf/v7", URL: "https://x/r/7", Body: "seven"}})
+	body := Body(plan, "https://github.example/", []UpstreamNote{{Revision: 6, Tag: "network/upf/v6", Body: "six"}, {Revision: 7, Tag: "network/upf/v7", URL: "https://x/r/7", Body: "seven"}})
 	if got := updateMarkerRevision(body); got != 7 {
 		t.Fatalf("marker revision %d in:\n%s", got, body)
 	}

@@ -41,9 +41,9 @@ type DownstreamFinder interface {
 	DownstreamsOf(ctx context.Context, upstream core.Repo, dir string) []downstreams.Downstream
 }
 
-// UpdateMetrics observes the fan-out (internal/metrics: update_prs{state},
+// Metrics observes the fan-out (internal/metrics: update_prs{state},
 // update_queue_depth).
-type UpdateMetrics interface {
+type Metrics interface {
 	Outcome(state string)
 	Queued(delta int)
 }
@@ -54,20 +54,20 @@ type UpstreamReleases interface {
 	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
 }
 
-// UpdateFanout opens the update pull requests of upstream publishes.
-type UpdateFanout struct {
+// Fanout opens the update pull requests of upstream publishes.
+type Fanout struct {
 	Finder DownstreamFinder
 	// Open opens a downstream repository ("owner/name") as the App.
 	Open func(ctx context.Context, fullName string) (*core.Session, error)
 	// API is the update calls in a downstream session.
-	API func(s *core.Session) UpdateAPI
+	API func(s *core.Session) API
 	// Releases lists the upstream's releases (nil: no release notes).
 	Releases func(s *core.Session) UpstreamReleases
 	Render   rendercheck.RenderOptions
-	Metrics  UpdateMetrics
+	Metrics  Metrics
 	// Pacer keeps the updates within GitHub's hourly limit of
 	// content-creating calls (nil: unpaced, as on the local forge).
-	Pacer UpdatePacer
+	Pacer Pacer
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to every update (nil: caches of its own per check).
 	Flows *flow.Checker
@@ -77,10 +77,10 @@ type UpdateFanout struct {
 	Repos func(s *core.Session) VariantRepoLister
 }
 
-// UpdateResult is the outcome of one downstream package.
-type UpdateResult struct {
+// Result is the outcome of one downstream package.
+type Result struct {
 	Repo, Package string
-	Outcome       *UpdateOutcome
+	Outcome       *Outcome
 	Err           error
 }
 
@@ -88,11 +88,11 @@ type UpdateResult struct {
 // packages: each package's highest (several at once come from a backfill,
 // or from adopting tags porchbot did not make). Each package's failure is
 // logged and returned (joined); the others go on.
-func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []publish.PublishedRevision) ([]UpdateResult, error) {
+func (f *Fanout) Published(ctx context.Context, s *core.Session, revs []publish.PublishedRevision) ([]Result, error) {
 	if f == nil || f.Finder == nil || f.Open == nil {
 		return nil, nil
 	}
-	var results []UpdateResult
+	var results []Result
 	var errs []error
 	highest := map[string]int{}
 	for _, r := range revs {
@@ -116,7 +116,7 @@ func (f *UpdateFanout) Published(ctx context.Context, s *core.Session, revs []pu
 // Downstreams are the downstream packages of up, by repository, repository
 // order fixed (replicas work through them in the same order), and each
 // repository's installation.
-func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string, installs map[string]int64) {
+func (f *Fanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string, installs map[string]int64) {
 	pkgs, installs = map[string][]string{}, map[string]int64{}
 	seen := map[string]bool{}
 	for _, d := range f.Finder.DownstreamsOf(ctx, up.Session.Repo, up.Directory()) {
@@ -138,7 +138,7 @@ func (f *UpdateFanout) downstreams(ctx context.Context, up UpstreamRevision) (re
 	return repos, pkgs, installs
 }
 
-func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]UpdateResult, error) {
+func (f *Fanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Result, error) {
 	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag(), "package": up.Package})
 	repos, pkgs, installs := f.downstreams(ctx, up)
 	total := 0
@@ -154,21 +154,21 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
 	up.Downstreams = f.downstreamVisibilities(ctx, up, installs)
 	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
-	var results []UpdateResult
+	var results []Result
 	var errs []error
 	for _, repo := range repos {
 		ds, err := f.Open(ctx, repo)
 		for _, pkg := range pkgs[repo] {
-			res := UpdateResult{Repo: repo, Package: pkg, Err: err}
+			res := Result{Repo: repo, Package: pkg, Err: err}
 			if err == nil {
-				res.Outcome, res.Err = f.updateOne(ctx, ds, pkg, up, UpdateOptions{Render: f.Render}, notes)
+				res.Outcome, res.Err = f.updateOne(ctx, ds, pkg, up, Options{Render: f.Render}, notes)
 			}
 			f.queued(-1)
 			state := "failed"
 			if _, refused := FlowRefusal(res.Err); refused {
 				// The flow rule's answer, reported on the downstream
 				// commit that asked (flow_check.go): not a failure.
-				state = UpdateRefused
+				state = Refused
 				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Info("update refused by the flow rule")
 			} else if res.Err != nil {
 				errs = append(errs, fmt.Errorf("update %s in %s: %w", pkg, repo, res.Err))
@@ -187,7 +187,7 @@ func (f *UpdateFanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Updat
 
 // Upgrade is /porch upgrade: the update of pkg in ds to revision to of its
 // upstream (0: the latest), on the same path as a publish's.
-func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string, to int, opts UpdateOptions) (*UpdateOutcome, *UpdatePlan, error) {
+func (f *Fanout) Upgrade(ctx context.Context, ds *core.Session, pkg string, to int, opts Options) (*Outcome, *Plan, error) {
 	if f == nil || f.Open == nil {
 		return nil, nil, core.RequestErrorf("upstream updates are not configured on this server")
 	}
@@ -213,7 +213,7 @@ func (f *UpdateFanout) Upgrade(ctx context.Context, ds *core.Session, pkg string
 	return out, plan, err
 }
 
-func (f *UpdateFanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts UpdateOptions, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+func (f *Fanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up UpstreamRevision, opts Options, notes func(from, to int) []UpstreamNote) (*Outcome, error) {
 	if err := f.updateFlow(ctx, up, ds, rendercheck.PackageDir(ds.Config, pkg), ""); err != nil {
 		return nil, err
 	}
@@ -224,10 +224,10 @@ func (f *UpdateFanout) updateOne(ctx context.Context, ds *core.Session, pkg stri
 	return f.propose(ctx, ds, plan, notes)
 }
 
-func (f *UpdateFanout) propose(ctx context.Context, ds *core.Session, plan *UpdatePlan, notes func(from, to int) []UpstreamNote) (*UpdateOutcome, error) {
+func (f *Fanout) propose(ctx context.Context, ds *core.Session, plan *Plan, notes func(from, to int) []UpstreamNote) (*Outcome, error) {
 	api := f.API(ds)
 	if plan.UpToDate {
-		return &UpdateOutcome{State: UpdateUpToDate, Branch: plan.Branch}, nil
+		return &Outcome{State: UpToDate, Branch: plan.Branch}, nil
 	}
 	if f.Pacer != nil {
 		if err := f.Pacer.Wait(ctx, UpdateContentCalls); err != nil {
@@ -239,7 +239,7 @@ func (f *UpdateFanout) propose(ctx context.Context, ds *core.Session, plan *Upda
 
 // upstreamOf resolves the upstream of package pkg of ds at revision to
 // (0: the latest published).
-func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, to int) (UpstreamRevision, error) {
+func (f *Fanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, to int) (UpstreamRevision, error) {
 	dir := rendercheck.PackageDir(ds.Config, pkg)
 	data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, dir+"/Kptfile")
 	if err != nil {
@@ -302,7 +302,7 @@ func (f *UpdateFanout) upstreamOf(ctx context.Context, ds *core.Session, pkg str
 // notesSource gives the notes of the revisions after from up to to. The
 // release the publish just made is known; the upstream's releases are
 // listed (once per fan-out) only when a range needs an older one.
-func (f *UpdateFanout) NotesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
+func (f *Fanout) NotesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
 	byTag := map[string]*github.RepositoryRelease{}
 	if up.Release != nil {
 		byTag[up.Release.GetTagName()] = up.Release
@@ -345,7 +345,7 @@ func (f *UpdateFanout) NotesSource(ctx context.Context, up UpstreamRevision) fun
 	}
 }
 
-func (f *UpdateFanout) queued(delta int) {
+func (f *Fanout) queued(delta int) {
 	if f.Metrics != nil {
 		f.Metrics.Queued(delta)
 	}

@@ -26,7 +26,7 @@ import (
 // of the downstream repositories (and their installations) of a fan-out
 // of up that porchbot knows or learned from the installation's list; nil
 // when up is public. What is missing the flow rule asks for itself.
-func (f *UpdateFanout) downstreamVisibilities(ctx context.Context, up UpstreamRevision, installs map[string]int64) map[string]flow.Visibility {
+func (f *Fanout) downstreamVisibilities(ctx context.Context, up UpstreamRevision, installs map[string]int64) map[string]flow.Visibility {
 	if up.Visibility == flow.Public || len(installs) == 0 {
 		return nil
 	}

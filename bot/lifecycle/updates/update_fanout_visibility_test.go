@@ -66,7 +66,7 @@ func TestDownstreamVisibilitiesPagesWhileCheaper(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			inst := &pagedInstallation{n: 300}
-			f := &UpdateFanout{Flows: &flow.Checker{}, Repos: func(*core.Session) VariantRepoLister { return inst }}
+			f := &Fanout{Flows: &flow.Checker{}, Repos: func(*core.Session) VariantRepoLister { return inst }}
 			for _, name := range tc.cached {
 				f.Flows.Remember(&github.Repository{Name: github.String(name), Owner: &github.User{Login: github.String("acme")}, Private: github.Bool(true)})
 			}

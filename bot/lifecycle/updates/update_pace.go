@@ -9,7 +9,7 @@ import (
 // GitHub's secondary limits allow 80 content-creating requests a minute
 // and 500 an hour. porchbot's API transport keeps mutating calls at least
 // --mutation-spacing apart (75 a minute at the default 800 ms), which keeps
-// the first; UpdateBudget keeps the second across a fan-out: before each
+// the first; Budget keeps the second across a fan-out: before each
 // downstream update, the fan-out reserves the content-creating calls an
 // update makes and waits, when the last hour's reservations would exceed
 // the budget, until enough of them are an hour old.
@@ -20,19 +20,19 @@ import (
 // edit or a comment come out of the 100 left beside the budget).
 const UpdateContentCalls = 2
 
-// DefaultUpdateBudget is the update fan-outs' share of GitHub's 500
+// DefaultBudget is the update fan-outs' share of GitHub's 500
 // content-creating requests an hour; the rest is left to the other steps.
-const DefaultUpdateBudget = 400
+const DefaultBudget = 400
 
-// UpdatePacer paces the fan-out (UpdateBudget).
-type UpdatePacer interface {
+// Pacer paces the fan-out (Budget).
+type Pacer interface {
 	Wait(ctx context.Context, n int) error
 }
 
-// UpdateBudget is a sliding one-hour window of Limit content-creating
+// Budget is a sliding one-hour window of Limit content-creating
 // calls, shared by every fan-out of the process. Now and Sleep default to
 // the wall clock.
-type UpdateBudget struct {
+type Budget struct {
 	Limit int
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -46,7 +46,7 @@ const updateWindow = time.Hour
 
 // Wait reserves n calls, waiting until the last hour holds room for them.
 // n above Limit reserves Limit.
-func (b *UpdateBudget) Wait(ctx context.Context, n int) error {
+func (b *Budget) Wait(ctx context.Context, n int) error {
 	if b == nil || b.Limit <= 0 || n <= 0 {
 		return nil
 	}
@@ -73,14 +73,14 @@ func (b *UpdateBudget) Wait(ctx context.Context, n int) error {
 	}
 }
 
-func (b *UpdateBudget) now() time.Time {
+func (b *Budget) now() time.Time {
 	if b.Now != nil {
 		return b.Now()
 	}
 	return time.Now()
 }
 
-func (b *UpdateBudget) sleep(ctx context.Context, d time.Duration) error {
+func (b *Budget) sleep(ctx context.Context, d time.Duration) error {
 	if b.Sleep != nil {
 		return b.Sleep(ctx, d)
 	}

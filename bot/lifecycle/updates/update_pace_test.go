@@ -13,7 +13,7 @@ func TestUpdateBudget(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
 	var slept []time.Duration
-	b := &UpdateBudget{Limit: 8, Now: func() time.Time { return now },
+	b := &Budget{Limit: 8, Now: func() time.Time { return now },
 		Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); now = now.Add(d); return nil }}
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {

@@ -42,57 +42,57 @@ import (
 	"github.com/porchbot/porchbot/internal/words"
 )
 
-// UpdateReviewers requests reviewers (satisfied by github.Client.PullRequests).
-type UpdateReviewers interface {
+// Reviewers requests reviewers (satisfied by github.Client.PullRequests).
+type Reviewers interface {
 	RequestReviewers(ctx context.Context, owner, repo string, number int, reviewers github.ReviewersRequest) (*github.PullRequest, *github.Response, error)
 }
 
-// UpdateClaims creates refs (satisfied by github.Client.Git): a comment
+// Claims creates refs (satisfied by github.Client.Git): a comment
 // porchbot must post once per revision is claimed first by creating a ref
 // named for it, the compare-and-swap that keeps replicas to one comment.
-type UpdateClaims interface {
+type Claims interface {
 	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
 }
 
-// UpdateIssues opens the issue that lists the conflicts of an update
+// Issues opens the issue that lists the conflicts of an update
 // refused without an open pull request (github.Client.Issues).
-type UpdateIssues interface {
+type Issues interface {
 	Create(ctx context.Context, owner, repo string, issue *github.IssueRequest) (*github.Issue, *github.Response, error)
 }
 
-// UpdateAPI is the GitHub surface of update pull requests in a downstream
+// API is the GitHub surface of update pull requests in a downstream
 // repository.
-type UpdateAPI struct {
+type API struct {
 	Proposal  approval.ProposalAPI
-	Reviewers UpdateReviewers
-	Claims    UpdateClaims
-	Issues    UpdateIssues
+	Reviewers Reviewers
+	Claims    Claims
+	Issues    Issues
 	// Web is the GitHub web base URL for links in bodies ("" none).
 	Web string
 	// Identity is who porchbot's commits are by.
 	Identity core.Identity
 }
 
-// NewUpdateAPI takes the services of a go-github client.
-func NewUpdateAPI(gh *github.Client, proposal approval.ProposalAPI) UpdateAPI {
-	return UpdateAPI{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
+// NewAPI takes the services of a go-github client.
+func NewAPI(gh *github.Client, proposal approval.ProposalAPI) API {
+	return API{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
 }
 
 // Update outcomes.
 const (
-	UpdateOpened    = "opened"     // a new pull request
-	UpdateRefreshed = "refreshed"  // the open pull request now proposes this revision
-	UpdateCurrent   = "current"    // the branch already held this update (another replica, a redelivery)
-	UpdateWaiting   = "waiting"    // pushed; the pull request waits for updates.prConcurrentLimit
-	UpdateHeld      = "held"       // someone else pushed to the branch: commented, not overwritten
-	UpdateDeclined  = "declined"   // a pull request for this revision was closed unmerged
-	UpdateUpToDate  = "up-to-date" // the package tracks this revision or a later one
-	UpdateRefused   = "refused"    // onConflict fail or fast-forward: conflicts listed, nothing pushed
-	UpdateVariant   = "variant"    // a variant owns the package: its reconcile updates it (variant_update.go)
+	Opened         = "opened"     // a new pull request
+	Refreshed      = "refreshed"  // the open pull request now proposes this revision
+	Current        = "current"    // the branch already held this update (another replica, a redelivery)
+	Waiting        = "waiting"    // pushed; the pull request waits for updates.prConcurrentLimit
+	Held           = "held"       // someone else pushed to the branch: commented, not overwritten
+	Declined       = "declined"   // a pull request for this revision was closed unmerged
+	UpToDate       = "up-to-date" // the package tracks this revision or a later one
+	Refused        = "refused"    // onConflict fail or fast-forward: conflicts listed, nothing pushed
+	OwnedByVariant = "variant"    // a variant owns the package: its reconcile updates it (variant_update.go)
 )
 
-// UpdateOutcome is what ProposeUpdate did.
-type UpdateOutcome struct {
+// Outcome is what ProposeUpdate did.
+type Outcome struct {
 	State  string
 	PR     *github.PullRequest
 	Head   plumbing.Hash
@@ -105,13 +105,13 @@ type UpdateOutcome struct {
 
 // ProposeUpdate makes plan's update branch and pull request in ds.
 // limit is updates.prConcurrentLimit (0: none).
-func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *UpdatePlan, notes []UpstreamNote) (*UpdateOutcome, error) {
-	out := &UpdateOutcome{Branch: plan.Branch}
+func ProposeUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, notes []UpstreamNote) (*Outcome, error) {
+	out := &Outcome{Branch: plan.Branch}
 	log := ds.Log.WithFields(logrus.Fields{"package": plan.Package, "ref": plan.Branch, "upstream": plan.Upstream.Tag()})
 	if plan.UpToDate {
-		out.State = UpdateUpToDate
+		out.State = UpToDate
 		if plan.Variant {
-			out.State = UpdateVariant
+			out.State = OwnedByVariant
 		}
 		return out, nil
 	}
@@ -149,10 +149,10 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	}
 	if open == nil && declined >= plan.Upstream.Revision {
 		log.WithField("declined", declined).Info("an update pull request for this revision was closed unmerged; not opening another")
-		out.State = UpdateDeclined
+		out.State = Declined
 		return out, nil
 	}
-	body := UpdateBody(plan, api.Web, notes) + plan.Note
+	body := Body(plan, api.Web, notes) + plan.Note
 	if plan.Files == nil {
 		return refusedUpdate(ctx, ds, api, plan, open, body, out)
 	}
@@ -181,14 +181,14 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	})
 	switch {
 	case errors.Is(err, gitstore.ErrNoChanges):
-		out.State = UpdateUpToDate
+		out.State = UpToDate
 		return out, nil
 	case err != nil:
 		return nil, fmt.Errorf("update %s: %w", plan.Package, err)
 	}
 	out.Head = res.Head
 	if held {
-		out.State = UpdateHeld
+		out.State = Held
 		out.PR = open
 		if open != nil {
 			if out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), res.Head, heldMarker(plan), heldComment(plan)); err != nil {
@@ -200,9 +200,9 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 	}
 	switch {
 	case open != nil:
-		out.PR, out.State = open, UpdateRefreshed
+		out.PR, out.State = open, Refreshed
 		if !res.Pushed {
-			out.State = UpdateCurrent
+			out.State = Current
 		}
 		body += refreshedRequester(ctx, ds, api, open, out.Head)
 		if open.GetBody() != body || open.GetTitle() != updateTitle(plan) {
@@ -212,7 +212,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 			}
 		}
 	case ds.Config.Updates.PRConcurrentLimit > 0 && openUpdates >= ds.Config.Updates.PRConcurrentLimit:
-		out.State = UpdateWaiting
+		out.State = Waiting
 		log.WithField("open_updates", openUpdates).Info("update pull request waits: updates.prConcurrentLimit reached")
 		return out, nil
 	default:
@@ -229,7 +229,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *U
 // (labels: porch/proposed and updates.labels for an update), asking
 // updates.reviewers. Another replica's pull request for the same branch is
 // found, not doubled.
-func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, branch, title, body, requestedBy string, labels []string, out *UpdateOutcome) error {
+func OpenUpdatePR(ctx context.Context, ds *core.Session, api API, pkg, branch, title, body, requestedBy string, labels []string, out *Outcome) error {
 	if key := api.Proposal.RecordKey; len(key) > 0 && !out.Head.IsZero() {
 		// Who asked, in the body the creation writes anyway
 		// (approval_requester_at.go): no call of its own.
@@ -241,9 +241,9 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 	if err != nil {
 		return fmt.Errorf("update %s: %w", pkg, err)
 	}
-	out.PR, out.State = pr, UpdateOpened
+	out.PR, out.State = pr, Opened
 	if !created {
-		out.State = UpdateCurrent
+		out.State = Current
 		return nil
 	}
 	if len(api.Proposal.RecordKey) == 0 {
@@ -276,8 +276,8 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api UpdateAPI, pkg, bra
 // (onConflict fail, fast-forward over local changes), once per revision:
 // as a comment on the open update pull request, or else in an issue
 // (nothing is pushed: there is no update to propose).
-func refusedUpdate(ctx context.Context, ds *core.Session, api UpdateAPI, plan *UpdatePlan, open *github.PullRequest, body string, out *UpdateOutcome) (*UpdateOutcome, error) {
-	out.State, out.PR = UpdateRefused, open
+func refusedUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, open *github.PullRequest, body string, out *Outcome) (*Outcome, error) {
+	out.State, out.PR = Refused, open
 	ds.Log.WithFields(logrus.Fields{"package": plan.Package, "upstream": plan.Upstream.Tag(), "conflicts": len(plan.Conflicts)}).
 		Warn("update not merged: " + plan.Refused)
 	var err error
@@ -321,7 +321,7 @@ type updateBranch struct {
 // update commit (its author and kpt: trailer, one commit on the deployment
 // branch's history), the revision its package locks and the commit it was
 // made on.
-func updateBranchState(ctx context.Context, ds *core.Session, head plumbing.Hash, plan *UpdatePlan, id core.Identity) (updateBranch, error) {
+func updateBranchState(ctx context.Context, ds *core.Session, head plumbing.Hash, plan *Plan, id core.Identity) (updateBranch, error) {
 	if id.Name == "" {
 		id = core.DefaultIdentity
 	}
@@ -383,11 +383,11 @@ func BranchHead(ctx context.Context, s *core.Session, branch string) (plumbing.H
 	return h, err
 }
 
-func updateTitle(plan *UpdatePlan) string {
+func updateTitle(plan *Plan) string {
 	return fmt.Sprintf("Update %s to %s", plan.Package, plan.Upstream.Tag())
 }
 
-func updateCommitMessage(plan *UpdatePlan) string {
+func updateCommitMessage(plan *Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nUpstream %s %s → %s (%s), strategy %s.", updateTitle(plan), plan.Upstream.RepoURL()+plan.Upstream.Directory(),
 		plan.FromRef, plan.Upstream.Tag(), plan.Upstream.Commit, FirstNonEmpty(plan.Strategy, "resource-merge"))
@@ -401,7 +401,7 @@ func updateCommitMessage(plan *UpdatePlan) string {
 }
 
 // updateTrailer is Porch's trailer of an upgrade task.
-func updateTrailer(plan *UpdatePlan) packages.Trailer {
+func updateTrailer(plan *Plan) packages.Trailer {
 	spec, _ := json.Marshal(map[string]any{
 		"oldUpstream": map[string]any{"type": kptfile.OriginGit, "git": map[string]string{"repo": plan.Upstream.RepoURL(),
 			"directory": plan.Upstream.Directory(), "ref": plan.FromRef}},
@@ -424,17 +424,17 @@ func (m updateCommentMarker) ref(n int) string {
 	return fmt.Sprintf("refs/porchbot/comments/%d/update-%s/%s", n, m.kind, m.tag)
 }
 
-func heldMarker(plan *UpdatePlan) updateCommentMarker {
+func heldMarker(plan *Plan) updateCommentMarker {
 	return updateCommentMarker{"held", plan.Upstream.Tag()}
 }
 
-func refusedMarker(plan *UpdatePlan) updateCommentMarker {
+func refusedMarker(plan *Plan) updateCommentMarker {
 	return updateCommentMarker{"refused", plan.Upstream.Tag()}
 }
 
 // heldComment says what the update to a new revision would have changed on
 // a branch someone else pushed to.
-func heldComment(plan *UpdatePlan) string {
+func heldComment(plan *Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nUpstream %s published %s. %s has commits porchbot did not make, so porchbot did not overwrite it. "+
 		"The update would have changed:\n\n", heldMarker(plan), mdquote.Code(plan.Upstream.Package), mdquote.Code(plan.Upstream.Tag()), mdquote.Code(plan.Branch))
@@ -456,7 +456,7 @@ func heldComment(plan *UpdatePlan) string {
 // whoever finds it created already (another replica, an earlier run)
 // does not comment. Without Claims, porchbot's comments are searched for
 // the marker instead.
-func commentOnce(ctx context.Context, s *core.Session, api UpdateAPI, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
+func commentOnce(ctx context.Context, s *core.Session, api API, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
 	owner, repo := s.Repo.Owner, s.Repo.Name
 	if api.Claims != nil {
 		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
@@ -490,7 +490,7 @@ func commentOnce(ctx context.Context, s *core.Session, api UpdateAPI, n int, at 
 // updateRequester is who asked for an update: the /porch upgrade commenter,
 // or nobody but porchbot for a publish (every approver's approval counts
 // then).
-func updateRequester(api UpdateAPI, requestedBy string) (user, how string) {
+func updateRequester(api API, requestedBy string) (user, how string) {
 	if requestedBy != "" {
 		return requestedBy, "/porch upgrade"
 	}
@@ -502,7 +502,7 @@ func updateRequester(api UpdateAPI, requestedBy string) (user, how string) {
 // again for head. A pull request without one (its record deleted, or made
 // with a comment record) gets none: a refresh never names a requester the
 // pull request did not have.
-func refreshedRequester(ctx context.Context, ds *core.Session, api UpdateAPI, open *github.PullRequest, head plumbing.Hash) string {
+func refreshedRequester(ctx context.Context, ds *core.Session, api API, open *github.PullRequest, head plumbing.Hash) string {
 	key := api.Proposal.RecordKey
 	if len(key) == 0 || head.IsZero() {
 		return ""

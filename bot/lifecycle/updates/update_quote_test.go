@@ -14,9 +14,9 @@ import (
 var updateWriters = mdtest.Writers{
 	"update pull request body": func(s string) string {
 		up := UpstreamRevision{Session: &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog"}}, Package: "network/upf", Dir: "network/upf", Revision: 3}
-		plan := &UpdatePlan{Upstream: up, Package: "upf", FromRef: "network/upf/v1", From: 1, OnConflict: "upstream", Files: map[string][]byte{},
+		plan := &Plan{Upstream: up, Package: "upf", FromRef: "network/upf/v1", From: 1, OnConflict: "upstream", Files: map[string][]byte{},
 			Conflicts: []update.Conflict{{File: "f" + s, Resource: "r" + s, Field: "k" + s, Local: "l" + s, Upstream: "u" + s, Taken: "upstream"}}}
-		return UpdateBody(plan, "https://github.example/", []UpstreamNote{
+		return Body(plan, "https://github.example/", []UpstreamNote{
 			{Revision: 2, Tag: "network/upf/v2", URL: "https://github.example/acme/catalog/releases/tag/network/upf/v2", Body: "n" + s},
 			{Revision: 3, Tag: "network/upf/v3", Body: "n" + s}})
 	},

@@ -52,7 +52,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls approval.Proposa
 		if !ok || open[branch] {
 			continue
 		}
-		st, err := updateBranchState(ctx, s, r.Hash(), &UpdatePlan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
+		st, err := updateBranchState(ctx, s, r.Hash(), &Plan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -66,7 +66,7 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls approval.Proposa
 // OpenWaiting opens the pull requests of waiting updates of ds (after an
 // update pull request closed), through Upgrade: each is planned again on
 // the current deployment branch, to the upstream's latest revision.
-func (f *UpdateFanout) OpenWaiting(ctx context.Context, ds *core.Session) error {
+func (f *Fanout) OpenWaiting(ctx context.Context, ds *core.Session) error {
 	if f == nil || f.Open == nil {
 		return nil
 	}
@@ -81,12 +81,12 @@ func (f *UpdateFanout) OpenWaiting(ctx context.Context, ds *core.Session) error 
 		if limit > 0 && open >= limit {
 			break
 		}
-		out, _, err := f.Upgrade(ctx, ds, pkg, 0, UpdateOptions{})
+		out, _, err := f.Upgrade(ctx, ds, pkg, 0, Options{})
 		if err != nil {
 			ds.Log.WithError(err).WithField("package", pkg).Warn("could not open a waiting update")
 			continue
 		}
-		if out.PR != nil && (out.State == UpdateOpened || out.State == UpdateCurrent) {
+		if out.PR != nil && (out.State == Opened || out.State == Current) {
 			open++
 		}
 	}

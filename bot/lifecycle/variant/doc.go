@@ -3,5 +3,5 @@
 // (variant_facts.go) given to the pure planner (internal/variants), and
 // its actions — clone (variant_clone.go), update (variant_update.go),
 // removal and orphaning (variant_remove.go) — each under the flow rule
-// (variant_flow.go). VariantController (variant.go) runs a reconcile.
+// (variant_flow.go). Controller (variant.go) runs a reconcile.
 package variant

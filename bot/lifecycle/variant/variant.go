@@ -33,17 +33,17 @@ import (
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
-// VariantMetrics receives each reconcile's count of target packages by
+// Metrics receives each reconcile's count of target packages by
 // state (internal/metrics: variant_targets{state}).
-type VariantMetrics interface {
+type Metrics interface {
 	Targets(upstream string, byState map[string]int)
 }
 
-// VariantController carries variants out for upstream repositories.
-type VariantController struct {
+// Controller carries variants out for upstream repositories.
+type Controller struct {
 	// Updates is the update fan-out: its API, render options, pacing and
 	// release notes serve the variants' pull requests too.
-	Updates *updates.UpdateFanout
+	Updates *updates.Fanout
 	// Open opens a repository of the upstream's installation (its name,
 	// installation and default branch known from the installation's list).
 	Open func(ctx context.Context, repo core.Repo) (*core.Session, error)
@@ -55,15 +55,15 @@ type VariantController struct {
 	// whose entry is gone, are found there. nil: only the targets the
 	// entries name are looked at.
 	Finder  updates.DownstreamFinder
-	Metrics VariantMetrics
+	Metrics Metrics
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to every clone, update and adoption (nil: caches of
 	// its own per check).
 	Flows *flow.Checker
 }
 
-// VariantResult is one planned action and what carrying it out did.
-type VariantResult struct {
+// Result is one planned action and what carrying it out did.
+type Result struct {
 	Action variants.Action
 	// PullRequest is the pull request that carries it (0: none).
 	PullRequest int
@@ -76,14 +76,14 @@ type VariantResult struct {
 	Hidden bool
 }
 
-// VariantReport is one reconcile of an upstream repository.
-type VariantReport struct {
+// Report is one reconcile of an upstream repository.
+type Report struct {
 	Upstream string
-	Results  []VariantResult
+	Results  []Result
 }
 
 // State is the state of result r as `/porch variants` shows it.
-func (r VariantResult) State() string {
+func (r Result) State() string {
 	a := r.Action
 	switch {
 	case r.Err != nil:
@@ -103,7 +103,7 @@ func (r VariantResult) State() string {
 }
 
 // metricState is r's state label.
-func (r VariantResult) metricState() string {
+func (r Result) metricState() string {
 	switch {
 	case r.Err != nil:
 		return string(variants.Failed)
@@ -118,17 +118,17 @@ func (r VariantResult) metricState() string {
 // releases are known; nil from a config push or the resync). A target's
 // failure is reported in its result and the others go on; the error joins
 // the failures that were not the target's own (a bug, GitHub down).
-func (c *VariantController) Reconcile(ctx context.Context, up *core.Session, published []publish.PublishedRevision) (*VariantReport, error) {
+func (c *Controller) Reconcile(ctx context.Context, up *core.Session, published []publish.PublishedRevision) (*Report, error) {
 	return c.run(ctx, up, published, true)
 }
 
 // Status plans without carrying anything out: `/porch variants`.
-func (c *VariantController) Status(ctx context.Context, up *core.Session) (*VariantReport, error) {
+func (c *Controller) Status(ctx context.Context, up *core.Session) (*Report, error) {
 	return c.run(ctx, up, nil, false)
 }
 
-func (c *VariantController) run(ctx context.Context, up *core.Session, published []publish.PublishedRevision, act bool) (*VariantReport, error) {
-	rep := &VariantReport{Upstream: up.Repo.FullName()}
+func (c *Controller) run(ctx context.Context, up *core.Session, published []publish.PublishedRevision, act bool) (*Report, error) {
+	rep := &Report{Upstream: up.Repo.FullName()}
 	if c == nil || c.Open == nil || c.Updates == nil {
 		return rep, nil
 	}
@@ -155,7 +155,7 @@ func (c *VariantController) run(ctx context.Context, up *core.Session, published
 			if terr != nil && a.State == variants.NotInstalled {
 				a.State, a.Reason = variants.Failed, terr.Error()
 			}
-			r := VariantResult{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision, Hidden: facts.hidden(up, vt)}
+			r := Result{Action: a, PullRequest: a.PullRequest, Tracked: t.Packages[a.Package].Revision, Hidden: facts.hidden(up, vt)}
 			if a.Kind != variants.Report && facts.session != nil && !a.Refresh {
 				r.Err = declined(ctx, facts.session, facts, a)
 			}
@@ -200,7 +200,7 @@ func (c *VariantController) run(ctx context.Context, up *core.Session, published
 // targetFacts are vt's facts: nil, nil for a repository looked at only
 // for owned packages that holds none; a target not installed (or that
 // could not be read: the error) otherwise.
-func (c *VariantController) targetFacts(ctx context.Context, up *core.Session, f *variantFacts, vt variantTarget) (*variants.Target, error) {
+func (c *Controller) targetFacts(ctx context.Context, up *core.Session, f *variantFacts, vt variantTarget) (*variants.Target, error) {
 	if vt.repo == nil || vt.err != nil {
 		return &variants.Target{Repo: vt.name}, vt.err
 	}
@@ -212,7 +212,7 @@ func (c *VariantController) targetFacts(ctx context.Context, up *core.Session, f
 }
 
 // carryOut does one action in its target, paced as an update is.
-func (c *VariantController) carryOut(ctx context.Context, up *core.Session, facts *variantFacts, a variants.Action) (int, error) {
+func (c *Controller) carryOut(ctx context.Context, up *core.Session, facts *variantFacts, a variants.Action) (int, error) {
 	ds := facts.session
 	if ds == nil {
 		return 0, fmt.Errorf("no session of %s", a.Target)
@@ -242,7 +242,7 @@ func (c *VariantController) carryOut(ctx context.Context, up *core.Session, fact
 // mutation is entry v's mutation of the downstream in ds, its injector
 // files read at ds's deployment head (a file that is not there injects
 // nothing: a required injection then fails, naming the files).
-func (c *VariantController) mutation(ctx context.Context, up, ds *core.Session, v config.Variant) (variants.Mutation, error) {
+func (c *Controller) mutation(ctx context.Context, up, ds *core.Session, v config.Variant) (variants.Mutation, error) {
 	inj := map[string][]byte{}
 	for _, p := range v.Injectors {
 		data, ok, err := ds.ReadFile(ctx, ds.DeploymentHead, strings.TrimPrefix(p, "/"))

@@ -36,7 +36,7 @@ import (
 // maxOwnDraftCommits bounds the walk over a variant draft's commits.
 const maxOwnDraftCommits = 20
 
-func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
+func (c *Controller) clone(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	pkg := a.Package
 	dir := proposals.DraftPackageDir(ds, pkg)
 	if err := proposals.CheckNewPackage(ctx, ds, pkg, dir); err != nil {
@@ -108,7 +108,7 @@ func (c *VariantController) clone(ctx context.Context, up, ds *core.Session, f *
 		}
 		return a.PullRequest, nil
 	}
-	out := &updates.UpdateOutcome{Head: res.Head, Branch: branch}
+	out := &updates.Outcome{Head: res.Head, Branch: branch}
 	if err := updates.OpenUpdatePR(ctx, ds, api, pkg, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
@@ -208,7 +208,7 @@ func declinedAt(pulls []*github.PullRequest, branch string, head plumbing.Hash) 
 // upstreamRevision is revision rev of upstream package pkg: the one a
 // publish just made (its commit and release known), or its tag in up's
 // cache.
-func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (updates.UpstreamRevision, error) {
+func (c *Controller) upstreamRevision(ctx context.Context, up *core.Session, f *variantFacts, pkg string, rev int) (updates.UpstreamRevision, error) {
 	if r, ok := f.published[pkg]; ok && r.Revision == rev {
 		return updates.UpstreamRevision{Session: up, Package: pkg, Dir: core.PackageDir(up.Config.Packages.Root, pkg), Revision: rev,
 			Commit: r.Commit, Release: r.Release}, nil
@@ -218,7 +218,7 @@ func (c *VariantController) upstreamRevision(ctx context.Context, up *core.Sessi
 
 // notesFor gives the release notes of upRev's range, the releases listed
 // at most once per reconcile and upstream revision.
-func (c *VariantController) notesFor(ctx context.Context, f *variantFacts, upRev updates.UpstreamRevision) func(from, to int) []updates.UpstreamNote {
+func (c *Controller) notesFor(ctx context.Context, f *variantFacts, upRev updates.UpstreamRevision) func(from, to int) []updates.UpstreamNote {
 	key := strings.ToLower(upRev.Tag())
 	if n, ok := f.notes[key]; ok {
 		return n

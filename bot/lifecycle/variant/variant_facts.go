@@ -79,7 +79,7 @@ type variantTarget struct {
 }
 
 // prepare reads the upstream's facts and lists the targets.
-func (c *VariantController) prepare(ctx context.Context, up *core.Session, published []publish.PublishedRevision) (*variantFacts, error) {
+func (c *Controller) prepare(ctx context.Context, up *core.Session, published []publish.PublishedRevision) (*variantFacts, error) {
 	f := &variantFacts{src: variants.Source{Repo: up.Repo.FullName(), Variants: up.Config.Variants, Latest: map[string]int{}},
 		published: map[string]publish.PublishedRevision{}, notes: map[string]func(int, int) []updates.UpstreamNote{}}
 	for _, r := range published {
@@ -148,7 +148,7 @@ func (c *VariantController) prepare(ctx context.Context, up *core.Session, publi
 
 // candidates are the repositories whose packages track one of the
 // upstream's packages (the entries' and those at its deployment head).
-func (c *VariantController) candidates(ctx context.Context, up *core.Session, upPkgs map[string]bool) []string {
+func (c *Controller) candidates(ctx context.Context, up *core.Session, upPkgs map[string]bool) []string {
 	if c.Finder == nil {
 		return nil
 	}
@@ -175,14 +175,14 @@ func (c *VariantController) candidates(ctx context.Context, up *core.Session, up
 
 // installed lists the repositories of up's installation, by lower-case
 // owner/name.
-func (c *VariantController) installed(ctx context.Context, up *core.Session) (map[string]updates.InstalledRepo, error) {
+func (c *Controller) installed(ctx context.Context, up *core.Session) (map[string]updates.InstalledRepo, error) {
 	return updates.ListInstallation(ctx, up, c.Repos, c.Flows, nil)
 }
 
 // target opens one installed repository and reads its facts. With
 // onlyOwned, a repository holding no package this upstream owns gives nil
 // (no call spent on it).
-func (c *VariantController) target(ctx context.Context, up *core.Session, f *variantFacts, ir updates.InstalledRepo, onlyOwned bool) (*variants.Target, error) {
+func (c *Controller) target(ctx context.Context, up *core.Session, f *variantFacts, ir updates.InstalledRepo, onlyOwned bool) (*variants.Target, error) {
 	ds, err := c.Open(ctx, ir.Repo)
 	if err != nil {
 		return nil, err

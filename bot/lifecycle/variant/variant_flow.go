@@ -38,7 +38,7 @@ func carriesContent(k variants.Kind) bool {
 
 // variantFlow checks action a of entry a.Variant into its target; with
 // report, a refusal is also posted on the entry's configuration commit.
-func (c *VariantController) variantFlow(ctx context.Context, up *core.Session, f *variantFacts, vt variantTarget, a variants.Action, report bool) error {
+func (c *Controller) variantFlow(ctx context.Context, up *core.Session, f *variantFacts, vt variantTarget, a variants.Action, report bool) error {
 	if a.Variant < 0 || a.Variant >= len(up.Config.Variants) || vt.repo == nil || f.session == nil {
 		return nil
 	}

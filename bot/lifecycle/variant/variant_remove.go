@@ -32,7 +32,7 @@ import (
 // opened.
 const variantRemovalMarker = "<!-- porchbot:variant-removal -->"
 
-func (c *VariantController) delete(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
+func (c *Controller) delete(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
 	dapi := proposals.DeletionAPI{Pulls: api.Proposal.Pulls, Issues: api.Proposal.Issues, RecordKey: api.Proposal.RecordKey}
 	pr, err := proposals.ProposeDeletion(ctx, ds, dapi, a.Package, "")
@@ -53,7 +53,7 @@ func (c *VariantController) delete(ctx context.Context, ds *core.Session, a vari
 	return pr.GetNumber(), c.closeSuperseded(ctx, ds, a, pr.GetNumber())
 }
 
-func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
+func (c *Controller) orphan(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
 	api := c.Updates.API(ds)
 	dir := rendercheck.PackageDir(ds.Config, a.Package)
 	local, err := core.LoadPackage(ctx, ds.Git, ds.DeploymentHead, dir)
@@ -91,7 +91,7 @@ func (c *VariantController) orphan(ctx context.Context, ds *core.Session, a vari
 	if err != nil {
 		return 0, fmt.Errorf("orphan %s: %w", a.Package, err)
 	}
-	out := &updates.UpdateOutcome{Head: res.Head, Branch: branch}
+	out := &updates.Outcome{Head: res.Head, Branch: branch}
 	title := fmt.Sprintf("Variant: orphan %s", a.Package)
 	body := fmt.Sprintf("Proposes removing %s and %s from %s's Kptfile: the package stays, and is no longer kept by a variant.\n\n%s",
 		mdquote.Code(variants.OwnerAnnotation), mdquote.Code(variants.SpecAnnotation), mdquote.Code(a.Package), removalNote(a))
@@ -110,7 +110,7 @@ func removalNote(a variants.Action) string {
 
 // closeSuperseded closes the open pull request of other variant work on
 // the package (an update, a clone), replaced by the removal n.
-func (c *VariantController) closeSuperseded(ctx context.Context, ds *core.Session, a variants.Action, n int) error {
+func (c *Controller) closeSuperseded(ctx context.Context, ds *core.Session, a variants.Action, n int) error {
 	if !a.Refresh || a.PullRequest == 0 || a.PullRequest == n {
 		return nil
 	}

@@ -27,7 +27,7 @@ import (
 // waits for the target's updates.prConcurrentLimit.
 var errVariantWaiting = errors.New("waiting for updates.prConcurrentLimit")
 
-func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
+func (c *Controller) update(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
 	if err != nil {
 		return 0, err
@@ -37,7 +37,7 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		return 0, err
 	}
 	var mutated map[string][]byte
-	opts := updates.UpdateOptions{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
+	opts := updates.Options{Render: c.Updates.Render, Mutate: func(files map[string][]byte) (map[string][]byte, error) {
 		out, err := variants.Apply(files, m)
 		mutated = out
 		return out, err
@@ -68,13 +68,13 @@ func (c *VariantController) update(ctx context.Context, up, ds *core.Session, f 
 		c.Updates.Metrics.Outcome(out.State)
 	}
 	switch out.State {
-	case updates.UpdateWaiting:
+	case updates.Waiting:
 		return 0, errVariantWaiting
-	case updates.UpdateHeld:
+	case updates.Held:
 		return out.PR.GetNumber(), core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
-	case updates.UpdateRefused:
+	case updates.Refused:
 		return out.PR.GetNumber(), core.RequestErrorf("not updated: %s", plan.Refused)
-	case updates.UpdateDeclined:
+	case updates.Declined:
 		return 0, core.RequestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
 	return out.PR.GetNumber(), nil
