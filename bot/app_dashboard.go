@@ -233,7 +233,7 @@ func (a *App) dashboardTick(act dashboard.Action, by string) commands.Tick {
 	case dashboard.ActionRender:
 		t.Run = func(ctx context.Context, s *core.Session) (commands.Outcome, error) {
 			branch := packages.DraftBranch(act.Package, act.Workspace)
-			head, err := s.Git.ResolveRef(ctx, "refs/remotes/origin/"+branch)
+			head, err := s.ResolveRef(ctx, "refs/remotes/origin/"+branch)
 			if err != nil {
 				return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("there is no draft %s", mdquote.Code(branch))}
 			}

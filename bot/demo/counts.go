@@ -78,6 +78,9 @@ type Usage struct {
 	GitRequests, UserGit, BotGit int64
 	// Fetches and Pushes are porchbot's git transport operations.
 	Fetches, Pushes int64
+	// ObjectReads and RefReads are what porchbot read from its git caches:
+	// objects by id, references by name (gitstore.Stats).
+	ObjectReads, RefReads int64
 	// SessionCalls are BotCalls that open a session with the installation
 	// (finding the installation of a repository, minting its token): paid
 	// once per process and installation, then cached.
@@ -102,7 +105,8 @@ func (c Counts) Since(before Counts) Usage {
 	fd := forge.StatsDelta(before.Forge, c.Forge)
 	ud := forge.StatsDelta(before.Users, c.Users)
 	u := Usage{REST: forge.SumCounted(fd), UserREST: ud["REST"], BotCalls: forge.StatsDelta(before.Bot, c.Bot),
-		Fetches: c.Git.Fetches - before.Git.Fetches, Pushes: c.Git.Pushes - before.Git.Pushes}
+		Fetches: c.Git.Fetches - before.Git.Fetches, Pushes: c.Git.Pushes - before.Git.Pushes,
+		ObjectReads: c.Git.ObjectReads - before.Git.ObjectReads, RefReads: c.Git.RefReads - before.Git.RefReads}
 	u.BotREST = u.REST - u.UserREST
 	for k, v := range u.BotCalls {
 		u.BotOwnREST += v
@@ -129,7 +133,8 @@ func (u Usage) Add(o Usage) Usage {
 	sum := Usage{REST: u.REST + o.REST, UserREST: u.UserREST + o.UserREST, BotREST: u.BotREST + o.BotREST,
 		BotOwnREST: u.BotOwnREST + o.BotOwnREST, GitRequests: u.GitRequests + o.GitRequests,
 		UserGit: u.UserGit + o.UserGit, BotGit: u.BotGit + o.BotGit, Fetches: u.Fetches + o.Fetches,
-		Pushes: u.Pushes + o.Pushes, SessionCalls: u.SessionCalls + o.SessionCalls, BotCalls: map[string]int64{}}
+		Pushes: u.Pushes + o.Pushes, ObjectReads: u.ObjectReads + o.ObjectReads, RefReads: u.RefReads + o.RefReads,
+		SessionCalls: u.SessionCalls + o.SessionCalls, BotCalls: map[string]int64{}}
 	for _, m := range []map[string]int64{u.BotCalls, o.BotCalls} {
 		for k, v := range m {
 			sum.BotCalls[k] += v

@@ -88,6 +88,11 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	// The reference for the sessions' snapshot (core/snapshot.go): one
+	// more lifecycle with sessions that remember nothing they read.
+	lc.w.Svc.App.Opener.ReadThrough = true
+	through := lc.iteration(b.N + 1)
+	lc.w.Svc.App.Opener.ReadThrough = false
 
 	var session int64
 	for _, step := range acSteps {
@@ -104,12 +109,17 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 		}
 		b.ReportMetric(m.gitOps, "git-ops/"+step)
 		b.ReportMetric(m.gitRequests, "git-requests/"+step)
+		b.ReportMetric(m.objectReads, "git-object-reads/"+step)
+		b.ReportMetric(m.refReads, "git-ref-reads/"+step)
+		b.ReportMetric(float64(through[step].ObjectReads), "git-object-reads-read-through/"+step)
+		b.ReportMetric(float64(through[step].RefReads), "git-ref-reads-read-through/"+step)
 	}
 	b.ReportMetric(float64(session), "session-calls/process")
 	// Printed rather than logged: the testing package cuts a benchmark's
 	// log at ten lines. Each run of the benchmark (b.N = 1, then more)
 	// prints its own table.
 	fmt.Printf("\n%s\n", acTable(first, usages, b.N))
+	fmt.Printf("%s\n", acReadsTable(usages, through))
 	// A missed target fails the run (the table above says by how much).
 	var over []string
 	for _, step := range acSteps {
@@ -124,7 +134,7 @@ func BenchmarkLifecycleAPICalls(b *testing.B) {
 
 // acMeans are a step's mean REST calls (index: those of the package
 // index, within rest), git operations and git HTTP requests.
-type acMeans struct{ rest, index, gitOps, gitRequests float64 }
+type acMeans struct{ rest, index, gitOps, gitRequests, objectReads, refReads float64 }
 
 func acMean(us []demo.Usage) acMeans {
 	var m acMeans
@@ -133,9 +143,12 @@ func acMean(us []demo.Usage) acMeans {
 		m.index += float64(u.BotCalls[acIndexCall])
 		m.gitOps += float64(u.Fetches + u.Pushes)
 		m.gitRequests += float64(u.BotGit)
+		m.objectReads += float64(u.ObjectReads)
+		m.refReads += float64(u.RefReads)
 	}
 	if n := float64(len(us)); n > 0 {
 		m.rest, m.index, m.gitOps, m.gitRequests = m.rest/n, m.index/n, m.gitOps/n, m.gitRequests/n
+		m.objectReads, m.refReads = m.objectReads/n, m.refReads/n
 	}
 	return m
 }
@@ -337,4 +350,21 @@ func acWrap(s string, width int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// acReadsTable compares what porchbot read from its git caches per step
+// with the sessions' snapshot (the steady state) and without it (one
+// lifecycle reading through): objects by id and refs by name.
+func acReadsTable(usages map[string][]demo.Usage, through map[string]demo.Usage) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%-16s %10s %14s %7s %8s %14s\n", "git cache reads", "objects", "read through", "ratio", "refs", "read through")
+	for _, step := range acSteps {
+		m, t := acMean(usages[step]), through[step]
+		ratio := 0.0
+		if t.ObjectReads > 0 {
+			ratio = m.objectReads / float64(t.ObjectReads)
+		}
+		fmt.Fprintf(&sb, "%-16s %10.4g %14d %7.2f %8.4g %14d\n", step, m.objectReads, t.ObjectReads, ratio, m.refReads, t.RefReads)
+	}
+	return sb.String()
 }

@@ -594,7 +594,7 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 	s := f.h.Open(t)
 	ctx := f.ctx
 	describe := func(c string) string {
-		ls, err := core.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, plumbing.NewHash(c))
+		ls, err := core.ChangedPackages(ctx, s, plumbing.NewHash(c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -618,14 +618,14 @@ func TestLandingSubpackageCountsForItsPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := core.PendingLandings(ctx, s.Git, s.Config.Packages.Root, "app", plumbing.NewHash(c3), tags)
+	hist, err := core.PendingLandings(ctx, s, "app", plumbing.NewHash(c3), tags)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hist.Pending) != 2 || hist.Pending[0].Commit.String() != c1 || hist.Pending[1].Commit.String() != c2 {
 		t.Fatalf("pending landings of app: %+v", hist.Pending)
 	}
-	all, err := core.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, plumbing.NewHash(c3), tags)
+	all, err := core.UntaggedLandings(ctx, s, plumbing.NewHash(c3), tags)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sirupsen/logrus"
 
@@ -30,11 +32,16 @@ type repoEntry struct {
 	// Guarded by sem.
 	repo    *git.Repository
 	storage *filesystem.Storage
-	closed  bool
+	// reads counts what is read through repo (the Store's counts).
+	reads  *readCounts
+	closed bool
+	// refGen counts the fetches and pushes that may have moved refs
+	// (RefGeneration); atomic, read without sem.
+	refGen atomic.Uint64
 }
 
-func newRepoEntry(path string) *repoEntry {
-	return &repoEntry{path: path, sem: make(chan struct{}, 1)}
+func newRepoEntry(path string, reads *readCounts) *repoEntry {
+	return &repoEntry{path: path, sem: make(chan struct{}, 1), reads: reads}
 }
 
 func (e *repoEntry) lock(ctx context.Context) error {
@@ -63,9 +70,10 @@ func (e *repoEntry) open(loc location) (*git.Repository, error) {
 		return nil, fmt.Errorf("gitstore: create cache %s: %w", e.path, err)
 	}
 	st := filesystem.NewStorage(osfs.New(e.path), cache.NewObjectLRU(objectCacheSize))
-	repo, err := git.Open(st, nil)
+	counted := countingStorage{Storage: st, reads: e.reads}
+	repo, err := git.Open(counted, nil)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		repo, err = initRepo(st, loc)
+		repo, err = initRepo(counted, loc)
 	}
 	if err != nil {
 		_ = st.Close()
@@ -77,7 +85,7 @@ func (e *repoEntry) open(loc location) (*git.Repository, error) {
 
 // initRepo creates the bare repository with an "origin" remote, so the cache
 // can also be inspected and fetched with the git CLI.
-func initRepo(st *filesystem.Storage, loc location) (*git.Repository, error) {
+func initRepo(st storage.Storer, loc location) (*git.Repository, error) {
 	repo, err := git.Init(st, nil)
 	if err != nil {
 		return nil, err

@@ -61,6 +61,7 @@ func (c *Cache) Fetch(ctx context.Context, refspecs ...config.RefSpec) error {
 		return err
 	}
 	defer release()
+	defer c.entry.refsMoved() // under the lock: RefGeneration
 
 	auth, err := c.store.auth(ctx, c.loc)
 	if err != nil {

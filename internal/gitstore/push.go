@@ -67,6 +67,7 @@ func (c *Cache) Push(ctx context.Context, req PushRequest) error {
 		return err
 	}
 	defer release()
+	defer c.entry.refsMoved() // under the lock: RefGeneration
 
 	if !req.New.IsZero() && repo.Storer.HasEncodedObject(req.New) != nil {
 		return fmt.Errorf("gitstore: push %s to %s: object %s %w in the cache", req.Ref, c.loc.name, req.New, ErrNotFound)

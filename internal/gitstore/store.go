@@ -51,10 +51,16 @@ type Options struct {
 }
 
 // Stats counts transport operations (requests to a remote) since New. Every
-// Fetch and Push that reached the remote counts, whatever its outcome.
+// Fetch and Push that reached the remote counts, whatever its outcome. It
+// also counts what the caches' readers asked of their storage:
+// ObjectReads, objects looked up by id (commits, trees, blobs, tags;
+// answered from the object cache or the disk), and RefReads, references
+// looked up by name (countingStorage).
 type Stats struct {
-	Fetches int64
-	Pushes  int64
+	Fetches     int64
+	Pushes      int64
+	ObjectReads int64
+	RefReads    int64
 }
 
 // Store manages the bare caches under Options.Dir.
@@ -69,6 +75,7 @@ type Store struct {
 
 	fetches atomic.Int64
 	pushes  atomic.Int64
+	reads   readCounts
 }
 
 // New validates opts and creates Options.Dir.
@@ -117,7 +124,7 @@ func (s *Store) Repo(remoteURL string) (*Cache, error) {
 	}
 	e, ok := s.repos[loc.path]
 	if !ok {
-		e = newRepoEntry(loc.path)
+		e = newRepoEntry(loc.path, &s.reads)
 		s.repos[loc.path] = e
 	}
 	return &Cache{store: s, entry: e, loc: loc}, nil
@@ -137,7 +144,8 @@ func (s *Store) Fetch(ctx context.Context, remoteURL string, refspecs ...config.
 
 // Stats returns the transport operation counts.
 func (s *Store) Stats() Stats {
-	return Stats{Fetches: s.fetches.Load(), Pushes: s.pushes.Load()}
+	return Stats{Fetches: s.fetches.Load(), Pushes: s.pushes.Load(),
+		ObjectReads: s.reads.objects.Load(), RefReads: s.reads.refs.Load()}
 }
 
 // Close waits for running operations, releases open files and makes every

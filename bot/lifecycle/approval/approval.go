@@ -320,14 +320,14 @@ func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr 
 // propEnsureCommit makes sure the cache has commit sha, fetching branch once
 // if not (the event may be newer than the session's fetch).
 func EnsureCommit(ctx context.Context, s *core.Session, sha, branch string) error {
-	_, err := s.Git.ResolveRef(ctx, sha)
+	_, err := s.ResolveRef(ctx, sha)
 	if err == nil || !errors.Is(err, gitstore.ErrNotFound) || branch == "" {
 		return err
 	}
 	if ferr := s.Git.Fetch(ctx, gitstore.BranchRefSpec(branch)); ferr != nil {
 		return fmt.Errorf("head %s not in the cache; fetch %s: %w", sha, branch, ferr)
 	}
-	if _, err := s.Git.ResolveRef(ctx, sha); err != nil {
+	if _, err := s.ResolveRef(ctx, sha); err != nil {
 		return fmt.Errorf("head %s: %w", sha, err)
 	}
 	return nil

@@ -242,7 +242,7 @@ func sameTrees(a, b map[string]string) bool {
 // proposalBase is the deployment branch's commit a proposal is compared
 // with: the branch's head in the cache, else the pull request's base.
 func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
-	h, err := s.Git.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
+	h, err := s.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err == nil {
 		return h, nil
 	}
@@ -250,7 +250,7 @@ func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) 
 		return plumbing.ZeroHash, fmt.Errorf("deployment branch %s: %w", s.DeploymentBranch, err)
 	}
 	if b := pr.GetBase().GetSHA(); len(b) == 40 && plumbing.IsHash(b) {
-		if _, err := s.Git.ResolveRef(ctx, b); err == nil {
+		if _, err := s.ResolveRef(ctx, b); err == nil {
 			return plumbing.NewHash(b), nil
 		}
 	}

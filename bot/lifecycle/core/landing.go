@@ -45,9 +45,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -150,19 +152,88 @@ type landingStateKey struct {
 	dir    string
 }
 
-// landingWalker reads commits and package states from a repository with
-// memoisation. It is used under Cache.With only.
+// LandingWalker reads commits and package states from a repository with
+// memoisation. It is used under Cache.With only: its commits are bound to
+// the repository it was made on. What it finds that is only hashes (the
+// package states, the directories a commit changed) it keeps in its
+// LandingMemo, which may outlive it (a session's: Session.Walker).
 type LandingWalker struct {
 	Ctx     context.Context
 	Storer  storer.EncodedObjectStorer
 	root    string
 	commits map[plumbing.Hash]*object.Commit
-	states  map[landingStateKey]LandingState
+	memo    *LandingMemo
 }
 
+// NewLandingWalker is a walker of repo with a memo of its own.
 func NewLandingWalker(ctx context.Context, repo *git.Repository, root string) *LandingWalker {
+	return newLandingWalker(ctx, repo, root, &LandingMemo{})
+}
+
+func newLandingWalker(ctx context.Context, repo *git.Repository, root string, memo *LandingMemo) *LandingWalker {
 	return &LandingWalker{Ctx: ctx, Storer: repo.Storer, root: packages.NormalizeRoot(root),
-		commits: map[plumbing.Hash]*object.Commit{}, states: map[landingStateKey]LandingState{}}
+		commits: map[plumbing.Hash]*object.Commit{}, memo: memo}
+}
+
+// Walker is a landing walker of repo (the session's cache, under
+// s.Git.With) over the session's packages root, sharing the session's
+// memo (the process's Facts): each package state and each commit's changed
+// packages is found once (snapshot.go).
+func (s *Session) Walker(ctx context.Context, repo *git.Repository) *LandingWalker {
+	return newLandingWalker(ctx, repo, s.Config.Packages.Root, &s.snap.shared().landings)
+}
+
+// LandingMemo is what landing walkers found, by hash: package states by
+// commit and directory, changed directories by pair of trees and packages
+// root. Safe for concurrent use; the zero value is ready. Bounded by
+// landingMemoMax entries of each kind: a full memo starts over.
+type LandingMemo struct {
+	mu      sync.Mutex
+	states  map[landingStateKey]LandingState
+	changed map[changedKey]map[string]bool
+}
+
+const landingMemoMax = 1 << 14
+
+type changedKey struct {
+	a, b plumbing.Hash
+	root string
+}
+
+func (m *LandingMemo) state(k landingStateKey) (LandingState, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.states[k]
+	return st, ok
+}
+
+func (m *LandingMemo) keepState(k landingStateKey, st LandingState) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.states == nil || len(m.states) >= landingMemoMax {
+		m.states = map[landingStateKey]LandingState{}
+	}
+	m.states[k] = st
+}
+
+// changedDirs are the directories remembered for k, as a copy.
+func (m *LandingMemo) changedDirs(k changedKey) (map[string]bool, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dirs, ok := m.changed[k]
+	if !ok {
+		return nil, false
+	}
+	return maps.Clone(dirs), true
+}
+
+func (m *LandingMemo) keepChangedDirs(k changedKey, dirs map[string]bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.changed == nil || len(m.changed) >= landingMemoMax/4 {
+		m.changed = map[changedKey]map[string]bool{}
+	}
+	m.changed[k] = maps.Clone(dirs)
 }
 
 func (w *LandingWalker) Commit(h plumbing.Hash) (*object.Commit, error) {
@@ -238,7 +309,7 @@ func (w *LandingWalker) State(h plumbing.Hash, dir string) (LandingState, error)
 		return LandingState{}, nil
 	}
 	key := landingStateKey{h, dir}
-	if st, ok := w.states[key]; ok {
+	if st, ok := w.memo.state(key); ok {
 		return st, nil
 	}
 	t, err := w.RootTree(h)
@@ -259,7 +330,7 @@ func (w *LandingWalker) State(h plumbing.Hash, dir string) (LandingState, error)
 			st.Tree = e.Hash
 		}
 	}
-	w.states[key] = st
+	w.memo.keepState(key, st)
 	return st, nil
 }
 
@@ -395,6 +466,27 @@ func (w *LandingWalker) changed(h plumbing.Hash) ([]Landing, error) {
 // changedDirs lists the top-level package directories holding a file
 // that differs between trees a and b (either may be nil).
 func (w *LandingWalker) ChangedDirs(a, b *object.Tree) (map[string]bool, error) {
+	key := changedKey{treeHash(a), treeHash(b), w.root}
+	if dirs, ok := w.memo.changedDirs(key); ok {
+		return dirs, nil
+	}
+	dirs, err := w.changedDirs(a, b)
+	if err != nil {
+		return nil, err
+	}
+	w.memo.keepChangedDirs(key, dirs)
+	return dirs, nil
+}
+
+// treeHash is t's id (zero for none).
+func treeHash(t *object.Tree) plumbing.Hash {
+	if t == nil {
+		return plumbing.ZeroHash
+	}
+	return t.Hash
+}
+
+func (w *LandingWalker) changedDirs(a, b *object.Tree) (map[string]bool, error) {
 	changes, err := object.DiffTreeWithOptions(w.Ctx, a, b, nil)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -17,11 +16,11 @@ import (
 // ChangedPackages lists the top-level packages commit changed against its
 // first parent (packages under packages.root; a subpackage's change is its
 // top-level package's), sorted by name.
-func ChangedPackages(ctx context.Context, cache *gitstore.Cache, root string, commit plumbing.Hash) ([]Landing, error) {
+func ChangedPackages(ctx context.Context, s *Session, commit plumbing.Hash) ([]Landing, error) {
 	var out []Landing
-	err := cache.With(ctx, func(repo *git.Repository) error {
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		out, err = NewLandingWalker(ctx, repo, root).changed(commit)
+		out, err = s.Walker(ctx, repo).changed(commit)
 		return err
 	})
 	if err != nil {
@@ -32,11 +31,11 @@ func ChangedPackages(ctx context.Context, cache *gitstore.Cache, root string, co
 
 // PendingLandings is the unpublished history of package name up to
 // commit upTo (see PackageHistory).
-func PendingLandings(ctx context.Context, cache *gitstore.Cache, root, name string, upTo plumbing.Hash, tags RevisionTags) (*PackageHistory, error) {
+func PendingLandings(ctx context.Context, s *Session, name string, upTo plumbing.Hash, tags RevisionTags) (*PackageHistory, error) {
 	var h *PackageHistory
-	err := cache.With(ctx, func(repo *git.Repository) error {
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		h, err = NewLandingWalker(ctx, repo, root).History(name, PackageDir(root, name), upTo, tags, LandingHistoryOptions{})
+		h, err = s.Walker(ctx, repo).History(name, PackageDir(s.Config.Packages.Root, name), upTo, tags, LandingHistoryOptions{})
 		return err
 	})
 	if err != nil {
@@ -48,16 +47,16 @@ func PendingLandings(ctx context.Context, cache *gitstore.Cache, root, name stri
 // UntaggedLandings is the unpublished history up to upTo of every
 // top-level package at upTo, sorted by package; packages with nothing
 // pending are left out.
-func UntaggedLandings(ctx context.Context, cache *gitstore.Cache, root string, upTo plumbing.Hash, tags RevisionTags) ([]*PackageHistory, error) {
+func UntaggedLandings(ctx context.Context, s *Session, upTo plumbing.Hash, tags RevisionTags) ([]*PackageHistory, error) {
 	var out []*PackageHistory
-	err := cache.With(ctx, func(repo *git.Repository) error {
-		w := NewLandingWalker(ctx, repo, root)
+	err := s.Git.With(ctx, func(repo *git.Repository) error {
+		w := s.Walker(ctx, repo)
 		names, err := w.TopLevelPackages(upTo)
 		if err != nil {
 			return err
 		}
 		for _, name := range names {
-			h, err := w.History(name, PackageDir(root, name), upTo, tags, LandingHistoryOptions{})
+			h, err := w.History(name, PackageDir(s.Config.Packages.Root, name), upTo, tags, LandingHistoryOptions{})
 			if err != nil {
 				return err
 			}
@@ -138,7 +137,7 @@ func LandingIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, di
 	root := s.Config.Packages.Root
 	found := false
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
-		names, err := NewLandingWalker(ctx, repo, root).TopLevelPackages(commit)
+		names, err := s.Walker(ctx, repo).TopLevelPackages(commit)
 		if err != nil {
 			return err
 		}

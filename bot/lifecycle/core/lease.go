@@ -82,7 +82,7 @@ func (s *Session) refetchBranch(ctx context.Context, branch string) (plumbing.Ha
 		}
 		return plumbing.ZeroHash, fmt.Errorf("fetch %s after a broken lease: %w", branch, err)
 	}
-	h, err := s.Git.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
+	h, err := s.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
 	}

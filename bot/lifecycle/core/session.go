@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	gogitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -59,6 +58,15 @@ type Opener struct {
 	Downstreams DownstreamRegistry
 	// RecordKey signs and verifies revision records (RecordKey; the App's).
 	RecordKey []byte
+
+	// ReadThrough makes sessions remember nothing they read: every read
+	// goes to the git cache. It is the reference BenchmarkLifecycleAPICalls
+	// measures the snapshot against; nothing else sets it.
+	ReadThrough bool
+
+	// facts are the content-addressed answers every session of the
+	// process shares (snapshot.go).
+	facts Facts
 }
 
 // Session is one event's view of a repository: its installation client,
@@ -94,6 +102,9 @@ type Session struct {
 	// noOpenPulls: a resync proved there is no open pull request
 	// (open_pulls.go).
 	NoOpenPulls bool
+	// snap remembers what this event read from the git cache
+	// (snapshot.go).
+	snap snapshot
 }
 
 // Open fetches the repository (branches and tags) and reads its config.
@@ -112,6 +123,7 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 	}
 	log = logfields.Apply(ctx, log) // a delivery's id, when one set this off
 	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams,
+		snap:      snapshot{facts: &o.facts, off: o.ReadThrough},
 		RecordKey: o.RecordKey}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {
 		return nil, err
@@ -160,7 +172,7 @@ type readConfigResult struct {
 // branch (empty repository) or file means the defaults; a broken file the
 // last good version in the branch's history.
 func (s *Session) readConfig(ctx context.Context, branch string, cache *config.Cache, limits config.ServerLimits) (readConfigResult, error) {
-	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	head, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, gitstore.ErrNotFound) {
 			return readConfigResult{cfg: config.DefaultFor(limits)}, nil
@@ -199,17 +211,18 @@ func hashString(h plumbing.Hash) string {
 
 // ReadFile reads one file at a commit; ok is false when it is absent.
 func (s *Session) ReadFile(ctx context.Context, commit plumbing.Hash, path string) ([]byte, bool, error) {
-	dir, name := "", path
-	if i := strings.LastIndex(path, "/"); i >= 0 {
-		dir, name = path[:i], path[i+1:]
+	if r, ok := s.snap.shared().file(commit, path); ok {
+		return r.data, r.ok, nil
 	}
-	files, err := s.Git.ReadTree(ctx, commit, dir)
+	data, ok, err := s.Git.ReadFile(ctx, commit, path)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+			// No such directory, or no such commit in the cache yet: absent,
+			// and not remembered (a fetch may bring the commit).
 			return nil, false, nil
 		}
 		return nil, false, fmt.Errorf("read %s at %s: %w", path, commit, err)
 	}
-	data, ok := files[name]
+	s.snap.shared().keepFile(commit, path, data, ok)
 	return data, ok, nil
 }

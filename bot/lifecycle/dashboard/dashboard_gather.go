@@ -160,7 +160,7 @@ func dashboardLandings(ctx context.Context, s *core.Session) ([]Landing, error) 
 	if err != nil {
 		return nil, err
 	}
-	hists, err := core.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
+	hists, err := core.UntaggedLandings(ctx, s, s.DeploymentHead, tags)
 	if err != nil {
 		return nil, err
 	}

@@ -301,7 +301,7 @@ func resolveCloneSource(ctx context.Context, src *core.Session, cs CloneSource) 
 		candidates = append(candidates, ref)
 	}
 	for _, c := range candidates {
-		h, err := src.Git.ResolveRef(ctx, c)
+		h, err := src.ResolveRef(ctx, c)
 		if err == nil {
 			return resolvedUpstream{dir: cs.Directory, ref: ref, commit: h}, nil
 		}

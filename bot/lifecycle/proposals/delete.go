@@ -80,7 +80,7 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 	}
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "requester": requester})
 	dir := core.PackageDir(s.Config.Packages.Root, pkg)
-	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
+	head, err := s.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err != nil {
 		return nil, fmt.Errorf("propose deletion of %s: %s: %w", pkg, s.DeploymentBranch, err)
 	}
@@ -99,7 +99,7 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 			ws = fmt.Sprintf("%s-%d", DeletionWorkspace, i)
 		}
 		branch := packages.DraftBranch(pkg, ws)
-		tip, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+		tip, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 		switch {
 		case err == nil:
 			st, err := deletionState(ctx, s, tip, dir)
@@ -211,7 +211,7 @@ func deletionState(ctx context.Context, s *core.Session, commit plumbing.Hash, d
 	var st core.LandingState
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		st, err = core.NewLandingWalker(ctx, repo, s.Config.Packages.Root).State(commit, dir)
+		st, err = s.Walker(ctx, repo).State(commit, dir)
 		return err
 	})
 	return st, err

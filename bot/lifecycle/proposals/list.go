@@ -261,7 +261,7 @@ func classifyPull(s *core.Session, l *Listing, pr *github.PullRequest, draftInde
 func recentDeploymentHistory(ctx context.Context, s *core.Session) (onBranch, mergedIn map[plumbing.Hash]bool, err error) {
 	onBranch, mergedIn = map[plumbing.Hash]bool{}, map[plumbing.Hash]bool{}
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
-		w := core.NewLandingWalker(ctx, repo, s.Config.Packages.Root)
+		w := s.Walker(ctx, repo)
 		x := s.DeploymentHead
 		for range ResyncMergedWindow {
 			if x.IsZero() {

@@ -100,7 +100,7 @@ type MergedPulls interface {
 // found through pulls: one call, made only then).
 func CheckProposable(ctx context.Context, s *core.Session, pulls MergedPulls, pkg, workspace string) error {
 	branch := packages.DraftBranch(pkg, workspace)
-	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	head, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return unknownDraft(ctx, s, pkg, workspace)
 	}

@@ -140,7 +140,7 @@ func EditDraft(ctx context.Context, s *core.Session, req EditRequest) (*Draft, e
 		return nil, core.RequestErrorf("%s has no revision `v%d` (published: %s).", mdquote.Code(req.Package), rev, describeRevisions(revs))
 	}
 	tag := packages.TagName(req.Package, rev)
-	src, err := s.Git.ResolveRef(ctx, "refs/tags/"+tag)
+	src, err := s.ResolveRef(ctx, "refs/tags/"+tag)
 	if err != nil {
 		return nil, fmt.Errorf("resolve tag %s: %w", tag, err)
 	}
@@ -264,7 +264,7 @@ func pickWorkspace(ctx context.Context, s *core.Session, pkg, explicit, def stri
 
 // branchExists looks a branch up in the session's git cache.
 func branchExists(ctx context.Context, s *core.Session, branch string) (bool, error) {
-	_, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	_, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 	switch {
 	case err == nil:
 		return true, nil

@@ -260,7 +260,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI
 	}
 	branch := packages.DraftBranch(pkg, workspace)
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "workspace": workspace, "ref": branch, "requester": requester})
-	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	head, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
 			return nil, fmt.Errorf("propose %s: %w: %s", branch, approval.ErrNoDraftBranch, branch)

@@ -71,7 +71,7 @@ func rebuildIndex(ctx context.Context, s *core.Session, u IndexUpdate) (indexRes
 	if branch == "" {
 		branch = index.DefaultBranch
 	}
-	head, err := s.Git.ResolveRef(ctx, "refs/heads/"+branch)
+	head, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		head = plumbing.ZeroHash
 	} else if err != nil {

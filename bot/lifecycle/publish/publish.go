@@ -214,7 +214,7 @@ func Publish(ctx context.Context, s *core.Session, api API, landed plumbing.Hash
 	if ok, err := p.onDeploymentBranch(ctx, landed); err != nil || !ok {
 		return out, err
 	}
-	changed, err := core.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, landed)
+	changed, err := core.ChangedPackages(ctx, s, landed)
 	if err != nil {
 		return out, fmt.Errorf("publish %s: %w", landed, err)
 	}
@@ -361,13 +361,13 @@ func (p *Publisher) onDeploymentBranch(ctx context.Context, commit plumbing.Hash
 }
 
 func (p *Publisher) firstParentOfDeployment(ctx context.Context, commit plumbing.Hash) (bool, error) {
-	head, err := p.Session.Git.ResolveRef(ctx, "refs/heads/"+p.Session.DeploymentBranch)
+	head, err := p.Session.ResolveRef(ctx, "refs/heads/"+p.Session.DeploymentBranch)
 	if err != nil {
 		return false, err
 	}
 	var ok bool
 	err = p.Session.Git.With(ctx, func(repo *git.Repository) error {
-		w := core.NewLandingWalker(ctx, repo, p.Session.Config.Packages.Root)
+		w := p.Session.Walker(ctx, repo)
 		if _, err := w.Commit(commit); err != nil {
 			return err
 		}
@@ -388,7 +388,7 @@ func (p *Publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, r
 		if tags, err = p.Session.ReadLandingTags(repo.Storer); err != nil {
 			return err
 		}
-		w := core.NewLandingWalker(ctx, repo, p.Session.Config.Packages.Root)
+		w := p.Session.Walker(ctx, repo)
 		hist, err = w.History(name, core.PackageDir(p.Session.Config.Packages.Root, name), upTo, tags, core.LandingHistoryOptions{ReviewAt: reviewAt})
 		return err
 	})

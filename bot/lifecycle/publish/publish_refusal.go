@@ -87,7 +87,7 @@ func MergedDraftWorkspace(commit plumbing.Hash) string {
 func (p *Publisher) draftMergedState(ctx context.Context, l core.Landing, published plumbing.Hash) (string, bool, error) {
 	ws := MergedDraftWorkspace(l.Commit)
 	branch := packages.DraftBranch(l.Package, ws)
-	if _, err := p.Session.Git.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
+	if _, err := p.Session.ResolveRef(ctx, "refs/heads/"+branch); err == nil {
 		return branch, false, nil
 	}
 	base := l.Parent

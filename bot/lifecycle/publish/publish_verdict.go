@@ -144,7 +144,7 @@ func (p *Publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir strin
 	var st core.LandingState
 	err := p.Session.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		st, err = core.NewLandingWalker(ctx, repo, p.Session.Config.Packages.Root).State(commit, dir)
+		st, err = p.Session.Walker(ctx, repo).State(commit, dir)
 		return err
 	})
 	return st, err

@@ -43,7 +43,7 @@ func AwaitApproverOnPush(ctx context.Context, s *core.Session, api API, commit p
 	if ok, err := p.onDeploymentBranch(ctx, commit); err != nil || !ok {
 		return nil, err
 	}
-	changed, err := core.ChangedPackages(ctx, s.Git, s.Config.Packages.Root, commit)
+	changed, err := core.ChangedPackages(ctx, s, commit)
 	if err != nil {
 		return nil, fmt.Errorf("direct push %s: %w", words.ShortSHA(commit.String()), err)
 	}

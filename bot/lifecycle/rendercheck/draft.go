@@ -82,7 +82,7 @@ func RenderDraft(ctx context.Context, s *core.Session, api CheckRunAPI, req Rend
 	ref := plumbing.NewBranchReferenceName(req.Branch).String()
 	out := &RenderOutcome{Package: pkg, Workspace: ws, Dir: dir}
 
-	head, err := s.Git.ResolveRef(ctx, ref)
+	head, err := s.ResolveRef(ctx, ref)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		log.Info("draft branch is gone; nothing to render")
 		return out, nil

@@ -41,7 +41,7 @@ func EnsurePullHead(ctx context.Context, s *core.Session, pr *github.PullRequest
 		return plumbing.ZeroHash, fmt.Errorf("pull request #%d: head sha %q is not a commit id", pr.GetNumber(), sha)
 	}
 	head := plumbing.NewHash(sha)
-	if _, err := s.Git.ResolveRef(ctx, sha); err == nil {
+	if _, err := s.ResolveRef(ctx, sha); err == nil {
 		return head, nil
 	} else if !errors.Is(err, gitstore.ErrNotFound) {
 		return head, fmt.Errorf("pull request #%d: head %s: %w", pr.GetNumber(), sha, err)
@@ -50,7 +50,7 @@ func EnsurePullHead(ctx context.Context, s *core.Session, pr *github.PullRequest
 	if err := s.Git.Fetch(ctx, gogitconfig.RefSpec(fmt.Sprintf("+%s:refs/porchbot/pull/%d/head", ref, pr.GetNumber()))); err != nil {
 		return head, fmt.Errorf("pull request #%d: fetch %s: %w", pr.GetNumber(), ref, err)
 	}
-	if _, err := s.Git.ResolveRef(ctx, sha); err != nil {
+	if _, err := s.ResolveRef(ctx, sha); err != nil {
 		return head, fmt.Errorf("pull request #%d: head %s after fetching %s: %w", pr.GetNumber(), sha, ref, err)
 	}
 	return head, nil

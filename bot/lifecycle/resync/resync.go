@@ -182,7 +182,7 @@ func Repository(ctx context.Context, s *core.Session, api API, deps Deps) (*Repo
 	var atHead []string
 	if err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		atHead, err = core.NewLandingWalker(ctx, repo, s.Config.Packages.Root).TopLevelPackages(s.DeploymentHead)
+		atHead, err = s.Walker(ctx, repo).TopLevelPackages(s.DeploymentHead)
 		return err
 	}); err != nil {
 		return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
@@ -193,7 +193,7 @@ func Repository(ctx context.Context, s *core.Session, api API, deps Deps) (*Repo
 		if err != nil {
 			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 		}
-		hists, err := core.UntaggedLandings(ctx, s.Git, s.Config.Packages.Root, s.DeploymentHead, tags)
+		hists, err := core.UntaggedLandings(ctx, s, s.DeploymentHead, tags)
 		if err != nil {
 			return rep, fmt.Errorf("resync %s: %w", rep.Repo, err)
 		}
@@ -373,7 +373,7 @@ func resyncDrafts(ctx context.Context, s *core.Session, api API, deps Deps, rep 
 	}
 	var drafts []resyncDraft
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
-		w := core.NewLandingWalker(ctx, repo, s.Config.Packages.Root)
+		w := s.Walker(ctx, repo)
 		merged, err := resyncMergedHeads(w, s.DeploymentHead)
 		if err != nil {
 			return err

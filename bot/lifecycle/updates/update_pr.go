@@ -376,7 +376,7 @@ func updateBranchState(ctx context.Context, ds *core.Session, head plumbing.Hash
 
 // branchHead is a branch's head in the session's cache (ZeroHash: none).
 func BranchHead(ctx context.Context, s *core.Session, branch string) (plumbing.Hash, error) {
-	h, err := s.Git.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
+	h, err := s.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
 	}

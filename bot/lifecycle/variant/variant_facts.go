@@ -303,7 +303,7 @@ func TopLevelPackages(ctx context.Context, s *core.Session) ([]string, error) {
 	var names []string
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		var err error
-		names, err = core.NewLandingWalker(ctx, repo, s.Config.Packages.Root).TopLevelPackages(s.DeploymentHead)
+		names, err = s.Walker(ctx, repo).TopLevelPackages(s.DeploymentHead)
 		return err
 	})
 	return names, err
