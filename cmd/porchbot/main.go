@@ -37,6 +37,7 @@ func noStdin(run func(ctx context.Context, args []string, stdout, stderr io.Writ
 func commands() []command {
 	return []command{
 		{"setup", "create the GitHub App from app.yaml (GitHub's manifest flow in your browser) and write its credentials", noStdin(runSetup)},
+		{"protect", "make porchbot/render and porchbot/approval required checks on deployment branches (an administrator's GITHUB_TOKEN)", noStdin(runProtect)},
 		{"serve", "run the webhook server (embedded local forge when no App credentials are set)", noStdin(runServe)},
 		{"render", "render a kpt package as kpt fn render does (same flags, output and errors), with porchbot's built-ins", noStdin(runRender)},
 		{"index", "build (or verify) the package index index.yaml of a repository, from a checkout or a git URL", noStdin(runIndex)},

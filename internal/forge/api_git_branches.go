@@ -10,8 +10,8 @@ import (
 )
 
 // Branches: GET /repos/{owner}/{repo}/branches[/{branch}], GitHub's shapes
-// (go-github Repositories.ListBranches and GetBranch). The forge has no
-// branch protection: every branch is unprotected.
+// (go-github Repositories.ListBranches and GetBranch). A branch is
+// protected when it has rules (protection.go).
 
 type gdRepoCommitInnerJSON struct {
 	Author       gdActorJSON        `json:"author"`
@@ -101,12 +101,25 @@ func (f *Forge) gdGetBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 		return
 	}
 	api := f.gdRepoAPI(rc.repo) + "/branches/" + gdEscapePath(name)
+	rc.repo.mu.Lock()
+	p := copyProtection(rc.repo.Protections[name])
+	rc.repo.mu.Unlock()
+	checks := gdStatusChecksJSON{EnforcementLevel: "off", Contexts: []string{}, Checks: []any{}}
+	if p != nil && len(p.Checks) > 0 {
+		checks.EnforcementLevel = "non_admins"
+		if p.EnforceAdmins {
+			checks.EnforcementLevel = "everyone"
+		}
+		for _, c := range f.requiredChecksJSON(rc.repo, name, p).Checks {
+			checks.Contexts = append(checks.Contexts, c.Context)
+			checks.Checks = append(checks.Checks, c)
+		}
+	}
 	writeJSON(w, r, http.StatusOK, gdBranchJSON{
 		Name: name, Commit: f.gdRepoCommitOf(rc.repo, c),
-		Links:     map[string]string{"self": api, "html": f.gdRepoWeb(rc.repo) + "/tree/" + gdEscapePath(name)},
-		Protected: false,
-		Protection: gdProtectionJSON{RequiredStatusChecks: gdStatusChecksJSON{EnforcementLevel: "off",
-			Contexts: []string{}, Checks: []any{}}},
+		Links:         map[string]string{"self": api, "html": f.gdRepoWeb(rc.repo) + "/tree/" + gdEscapePath(name)},
+		Protected:     p != nil,
+		Protection:    gdProtectionJSON{Enabled: p != nil, RequiredStatusChecks: checks},
 		ProtectionURL: api + "/protection",
 	})
 }
@@ -124,9 +137,16 @@ func (f *Forge) gdListBranches(w http.ResponseWriter, r *http.Request, rc *reqCt
 		}
 	}
 	sort.Strings(names)
+	rc.repo.mu.Lock()
+	protected := map[string]bool{}
+	for b := range rc.repo.Protections {
+		protected[b] = true
+	}
+	rc.repo.mu.Unlock()
 	out := make([]gdBranchShortJSON, 0, len(names))
 	for _, n := range names {
-		out = append(out, gdBranchShortJSON{Name: strings.TrimPrefix(n, "refs/heads/"),
+		b := strings.TrimPrefix(n, "refs/heads/")
+		out = append(out, gdBranchShortJSON{Name: b, Protected: protected[b],
 			Commit: gdSHAURL{SHA: refs[n], URL: f.gdRepoAPI(rc.repo) + "/commits/" + refs[n]}})
 	}
 	writeJSON(w, r, http.StatusOK, paginate(w, r, f.apiBase(), out))

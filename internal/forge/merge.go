@@ -48,7 +48,7 @@ func (f *Forge) mergePullHandler(w http.ResponseWriter, r *http.Request, rc *req
 		validationFailed(w, "PullRequest", "merge_method", "invalid", "merge_method must be one of merge, squash, rebase")
 		return
 	}
-	out := f.mergePull(rc.repo, rc.number, req, rc.actor())
+	out := f.mergePull(rc.repo, rc.number, req, rc.actor(), mergeGate{appID: f.appID(), admin: rc.perm >= PermAdmin})
 	if out.status != http.StatusOK {
 		writeError(w, out.status, out.msg)
 		return
@@ -61,8 +61,26 @@ func (f *Forge) mergePullHandler(w http.ResponseWriter, r *http.Request, rc *req
 		SHA: github.String(out.sha), Merged: github.Bool(true), Message: github.String("Pull Request successfully merged")})
 }
 
+// mergeGate is what the base branch's protection is judged with: the
+// forge's App (the maker of its check runs) and whether the merger is an
+// administrator of the repository.
+type mergeGate struct {
+	appID int64
+	admin bool
+}
+
+// appID is the forge's App's id (0: none registered).
+func (f *Forge) appID() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.app == nil {
+		return 0
+	}
+	return f.app.ID
+}
+
 // mergePull merges pull request n into its base with req's method.
-func (f *Forge) mergePull(repo *Repo, n int, req mergePullRequest, merger *Account) mergeOutcome {
+func (f *Forge) mergePull(repo *Repo, n int, req mergePullRequest, merger *Account, gate mergeGate) mergeOutcome {
 	repo.mu.Lock()
 	defer repo.mu.Unlock()
 	pr := repo.Pulls[n]
@@ -83,6 +101,9 @@ func (f *Forge) mergePull(repo *Repo, n int, req mergePullRequest, merger *Accou
 	base, err := f.git.resolve(repo.Path, "refs/heads/"+pr.Base)
 	if err != nil {
 		return mergeOutcome{status: http.StatusMethodNotAllowed, msg: "Base branch " + pr.Base + " does not exist"}
+	}
+	if msg := unmetChecksLocked(repo, pr.Base, head, gate.appID, gate.admin); msg != "" {
+		return mergeOutcome{status: http.StatusMethodNotAllowed, msg: msg}
 	}
 	now := f.now()
 	var sha string

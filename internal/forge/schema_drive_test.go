@@ -138,6 +138,19 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "GET", R+"/git/tags/"+tag, nil, ok)
 	d.do(alice, "GET", R+"/branches", nil, ok)
 	d.do(alice, "GET", R+"/branches/"+draft, nil, ok)
+	protection := R + "/branches/" + draft + "/protection"
+	d.do(alice, "GET", protection, nil, notFound)
+	d.do(alice, "PUT", protection, map[string]any{
+		"required_status_checks": map[string]any{"strict": false, "checks": []any{
+			map[string]any{"context": "porchbot/approval", "app_id": forgetest.AppID}, map[string]any{"context": "ci"}}},
+		"enforce_admins": true, "required_pull_request_reviews": nil, "restrictions": nil}, ok)
+	d.do(alice, "GET", protection, nil, ok)
+	d.do(alice, "PATCH", protection+"/required_status_checks", map[string]any{"checks": []any{
+		map[string]any{"context": "porchbot/approval", "app_id": forgetest.AppID},
+		map[string]any{"context": "porchbot/render", "app_id": forgetest.AppID}}}, ok)
+	d.do(alice, "GET", R+"/branches/"+draft, nil, ok)
+	d.do(alice, "GET", R+"/branches", nil, ok)
+	d.do(alice, "DELETE", protection, nil, noContent)
 	d.do(alice, "GET", R+"/commits", nil, ok)
 	d.do(alice, "GET", R+"/commits/"+head, nil, ok)
 	d.do(alice, "GET", R+"/compare/main..."+esc(draft), nil, ok)

@@ -104,6 +104,8 @@ type Repo struct {
 	Releases   map[int64]*Release
 	Reactions  map[int64]*Reaction
 	Statuses   []*CommitStatus // oldest first
+	// Protections are the protected branches' rules (protection.go).
+	Protections map[string]*BranchProtection
 
 	ReviewComments map[int64]*ReviewComment // created when first needed
 	IssueEvents    []*IssueEvent            // oldest first
