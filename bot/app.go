@@ -6,22 +6,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/variant"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/ingress"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/metrics"

@@ -8,15 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/commands"
 	"github.com/porchbot/porchbot/bot/ingress"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )

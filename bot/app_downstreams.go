@@ -8,15 +8,12 @@ import (
 	"path"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/packages"

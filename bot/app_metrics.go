@@ -5,13 +5,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 )
 
 // The App's measures of its work (docs/operations.md, "Metrics"): renders

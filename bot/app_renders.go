@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 )
 
 // renderChecks is the check-runs client renders write through: the

@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 )
 
 // RenderDraft is the resync's hook for a draft head without a finished

@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // fakeLifecycle runs drafts for real (DraftOps) and records the proposal

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 )
 
 // Lifecycle is every lifecycle operation the verbs need, with plain

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // Bounds of AnswerMissed.

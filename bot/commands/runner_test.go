@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"

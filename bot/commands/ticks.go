@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // Tick is a ticked box of the "Package dashboard" issue: the /porch verb

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/porchbot/porchbot/bot"
 	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // TestPorchRenderOnAForkPullRequest: `/porch render` in a pull request from

@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
 	"github.com/porchbot/porchbot/internal/forge"
 )
 

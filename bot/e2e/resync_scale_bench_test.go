@@ -11,14 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 	"github.com/porchbot/porchbot/bot/service"
 	"github.com/porchbot/porchbot/internal/forge"
 )

@@ -9,15 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/forge"
 )
 

@@ -4,11 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
 	"github.com/google/go-github/v60/github"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 

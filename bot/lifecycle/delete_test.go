@@ -5,13 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/packages"
 )

@@ -6,13 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/index"
 )

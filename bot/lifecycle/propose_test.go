@@ -10,14 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/packages"

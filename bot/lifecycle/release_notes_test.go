@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/internal/treediff"
 )
 

@@ -4,12 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 )
 
 // TestDeletionDraftRenderCheckSaysItIsADeletion (issue #12): the render

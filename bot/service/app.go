@@ -5,22 +5,16 @@ import (
 	"os"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot"
 	"github.com/porchbot/porchbot/bot/commands"
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
 	ghclient "github.com/porchbot/porchbot/internal/github"

@@ -11,8 +11,9 @@ import (
 
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/porchbot/porchbot/internal/metrics"
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/internal/metrics"
 )
 
 // Default bounds of ReadTree.

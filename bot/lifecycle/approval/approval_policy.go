@@ -6,10 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"

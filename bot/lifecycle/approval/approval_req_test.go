@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
 	"github.com/porchbot/porchbot/internal/config"
 )
 

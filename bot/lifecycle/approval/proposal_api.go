@@ -6,12 +6,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 

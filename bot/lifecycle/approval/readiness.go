@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/kptfile"
 )
 

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
-
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // Debounce defaults: a burst of events settles for Settle before

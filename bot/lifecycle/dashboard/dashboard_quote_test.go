@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
 )
 

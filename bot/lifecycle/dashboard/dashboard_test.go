@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 )
 
 func TestDashboardTicks(t *testing.T) {

@@ -1,9 +1,9 @@
 package proposals
 
 import (
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // Open pull requests are read by the listing, the resync's proposals and

@@ -6,12 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
 )

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/treediff"
 	"github.com/porchbot/porchbot/internal/words"
-	"github.com/sirupsen/logrus"
 )
 
 // What was reviewed is what is published (SPEC §5): a landing whose

@@ -7,11 +7,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/revrecord"

@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"

@@ -5,12 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/porchbot/porchbot/internal/config"
 )
 

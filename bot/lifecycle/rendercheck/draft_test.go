@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
 	"github.com/porchbot/porchbot/internal/gitstore"

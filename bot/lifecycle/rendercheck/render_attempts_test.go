@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 )
 
 // draftRenderHooks are the App's resync hooks for drafts: a real render,

@@ -9,13 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/render"
 )

@@ -6,11 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // The approval verdict's render requirement (approval_req_render.go) needs

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 )
 
 // fakeRenderChecks answers check run writes with the run as written.

@@ -37,23 +37,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/approval"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/packages"

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
 )
 
 // proveNoOpenPulls notes on the session that the repository has no open

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 )
 
 // The resync brings each downstream package of a repository its update

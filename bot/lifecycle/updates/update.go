@@ -14,18 +14,12 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/internal/variants"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/gitstore"
@@ -33,6 +27,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/update"
+	"github.com/porchbot/porchbot/internal/variants"
 	"github.com/porchbot/porchbot/internal/words"
 )
 

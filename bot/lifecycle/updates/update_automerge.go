@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 

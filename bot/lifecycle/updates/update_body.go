@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/update"
 )

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/porchbot/porchbot/internal/update"
 )
 

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
 	"github.com/porchbot/porchbot/internal/update"
 )

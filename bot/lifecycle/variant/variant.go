@@ -19,14 +19,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/publish"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/mdquote"

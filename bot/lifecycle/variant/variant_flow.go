@@ -19,12 +19,10 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/mdquote"

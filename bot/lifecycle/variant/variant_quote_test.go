@@ -3,10 +3,8 @@ package variant
 import (
 	"testing"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
 	"github.com/porchbot/porchbot/internal/variants"

@@ -12,17 +12,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"

@@ -13,10 +13,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/mdquote"
