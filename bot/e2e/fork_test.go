@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v60/github"
-
-	"github.com/porchbot/porchbot/internal/forge"
 )
 
 // TestForkRendersWithBuiltinsOnly: an exec function declared by the
@@ -15,10 +13,9 @@ import (
 // and never on a pull request from a fork (SPEC §9), whose porchbot/render
 // says the exec function was skipped and why.
 //
-// The forge has no forks (it refuses heads from other repositories), so the
-// fork's pull_request event is built here and handed to the App's handler,
-// as the webhook would; everything else is the real forge. The fork's head
-// is published as refs/pull/<N>/head, as GitHub publishes it.
+// The fork is a real one on the forge: carol forks acme/catalog, pushes to
+// her fork and opens the pull request from it; porchbot hears of it by the
+// webhook and reads the head as GitHub publishes it, refs/pull/<N>/head.
 func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 	w, dir, ran := stampWorld(t, "exec sed 's/replicas: 1$/replicas: 2/'")
 	const repo = "acme/catalog"
@@ -49,45 +46,31 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 		t.Fatal("the exec function never ran")
 	}
 
-	// The same change from a fork: a commit on main published as
-	// refs/pull/<N>/head. The forge's pull request #N holds its reviews,
-	// comments and labels; it is opened from a branch with every webhook
-	// lost, so porchbot hears of it only as the fork's event below.
-	fg := w.svc.Embedded.Forge
-	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
-	w.git(dir, "switch", "-q", "--detach", "origin/main")
-	w.write(dir, "network/upf/Kptfile", readFile(t, dir, "network/upf/Kptfile")+"    - exec: stamp\n")
-	w.git(dir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
-	forkHead := w.git(dir, "rev-parse", "HEAD")
-	w.git(dir, "push", "-q", "origin", "HEAD:refs/heads/mallory-stamp")
-	number := w.openPull("alice", repo, "mallory-stamp", "Stamp the UPF").GetNumber()
-	w.git(dir, "push", "-q", "origin", "HEAD:refs/pull/"+strconv.Itoa(number)+"/head")
-	w.settle()
-	fg.SetFaults(forge.Faults{})
-
-	alice := w.client("alice")
-	base, _, err := alice.Repositories.Get(w.ctx, "acme", "catalog")
-	if err != nil {
-		t.Fatal(err)
+	// The same change from a fork: carol, who may only read acme/catalog,
+	// forks it, pushes the change to a branch of her fork and opens a pull
+	// request from "carol:stamp". The App is not installed on her fork.
+	carol := w.client("carol")
+	if _, _, err := carol.Repositories.CreateFork(w.ctx, "acme", "catalog", nil); err != nil {
+		if _, accepted := err.(*github.AcceptedError); !accepted {
+			t.Fatal(err)
+		}
 	}
-	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mallory := &github.User{Login: github.String("mallory"), Type: github.String("User")}
-	fork := &github.Repository{Name: github.String("catalog"), FullName: github.String("mallory/catalog"),
-		Owner: mallory, Fork: github.Bool(true)}
-	pr := &github.PullRequest{Number: github.Int(number), State: github.String("open"), User: mallory,
-		Title: github.String("Stamp the UPF"),
-		Head: &github.PullRequestBranch{Ref: github.String("stamp"), SHA: github.String(forkHead),
-			Label: github.String("mallory:stamp"), Repo: fork, User: mallory},
-		Base: &github.PullRequestBranch{Ref: github.String("main"), SHA: github.String(w.branchSHA(repo, "main")),
-			Label: github.String("acme:main"), Repo: base}}
-	ev := &github.PullRequestEvent{Action: github.String("opened"), Number: github.Int(number), PullRequest: pr,
-		Repo: base, Sender: mallory, Installation: &github.Installation{ID: github.Int64(id)}}
+	forkDir := w.clone("carol", "carol/catalog")
+	w.git(forkDir, "switch", "-q", "-c", "stamp", "origin/main")
+	w.write(forkDir, "network/upf/Kptfile", readFile(t, forkDir, "network/upf/Kptfile")+"    - exec: stamp\n")
+	w.git(forkDir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
+	w.git(forkDir, "push", "-q", "origin", "HEAD")
+	forkHead := w.git(forkDir, "rev-parse", "HEAD")
 	branches := w.git(dir, "ls-remote", "origin", "refs/heads/*")
-	if err := w.svc.App.OnPullRequest(w.ctx, id, ev); err != nil {
+	forkBranches := w.git(forkDir, "ls-remote", "origin", "refs/heads/*")
+	pr, _, err := carol.PullRequests.Create(w.ctx, "acme", "catalog", &github.NewPullRequest{Title: github.String("Stamp the UPF"),
+		Head: github.String("carol:stamp"), Base: github.String("main")})
+	if err != nil {
 		t.Fatal(err)
+	}
+	number := pr.GetNumber()
+	if pr.GetHead().GetRepo().GetFullName() != "carol/catalog" || pr.GetHead().GetSHA() != forkHead {
+		t.Fatalf("the pull request's head: %s at %s", pr.GetHead().GetRepo().GetFullName(), pr.GetHead().GetSHA())
 	}
 	w.settle()
 
@@ -106,8 +89,9 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 	if !strings.Contains(out.GetText(), "stamp") || !strings.Contains(out.GetText(), "skipped") {
 		t.Fatalf("the check does not show the skipped exec step:\n%s", out.GetText())
 	}
-	// A proposal like any other: judged by the same verdict (mallory's
-	// change has no approval), labelled, and nothing pushed for it.
+	// A proposal like any other: judged by the same verdict (carol's
+	// change has no approval), labelled, and nothing pushed for it: not to
+	// the repository, not to the fork.
 	appr := w.checkRunMaybe(repo, forkHead, "porchbot/approval")
 	if appr == nil {
 		t.Fatal("no porchbot/approval on the fork's head")
@@ -123,5 +107,8 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 	}
 	if got := w.git(dir, "ls-remote", "origin", "refs/heads/*"); got != branches {
 		t.Fatalf("branches changed for the fork:\n%s\nwere:\n%s", got, branches)
+	}
+	if got := w.git(forkDir, "ls-remote", "origin", "refs/heads/*"); got != forkBranches {
+		t.Fatalf("the fork's branches changed:\n%s\nwere:\n%s", got, forkBranches)
 	}
 }

@@ -194,9 +194,14 @@ func (f *Forge) permission(p *principal, r *Repo) Permission {
 		}
 		r.mu.Lock()
 		c := r.Collaborators[login]
+		parent := r.Parent
 		r.mu.Unlock()
 		if c > base {
 			return c
+		}
+		if parent != nil && r.Private && base < PermRead && f.permission(p, parent) >= PermRead {
+			// A private fork inherits its parent's readers, as on GitHub.
+			base = PermRead
 		}
 	}
 	return base

@@ -48,10 +48,11 @@ type createPullRequest struct {
 	Issue               *int    `json:"issue"`
 }
 
-// openPullLocked is the open pull request from head into base, if any.
-func openPullLocked(repo *Repo, head, base string) *Pull {
+// openPullLocked is the open pull request from head (a branch of
+// headRepo: nil for the repository's own) into base, if any.
+func openPullLocked(repo, headRepo *Repo, head, base string) *Pull {
 	for _, pr := range repo.Pulls {
-		if pr.Issue.State == "open" && pr.Head == head && pr.Base == base {
+		if pr.Issue.State == "open" && pr.HeadRepo == headRepo && pr.Head == head && pr.Base == base {
 			return pr
 		}
 	}
@@ -67,16 +68,24 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 		return
 	}
 	head := req.Head
+	var headRepo *Repo // a fork's branch (forks.go); nil: the repository's own
 	if owner, branch, ok := strings.Cut(head, ":"); ok {
 		if !strings.EqualFold(owner, rc.repo.Owner.Login) {
-			validationFailed(w, "PullRequest", "head", "invalid", "")
-			return
+			if headRepo = f.forkOf(rc.repo, owner); headRepo == nil {
+				validationFailed(w, "PullRequest", "head", "invalid", "")
+				return
+			}
 		}
 		head = branch
 	}
 	if req.HeadRepo != "" && !strings.EqualFold(req.HeadRepo, rc.repo.FullName()) && !strings.EqualFold(req.HeadRepo, rc.repo.Name) {
-		validationFailed(w, "PullRequest", "head_repo", "invalid", "")
-		return
+		owner, _, _ := strings.Cut(req.HeadRepo, "/")
+		fork := f.forkOf(rc.repo, owner)
+		if fork == nil || !strings.EqualFold(req.HeadRepo, fork.FullName()) || headRepo != nil && headRepo != fork {
+			validationFailed(w, "PullRequest", "head_repo", "invalid", "")
+			return
+		}
+		headRepo = fork
 	}
 	if head == "" {
 		validationFailed(w, "PullRequest", "head", "missing_field", "")
@@ -88,18 +97,26 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 	}
 	now := f.now()
 	rc.repo.mu.Lock()
-	headSHA, herr := f.git.resolve(rc.repo.Path, "refs/heads/"+head)
+	headOwner, headPath := rc.repo.Owner.Login, rc.repo.Path
+	if headRepo != nil {
+		headOwner, headPath = headRepo.Owner.Login, headRepo.Path
+	}
+	headSHA, herr := f.git.resolve(headPath, "refs/heads/"+head)
 	baseSHA, berr := f.git.resolve(rc.repo.Path, "refs/heads/"+req.Base)
+	if herr == nil && headRepo != nil {
+		// The fork's commits, in the parent as the pull request's head.
+		herr = f.publishPullHeadLocked(rc.repo, rc.repo.nextNumber, headRepo, head, headSHA)
+	}
 	var fail func()
 	switch {
 	case herr != nil:
 		fail = func() { validationFailed(w, "PullRequest", "head", "invalid", "") }
 	case berr != nil:
 		fail = func() { validationFailed(w, "PullRequest", "base", "invalid", "") }
-	case openPullLocked(rc.repo, head, req.Base) != nil:
+	case openPullLocked(rc.repo, headRepo, head, req.Base) != nil:
 		fail = func() {
 			validationFailed(w, "PullRequest", "", "custom",
-				fmt.Sprintf("A pull request already exists for %s:%s.", rc.repo.Owner.Login, head))
+				fmt.Sprintf("A pull request already exists for %s:%s.", headOwner, head))
 		}
 	case f.git.isAncestor(rc.repo.Path, headSHA, baseSHA):
 		fail = func() {
@@ -115,6 +132,9 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 		}
 	}
 	if fail != nil {
+		if headRepo != nil {
+			_, _ = f.git.run(rc.repo.Path, nil, "update-ref", "-d", pullHeadRef(rc.repo.nextNumber))
+		}
 		rc.repo.mu.Unlock()
 		fail()
 		return
@@ -125,8 +145,13 @@ func (f *Forge) createPull(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 		is.Body = *req.Body
 	}
 	rc.repo.nextNumber++
-	pr := &Pull{Issue: is, ID: f.newID(), Head: head, HeadSHA: headSHA, Base: req.Base, BaseSHA: baseSHA,
+	pr := &Pull{Issue: is, ID: f.newID(), Head: head, HeadRepo: headRepo, HeadSHA: headSHA, Base: req.Base, BaseSHA: baseSHA,
 		Draft: req.Draft, MaintainerCanModify: req.MaintainerCanModify != nil && *req.MaintainerCanModify}
+	if err := f.publishPullHeadLocked(rc.repo, is.Number, nil, head, headSHA); err != nil {
+		rc.repo.mu.Unlock()
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	rc.repo.Issues[is.Number] = is
 	rc.repo.Pulls[is.Number] = pr
 	rc.repo.UpdatedAt = now
@@ -153,10 +178,13 @@ func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 		return
 	}
 	headFilter := q.Get("head")
+	var headRepoFilter *Repo // "owner:branch" of a fork
 	if owner, branch, ok := strings.Cut(headFilter, ":"); ok {
 		if !strings.EqualFold(owner, rc.repo.Owner.Login) {
-			writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), []*github.PullRequest{}))
-			return
+			if headRepoFilter = f.forkOf(rc.repo, owner); headRepoFilter == nil {
+				writeJSON(w, r, http.StatusOK, paginate(w, r, f.BaseURL(), []*github.PullRequest{}))
+				return
+			}
 		}
 		headFilter = branch
 	}
@@ -165,7 +193,8 @@ func (f *Forge) listPulls(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
 	var issues []*Issue
 	for _, pr := range rc.repo.Pulls {
 		is := pr.Issue
-		if state != "all" && is.State != state || headFilter != "" && pr.Head != headFilter || base != "" && pr.Base != base {
+		if state != "all" && is.State != state || headFilter != "" && (pr.Head != headFilter || pr.HeadRepo != headRepoFilter) ||
+			base != "" && pr.Base != base {
 			continue
 		}
 		issues = append(issues, is)
@@ -298,7 +327,7 @@ func (f *Forge) updatePull(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 			validationFailed(w, "PullRequest", "base", "invalid", "Proposed base branch '"+*req.Base+"' was not found")
 			return
 		}
-		if openPullLocked(rc.repo, pr.Head, *req.Base) != nil {
+		if openPullLocked(rc.repo, pr.HeadRepo, pr.Head, *req.Base) != nil {
 			rc.repo.mu.Unlock()
 			validationFailed(w, "PullRequest", "", "custom",
 				fmt.Sprintf("A pull request already exists for base branch '%s' and head branch '%s'", *req.Base, pr.Head))
@@ -439,7 +468,14 @@ func (f *Forge) setPullStateLocked(repo *Repo, pr *Pull, state string, now time.
 		is.State, is.ClosedAt = "closed", &t
 		return ""
 	}
-	headSHA, herr := f.git.resolve(repo.Path, "refs/heads/"+pr.Head)
+	headPath := repo.Path
+	if pr.HeadRepo != nil {
+		headPath = pr.HeadRepo.Path
+	}
+	headSHA, herr := f.git.resolve(headPath, "refs/heads/"+pr.Head)
+	if herr == nil {
+		herr = f.publishPullHeadLocked(repo, is.Number, pr.HeadRepo, pr.Head, headSHA)
+	}
 	baseSHA, berr := f.git.resolve(repo.Path, "refs/heads/"+pr.Base)
 	switch {
 	case pr.Merged:
@@ -448,7 +484,7 @@ func (f *Forge) setPullStateLocked(repo *Repo, pr *Pull, state string, now time.
 		return "state cannot be changed. The " + pr.Head + " branch has been deleted."
 	case berr != nil:
 		return "state cannot be changed. The " + pr.Base + " branch has been deleted."
-	case openPullLocked(repo, pr.Head, pr.Base) != nil:
+	case openPullLocked(repo, pr.HeadRepo, pr.Head, pr.Base) != nil:
 		return fmt.Sprintf("state cannot be changed. There is already an open pull request from %s to %s.", pr.Head, pr.Base)
 	}
 	pr.HeadSHA, pr.BaseSHA = headSHA, baseSHA

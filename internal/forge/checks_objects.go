@@ -83,8 +83,8 @@ type checkPullRef struct {
 func checkOpenPullsLocked(repo *Repo, headSHA, headBranch string) []checkPullRef {
 	var out []checkPullRef
 	for _, p := range repo.Pulls {
-		if p.Issue == nil || p.Issue.State != "open" {
-			continue
+		if p.Issue == nil || p.Issue.State != "open" || p.HeadRepo != nil {
+			continue // GitHub lists no pull request from a fork on a check run
 		}
 		if headSHA != "" && p.HeadSHA != headSHA {
 			continue

@@ -305,7 +305,10 @@ func (f *Forge) gitBackend(w http.ResponseWriter, r *http.Request, repo *Repo, p
 		"LC_ALL=C",
 		// No background "gc --auto" after pushes: nothing may touch the
 		// repository once the push has answered.
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=receive.autogc", "GIT_CONFIG_VALUE_0=false",
+		"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=receive.autogc", "GIT_CONFIG_VALUE_0=false",
+		// refs/pull/* are GitHub's, not a pusher's: a push to one is
+		// refused ("deny updating a hidden ref"), as GitHub refuses it.
+		"GIT_CONFIG_KEY_1=receive.hideRefs", "GIT_CONFIG_VALUE_1=refs/pull/",
 	}
 	if p != nil && p.account != nil {
 		env = append(env, "REMOTE_USER="+p.account.Login)

@@ -91,7 +91,11 @@ func (f *Forge) mergePull(repo *Repo, n int, req mergePullRequest, merger *Accou
 	case pr.Draft:
 		return mergeOutcome{status: http.StatusMethodNotAllowed, msg: "Pull Request is still a draft"}
 	}
-	head, err := f.git.resolve(repo.Path, "refs/heads/"+pr.Head)
+	headRef := "refs/heads/" + pr.Head
+	if pr.HeadRepo != nil {
+		headRef = pullHeadRef(n) // a fork's head, as copied into this repository
+	}
+	head, err := f.git.resolve(repo.Path, headRef)
 	if err != nil {
 		return mergeOutcome{status: http.StatusMethodNotAllowed, msg: "Head branch " + pr.Head + " does not exist"}
 	}
@@ -110,7 +114,11 @@ func (f *Forge) mergePull(repo *Repo, n int, req mergePullRequest, merger *Accou
 	var clean bool
 	switch req.MergeMethod {
 	case "merge":
-		title := fmt.Sprintf("Merge pull request #%d from %s/%s", n, repo.Owner.Login, pr.Head)
+		from := repo.Owner.Login
+		if pr.HeadRepo != nil {
+			from = pr.HeadRepo.Owner.Login
+		}
+		title := fmt.Sprintf("Merge pull request #%d from %s/%s", n, from, pr.Head)
 		sha, clean, err = f.mergeCommit(repo.Path, base, head, []string{base, head},
 			commitMessage(req, title, is.Title), signatureOf(merger, now), webFlow(now))
 	case "squash":

@@ -89,7 +89,9 @@ func (f *Forge) repoObject(r *Repo) *github.Repository {
 	}
 	created, updated, pushed := r.CreatedAt, r.UpdatedAt, r.PushedAt
 	topics := append([]string{}, r.Topics...)
+	fork := r.Parent != nil
 	r.mu.Unlock()
+	forks := f.forkCount(r)
 	visibility := "public"
 	if r.Private {
 		visibility = "private"
@@ -99,7 +101,7 @@ func (f *Forge) repoObject(r *Repo) *github.Repository {
 		ID: github.Int64(r.ID), NodeID: github.String(nodeID("Repository", r.ID)),
 		Name: github.String(r.Name), FullName: github.String(full), Owner: f.userObject(r.Owner),
 		Private: github.Bool(r.Private), HTMLURL: github.String(web), Description: github.String(r.Description),
-		Fork: github.Bool(false), URL: github.String(api),
+		Fork: github.Bool(fork), URL: github.String(api),
 		ForksURL:         github.String(api + "/forks"),
 		KeysURL:          github.String(api + "/keys{/key_id}"),
 		CollaboratorsURL: github.String(api + "/collaborators{/collaborator}"),
@@ -146,7 +148,7 @@ func (f *Forge) repoObject(r *Repo) *github.Repository {
 		Language:  github.String(""),
 		HasIssues: github.Bool(true), HasProjects: github.Bool(false), HasDownloads: github.Bool(true),
 		HasWiki: github.Bool(false), HasPages: github.Bool(false), HasDiscussions: github.Bool(false),
-		ForksCount: github.Int(0),
+		ForksCount: github.Int(forks),
 		Archived:   github.Bool(false), Disabled: github.Bool(false),
 		OpenIssuesCount: github.Int(openIssues), OpenIssues: github.Int(openIssues),
 		IsTemplate:               github.Bool(false),
@@ -182,6 +184,9 @@ func (f *Forge) repoObjectFor(r *Repo, p *principal) *github.Repository {
 	obj.Permissions = map[string]bool{
 		"admin": perm >= PermAdmin, "maintain": perm >= PermMaintain, "push": perm >= PermWrite,
 		"triage": perm >= PermTriage, "pull": perm >= PermRead,
+	}
+	if parent, source := forkParents(r); parent != nil {
+		obj.Parent, obj.Source = f.repoObject(parent), f.repoObject(source)
 	}
 	return obj
 }

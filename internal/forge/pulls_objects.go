@@ -25,11 +25,15 @@ func (f *Forge) pullObject(repo *Repo, v issueView, full bool) *github.PullReque
 	issueURL := fmt.Sprintf("%s/issues/%d", api, is.Number)
 	statuses := api + "/statuses/" + pr.HeadSHA
 	ro := f.repoObject(repo)
-	branch := func(ref, sha string) *github.PullRequestBranch {
+	branch := func(in *Repo, obj *github.Repository, ref, sha string) *github.PullRequestBranch {
 		return &github.PullRequestBranch{
-			Label: github.String(repo.Owner.Login + ":" + ref), Ref: github.String(ref), SHA: github.String(sha),
-			Repo: ro, User: f.userObject(repo.Owner),
+			Label: github.String(in.Owner.Login + ":" + ref), Ref: github.String(ref), SHA: github.String(sha),
+			Repo: obj, User: f.userObject(in.Owner),
 		}
+	}
+	headRepo, headObj := repo, ro
+	if pr.HeadRepo != nil {
+		headRepo, headObj = pr.HeadRepo, f.repoObject(pr.HeadRepo)
 	}
 	link := func(h string) *github.PRLink { return &github.PRLink{HRef: github.String(h)} }
 	obj := &github.PullRequest{
@@ -50,8 +54,8 @@ func (f *Forge) pullObject(repo *Repo, v issueView, full bool) *github.PullReque
 		ReviewCommentURL:  github.String(api + "/pulls/comments{/number}"),
 		CommentsURL:       github.String(issueURL + "/comments"),
 		StatusesURL:       github.String(statuses),
-		Head:              branch(pr.Head, pr.HeadSHA),
-		Base:              branch(pr.Base, pr.BaseSHA),
+		Head:              branch(headRepo, headObj, pr.Head, pr.HeadSHA),
+		Base:              branch(repo, ro, pr.Base, pr.BaseSHA),
 		Links: &github.PRLinks{
 			Self: link(self), HTML: link(html), Issue: link(issueURL), Comments: link(issueURL + "/comments"),
 			ReviewComments: link(self + "/comments"), ReviewComment: link(api + "/pulls/comments{/number}"),

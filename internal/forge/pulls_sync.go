@@ -37,7 +37,7 @@ func (f *Forge) pullsOnRefChanges(repo *Repo, sender *Account, changes []RefChan
 			continue
 		}
 		for _, pr := range pulls {
-			if pr.Issue.State != "open" || pr.Head != branch {
+			if pr.Issue.State != "open" || pr.Head != branch || pr.HeadRepo != nil {
 				continue
 			}
 			if c.After == zeroSHA || c.After == "" {
@@ -51,6 +51,7 @@ func (f *Forge) pullsOnRefChanges(repo *Repo, sender *Account, changes []RefChan
 			before := pr.HeadSHA
 			pr.HeadSHA = c.After
 			pr.Issue.UpdatedAt = now
+			_ = f.publishPullHeadLocked(repo, pr.Issue.Number, nil, pr.Head, c.After)
 			evs = append(evs, pullEvent{view: viewIssueLocked(repo, pr.Issue), action: "synchronize", sender: sender,
 				before: before, after: c.After})
 		}
@@ -84,4 +85,47 @@ func (f *Forge) pullsOnRefChanges(repo *Repo, sender *Account, changes []RefChan
 	}
 	repo.mu.Unlock()
 	f.emitPulls(repo, evs)
+	f.forkHeadsMoved(repo, sender, changes)
+}
+
+// forkHeadsMoved keeps the pull requests whose head is a branch of repo,
+// a fork, in step with it: in the parent, the head moves (copied as
+// refs/pull/<N>/head) with a "synchronize", and a deleted branch closes
+// them. It must be called without either repository's mutex held.
+func (f *Forge) forkHeadsMoved(fork *Repo, sender *Account, changes []RefChange) {
+	fork.mu.Lock()
+	parent := fork.Parent
+	fork.mu.Unlock()
+	if parent == nil {
+		return
+	}
+	var evs []pullEvent
+	now := f.now()
+	parent.mu.Lock()
+	for _, c := range changes {
+		branch, ok := strings.CutPrefix(c.Ref, "refs/heads/")
+		if !ok {
+			continue
+		}
+		for _, pr := range parent.Pulls {
+			if pr.Issue.State != "open" || pr.HeadRepo != fork || pr.Head != branch || pr.HeadSHA == c.After {
+				continue
+			}
+			if c.After == zeroSHA || c.After == "" {
+				t := now
+				pr.Issue.State, pr.Issue.ClosedAt, pr.Issue.UpdatedAt = "closed", &t, now
+				evs = append(evs, pullEvent{view: viewIssueLocked(parent, pr.Issue), action: "closed", sender: sender})
+				continue
+			}
+			if err := f.publishPullHeadLocked(parent, pr.Issue.Number, fork, branch, c.After); err != nil {
+				continue // the branch moved on again: its own change follows
+			}
+			before := pr.HeadSHA
+			pr.HeadSHA, pr.Issue.UpdatedAt = c.After, now
+			evs = append(evs, pullEvent{view: viewIssueLocked(parent, pr.Issue), action: "synchronize", sender: sender,
+				before: before, after: c.After})
+		}
+	}
+	parent.mu.Unlock()
+	f.emitPulls(parent, evs)
 }

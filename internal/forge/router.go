@@ -48,6 +48,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesAppHook(api)
 	f.routesAppManifestConversions(api)
 	f.routesRepos(api)
+	f.routesForks(api)
 	f.routesBranchProtection(api) // before the branch routes (api_branch_protection.go)
 	f.routesGitData(api)
 	f.routesContents(api)

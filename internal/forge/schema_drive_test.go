@@ -66,6 +66,8 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "GET", "/orgs/acme/members/bob", nil, noContent)
 	d.do(alice, "GET", "/orgs/acme/memberships/bob", nil, ok)
 	d.do(alice, "GET", "/orgs/acme/teams", nil, ok)
+	d.do(forgetest.CarolToken, "POST", R+"/forks", nil, http.StatusAccepted)
+	d.do(forgetest.CarolToken, "GET", "/repos/carol/catalog", nil, ok)
 	d.do(alice, "GET", "/orgs/acme/teams/platform", nil, ok)
 	d.do(alice, "GET", "/orgs/acme/teams/platform/members", nil, ok)
 	d.do(alice, "GET", "/orgs/acme/teams/platform/memberships/alice", nil, ok)

@@ -92,6 +92,8 @@ type Repo struct {
 	PushedAt      time.Time
 
 	Collaborators map[string]Permission // lower-cased login -> permission
+	// Parent is the repository this one is a fork of (nil: not a fork).
+	Parent *Repo
 
 	nextNumber int // issues and pull requests share one number space
 	Issues     map[int]*Issue
@@ -138,8 +140,12 @@ type Issue struct {
 type Pull struct {
 	Issue *Issue
 
-	ID                  int64
-	Head                string // branch name in the same repository
+	ID   int64
+	Head string // branch name in HeadRepo
+	// HeadRepo is the fork the head branch is in (nil: this repository).
+	// A fork's head is copied into this repository as refs/pull/<N>/head,
+	// as GitHub publishes every pull request's head.
+	HeadRepo            *Repo
 	HeadSHA             string
 	Base                string
 	BaseSHA             string
