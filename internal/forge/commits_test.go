@@ -105,3 +105,39 @@ func TestCommitsListGetCompare(t *testing.T) {
 	_, resp, err = bob.Repositories.CompareCommits(ctx, "acme", "catalog", "main", "nope", nil)
 	chkWantStatus(t, "compare unknown", resp, err, http.StatusNotFound)
 }
+
+// TestCommitOfNoUserHasNullAuthor: a commit whose author and committer
+// are no user of the forge says so with null, as GitHub sends it, where
+// the commit's own signature keeps their names.
+func TestCommitOfNoUserHasNullAuthor(t *testing.T) {
+	ctx := context.Background()
+	env := forgetest.New(t)
+	base := chkSeedCommit(t, env, "main", map[string]string{"README.md": "hi\n"})
+	alice := env.Client(forgetest.AliceToken)
+	parent, _, err := alice.Git.GetCommit(ctx, "acme", "catalog", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := &github.CommitAuthor{Name: github.String("Nobody"), Email: github.String("nobody@example.invalid")}
+	c, _, err := alice.Git.CreateCommit(ctx, "acme", "catalog", &github.Commit{Message: github.String("by nobody"),
+		Tree: parent.Tree, Parents: []*github.Commit{{SHA: github.String(base)}}, Author: who, Committer: who}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := alice.NewRequest("GET", "repos/acme/catalog/commits/"+c.GetSHA(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if _, err := alice.Do(ctx, req, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"author", "committer"} {
+		if v, ok := raw[k]; !ok || v != nil {
+			t.Errorf("%s: present %v, %v; want null", k, ok, v)
+		}
+	}
+	if inner, _ := raw["commit"].(map[string]any); inner["author"].(map[string]any)["name"] != "Nobody" {
+		t.Errorf("the commit's own author: %v", inner["author"])
+	}
+}

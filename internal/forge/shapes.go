@@ -108,6 +108,9 @@ func shapeObject(m map[string]any, where shapeFor) {
 		nulls(m, "performed_via_github_app") // an issue comment
 	case has(m, "commit", "sha", "comments_url"):
 		emptyLists(m, "parents") // a repository commit (a root commit has none)
+		// its author and committer as users: null when no user has the
+		// commit's email, as GitHub sends them
+		nulls(m, "author", "committer")
 	case has(m, "tree", "message", "url"):
 		shapeGitCommit(m)
 	case has(m, "verified", "reason"):
