@@ -3,50 +3,44 @@ package e2e
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/porchbot/porchbot/bot"
-	"github.com/porchbot/porchbot/bot/commands"
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/google/go-github/v60/github"
 )
 
 // TestPorchRenderOnAForkPullRequest: `/porch render` in a pull request from
 // a fork renders the packages it changes with built-in functions only
 // (the repository's exec function stays off), reports porchbot/render on
-// the fork's head, pushes nothing, and says so in its reply.
-//
-// The forge has no forks (see TestForkRendersWithBuiltinsOnly): the pull
-// request is an issue of the repository whose head is published as
-// refs/pull/<N>/head, and the comment event carries the fork's head, as
-// the command runner gets it from a pull request.
+// the fork's head, pushes nothing, and says so in its reply. The fork is a
+// real one: carol forks acme/catalog, pushes to her fork and opens the
+// pull request from it; alice asks for the render in a comment.
 func TestPorchRenderOnAForkPullRequest(t *testing.T) {
-	w, dir, ran := stampWorld(t, "exec cat")
+	w, _, ran := stampWorld(t, "exec cat")
 	const repo = "acme/catalog"
 
-	n := w.createIssue("alice", repo, "Stamp the UPF (from mallory/catalog)")
-	w.write(dir, "network/upf/Kptfile", readFile(t, dir, "network/upf/Kptfile")+"    - exec: stamp\n")
-	w.git(dir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
-	forkHead := w.git(dir, "rev-parse", "HEAD")
-	w.git(dir, "push", "-q", "origin", "HEAD:refs/pull/"+strconv.Itoa(n)+"/head")
-	mainBefore := w.branchSHA(repo, "main")
-	w.settle()
-
-	asked := w.comment("alice", repo, n, "Could porchbot render this?")
-	w.settle()
-	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
+	carol := w.client("carol")
+	if _, _, err := carol.Repositories.CreateFork(w.ctx, "acme", "catalog", nil); err != nil {
+		if _, accepted := err.(*github.AcceptedError); !accepted {
+			t.Fatal(err)
+		}
+	}
+	forkDir := w.clone("carol", "carol/catalog")
+	w.git(forkDir, "switch", "-q", "-c", "stamp", "origin/main")
+	w.write(forkDir, "network/upf/Kptfile", readFile(t, forkDir, "network/upf/Kptfile")+"    - exec: stamp\n")
+	w.git(forkDir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
+	w.git(forkDir, "push", "-q", "origin", "HEAD")
+	forkHead := w.git(forkDir, "rev-parse", "HEAD")
+	pr, _, err := carol.PullRequests.Create(w.ctx, "acme", "catalog", &github.NewPullRequest{
+		Title: github.String("Stamp the UPF (from carol/catalog)"), Head: github.String("carol:stamp"), Base: github.String("main")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := w.svc.App.Comments.(*bot.Commands).Runner
-	if err := runner.Handle(w.ctx, commands.CommentEvent{
-		Repo:   core.Repo{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"},
-		Number: n, IsPullRequest: true, CommentID: asked.GetID(), Author: "alice", AuthorType: "User",
-		Body: "/porch render", HeadRef: "stamp", HeadSHA: forkHead, HeadRepo: "mallory/catalog",
-	}); err != nil {
-		t.Fatal(err)
-	}
+	n := pr.GetNumber()
+	mainBefore := w.branchSHA(repo, "main")
+	w.settle()
+
+	asked := w.comment("alice", repo, n, "/porch render")
 	w.settle()
 
 	if n := ran(); n != 0 {
@@ -62,8 +56,11 @@ func TestPorchRenderOnAForkPullRequest(t *testing.T) {
 	if got := w.branchSHA(repo, "main"); got != mainBefore {
 		t.Fatal("main moved")
 	}
-	if got := w.git(dir, "ls-remote", "origin", "refs/pull/"+strconv.Itoa(n)+"/head"); !strings.HasPrefix(got, forkHead) {
-		t.Fatalf("the fork's head moved: %s", got)
+	if got := w.git(forkDir, "rev-parse", "origin/stamp"); got != forkHead {
+		t.Fatalf("the fork's branch moved: %s", got)
+	}
+	if got := w.git(forkDir, "ls-remote", "origin", "refs/heads/stamp"); !strings.HasPrefix(got, forkHead) {
+		t.Fatalf("the fork's branch moved on the forge: %s", got)
 	}
 	reply := w.replyTo(repo, n, asked).GetBody()
 	for _, want := range []string{"built-in functions only", "nothing is pushed", "`network/upf`: failure"} {
