@@ -29,7 +29,7 @@ run: build ## run the bot; with no GitHub App credentials it runs against the em
 
 test: ## run every test (unit, forge end-to-end, payload fidelity) with the race detector
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v headless-shell >/dev/null || echo "make test: no Chromium on PATH: the catalog's browser tests (TestCatalogInBrowser) are SKIPPED (README: browser tests)"
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	$(GO) test -race -count=1 -parallel 4 -timeout 30m $(PKGS)
 
 test-short: ## unit and golden tests, no end-to-end scenarios and no race detector (-short): run before every commit, `make test` before a push
 	$(GO) test -short -count=1 -timeout 10m $$($(GO) list $(PKGS) | grep -v '/bot/e2e$$')

@@ -101,6 +101,7 @@ func (w *world) resyncSettled(repo string) *resync.Report {
 // comment fall in the same second, porchbot cannot tell which head bob saw:
 // nothing is recorded and the reply says what to do.
 func TestApproveBindsToTheHeadWhenWritten(t *testing.T) {
+	t.Parallel()
 	w, dir, n, seen := upfProposalWorld(t)
 	const repo = "acme/catalog"
 
@@ -165,6 +166,7 @@ func TestApproveBindsToTheHeadWhenWritten(t *testing.T) {
 // now; GitHub dates edits to the second, so its words may not be its
 // author's. It is answered, and does not count; a new comment does.
 func TestResyncFoundApproveDoesNotCount(t *testing.T) {
+	t.Parallel()
 	w, _, n, head := upfProposalWorld(t)
 	const repo = "acme/catalog"
 
@@ -199,6 +201,7 @@ func TestResyncFoundApproveDoesNotCount(t *testing.T) {
 // "edited" webhook runs nothing; the resync finds a comment that looks
 // unedited and does not run it as bob's approval.
 func TestEditedIntoApproveRunsNothing(t *testing.T) {
+	t.Parallel()
 	w, _, n, head := upfProposalWorld(t)
 	const repo = "acme/catalog"
 	owner, name := splitRepo(repo)

@@ -66,6 +66,7 @@ func (w *world) pushAll(dir string, n int, msg string) string {
 // network/upf, alice pushes a new package other/ to the same branch. The
 // approval goes back to pending and says that other was added.
 func TestApprovalCoversEveryChangedPackage(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir, pr, _ := w.proposeUPF("drafts/network/upf/smuggle")
 	w.write(dir, "other/Kptfile", otherKptfile)
@@ -82,6 +83,7 @@ func TestApprovalCoversEveryChangedPackage(t *testing.T) {
 // readiness condition in the Kptfile's status keeps bob's approval, and
 // the check says so; the gate then passes.
 func TestReadinessFlipKeepsApproval(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	const gate = "acme.dev/LoadTested"
@@ -132,6 +134,7 @@ func TestReadinessFlipKeepsApproval(t *testing.T) {
 // /porch propose, edits the pull request body to name carol as the
 // requester, and approves herself: it is still self-approval.
 func TestRequesterIsNotReadFromTheBody(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)
@@ -164,6 +167,7 @@ func TestRequesterIsNotReadFromTheBody(t *testing.T) {
 // TestSelfApprovedDeletionIsRefused (#12): whoever asked for /porch delete
 // cannot approve the deletion alone.
 func TestSelfApprovedDeletionIsRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	issue := w.createIssue("alice", repo, "Retire basens")
@@ -190,6 +194,7 @@ func TestSelfApprovedDeletionIsRefused(t *testing.T) {
 // subpackage under network/upf is a change of network/upf (not a package
 // of its own): the approval goes stale and the check names network/upf.
 func TestSubpackageChangeIsItsPackagesChange(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir, pr, _ := w.proposeUPF("drafts/network/upf/sub")
 	w.write(dir, "network/upf/pfcp/Kptfile", "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pfcp\n")

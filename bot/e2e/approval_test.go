@@ -10,6 +10,7 @@ import (
 // outside the package keeps it; the author's own /porch approve never
 // counts; an unmet readiness gate of the Kptfile fails the check naming it.
 func TestApprovalPolicy(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	const branch = "drafts/network/upf/scale"

@@ -10,6 +10,7 @@ import (
 // why: carol has read access (not an approver); alice wrote the proposal
 // (self-approval). bob's counts, with the green mark.
 func TestApproveThatDoesNotCountSaysWhy(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	w.pushSixtyPods("drafts/basens/quota")

@@ -12,6 +12,7 @@ import (
 // from a branch that is not a draft's lists the packages it changes in the
 // catalog, as the approval reads them, and the package's page has it.
 func TestCatalogNamesTheFeatureBranchProposalsPackages(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pr, _ := w.featureProposal(repo)

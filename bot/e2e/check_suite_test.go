@@ -12,6 +12,7 @@ import (
 // porchbot/render again there: a second render check run appears on the
 // head, and no check_run "rerequested" was sent for it.
 func TestRerunAllChecksRendersAgain(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	head := w.pushDraft("rerun", map[string]string{
 		"Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: rerun\n",

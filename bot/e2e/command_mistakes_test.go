@@ -16,6 +16,7 @@ import (
 // a draft already merged; and /porch list does not offer to propose a
 // merged draft.
 func TestCommandMistakes(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	issue := w.createIssue("alice", repo, "Mistakes")
@@ -99,6 +100,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // every try of a call) is the one reply that says "internal error", and it
 // names the webhook delivery, as the log line does.
 func TestInternalErrorNamesTheDelivery(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge

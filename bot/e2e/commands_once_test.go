@@ -19,6 +19,7 @@ import (
 // one /porch init comment, all at once. Exactly one runs it: one draft
 // branch, one 👀 by porchbot, one reply.
 func TestReplicasAnswerACommandOnce(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fl := newFleet(t, w, 2)
 	const repo = "acme/catalog"
@@ -51,6 +52,7 @@ func TestReplicasAnswerACommandOnce(t *testing.T) {
 // the queue is full is refused with 503, and GitHub does not redeliver it.
 // The next resync answers it, once; a second resync leaves it alone.
 func TestFullQueueCommandAnsweredByResync(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "--queue-size", "1")
 	fg := w.svc.Embedded.Forge
 	const repo = "acme/catalog"

@@ -18,6 +18,7 @@ import (
 // bot's own comments; list; reject; delete; edit of a published revision;
 // and clone into another repository with the upstream pinned.
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const catalog = "acme/catalog"
 	issue := w.createIssue("alice", catalog, "Package requests")

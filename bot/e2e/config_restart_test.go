@@ -12,6 +12,7 @@ import (
 // proposal is not published, and porchbot/config on main names the commit
 // whose version is in force.
 func TestRestartWithABrokenConfigKeepsTheLastGood(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)

@@ -30,6 +30,7 @@ const brokenLine = 11
 // porchbot/config and the bot keeps the last good configuration (approvals
 // from @acme/platform, no self-approval).
 func TestRepositoryConfig(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	alice := w.client("alice")

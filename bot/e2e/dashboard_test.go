@@ -105,6 +105,7 @@ func sumCalls(w *world, before map[string]int64) (total int64, edits int64) {
 // cleared; a dashboard a person closed stays closed through events and a
 // resync, until the configuration changes.
 func TestDashboardIssue(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.fastDashboards()
 	const repo = "acme/catalog"
@@ -250,6 +251,7 @@ func TestDashboardIssue(t *testing.T) {
 // a racing replica made is closed as a duplicate, whichever replica saw
 // what), and every replica agrees which one it is.
 func TestDashboardReplicasOpenOne(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fl := newFleet(t, w, 2)
 	if err := w.svc.Embedded.Forge.EmitInstallation("created", "acme", "alice"); err != nil {
@@ -294,6 +296,7 @@ func TestDashboardReplicasOpenOne(t *testing.T) {
 // install then finds it (no second), and a repository with nothing of
 // porchbot's (a README) gets none.
 func TestDashboardOnlyWhereThereIsSomething(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.fastDashboards()
 	w.newRepo("acme/plain")

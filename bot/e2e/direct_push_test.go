@@ -50,6 +50,7 @@ func (w *world) wantWaitingForApprover(repo, commit string) {
 // basens gets a porchbot/publish check run saying it waits for an
 // approver's /porch publish; the resync does not post a second one.
 func TestDirectPushWaitsForAnApprover(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pushed := w.pushStraightToMain(repo)
@@ -65,6 +66,7 @@ func TestDirectPushWaitsForAnApprover(t *testing.T) {
 // TestResyncMarksALostDirectPush: the push webhook is lost; the resync
 // gives the pushed commit its porchbot/publish check run, once.
 func TestResyncMarksALostDirectPush(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge
@@ -88,6 +90,7 @@ func TestResyncMarksALostDirectPush(t *testing.T) {
 // straight to main; her own /porch publish does not count (self-approval is
 // off), bob's does and names him.
 func TestApproverCannotPublishTheirOwnDirectPush(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pushed := w.pushStraightToMain(repo)

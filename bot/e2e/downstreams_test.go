@@ -52,6 +52,7 @@ func skipped(svc *service.Service, reason string) float64 {
 // downstream whose installation cannot read the upstream is left out; a
 // restarted process finds them all again from one resync.
 func TestDownstreamDiscovery(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fg := w.svc.Embedded.Forge
 	catalog := w.upstreamOf("acme/catalog")

@@ -14,6 +14,7 @@ import (
 // draft nor the deployment branch makes porchbot fetch nothing and call
 // nothing.
 func TestFeatureBranchPushCostsNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone("alice", "acme/catalog")
 	w.git(dir, "switch", "-q", "-c", "feature/readme")
@@ -37,6 +38,7 @@ func TestFeatureBranchPushCostsNothing(t *testing.T) {
 // without a push to its branch, checked for approval, and not published
 // when merged without one.
 func TestFeatureBranchPullRequestIsAProposal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)
@@ -68,6 +70,7 @@ func TestFeatureBranchPullRequestIsAProposal(t *testing.T) {
 // TestFeatureBranchOutsidePackagesIsNoProposal: a pull request that
 // changes no package gets no label and no check.
 func TestFeatureBranchOutsidePackagesIsNoProposal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)
@@ -90,6 +93,7 @@ func TestFeatureBranchOutsidePackagesIsNoProposal(t *testing.T) {
 // from any branch that only removes a package is labelled
 // porch/deletion-proposed and checked for approval.
 func TestFeatureBranchRemovingAPackageIsADeletionProposal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)
@@ -137,6 +141,7 @@ func (w *world) branchProposal(repo, branch, file, old, new, title string) (*git
 // TestRejectFeatureBranchProposal: /porch reject closes a proposal from
 // feature/x, removes its label, keeps the branch and says so.
 func TestRejectFeatureBranchProposal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pr, pushed := w.featureProposal(repo)
@@ -162,6 +167,7 @@ func TestRejectFeatureBranchProposal(t *testing.T) {
 // feature-branch pull request that changes a package is lost; the resync
 // labels it, renders it and checks its approval.
 func TestResyncRepairsALostFeatureBranchProposal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge

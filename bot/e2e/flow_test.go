@@ -16,6 +16,7 @@ import (
 // can read the vault, tracks it in the private acme/ops: his package gets
 // its update pull request (an allowed flow).
 func TestFanoutDoesNotCarryPrivateIntoPublic(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	v1 := w.privateVault()
 	set := w.trackVault("mallory", v1)
@@ -48,6 +49,7 @@ func TestFanoutDoesNotCarryPrivateIntoPublic(t *testing.T) {
 // content into wider repositories (flows.allowWiderReaders), alice's upgrade
 // opens the update pull request and her clone its draft.
 func TestUpgradeDoesNotCarryPrivateIntoPublic(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	v1 := w.privateVault()
 	w.trackVault("mallory", v1)

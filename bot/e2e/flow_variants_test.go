@@ -27,6 +27,7 @@ func catalogVariants(targets ...string) string {
 // opened there, and the refusal is a failed porchbot/flow check run on her
 // configuration commit.
 func TestVariantsCarryOnlyWhatTheEntryAuthorCould(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fg := w.svc.Embedded.Forge
 	seed := w.firstCommit(upstreamRepo)

@@ -16,6 +16,7 @@ import (
 // real one: carol forks acme/catalog, pushes to her fork and opens the
 // pull request from it; alice asks for the render in a comment.
 func TestPorchRenderOnAForkPullRequest(t *testing.T) {
+	t.Parallel()
 	w, _, ran := stampWorld(t, "exec cat")
 	const repo = "acme/catalog"
 

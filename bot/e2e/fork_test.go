@@ -17,6 +17,7 @@ import (
 // her fork and opens the pull request from it; porchbot hears of it by the
 // webhook and reads the head as GitHub publishes it, refs/pull/<N>/head.
 func TestForkRendersWithBuiltinsOnly(t *testing.T) {
+	t.Parallel()
 	w, dir, ran := stampWorld(t, "exec sed 's/replicas: 1$/replicas: 2/'")
 	const repo = "acme/catalog"
 	if run := w.checkRunMaybe(repo, w.branchSHA(repo, "main"), "porchbot/config"); run != nil {

@@ -84,6 +84,7 @@ func restarted(t *testing.T, w *world) *fleet {
 // revision before its resync visited the downstream repositories. The
 // index still lists them (it used to list none until a full pass).
 func TestIndexKeepsDownstreamsAfterARestart(t *testing.T) {
+	t.Parallel()
 	w := trackingWorld(t)
 	f := restarted(t, w)
 	w.publishUPFSettled(3, f.settle)
@@ -97,6 +98,7 @@ func TestIndexKeepsDownstreamsAfterARestart(t *testing.T) {
 // the next publish drops edge-2 from the index and keeps edge-1, which the
 // process has not visited.
 func TestIndexDropsADownstreamThatStoppedTracking(t *testing.T) {
+	t.Parallel()
 	w := trackingWorld(t)
 	f := restarted(t, w)
 	dir := w.clone("alice", "acme/edge-2")
@@ -115,6 +117,7 @@ func TestIndexDropsADownstreamThatStoppedTracking(t *testing.T) {
 // repository, its visibility look-up among them). The next publish keeps
 // edge-1 in the index (it used to drop it as "visibility unknown").
 func TestIndexKeepsDownstreamsWhenRateLimited(t *testing.T) {
+	t.Parallel()
 	w := trackingWorld(t)
 	fg := w.svc.Embedded.Forge
 	const refusals = 1000

@@ -20,6 +20,7 @@ import (
 // of his. Deleted, the index is rebuilt with every approver (they are in
 // the signed tags).
 func TestForgedIndexIsIgnored(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	w.publishUPFReplicas(2)

@@ -70,6 +70,7 @@ func (w *world) indexOnBranch(repo string) []byte {
 // a tag moved by hand is reported by verify, and the resync rebuilds the
 // index true to the repository again.
 func TestPackageIndexEndToEnd(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	base := w.svc.Embedded.Forge.BaseURL()
 

@@ -15,6 +15,7 @@ import (
 // the proposal, bob (of @acme/platform) approves, alice merges, and
 // porchbot publishes the landing with its release.
 func TestLifecycleDraftProposeApproveMergePublish(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	alice, bob := w.client("alice"), w.client("bob")
 

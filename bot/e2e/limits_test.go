@@ -40,6 +40,7 @@ const labelsEverything = `for r in ctx.resource_list["items"]:
 // server stays up and the next package renders, with its starlark print
 // output on the check run.
 func TestAttackRenderBombsFailTheirCheckOnly(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "--fn-memory", "134217728")
 	bomb := readFile(t, "../../testdata/attacks", "billion-laughs.yaml")
 	if len(bomb) > 1024 {

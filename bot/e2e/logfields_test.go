@@ -44,6 +44,7 @@ func (b *syncBuffer) lines(t *testing.T) []map[string]any {
 // git cache — carries the delivery id and the repository, and the lines
 // about one package name it.
 func TestDeliveryLogFields(t *testing.T) {
+	t.Parallel()
 	out := &syncBuffer{}
 	log := logrus.New()
 	log.SetOutput(out)

@@ -10,6 +10,7 @@ import (
 // porchbot's metrics: porchbot_renders_total and its duration by
 // conclusion, porchbot_publishes_total.
 func TestWorkMetrics(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	m := w.svc.Metrics

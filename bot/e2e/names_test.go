@@ -10,6 +10,7 @@ import (
 // and checked like any other, and a draft whose Kptfile is an old schema
 // gets a completed failed check saying so, instead of a log line.
 func TestNamesKyamlRefusesRender(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)

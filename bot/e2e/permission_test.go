@@ -9,6 +9,7 @@ import (
 // comments; both run, and her permission is looked up once (reused for a
 // minute).
 func TestCommandsReusePermissionForAMinute(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	issue := w.createIssue("alice", repo, "Work")

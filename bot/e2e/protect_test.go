@@ -18,6 +18,7 @@ import (
 // refusing to publish after it; once bob approves, the merge goes through
 // and porchbot publishes it. A second run changes nothing.
 func TestProtectedDeploymentBranchWaitsForPorchbotsChecks(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	alice, bob := w.client("alice"), w.client("bob")
 	opts := protect.Options{AppID: w.svc.Embedded.AppID, EnforceAdmins: true}

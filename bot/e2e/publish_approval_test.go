@@ -66,6 +66,7 @@ func (w *world) adminMergeUnreviewed(branch, file, old, new string) (*github.Pul
 // TestAdminMergeWithoutApprovalIsNotPublished: alice merges her own
 // proposal through the API with no approval at all.
 func TestAdminMergeWithoutApprovalIsNotPublished(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pr, merged := w.adminMergeUnreviewed("drafts/network/upf/unreviewed", "network/upf/deployment.yaml", "replicas: 1", "replicas: 9")
@@ -78,6 +79,7 @@ func TestAdminMergeWithoutApprovalIsNotPublished(t *testing.T) {
 // TestForcePushAfterApprovalIsNotPublished: bob approves, alice
 // force-pushes other content and merges.
 func TestForcePushAfterApprovalIsNotPublished(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	const branch = "drafts/network/upf/swap"
@@ -94,6 +96,7 @@ func TestForcePushAfterApprovalIsNotPublished(t *testing.T) {
 // TestSmuggledPackageIsNotPublished: after bob approves a draft of
 // network/upf, alice adds other/ and merges: neither is published.
 func TestSmuggledPackageIsNotPublished(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir, pr, _ := w.proposeUPF("drafts/network/upf/smuggle")
@@ -110,6 +113,7 @@ func TestSmuggledPackageIsNotPublished(t *testing.T) {
 // TestApprovedLandingNamesItsApprovers: the control. An approved proposal
 // publishes on merge, and its release's "Approved by" is bob.
 func TestApprovedLandingNamesItsApprovers(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	_, pr, _ := w.proposeUPF("drafts/network/upf/approved")
@@ -149,6 +153,7 @@ func (w *world) publishFound(repo, seed string, pkgs ...string) {
 // the resync; carol (read access) cannot publish them; bob, an approver,
 // does with /porch publish, and the release names him.
 func TestFoundStateWaitsForAnApprover(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	dir := w.clone("alice", repo)
@@ -191,6 +196,7 @@ func TestFoundStateWaitsForAnApprover(t *testing.T) {
 // unapproved proposal; her /porch publish does not count (self-approval),
 // bob's does.
 func TestPublishCommandOfOwnUnapprovedMerge(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pr, merged := w.adminMergeUnreviewed("drafts/basens/mine", "basens/namespace.yaml", `pods: "50"`, `pods: "65"`)
@@ -216,6 +222,7 @@ func TestPublishCommandOfOwnUnapprovedMerge(t *testing.T) {
 // path nor in the resync: a feature-branch proposal merged while every
 // webhook was lost is not published by the resync on its strength.
 func TestResyncTrustsOnlySignedRecords(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pr, head := w.featureProposal(repo)

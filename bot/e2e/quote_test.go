@@ -27,6 +27,7 @@ const craftedNotes = "Fixed things.\n</details>\n\n# Approved by everyone\n\n| f
 // request porchbot opens downstream quoted: porchbot's sections and its
 // conflicts table stay visible, and nobody is mentioned or referenced.
 func TestUpstreamTextIsQuotedInUpdatePullRequests(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.publishFound(upstreamRepo, w.firstCommit(upstreamRepo), upstreamPkg)
 	w.seedReadme("acme/edge-1")

@@ -26,6 +26,7 @@ import (
 // check, the comment its answer. A later pass redelivers nothing, and a
 // quiet one costs one REST call.
 func TestRedelivererRepairsLostWebhooks(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge

@@ -28,6 +28,7 @@ func (w *world) wantApprovalBlockedByRender(repo, head string) {
 // fails porchbot/render; bob's approval does not make it approved, and
 // its merge is not published.
 func TestFailedRenderBlocksApproval(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	pr, head := w.branchProposal(repo, "feature/nons", "network/upf/deployment.yaml", "  namespace: upf\n", "", "Drop the UPF's namespace")
@@ -51,6 +52,7 @@ func TestFailedRenderBlocksApproval(t *testing.T) {
 // not parse), the approval check on the head is judged again and no
 // longer says approved.
 func TestApprovalFollowsALateRender(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	head := w.approvedBeforeRender(repo)
@@ -101,6 +103,7 @@ func (w *world) approvedBeforeRender(repo string) string {
 // writes it); the check_run event makes this replica judge the approval
 // again.
 func TestApprovalFollowsAnotherReplicasRender(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	head := w.approvedBeforeRender(repo)

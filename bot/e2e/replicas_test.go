@@ -204,6 +204,7 @@ func (f *fleet) post(ctx context.Context, url string, d forge.Delivery) error {
 // order, one release per tag, one refusal comment and one draft of the
 // refused merge.
 func TestReplicasPublishOnce(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	const pkg = "network/upf"

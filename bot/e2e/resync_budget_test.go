@@ -15,6 +15,7 @@ import (
 // repository alone, says so in a metric, and spends nothing of what is
 // left; once the budget resets, the next pass renders the draft.
 func TestResyncYieldsWhenTheBudgetIsLow(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge

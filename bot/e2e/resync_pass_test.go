@@ -17,6 +17,7 @@ import (
 // repair the events themselves: TestRedelivererRepairsLostWebhooks): this
 // is the resync's own net.
 func TestResyncPassRepairsWithWarmCaches(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge

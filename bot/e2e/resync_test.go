@@ -17,6 +17,7 @@ import (
 // each), renders every draft head that lacks porchbot/render and evaluates
 // every open proposal.
 func TestResyncRepairsLostWebhooks(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	fg := w.svc.Embedded.Forge

@@ -98,6 +98,7 @@ func (w *world) wantNotARevision(commit, why string) {
 // does not adopt it; bob's does: the tag becomes porchbot's signed tag on
 // the same commit, gets its release, and the downstreams their update.
 func TestHandPushedTagIsNotARevision(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 	tagged := w.handTag("alice", "")
 	w.wantNotARevision(tagged, "lightweight")
@@ -144,6 +145,7 @@ func TestHandPushedTagIsNotARevision(t *testing.T) {
 // network/upf/v1 into an annotated tag network/upf/v2 of her own commit,
 // then alters it to name v2 and her commit. Neither is a revision.
 func TestForgedRevisionRecordIsRefused(t *testing.T) {
+	t.Parallel()
 	w, shas := updateWorld(t)
 	owner, name := splitRepo(upstreamRepo)
 	ref, _, err := w.client("alice").Git.GetRef(w.ctx, owner, name, "tags/"+upstreamPkg+"/v1")
@@ -179,6 +181,7 @@ func TestForgedRevisionRecordIsRefused(t *testing.T) {
 // hand. The variant keeps tracking v2: /porch variants says so and the
 // resync does not move edge-1's proposal to the hand-pushed tag.
 func TestHandPushedTagIsNoVariantSource(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	w.pushConfig(variantsConfig([]string{"acme/edge-1"}, ""))
 	before := w.checkVariantClone("acme/edge-1")
@@ -203,6 +206,7 @@ func TestHandPushedTagIsNoVariantSource(t *testing.T) {
 // basens once: both become porchbot's signed tags on the same commits and
 // the reply lists them.
 func TestUnsignedRevisionsAreAdoptedAtOnce(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const repo = "acme/catalog"
 	owner, name := splitRepo(repo)

@@ -14,6 +14,7 @@ import (
 // beta's installation cannot read acme/vault: nothing of it reaches beta's
 // repository (no update branch, no pull request), and the reply says why.
 func TestUpgradeCannotReadAcrossInstallations(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	fg := w.svc.Embedded.Forge
 	if _, err := fg.CreateRepo("acme", "vault", forge.RepoOptions{Private: true,

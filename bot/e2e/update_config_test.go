@@ -15,6 +15,7 @@ import (
 // merged in turn. acme/edge-2 refuses conflicting updates (onConflict:
 // fail): nothing is pushed, an issue lists the conflict.
 func TestUpdateConfig(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.publishFound(upstreamRepo, w.firstCommit(upstreamRepo), upstreamPkg)
 	cfg := func(repo, updates string) {

@@ -159,6 +159,7 @@ func (w *world) checkUpdate(repo, tag, tagSHA string, body ...string) *github.Pu
 // comment; a pull request closed unmerged is not reopened for its
 // revision; merging an update publishes the downstream's next revision.
 func TestUpdatePullRequests(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 
 	// v2 upstream: one pull request in each downstream repository.
@@ -276,6 +277,7 @@ func TestUpdatePullRequests(t *testing.T) {
 // trailer). It is not porchbot's one commit on main: v3 leaves the branch
 // as she pushed it and comments instead.
 func TestUpdateBranchLookalikeIsNotOverwritten(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 	w.publishUpstream("v2", upstreamV2(w))
 	pr := w.updatePulls("acme/edge-1")

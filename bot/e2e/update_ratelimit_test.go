@@ -14,6 +14,7 @@ import (
 // downstream package gets its update pull request, and no call was
 // refused twice.
 func TestUpdateSecondaryRateLimit(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 	fg := w.svc.Embedded.Forge
 	before := refusals(t, w)

@@ -12,6 +12,7 @@ import (
 // downstream package; the next revision refreshes each once; bob's push to
 // one update branch gets one comment, not three.
 func TestUpdateReplicasOpenOnce(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 	fl := newFleet(t, w, 2)
 	for _, r := range downstreamRepos {

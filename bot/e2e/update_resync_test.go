@@ -13,6 +13,7 @@ import (
 // and the resync of each downstream repository makes its update pull
 // request. A second resync changes nothing.
 func TestUpdateResync(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 	branch := w.pushUpstreamDraft("v2", upstreamV2(w))
 	w.settle()
@@ -58,6 +59,7 @@ func TestUpdateResync(t *testing.T) {
 // request; she is its requester, so her own approval does not count and
 // bob's does.
 func TestUpgradeCommand(t *testing.T) {
+	t.Parallel()
 	w, _ := updateWorld(t)
 	branch := w.pushUpstreamDraft("v2", upstreamV2(w))
 	w.settle()

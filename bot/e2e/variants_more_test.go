@@ -40,6 +40,7 @@ func (w *world) kptGetUpf(repo string) {
 // gets an update pull request that takes the package over (ownership,
 // mutations, the latest revision).
 func TestVariantAdoptionAndFailures(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	w.newRepo("acme/edge-5")
 	dir := w.clone("alice", "acme/edge-5")
@@ -91,6 +92,7 @@ func TestVariantAdoptionAndFailures(t *testing.T) {
 // config push, each in its own order, all at once: one clone branch, one
 // proposal with one requester record per target, and no comment.
 func TestVariantReplicasOpenOnce(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	fl := newFleet(t, w, 2)
 	w.pushConfigSettled(variantsConfig([]string{"acme/edge-1", "acme/edge-2"}, ""), fl.settle)
@@ -117,6 +119,7 @@ func TestVariantReplicasOpenOnce(t *testing.T) {
 // lost; the catalog's resync opens the proposals; a second resync changes
 // nothing.
 func TestVariantConvergesAfterDroppedWebhooks(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	w.svc.Embedded.Forge.SetFaults(forge.Faults{DropWebhooks: 1000})
 	w.pushConfig(variantsConfig([]string{"acme/edge-1", "acme/edge-2"}, ""))
@@ -156,6 +159,7 @@ func TestVariantConvergesAfterDroppedWebhooks(t *testing.T) {
 // an update pull request of the same upstream revision, the mutations
 // applied again.
 func TestVariantEntryChangeRefreshes(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	listed := []string{"acme/edge-1", "acme/edge-2"}
 	three := []string{"acme/edge-1", "acme/edge-2", "acme/edge-3"}
@@ -214,6 +218,7 @@ func TestVariantEntryChangeRefreshes(t *testing.T) {
 // own installation: globex/edge gets nothing, and /porch variants says why;
 // acme's targets get their proposals.
 func TestVariantTargetsStayInTheInstallation(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	fg := w.svc.Embedded.Forge
 	if _, err := fg.AddOrg("globex", "alice"); err != nil {
@@ -249,6 +254,7 @@ func TestVariantTargetsStayInTheInstallation(t *testing.T) {
 // proposal unmerged. Reconciles do not open it again (/porch variants
 // says so) until the entry changes: then a new proposal comes.
 func TestVariantDeclinedProposalStaysClosed(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	listed := []string{"acme/edge-1", "acme/edge-2"}
 	w.pushConfig(variantsConfig(listed, ""))

@@ -230,6 +230,7 @@ func (w *world) checkVariantClone(repo string) *github.PullRequest {
 // deletion proposal (its open update closed), the topic removed an orphan
 // proposal; a paused variant opens nothing new.
 func TestVariants(t *testing.T) {
+	t.Parallel()
 	w := variantWorld(t)
 	three := []string{"acme/edge-1", "acme/edge-2", "acme/edge-3"}
 	w.pushConfig(variantsConfig([]string{"acme/edge-1", "acme/edge-2"}, ""))
