@@ -77,7 +77,7 @@ func (c *Cache) Get(ctx context.Context, ref RepoRef) (*Repository, error) {
 	if wait == nil {
 		wait = make(chan struct{})
 		e.loading = wait
-		go c.load(e, wait)
+		go c.load(e, e.ref, wait)
 	}
 	if e.repo != nil { // stale: serve it while the fresh one loads
 		r := e.repo
@@ -127,7 +127,7 @@ func (c *Cache) Invalidate(fullName string) {
 		e.dirty = true
 	default:
 		e.loading = make(chan struct{})
-		go c.load(e, e.loading)
+		go c.load(e, e.ref, e.loading)
 	}
 }
 
@@ -154,10 +154,10 @@ func (c *Cache) Idle(ctx context.Context) error {
 	}
 }
 
-// load runs one load of ref, detached from the request that asked for it
-// (a stale view reloads after its request has ended).
-func (c *Cache) load(e *cacheEntry, done chan struct{}) {
-	ref := e.ref
+// load runs one load of ref (e's, as read under c.mu when the load was
+// started), detached from the request that asked for it (a stale view
+// reloads after its request has ended).
+func (c *Cache) load(e *cacheEntry, ref RepoRef, done chan struct{}) {
 	timeout := c.LoadTimeout
 	if timeout <= 0 {
 		timeout = time.Minute
@@ -181,6 +181,6 @@ func (c *Cache) load(e *cacheEntry, done chan struct{}) {
 	if e.dirty {
 		e.dirty = false
 		e.loading = make(chan struct{})
-		go c.load(e, e.loading)
+		go c.load(e, e.ref, e.loading)
 	}
 }
