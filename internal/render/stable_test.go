@@ -368,6 +368,7 @@ func TestCommentPlacementsAsKpt(t *testing.T) {
 	disk := filesys.MakeFsOnDisk()
 	for name, files := range map[string][]string{"stable": stableFiles, "all": all, "headers": headers} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each in its own directories: kpt's run dominates
 			write := func(dir string) {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
