@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/mux"
 )
@@ -84,63 +83,45 @@ func (f *Forge) createFork(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 // forkParents are a fork's parent and the root of its network (nil: not
 // a fork).
 func forkParents(r *Repo) (parent, source *Repo) {
-	r.mu.Lock()
-	parent = r.Parent
-	r.mu.Unlock()
-	for source = parent; source != nil; {
-		source.mu.Lock()
-		up := source.Parent
-		source.mu.Unlock()
-		if up == nil {
-			break
-		}
-		source = up
+	parent = parentOf(r)
+	for source = parent; source != nil && parentOf(source) != nil; {
+		source = parentOf(source)
 	}
 	return parent, source
 }
 
 // forkCount is how many forks r has.
 func (f *Forge) forkCount(r *Repo) int {
-	f.mu.Lock()
+	f.mu.RLock()
 	repos := make([]*Repo, 0, len(f.repos))
 	for _, x := range f.repos {
 		repos = append(repos, x)
 	}
-	f.mu.Unlock()
+	f.mu.RUnlock()
 	n := 0
 	for _, x := range repos {
-		if x == r {
-			continue
-		}
-		x.mu.Lock()
-		if x.Parent == r {
+		if x != r && parentOf(x) == r {
 			n++
 		}
-		x.mu.Unlock()
 	}
 	return n
 }
 
 // forkOf finds owner's fork of repo (the "owner" of a head "owner:branch").
 func (f *Forge) forkOf(repo *Repo, owner string) *Repo {
-	f.mu.Lock()
-	repos := make([]*Repo, 0, len(f.repos))
-	for _, x := range f.repos {
-		repos = append(repos, x)
-	}
-	f.mu.Unlock()
-	for _, x := range repos {
-		if x == repo || !strings.EqualFold(x.Owner.Login, owner) {
-			continue
-		}
-		x.mu.Lock()
-		p := x.Parent
-		x.mu.Unlock()
-		if p == repo {
+	for _, x := range f.reposOf(owner) {
+		if x != repo && parentOf(x) == repo {
 			return x
 		}
 	}
 	return nil
+}
+
+// parentOf is r's parent (nil: not a fork).
+func parentOf(r *Repo) *Repo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Parent
 }
 
 // pullHeadRef is where pull request n's head is published in its base
