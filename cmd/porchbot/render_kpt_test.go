@@ -346,6 +346,8 @@ func TestRenderAsKptFailures(t *testing.T) {
 	})
 	r.pkg("noprogram", map[string]string{"Kptfile": fmt.Sprintf(minimal, "noprogram") + "pipeline:\n  mutators:\n    - exec: @FN@/nothere\n"})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
+	r.pkg("badresource", map[string]string{"Kptfile": fmt.Sprintf(minimal, "badresource"),
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: [1, 2\n  b: 3\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
 	r.pkg("exec", twoPackages())
 	r.pkg("report", map[string]string{
@@ -374,6 +376,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"a function config of an unknown kind", []string{"--allow-exec", "badconfig"}, "[error] example.com/v1/Frobnicator/fn: unknown functionConfig Kind=Frobnicator"},
 		{"an exec program that is not there", []string{"--allow-exec", "noprogram"}, "Error: unexpected function error: fork/exec "},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
+		{"a resource that is not YAML", []string{"badresource"}, "/badresource/cm.yaml: MalformedYAMLError: yaml: line 5: did not find expected ',' or ']' \n"},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},
 		{"unknown flag", []string{"--bogus", "empty"}, "error: unknown flag: --bogus\n"},

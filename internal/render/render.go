@@ -169,14 +169,29 @@ const smallPackageBytes = 1 << 20
 // smallGCPercent is the collector's pace (GOGC) for a small package.
 const smallGCPercent = 60
 
-// unwrapKyaml strips the stack-trace wrapper kio.Pipeline puts around errors.
+// unwrapKyaml strips the stack-trace wrapper kio.Pipeline puts around
+// errors. The prefixes kyaml gave it stay in the message (a file's path and
+// "MalformedYAMLError", as kpt prints them), over the error it wraps.
 func unwrapKyaml(err error) error {
 	var ge *goerrors.Error
 	if errors.As(err, &ge) && ge.Err != nil {
+		if msg := ge.Error(); msg != ge.Err.Error() {
+			return &prefixedError{msg: msg, err: ge.Err}
+		}
 		return ge.Err
 	}
 	return err
 }
+
+// prefixedError is a kyaml error with its prefixes: its message, and the
+// error under them.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }
 
 type renderer struct {
 	ctx  context.Context

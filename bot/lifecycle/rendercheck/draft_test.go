@@ -621,3 +621,38 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 }
 
 // rtPassthrough writes an exec function that returns its input unchanged.
+
+// TestRenderOfAResourceThatIsNotYAMLNamesTheFile: a resource file that
+// does not parse fails the render with kpt's words naming the file, and
+// the check's annotation is on that file at kyaml's line, not on the
+// Kptfile.
+func TestRenderOfAResourceThatIsNotYAMLNamesTheFile(t *testing.T) {
+	h := lifecycletest.New(t)
+	ctx := context.Background()
+	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
+	const branch = "drafts/apps/web/broken"
+	files := map[string][]byte{
+		"apps/web/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n"),
+		"apps/web/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: [1, 2\n  b: 3\n"),
+	}
+	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
+	s := h.Open(t)
+	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Pushed || out.Conclusion != core.ConclusionFailure {
+		t.Fatalf("outcome %+v", out)
+	}
+	run := h.OneCheck(t, pushed, core.RenderCheckName)
+	if sum := run.GetOutput().GetSummary() + run.GetOutput().GetText(); !strings.Contains(sum, "cm.yaml: MalformedYAMLError: yaml: line 5:") {
+		t.Errorf("the check does not name the file in kpt's words:\n%s", sum)
+	}
+	anns := rtAnnotations(t, h, run.GetID())
+	if len(anns) != 1 || anns[0].GetPath() != "apps/web/cm.yaml" || anns[0].GetStartLine() != 5 {
+		for _, a := range anns {
+			t.Logf("annotation %s:%d %q", a.GetPath(), a.GetStartLine(), a.GetMessage())
+		}
+		t.Fatalf("want one annotation on apps/web/cm.yaml:5, got %d", len(anns))
+	}
+}

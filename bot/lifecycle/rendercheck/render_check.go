@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -357,8 +359,31 @@ func renderErrorPosition(f renderFacts) (file string, line int) {
 			file = rel
 		}
 		line = max(pe.Problems[0].Line, 1)
+	default:
+		// A resource file that is not YAML, in kyaml's (and kpt's) words:
+		// "<path>: MalformedYAMLError: yaml: line N: …", the path as the
+		// render saw it (the package's directory under the in-memory root),
+		// the line within the file's document.
+		if m := malformedYAML.FindStringSubmatch(errText(f.Err)); m != nil {
+			if rel, ok := packageRelative(f.Dir, strings.TrimPrefix(m[1], "/")); ok {
+				file = rel
+				line, _ = strconv.Atoi(m[2])
+				line = max(line, 1)
+			}
+		}
 	}
 	return file, line
+}
+
+// malformedYAML is kyaml's message for a resource file that does not parse.
+var malformedYAML = regexp.MustCompile(`(\S+): MalformedYAMLError: yaml: line (\d+):`)
+
+// errText is err's message ("" for none).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // packageRelative is a repository path relative to the package directory.
