@@ -272,6 +272,9 @@ func kptfileDetails(ke *render.KptfileError) (details string, unknownFields bool
 	var unknown []string
 	for _, pr := range ve.Problems {
 		if msg, ok := strings.CutPrefix(pr.Message, "invalid YAML: "); ok {
+			if pr.Cause != "" {
+				return pr.Cause, true // the parser's words, its line included, as kpt prints them
+			}
 			return "yaml: " + msg, true
 		}
 		if !strings.HasPrefix(pr.Message, "unknown field ") {

@@ -98,6 +98,7 @@ func (r *Reader) syntax(err error) {
 		msg = msg[len("yaml: "):]
 	}
 	r.add(line, 1, "", "invalid YAML: "+msg)
+	r.problems[len(r.problems)-1].Cause = err.Error()
 }
 
 type walker struct {

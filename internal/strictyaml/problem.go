@@ -17,6 +17,10 @@ type Problem struct {
 	// with the document itself.
 	Field   string
 	Message string
+	// Cause is the parser's own message for a document that is not YAML
+	// ("yaml: line 5: mapping values are not allowed in this context"),
+	// as kpt prints it; empty for every other problem.
+	Cause string
 }
 
 // String is the editor-friendly "file:line:col: message".
