@@ -347,6 +347,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 	r.pkg("noprogram", map[string]string{"Kptfile": fmt.Sprintf(minimal, "noprogram") + "pipeline:\n  mutators:\n    - exec: @FN@/nothere\n"})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("badkptline", map[string]string{"Kptfile": fmt.Sprintf(minimal, "badkptline") + "  x: y: z\n"})
+	r.pkg("oldversion", map[string]string{"Kptfile": "apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\nmetadata:\n  name: oldversion\n"})
 	r.pkg("badresource", map[string]string{"Kptfile": fmt.Sprintf(minimal, "badresource"),
 		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: [1, 2\n  b: 3\n"})
 	r.pkg("empty", map[string]string{"Kptfile": fmt.Sprintf(minimal, "empty")})
@@ -378,6 +379,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"an exec program that is not there", []string{"--allow-exec", "noprogram"}, "Error: unexpected function error: fork/exec "},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"a Kptfile that is not YAML, on its line 5", []string{"badkptline"}, "Details:\nyaml: line 5: mapping values are not allowed in this context \n"},
+		{"a Kptfile of an old version", []string{"oldversion"}, "has an old version (\"v1alpha2\") of the Kptfile schema.\nPlease run \"kpt fn eval <PKG_PATH> -i gcr.io/kpt-fn/fix:v0.2 --include-meta-resources\" to upgrade the package and retry. \n"},
 		{"a resource that is not YAML", []string{"badresource"}, "/badresource/cm.yaml: MalformedYAMLError: yaml: line 5: did not find expected ',' or ']' \n"},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},
 		{"exec without --allow-exec", []string{"exec"}, "Error: must run with `--allow-exec` option to allow running function binaries \n"},

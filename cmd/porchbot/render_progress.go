@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/render"
 	"github.com/porchbot/porchbot/internal/strictyaml"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -209,6 +210,11 @@ func (p *progress) printRenderError(err error, note func()) error {
 			fmt.Fprintf(w, "Error: No Kptfile found at %q. \n", dir)
 			return err
 		}
+		if v, ok := kptOldVersion(ke); ok {
+			fmt.Fprintf(w, "Error: Kptfile at %q has an old version (%q) of the Kptfile schema.\n"+
+				"Please run \"%s\" to upgrade the package and retry. \n", dir, v, kptfile.UpgradeCommand)
+			return err
+		}
 		details, unknown := kptfileDetails(ke)
 		if !unknown {
 			if ve, ok := kptValidation(ke); ok {
@@ -291,6 +297,24 @@ func kptfileDetails(ke *render.KptfileError) (details string, unknownFields bool
 		return ve.Error(), false
 	}
 	return "yaml: unmarshal errors:\n" + strings.Join(unknown, "\n"), true
+}
+
+// oldVersionRE is the Kptfile reader's problem with an old apiVersion.
+var oldVersionRE = regexp.MustCompile(`^apiVersion: "kpt\.dev/(v1alpha[12])" is an old version of the Kptfile schema`)
+
+// kptOldVersion is the old schema version ("v1alpha2") of a Kptfile the
+// reader refused for it, which kpt reports in its own words.
+func kptOldVersion(ke *render.KptfileError) (string, bool) {
+	var ve *strictyaml.ValidationError
+	if !errors.As(ke.Err, &ve) {
+		return "", false
+	}
+	for _, pr := range ve.Problems {
+		if m := oldVersionRE.FindStringSubmatch(pr.Message); pr.Field == "apiVersion" && m != nil {
+			return m[1], true
+		}
+	}
+	return "", false
 }
 
 var imageSpaceRE = regexp.MustCompile(`image (".*") contains whitespace$`)
