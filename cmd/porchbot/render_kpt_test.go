@@ -347,6 +347,9 @@ func TestRenderAsKptFailures(t *testing.T) {
 	r.pkg("noprogram", map[string]string{"Kptfile": fmt.Sprintf(minimal, "noprogram") + "pipeline:\n  mutators:\n    - exec: @FN@/nothere\n"})
 	r.pkg("badyaml", map[string]string{"Kptfile": ": : [\n"})
 	r.pkg("badkptline", map[string]string{"Kptfile": fmt.Sprintf(minimal, "badkptline") + "  x: y: z\n"})
+	r.pkg("selected", map[string]string{
+		"Kptfile": fmt.Sprintf(minimal, "selected") + "pipeline:\n  mutators:\n    - exec: @FN@/set-namespace\n      configMap:\n        namespace: ns\n      selectors:\n        - kind: ConfigMap\n",
+		"r.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"})
 	r.pkg("oldversion", map[string]string{"Kptfile": "apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\nmetadata:\n  name: oldversion\n"})
 	r.pkg("badresource", map[string]string{"Kptfile": fmt.Sprintf(minimal, "badresource"),
 		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: [1, 2\n  b: 3\n"})
@@ -379,6 +382,7 @@ func TestRenderAsKptFailures(t *testing.T) {
 		{"an exec program that is not there", []string{"--allow-exec", "noprogram"}, "Error: unexpected function error: fork/exec "},
 		{"unreadable Kptfile", []string{"badyaml"}, "can't be read.\n\nDetails:\nyaml: "},
 		{"a Kptfile that is not YAML, on its line 5", []string{"badkptline"}, "Details:\nyaml: line 5: mapping values are not allowed in this context \n"},
+		{"a function with selectors", []string{"--allow-exec", "selected"}, "/set-namespace\" on 1 resource(s)\n"},
 		{"a Kptfile of an old version", []string{"oldversion"}, "has an old version (\"v1alpha2\") of the Kptfile schema.\nPlease run \"kpt fn eval <PKG_PATH> -i gcr.io/kpt-fn/fix:v0.2 --include-meta-resources\" to upgrade the package and retry. \n"},
 		{"a resource that is not YAML", []string{"badresource"}, "/badresource/cm.yaml: MalformedYAMLError: yaml: line 5: did not find expected ',' or ']' \n"},
 		{"missing directory", []string{"nothere"}, "error: lstat nothere: no such file or directory\n"},

@@ -59,7 +59,11 @@ func (p *progress) start(s render.Step) {
 	if p.stopped {
 		return
 	}
-	fmt.Fprintf(p.w, "[RUNNING] %q\n", s.Function())
+	fmt.Fprintf(p.w, "[RUNNING] %q", s.Function())
+	if s.Selected != nil {
+		fmt.Fprintf(p.w, " on %d resource(s)", *s.Selected)
+	}
+	fmt.Fprintln(p.w)
 }
 
 // step prints how a function ended: [PASS] or [FAIL], its results and

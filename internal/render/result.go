@@ -95,6 +95,10 @@ type Step struct {
 	// ExitCode is a failed function's exit code (as in results.yaml).
 	ExitCode int                 `json:"exitCode,omitempty"`
 	Results  []*framework.Result `json:"results,omitempty"`
+	// Selected is how many resources a function with selectors or
+	// exclusions was given, as kpt's "[RUNNING] … on N resource(s)" says
+	// (nil for a function without them, or one that did not run).
+	Selected *int `json:"selected,omitempty"`
 }
 
 // Function returns the step's image or exec line.

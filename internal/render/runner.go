@@ -67,6 +67,9 @@ type fnRun struct {
 	skip   string
 	// announced is set once Progress.Start heard of the function
 	announced bool
+	// selected is how many resources a function with selectors or
+	// exclusions was given (nil: it has none, or has not run)
+	selected *int
 	// what the function wrote to stderr (print output of a starlark
 	// program run in process, or a child's stderr)
 	printed *capWriter
@@ -173,7 +176,7 @@ func newConfigMap(data map[string]string) (*yaml.RNode, error) {
 
 func (f *fnRun) step(status StepStatus, start time.Time) Step {
 	return Step{Package: f.pkg.rel, Name: f.fn.Name, Image: f.image, Exec: f.fn.Exec, Guardrail: f.guard,
-		Kind: f.kind, Status: status, Duration: time.Since(start)}
+		Kind: f.kind, Status: status, Duration: time.Since(start), Selected: f.selected}
 }
 
 // starts announces the function as it starts to run (Progress.Start), once.
@@ -223,6 +226,10 @@ func (f *fnRun) recordSkip() {
 
 // Filter implements kio.Filter.
 func (f *fnRun) Filter(input []*yaml.RNode) ([]*yaml.RNode, error) {
+	if len(f.fn.Selectors) > 0 || len(f.fn.Exclude) > 0 {
+		n := len(input)
+		f.selected = &n
+	}
 	f.starts()
 	if f.bare == nil || f.stream != nil || f.printed != nil {
 		f.r.foreign = true // see inPlace
