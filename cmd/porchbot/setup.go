@@ -46,6 +46,7 @@ func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *secret != "" {
 		fmt.Fprint(stdout, setup.SecretYAML(*secret, creds))
 		fmt.Fprintf(stderr, "GitHub App %s created: helm install ... --set github.appId=%d --set github.existingSecret=%s\n", creds.Slug, creds.AppID, *secret)
+		fmt.Fprint(stderr, setupNextSteps(creds))
 		return nil
 	}
 	pemPath, err := setup.WriteEnvFile(*out, creds)
@@ -53,5 +54,18 @@ func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "GitHub App %s (id %d) created: credentials in %s, private key in %s\n", creds.Slug, creds.AppID, *out, pemPath)
+	fmt.Fprint(stderr, setupNextSteps(creds))
 	return nil
+}
+
+// setupNextSteps is what to do once the App exists: install it, and make
+// its checks required on the deployment branches (docs/operations.md).
+func setupNextSteps(creds setup.Credentials) string {
+	url := ""
+	if creds.GitHubURL != "" {
+		url = " --github-url " + creds.GitHubURL
+	}
+	return "Next: install the App on the repositories that hold packages (its page's \"Install App\"), then make its\n" +
+		"checks required on each deployment branch, so that GitHub refuses to merge what porchbot has not passed:\n" +
+		fmt.Sprintf("  GITHUB_TOKEN=<an administrator's token> porchbot protect --repo OWNER/NAME --app-id %d%s\n", creds.AppID, url)
 }

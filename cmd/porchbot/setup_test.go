@@ -290,3 +290,16 @@ func TestSetupForTheCatalog(t *testing.T) {
 		t.Errorf("sign-in back elsewhere: %d, want 400", got)
 	}
 }
+
+// TestSetupNextSteps: once the App exists, setup says how to make its
+// checks required, with the App's id and the GitHub it was made on.
+func TestSetupNextSteps(t *testing.T) {
+	got := setupNextSteps(setup.Credentials{AppID: 42, Slug: "porchbot"})
+	if !strings.Contains(got, "porchbot protect --repo OWNER/NAME --app-id 42\n") || strings.Contains(got, "--github-url") {
+		t.Fatalf("github.com:\n%s", got)
+	}
+	got = setupNextSteps(setup.Credentials{AppID: 7, GitHubURL: "https://ghe.example.com"})
+	if !strings.Contains(got, "--app-id 7 --github-url https://ghe.example.com\n") {
+		t.Fatalf("GHES:\n%s", got)
+	}
+}
