@@ -129,7 +129,7 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 	return f.resolver.Allowed(ctx, user)
 }
 
-// gatherProposalFacts reads the facts of pull request pr at head: reviews
+// GatherProposalFacts reads the facts of pull request pr at head: reviews
 // (one call) and the bot's /porch approve records among its comments (one
 // call, none when pr has no comment; neither when api.Opened), the
 // porchbot/render state on head (no call when this process rendered it,
@@ -236,7 +236,7 @@ func sameTrees(a, b map[string]string) bool {
 	return true
 }
 
-// proposalBase is the deployment branch's commit a proposal is compared
+// ProposalBase is the deployment branch's commit a proposal is compared
 // with: the branch's head in the cache, else the pull request's base.
 func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
 	h, err := s.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
@@ -254,7 +254,7 @@ func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) 
 	return plumbing.ZeroHash, nil
 }
 
-// renderStateAt is the porchbot/render state on head: what this process
+// RenderStateAt is the porchbot/render state on head: what this process
 // reported, else one check-runs list call. A head with no render check run
 // (not rendered yet, or never: its webhooks were lost before a merge) is
 // RenderUnknown, as it is without a lister: the requirement applies once a

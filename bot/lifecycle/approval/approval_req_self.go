@@ -2,7 +2,7 @@ package approval
 
 import "github.com/porchbot/porchbot/internal/config"
 
-// selfExcluded reports that user's approval is refused as self-approval,
+// SelfExcluded reports that user's approval is refused as self-approval,
 // and why: user is the proposal's requester (ProposalRequester) and
 // approvals.allowSelfApproval is false, or the requester is not known (a
 // bot-opened proposal whose requester record is missing) and so nobody's

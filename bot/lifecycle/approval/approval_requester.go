@@ -55,7 +55,7 @@ type RequesterComments interface {
 	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
 }
 
-// recordRequester writes the requester record of pull request n (one
+// RecordRequester writes the requester record of pull request n (one
 // call). how is the command that asked ("/porch propose").
 func RecordRequester(ctx context.Context, s *core.Session, issues RequesterComments, key []byte, n int, user, how string) error {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
@@ -119,7 +119,7 @@ func botCommentEdited(c *github.IssueComment) bool {
 	return c.UpdatedAt != nil && c.CreatedAt != nil && c.GetUpdatedAt().After(c.GetCreatedAt().Time)
 }
 
-// ensureRequester repairs a bot-opened pull request that has no valid
+// EnsureRequester repairs a bot-opened pull request that has no valid
 // requester record (its writing failed after the pull request was made,
 // or someone deleted it): the user asking again is recorded. One comment
 // list, plus the record when it is missing. Recording the asker is safe in

@@ -60,7 +60,7 @@ func RequesterAtRecord(key []byte, repo, headRef, commit, user string) string {
 		Sig: requesterAtSignature(key, repo, headRef, commit, user)})
 }
 
-// bodyRequester is the user of the first valid requester-at record of
+// BodyRequester is the user of the first valid requester-at record of
 // pr's body ("" when none is valid).
 func BodyRequester(key []byte, repo string, pr *github.PullRequest, own OwnCommit) string {
 	if len(key) == 0 || own == nil {

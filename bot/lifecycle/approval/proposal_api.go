@@ -104,7 +104,7 @@ func (a ProposalAPI) BotLoginOrDefault() string {
 	return a.BotLogin
 }
 
-// isBot reports that u is the App's bot user.
+// IsBot reports that u is the App's bot user.
 func (a ProposalAPI) IsBot(u *github.User) bool {
 	if u == nil || !strings.EqualFold(u.GetLogin(), a.BotLoginOrDefault()) {
 		return false
@@ -114,7 +114,7 @@ func (a ProposalAPI) IsBot(u *github.User) bool {
 	return u.Type == nil || u.GetType() == "Bot"
 }
 
-// isOwnRun reports whether check run cr was written by the App: anyone
+// IsOwnRun reports whether check run cr was written by the App: anyone
 // with checks:write (a workflow, another app) can post a run of any name.
 func (a ProposalAPI) IsOwnRun(cr *github.CheckRun) bool {
 	slug := cr.GetApp().GetSlug()
@@ -161,7 +161,7 @@ func IntoDeployment(s *core.Session, pr *github.PullRequest) bool {
 		(pr.GetHead().GetRef() != s.DeploymentBranch || rendercheck.IsForkPullRequest(s.Repo, pr))
 }
 
-// propHasLabel reports whether labels hold name (case-insensitive, as GitHub).
+// PropHasLabel reports whether labels hold name (case-insensitive, as GitHub).
 func PropHasLabel(labels []*github.Label, name string) bool {
 	for _, l := range labels {
 		if strings.EqualFold(l.GetName(), name) {
@@ -173,7 +173,7 @@ func PropHasLabel(labels []*github.Label, name string) bool {
 
 const botMarkerPrefix = "<!-- porchbot:"
 
-// formatBotMarker is an HTML comment "<!-- porchbot:<kind> <json> -->":
+// FormatBotMarker is an HTML comment "<!-- porchbot:<kind> <json> -->":
 // invisible on GitHub, readable by the bot.
 func FormatBotMarker(kind string, v any) string {
 	data, err := json.Marshal(v)

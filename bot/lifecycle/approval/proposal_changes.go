@@ -166,7 +166,7 @@ func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullReq
 	return ProposalChanges(ctx, s, pr)
 }
 
-// ensurePullRequestHead makes sure the cache has pr's head: a branch of
+// EnsurePullRequestHead makes sure the cache has pr's head: a branch of
 // the repository is fetched when it lacks it, a fork's head as
 // refs/pull/N/head (EnsurePullHead).
 func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {

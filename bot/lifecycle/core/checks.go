@@ -118,7 +118,7 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 	return create, updates
 }
 
-// publishCheck reports a completed check run on head: one REST call, plus
+// PublishCheck reports a completed check run on head: one REST call, plus
 // one per further 50 annotations.
 func PublishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumbing.Hash, rep CheckReport) (*github.CheckRun, error) {
 	create, updates := CheckRequests(rep, head, time.Now().UTC())

@@ -85,7 +85,7 @@ func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits
 	return cfg, at, nil
 }
 
-// blobBytes reads a file's content.
+// BlobBytes reads a file's content.
 func BlobBytes(f *object.File) ([]byte, error) {
 	r, err := f.Reader()
 	if err != nil {

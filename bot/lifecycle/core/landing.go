@@ -136,10 +136,10 @@ func PackageDir(root, name string) string {
 	return root + "/" + name
 }
 
-// errLandingCommitMissing reports a commit absent from the cache.
+// ErrLandingCommitMissing reports a commit absent from the cache.
 var ErrLandingCommitMissing = errors.New("commit not in the git cache")
 
-// landingState is a package at a commit: Tree is its directory's tree when a
+// LandingState is a package at a commit: Tree is its directory's tree when a
 // Kptfile is there, ZeroHash otherwise.
 type LandingState struct{ Tree plumbing.Hash }
 
@@ -203,7 +203,7 @@ func LandingFirstParent(c *object.Commit) plumbing.Hash {
 	return c.ParentHashes[0]
 }
 
-// rootTree is the tree of commit h (nil for ZeroHash).
+// RootTree is the tree of commit h (nil for ZeroHash).
 func (w *LandingWalker) RootTree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return nil, nil
@@ -248,7 +248,7 @@ func (w *LandingWalker) entryAt(t *object.Tree, p string) (*object.TreeEntry, er
 	return nil, nil
 }
 
-// state is the package in dir at commit h (absent for ZeroHash).
+// State is the package in dir at commit h (absent for ZeroHash).
 func (w *LandingWalker) State(h plumbing.Hash, dir string) (LandingState, error) {
 	if h.IsZero() {
 		return LandingState{}, nil
@@ -325,7 +325,7 @@ func (w *LandingWalker) topLevelDir(file string, a, b *object.Tree, memo map[str
 	return "", false, nil
 }
 
-// packageName is dir's package name under root.
+// PackageName is dir's package name under root.
 func (w *LandingWalker) PackageName(dir string) string {
 	if w.root == "" {
 		return dir
@@ -333,7 +333,7 @@ func (w *LandingWalker) PackageName(dir string) string {
 	return strings.TrimPrefix(dir, w.root+"/")
 }
 
-// landingKind is what going from prev to cur did to a package ("": nothing).
+// KindOfLanding is what going from prev to cur did to a package ("": nothing).
 func KindOfLanding(cur, prev LandingState) LandingKind {
 	switch {
 	case cur == prev:
@@ -408,7 +408,7 @@ func (w *LandingWalker) changed(h plumbing.Hash) ([]Landing, error) {
 	return out, nil
 }
 
-// changedDirs lists the top-level package directories holding a file
+// ChangedDirs lists the top-level package directories holding a file
 // that differs between trees a and b (either may be nil).
 func (w *LandingWalker) ChangedDirs(a, b *object.Tree) (map[string]bool, error) {
 	key := changedKey{treeHash(a), treeHash(b), w.root}
@@ -455,7 +455,7 @@ func (w *LandingWalker) changedDirs(a, b *object.Tree) (map[string]bool, error) 
 	return dirs, nil
 }
 
-// isFirstParentAncestor reports whether anc is on the first-parent chain
+// IsFirstParentAncestor reports whether anc is on the first-parent chain
 // of head (head itself included), within MaxLandingWalk commits.
 func (w *LandingWalker) IsFirstParentAncestor(anc, head plumbing.Hash) (bool, error) {
 	x := head

@@ -6,14 +6,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// landingHistoryOptions tune history.
+// LandingHistoryOptions tune history.
 type LandingHistoryOptions struct {
 	// reviewAt makes upTo a LandingReviewed candidate even when it is not
 	// a merge commit (the caller knows the pull request that landed it).
 	ReviewAt bool
 }
 
-// history walks the first-parent history back from upTo for the package
+// History walks the first-parent history back from upTo for the package
 // name in dir.
 func (w *LandingWalker) History(name, dir string, upTo plumbing.Hash, tags RevisionTags, opts LandingHistoryOptions) (*PackageHistory, error) {
 	h := &PackageHistory{Package: name, Dir: dir, UpTo: upTo, TaggedAt: tags.At(name, upTo)}

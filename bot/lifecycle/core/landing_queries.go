@@ -73,7 +73,7 @@ func UntaggedLandings(ctx context.Context, s *Session, upTo plumbing.Hash, tags 
 	return out, nil
 }
 
-// topLevelPackages lists the valid top-level package names at commit h.
+// TopLevelPackages lists the valid top-level package names at commit h.
 // It walks trees only (no blob is read).
 func (w *LandingWalker) TopLevelPackages(h plumbing.Hash) ([]string, error) {
 	t, err := w.RootTree(h)
@@ -132,7 +132,7 @@ func (w *LandingWalker) TopLevelPackages(h plumbing.Hash) ([]string, error) {
 	return names, nil
 }
 
-// landingIsTopLevel reports whether dir holds a top-level package at
+// LandingIsTopLevel reports whether dir holds a top-level package at
 // commit: a Kptfile there and none in a directory above it.
 func LandingIsTopLevel(ctx context.Context, s *Session, commit plumbing.Hash, dir string) (bool, error) {
 	root := s.Config.Packages.Root

@@ -24,11 +24,11 @@ import (
 	"github.com/porchbot/porchbot/internal/words"
 )
 
-// errPackageMissing is returned (wrapped) by loadPackage when the commit has
+// ErrPackageMissing is returned (wrapped) by loadPackage when the commit has
 // no Kptfile at the package directory.
 var ErrPackageMissing = errors.New("package not found")
 
-// loadPackage reads the package directory dir (slash-separated, relative to
+// LoadPackage reads the package directory dir (slash-separated, relative to
 // the repository root) and everything below it, subpackages included, at
 // commit from the git cache. Paths in the map are relative to dir. A commit
 // without dir/Kptfile gives errPackageMissing; a commit missing from the
@@ -48,7 +48,7 @@ func LoadPackage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Has
 	return files, nil
 }
 
-// checkPackageAt tells a commit absent from the cache (gitstore.ErrNotFound)
+// CheckPackageAt tells a commit absent from the cache (gitstore.ErrNotFound)
 // from a package absent from the commit (errPackageMissing), without reading
 // the tree's blobs.
 func CheckPackageAt(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash, dir string) error {
@@ -77,7 +77,7 @@ func CheckPackageAt(ctx context.Context, cache *gitstore.Cache, commit plumbing.
 	})
 }
 
-// commitMessage reads a commit's message and author name from the cache.
+// CommitMessage reads a commit's message and author name from the cache.
 func CommitMessage(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) (msg, author string, err error) {
 	err = cache.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(commit)
@@ -97,7 +97,7 @@ type pkgFS struct {
 	Root string // absolute path of the package in fs: "/" + dir
 }
 
-// newPkgFS writes files (relative to dir) into a fresh in-memory file
+// NewPkgFS writes files (relative to dir) into a fresh in-memory file
 // system that holds every name git accepts (render.NewMemFS).
 func NewPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
 	p := &pkgFS{FS: render.NewMemFS(), Root: "/" + strings.Trim(dir, "/")}
@@ -112,7 +112,7 @@ func NewPkgFS(dir string, files map[string][]byte) (*pkgFS, error) {
 	return p, nil
 }
 
-// files reads every file of the package back, keyed by its slash-separated
+// Files reads every file of the package back, keyed by its slash-separated
 // path relative to the package: the form Session.CommitPackage takes.
 func (p *pkgFS) Files() (map[string][]byte, error) {
 	out := map[string][]byte{}
@@ -151,7 +151,7 @@ func SortedPaths[V any](m map[string]V) []string {
 
 // Positions in package files, for annotations.
 
-// docCache keeps the decoded documents of package files while annotations
+// DocCache keeps the decoded documents of package files while annotations
 // are placed (many results name the same file).
 type DocCache struct {
 	Files  map[string][]byte
@@ -162,7 +162,7 @@ func NewDocCache(files map[string][]byte) *DocCache {
 	return &DocCache{Files: files, parsed: map[string][]*yaml.Node{}}
 }
 
-// docs returns the documents of a file; ok is false when there is no such file.
+// Docs returns the documents of a file; ok is false when there is no such file.
 func (c *DocCache) Docs(name string) ([]*yaml.Node, bool) {
 	data, ok := c.Files[name]
 	if !ok {
@@ -176,7 +176,7 @@ func (c *DocCache) Docs(name string) ([]*yaml.Node, bool) {
 	return d, true
 }
 
-// yamlDocs decodes the documents of a YAML (or JSON) file, skipping empty
+// YAMLDocs decodes the documents of a YAML (or JSON) file, skipping empty
 // ones as kio does when it numbers them (config.kubernetes.io/index). Line
 // numbers are the file's. A file that does not parse gives the documents
 // read before the error.
@@ -200,7 +200,7 @@ func YAMLDocs(data []byte) []*yaml.Node {
 	return docs
 }
 
-// findDoc picks the document a result refers to: the one at index (as
+// FindDoc picks the document a result refers to: the one at index (as
 // kio numbers them) when it matches ref, else the only one matching ref,
 // else the one at index, else the only document.
 func FindDoc(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier) *yaml.Node {
@@ -266,7 +266,7 @@ func mapPath(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-// positionInFile finds the line and column of a result in a file: the
+// PositionInFile finds the line and column of a result in a file: the
 // document it names (findDoc), at its field. Function results often carry
 // index 0 whatever the document (the field "index" is optional), so when
 // the field is not in that document and no resource is named, the first
@@ -285,7 +285,7 @@ func PositionInFile(docs []*yaml.Node, index int, ref *yaml.ResourceIdentifier, 
 	return line, col
 }
 
-// fieldPosition finds the line and column of a field path in a resource:
+// FieldPosition finds the line and column of a field path in a resource:
 // dotted keys ("spec.replicas"; keys holding dots such as
 // "metadata.annotations.config.kubernetes.io/index" are found too), list
 // positions ("containers[0]", "containers.0") and list matches
@@ -364,7 +364,7 @@ func sequenceElement(s *yaml.Node, seg string) *yaml.Node {
 	return s.Content[i]
 }
 
-// splitFieldPath splits "a.b[0].c[name=x.y]" into a, b, [0], c, [name=x.y].
+// SplitFieldPath splits "a.b[0].c[name=x.y]" into a, b, [0], c, [name=x.y].
 func SplitFieldPath(p string) []string {
 	var out []string
 	var cur strings.Builder
@@ -397,7 +397,7 @@ func SplitFieldPath(p string) []string {
 	return out
 }
 
-// functionPosition finds the line of the nth (0-based) pipeline entry of
+// FunctionPosition finds the line of the nth (0-based) pipeline entry of
 // kind ("mutator" or "validator") running fn (an image, matched with or
 // without kpt's default registry, or an exec line) in a Kptfile.
 func FunctionPosition(kptfile []byte, kind, image, exec string, nth int) (line int, ok bool) {

@@ -8,7 +8,7 @@ func RecordKey(webhookSecret []byte) []byte {
 	return append([]byte("porchbot approve records\x00"), webhookSecret...)
 }
 
-// recordKey is the session's key (the Opener's; RecordKey(nil) when none
+// SigningKey is the session's key (the Opener's; RecordKey(nil) when none
 // was given, as a server without a webhook secret has).
 func (s *Session) SigningKey() []byte {
 	if len(s.RecordKey) > 0 {

@@ -93,7 +93,7 @@ func (t *RevisionTags) add(pkg string, n int, commit plumbing.Hash) {
 	t.at[pkg][commit] = max(t.at[pkg][commit], n)
 }
 
-// published records a revision porchbot made (verified, or just created).
+// AddPublished records a revision porchbot made (verified, or just created).
 func (t *RevisionTags) AddPublished(rec revrecord.Record, commit plumbing.Hash) {
 	t.add(rec.Package, rec.Revision, commit)
 	name := packages.TagName(rec.Package, rec.Revision)
@@ -108,7 +108,7 @@ func (t RevisionTags) Record(pkg string, n int) (revrecord.Record, bool) {
 	return r, ok
 }
 
-// byPackage are the revisions of every package.
+// ByPackage are the revisions of every package.
 func (t RevisionTags) ByPackage() map[string][]int {
 	out := map[string][]int{}
 	for _, pkg := range t.Packages() {
@@ -183,7 +183,7 @@ func (s *Session) ReadLandingTags(st storer.Storer) (RevisionTags, error) {
 	return tags, err
 }
 
-// errNotARevision: a tag exists but porchbot did not publish it.
+// ErrNotARevision: a tag exists but porchbot did not publish it.
 var ErrNotARevision = errors.New("not a revision porchbot published")
 
 // notRevisionError is errNotARevision for one tag, with why.
@@ -197,7 +197,7 @@ func (e *notRevisionError) Error() string {
 }
 func (e *notRevisionError) Unwrap() []error { return []error{ErrNotARevision, e.why} }
 
-// notRevisionRequest is the answer to a request for revision n of pkg
+// NotRevisionRequest is the answer to a request for revision n of pkg
 // whose tag is not porchbot's (err from revisionCommit).
 func (s *Session) NotRevisionRequest(pkg string, n int, err error) error {
 	why := err.Error()
@@ -210,7 +210,7 @@ func (s *Session) NotRevisionRequest(pkg string, n int, err error) error {
 		mdquote.Code("/porch publish "+pkg))
 }
 
-// revisionCommit is the commit of revision n of pkg when its tag is a
+// RevisionCommit is the commit of revision n of pkg when its tag is a
 // revision porchbot published (revrecord.IsRevision); a tag that is not
 // wraps errNotARevision with why, a missing one gitstore.ErrNotFound.
 func (s *Session) RevisionCommit(ctx context.Context, pkg string, n int) (plumbing.Hash, error) {

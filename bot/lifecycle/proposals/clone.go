@@ -318,7 +318,7 @@ func displayRepoDir(dir string) string {
 	return dir
 }
 
-// clonedKptfile is the upstream Kptfile as kpt pkg get leaves it: renamed,
+// ClonedKptfile is the upstream Kptfile as kpt pkg get leaves it: renamed,
 // with upstream and upstreamLock set (kptfile keeps the rest as written).
 func ClonedKptfile(data []byte, name string, lock kptfile.GitLock) ([]byte, error) {
 	f, err := kptfile.Parse(data)
@@ -347,7 +347,7 @@ const (
 	kptMergePackageRootDir = "/pkg"
 )
 
-// addKptMergeComments does what kpt pkg get does last: through kyaml, every
+// AddKptMergeComments does what kpt pkg get does last: through kyaml, every
 // resource in a *.yaml / *.yml file of the package (subpackages included)
 // gets "# kpt-merge: <namespace>/<name>" on its metadata key (kept when
 // one is there) and the annotation internal.kpt.dev/upstream-identifier

@@ -281,7 +281,7 @@ func recentDeploymentHistory(ctx context.Context, s *core.Session) (onBranch, me
 	return onBranch, mergedIn, err
 }
 
-// treeFilePaths lists the paths of the files (blobs and links) of a commit's
+// TreeFilePaths lists the paths of the files (blobs and links) of a commit's
 // tree without reading their content.
 func TreeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.Hash) ([]string, error) {
 	var paths []string
@@ -319,6 +319,6 @@ func TreeFilePaths(ctx context.Context, cache *gitstore.Cache, commit plumbing.H
 	return paths, err
 }
 
-// resyncMergedWindow is how many first-parent commits of the deployment
+// ResyncMergedWindow is how many first-parent commits of the deployment
 // branch are searched for merged draft heads (not rendered again).
 const ResyncMergedWindow = 500

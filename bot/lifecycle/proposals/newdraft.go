@@ -196,7 +196,7 @@ func startNewPackageDraft(ctx context.Context, s *core.Session, pkg, workspace s
 	return &Draft{Package: pkg, Workspace: ws, Branch: packages.DraftBranch(pkg, ws), Dir: dir, Base: s.DeploymentHead}, nil
 }
 
-// checkNewPackage refuses a package name that exists on the deployment
+// CheckNewPackage refuses a package name that exists on the deployment
 // branch, names a directory that is there without being a package, or
 // would nest in (or enclose) an existing package.
 func CheckNewPackage(ctx context.Context, s *core.Session, pkg, dir string) error {
@@ -273,7 +273,7 @@ func branchExists(ctx context.Context, s *core.Session, branch string) (bool, er
 	return false, fmt.Errorf("look up branch %s: %w", branch, err)
 }
 
-// publishedRevisions lists pkg's revisions: the tags porchbot published
+// PublishedRevisions lists pkg's revisions: the tags porchbot published
 // (revrecord.IsRevision), from the cache.
 func PublishedRevisions(ctx context.Context, s *core.Session, pkg string) ([]int, error) {
 	tags, err := core.ReadRevisionTags(ctx, s)
@@ -283,7 +283,7 @@ func PublishedRevisions(ctx context.Context, s *core.Session, pkg string) ([]int
 	return tags.Published().Revisions(pkg), nil
 }
 
-// draftPackageDir is the repository directory of package pkg.
+// DraftPackageDir is the repository directory of package pkg.
 func DraftPackageDir(s *core.Session, pkg string) string {
 	return path.Join(packages.NormalizeRoot(s.Config.Packages.Root), pkg)
 }

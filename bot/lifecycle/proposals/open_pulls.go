@@ -11,7 +11,7 @@ import (
 // quiet repositories: every reader asks with one address, and a resync
 // pass proves, when it can, that a repository has none and asks nothing.
 
-// openPullsOptions ask for the first page of a repository's open pull
+// OpenPullsOptions ask for the first page of a repository's open pull
 // requests as every reader of them asks (the listing, the resync's
 // proposals, the updates waiting for a slot): one address, so after the
 // first reader of a pass the others are revalidated with its ETag, a 304

@@ -305,7 +305,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI
 	return pr, nil
 }
 
-// createProposal creates the pull request; when GitHub answers that one
+// CreateProposal creates the pull request; when GitHub answers that one
 // already exists (another replica, a redelivery), it returns that one.
 // created is false when it found the open one.
 func CreateProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {

@@ -150,7 +150,7 @@ func buildIndex(ctx context.Context, s *core.Session, head plumbing.Hash, u Inde
 	return data, !bytes.Equal(data, old), signed, nil
 }
 
-// publishedTagTime is the date the cache will read for a tag just made:
+// PublishedTagTime is the date the cache will read for a tag just made:
 // the tagger's date of the annotated tag when this clone holds it (a
 // revision porchbot signed is one), else the commit's committer date.
 // Zero when neither can be read.
@@ -337,7 +337,7 @@ func (p *Publisher) updateIndex(ctx context.Context) {
 	}
 }
 
-// recordIndex updates the package index with what this run published and
+// RecordIndex updates the package index with what this run published and
 // attaches it to the releases the run made (index_asset.go). It says
 // whether it pushed the index branch.
 func (p *Publisher) RecordIndex(ctx context.Context) (bool, error) {

@@ -304,7 +304,7 @@ func publishPackageBy(ctx context.Context, s *core.Session, api API, pkg string,
 	return out, nil
 }
 
-// publisher carries one publish run.
+// Publisher carries one publish run.
 type Publisher struct {
 	Session *core.Session
 	API     API
@@ -396,7 +396,7 @@ func (p *Publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, r
 	return tags, hist, nil
 }
 
-// publishPackage tags the publishable untagged landings of name up to
+// PublishPackage tags the publishable untagged landings of name up to
 // upTo, oldest first, deciding again after every lost race. pr is the
 // pull request that landed upTo (nil: unknown).
 func (p *Publisher) PublishPackage(ctx context.Context, name string, upTo plumbing.Hash, pr *github.PullRequest, reviewAt bool) error {

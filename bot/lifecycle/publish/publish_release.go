@@ -34,7 +34,7 @@ func (p *Publisher) createTag(ctx context.Context, rec revrecord.Record) error {
 	return err
 }
 
-// publishAlreadyExists recognises GitHub's 422 for an existing ref or release.
+// PublishAlreadyExists recognises GitHub's 422 for an existing ref or release.
 func PublishAlreadyExists(err error) bool {
 	var ge *github.ErrorResponse
 	if !errors.As(err, &ge) || ge.Response == nil || ge.Response.StatusCode != http.StatusUnprocessableEntity {
@@ -51,7 +51,7 @@ func PublishAlreadyExists(err error) bool {
 	return false
 }
 
-// release creates the GitHub release of revision n.
+// Release creates the GitHub release of revision n.
 func (p *Publisher) Release(ctx context.Context, tags core.RevisionTags, l core.Landing, n int, v LandingVerdict) (*github.RepositoryRelease, error) {
 	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, v)
 	if err != nil {

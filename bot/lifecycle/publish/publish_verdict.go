@@ -16,7 +16,7 @@ import (
 // The decision on one landing: publish it, refuse it (the package differs
 // from what was approved), or leave it waiting for an approver.
 
-// landingVerdict is the decision on one landing.
+// LandingVerdict is the decision on one landing.
 type LandingVerdict struct {
 	publish bool
 	// refused: the package differs from the approved head, or the pull
@@ -149,7 +149,7 @@ func (p *Publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir strin
 	return st, err
 }
 
-// lookupPR finds the merged pull request whose merge landed commit on the
+// LookupPR finds the merged pull request whose merge landed commit on the
 // deployment branch (nil: a direct push). One call per commit.
 func (p *Publisher) LookupPR(ctx context.Context, commit plumbing.Hash) (*github.PullRequest, error) {
 	if pr, ok := p.prs[commit]; ok {

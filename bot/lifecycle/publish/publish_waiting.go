@@ -106,7 +106,7 @@ func (p *Publisher) awaitingStatus(ctx context.Context, pkg string, commit plumb
 	return nil
 }
 
-// resyncAwaitingChecks gives every landing the resync left unpublished
+// ResyncAwaitingChecks gives every landing the resync left unpublished
 // for want of a pull request its porchbot/publish check run, unless the
 // commit already has one for the package (one check-runs call per such
 // landing, one more to post).

@@ -13,7 +13,7 @@ const (
 	RenderPending RenderState = "pending"
 )
 
-// renderProblem says why the render requirement is not met: the render
+// RenderProblem says why the render requirement is not met: the render
 // check did not pass on the head ("" when it did, or is not known).
 func RenderProblem(st RenderState) string {
 	switch st {

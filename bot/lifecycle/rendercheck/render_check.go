@@ -137,7 +137,7 @@ func (o *RenderOutcome) noRender(v attemptVerdict) {
 	}
 }
 
-// renderRun is one render of a package at a commit.
+// RenderRun is one render of a package at a commit.
 type RenderRun struct {
 	missing  bool
 	deletion bool // missing, yet on the deployment branch: the commit deletes it
@@ -188,7 +188,7 @@ func isDeletion(ctx context.Context, s *core.Session, dir string) bool {
 	return !s.DeploymentHead.IsZero() && core.CheckPackageAt(ctx, s.Git, s.DeploymentHead, dir) == nil
 }
 
-// render renders the loaded package in memory. Problems of the package (a
+// Render renders the loaded package in memory. Problems of the package (a
 // failing pipeline, a name or file the render cannot take, a panic of the
 // engine) are in the renderRun, to be reported on the check; the error is
 // the context's.
@@ -258,7 +258,7 @@ func reportRender(ctx context.Context, s *core.Session, api CheckRunAPI, attempt
 	return err
 }
 
-// packageDir is a package's directory: its name under packages.root.
+// PackageDir is a package's directory: its name under packages.root.
 func PackageDir(cfg *config.Config, pkg string) string {
 	if cfg == nil {
 		return pkg

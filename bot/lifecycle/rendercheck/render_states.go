@@ -41,14 +41,14 @@ func renderStateKey(repo, head string) string {
 	return strings.ToLower(repo) + "@" + strings.ToLower(head)
 }
 
-// renderCheckState is one porchbot/render check run: the package it renders and
+// RenderCheckState is one porchbot/render check run: the package it renders and
 // its state.
 type RenderCheckState struct {
 	pkg string
 	st  RenderState
 }
 
-// runOf is a check run as a renderCheckState.
+// RunOf is a check run as a renderCheckState.
 func RunOf(run *github.CheckRun) RenderCheckState {
 	return RenderCheckState{pkg: renderRunPackage(run), st: renderStateOf(run)}
 }
@@ -206,7 +206,7 @@ func renderStateOf(run *github.CheckRun) RenderState {
 	return RenderFailed
 }
 
-// newestPerPackage is the state of a head from its render check runs: per
+// NewestPerPackage is the state of a head from its render check runs: per
 // package, its newest run counts (an interrupted or failed attempt that a
 // later render of the same package replaced does not); then failed if any
 // package failed, else pending if any is, else passed. Runs recorded

@@ -29,7 +29,7 @@ import (
 // Kptfile's upstream (or a configuration entry).
 const flowHistoryCommits = 1000
 
-// flowRepo is s's repository as a side of a flow, asked through s's
+// FlowRepo is s's repository as a side of a flow, asked through s's
 // installation.
 func FlowRepo(s *core.Session) flow.Repo {
 	r := flow.Repo{Owner: s.Repo.Owner, Name: s.Repo.Name}
@@ -52,7 +52,7 @@ func sourceVisibility(ctx context.Context, c *flow.Checker, s *core.Session) flo
 	return v
 }
 
-// checkFlow applies the rule; a refusal comes back as a *RequestError
+// CheckFlow applies the rule; a refusal comes back as a *RequestError
 // (shown to whoever asked), wrapping the *flow.Refusal.
 func CheckFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
 	if c == nil {
@@ -66,7 +66,7 @@ func CheckFlow(ctx context.Context, c *flow.Checker, req flow.Request) error {
 	return err
 }
 
-// flowRefusal is the rule's refusal inside err, if that is what err is.
+// FlowRefusal is the rule's refusal inside err, if that is what err is.
 func FlowRefusal(err error) (*flow.Refusal, bool) {
 	var refused *flow.Refusal
 	ok := errors.As(err, &refused)
@@ -103,7 +103,7 @@ func (f *Fanout) updateFlow(ctx context.Context, up UpstreamRevision, ds *core.S
 // commit that asked for it, a flow of content the rule refused.
 const FlowCheckName = "porchbot/flow"
 
-// reportRefusedFlow posts a failed porchbot/flow check run saying why on
+// ReportRefusedFlow posts a failed porchbot/flow check run saying why on
 // commit of s, where its author sees it; once per commit and key (the
 // other side of the flow): a check-runs list, and the post when there is
 // none yet.
@@ -167,7 +167,7 @@ func upstreamRepoOf(data []byte) (string, error) {
 	return id.String(), nil
 }
 
-// heldSince is the commit of s's deployment branch since which the file
+// HeldSince is the commit of s's deployment branch since which the file
 // at path has held as it does at the head: walking first parents (the
 // branch's own states; a merge commit stands for its merger) back from
 // the head, at most flowHistoryCommits, while holds (asked once per blob)

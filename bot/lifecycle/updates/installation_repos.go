@@ -21,7 +21,7 @@ import (
 // holds (GitHub's most).
 const installationPageSize = 100
 
-// listInstallation lists the repositories of s's installation, by
+// ListInstallation lists the repositories of s's installation, by
 // lower-case owner/name, through lister (nil: s.GH.Apps), at most
 // maxVariantRepos. more, when set, is asked before each page with what
 // the pages so far listed and how many pages that took: false stops the

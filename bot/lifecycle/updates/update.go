@@ -250,7 +250,7 @@ func commitOnPush(cfg *config.Config) bool {
 	return cfg == nil || cfg.Render.OnDraftPush != config.OnDraftPushCheck
 }
 
-// lockRevision is the revision a lock ref names for upstream package pkg:
+// LockRevision is the revision a lock ref names for upstream package pkg:
 // "<pkg>/vN" as porchbot and kpt record it, or the short "vN" of kpt pkg
 // get app@vN; 0 for a branch or a commit. pkg "" takes any package's tag.
 func LockRevision(pkg, ref string) int {

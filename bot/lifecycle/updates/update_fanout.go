@@ -109,7 +109,7 @@ func (f *Fanout) Published(ctx context.Context, s *core.Session, revs []publish.
 	return results, errors.Join(errs...)
 }
 
-// Downstreams are the downstream packages of up, by repository, repository
+// downstreams are the downstream packages of up, by repository, repository
 // order fixed (replicas work through them in the same order), and each
 // repository's installation.
 func (f *Fanout) downstreams(ctx context.Context, up UpstreamRevision) (repos []string, pkgs map[string][]string, installs map[string]int64) {
@@ -295,7 +295,7 @@ func (f *Fanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, t
 	return NewUpstreamRevision(ctx, us, upPkg, to)
 }
 
-// notesSource gives the notes of the revisions after from up to to. The
+// NotesSource gives the notes of the revisions after from up to to. The
 // release the publish just made is known; the upstream's releases are
 // listed (once per fan-out) only when a range needs an older one.
 func (f *Fanout) NotesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {

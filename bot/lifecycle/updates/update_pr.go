@@ -220,7 +220,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, n
 	return out, nil
 }
 
-// openUpdatePR opens the pull request of an update branch and labels it
+// OpenUpdatePR opens the pull request of an update branch and labels it
 // (labels: porch/proposed and updates.labels for an update), asking
 // updates.reviewers. Another replica's pull request for the same branch is
 // found, not doubled.
@@ -369,7 +369,7 @@ func updateBranchState(ctx context.Context, ds *core.Session, head plumbing.Hash
 	return st, nil
 }
 
-// branchHead is a branch's head in the session's cache (ZeroHash: none).
+// BranchHead is a branch's head in the session's cache (ZeroHash: none).
 func BranchHead(ctx context.Context, s *core.Session, branch string) (plumbing.Hash, error) {
 	h, err := s.ResolveRef(ctx, plumbing.NewBranchReferenceName(branch).String())
 	if errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, plumbing.ErrReferenceNotFound) {

@@ -290,7 +290,7 @@ func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.H
 	return p, nil
 }
 
-// topLevelPackages lists the packages at the deployment head.
+// TopLevelPackages lists the packages at the deployment head.
 func TopLevelPackages(ctx context.Context, s *core.Session) ([]string, error) {
 	if s.DeploymentHead.IsZero() {
 		return nil, nil
