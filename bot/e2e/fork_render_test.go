@@ -21,17 +21,7 @@ func TestPorchRenderOnAForkPullRequest(t *testing.T) {
 	const repo = "acme/catalog"
 
 	carol := w.client("carol")
-	if _, _, err := carol.Repositories.CreateFork(w.ctx, "acme", "catalog", nil); err != nil {
-		if _, accepted := err.(*github.AcceptedError); !accepted {
-			t.Fatal(err)
-		}
-	}
-	forkDir := w.clone("carol", "carol/catalog")
-	w.git(forkDir, "switch", "-q", "-c", "stamp", "origin/main")
-	w.write(forkDir, "network/upf/Kptfile", readFile(t, forkDir, "network/upf/Kptfile")+"    - exec: stamp\n")
-	w.git(forkDir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
-	w.git(forkDir, "push", "-q", "origin", "HEAD")
-	forkHead := w.git(forkDir, "rev-parse", "HEAD")
+	forkDir, forkHead := carolStampsInAFork(t, w)
 	pr, _, err := carol.PullRequests.Create(w.ctx, "acme", "catalog", &github.NewPullRequest{
 		Title: github.String("Stamp the UPF (from carol/catalog)"), Head: github.String("carol:stamp"), Base: github.String("main")})
 	if err != nil {
@@ -72,6 +62,25 @@ func TestPorchRenderOnAForkPullRequest(t *testing.T) {
 	if strings.Contains(reply, "comes from a fork") {
 		t.Errorf("the command was refused:\n%s", reply)
 	}
+}
+
+// carolStampsInAFork has carol, who may only read acme/catalog, fork it
+// (the App is not installed on her fork), declare the exec function
+// "stamp" in network/upf on a branch "stamp" of her fork and push it. It
+// returns her clone of the fork and the branch's head.
+func carolStampsInAFork(t *testing.T, w *world) (forkDir, forkHead string) {
+	t.Helper()
+	if _, _, err := w.client("carol").Repositories.CreateFork(w.ctx, "acme", "catalog", nil); err != nil {
+		if _, accepted := err.(*github.AcceptedError); !accepted {
+			t.Fatal(err)
+		}
+	}
+	forkDir = w.clone("carol", "carol/catalog")
+	w.git(forkDir, "switch", "-q", "-c", "stamp", "origin/main")
+	w.write(forkDir, "network/upf/Kptfile", readFile(t, forkDir, "network/upf/Kptfile")+"    - exec: stamp\n")
+	w.git(forkDir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
+	w.git(forkDir, "push", "-q", "origin", "HEAD")
+	return forkDir, w.git(forkDir, "rev-parse", "HEAD")
 }
 
 // stampWorld is a world whose acme/catalog declares the exec function

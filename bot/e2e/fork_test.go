@@ -51,17 +51,7 @@ func TestForkRendersWithBuiltinsOnly(t *testing.T) {
 	// forks it, pushes the change to a branch of her fork and opens a pull
 	// request from "carol:stamp". The App is not installed on her fork.
 	carol := w.client("carol")
-	if _, _, err := carol.Repositories.CreateFork(w.ctx, "acme", "catalog", nil); err != nil {
-		if _, accepted := err.(*github.AcceptedError); !accepted {
-			t.Fatal(err)
-		}
-	}
-	forkDir := w.clone("carol", "carol/catalog")
-	w.git(forkDir, "switch", "-q", "-c", "stamp", "origin/main")
-	w.write(forkDir, "network/upf/Kptfile", readFile(t, forkDir, "network/upf/Kptfile")+"    - exec: stamp\n")
-	w.git(forkDir, "commit", "-q", "-am", "Stamp the UPF (from a fork)")
-	w.git(forkDir, "push", "-q", "origin", "HEAD")
-	forkHead := w.git(forkDir, "rev-parse", "HEAD")
+	forkDir, forkHead := carolStampsInAFork(t, w)
 	branches := w.git(dir, "ls-remote", "origin", "refs/heads/*")
 	forkBranches := w.git(forkDir, "ls-remote", "origin", "refs/heads/*")
 	pr, _, err := carol.PullRequests.Create(w.ctx, "acme", "catalog", &github.NewPullRequest{Title: github.String("Stamp the UPF"),
