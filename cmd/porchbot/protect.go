@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -53,7 +55,7 @@ func runProtect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	gh := github.NewClient(nil).WithAuthToken(token)
+	gh := github.NewClient(&http.Client{Timeout: time.Minute}).WithAuthToken(token)
 	if urls.Enterprise {
 		if gh, err = gh.WithEnterpriseURLs(urls.API, urls.Uploads); err != nil {
 			return err

@@ -172,16 +172,6 @@ func (f *Forge) patchRequiredChecks(w http.ResponseWriter, r *http.Request, rc *
 	writeJSON(w, r, http.StatusOK, f.requiredChecksJSON(rc.repo, branch, cur))
 }
 
-// copyProtection is a copy of p (nil for nil). Caller holds repo.mu.
-func copyProtection(p *BranchProtection) *BranchProtection {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	c.Checks = append([]RequiredCheck(nil), p.Checks...)
-	return &c
-}
-
 // The protection's JSON, as GitHub writes it.
 
 type protectionEnabledJSON struct {

@@ -77,6 +77,9 @@ func (f *Forge) createFork(w http.ResponseWriter, r *http.Request, rc *reqCtx, r
 	fork.mu.Lock()
 	fork.Parent = rc.repo
 	fork.mu.Unlock()
+	rc.repo.mu.Lock()
+	rc.repo.ForkCount++
+	rc.repo.mu.Unlock()
 	writeJSON(w, r, http.StatusAccepted, f.repoObjectFor(fork, rc.caller))
 }
 
@@ -88,23 +91,6 @@ func forkParents(r *Repo) (parent, source *Repo) {
 		source = parentOf(source)
 	}
 	return parent, source
-}
-
-// forkCount is how many forks r has.
-func (f *Forge) forkCount(r *Repo) int {
-	f.mu.RLock()
-	repos := make([]*Repo, 0, len(f.repos))
-	for _, x := range f.repos {
-		repos = append(repos, x)
-	}
-	f.mu.RUnlock()
-	n := 0
-	for _, x := range repos {
-		if x != r && parentOf(x) == r {
-			n++
-		}
-	}
-	return n
 }
 
 // forkOf finds owner's fork of repo (the "owner" of a head "owner:branch").

@@ -89,9 +89,8 @@ func (f *Forge) repoObject(r *Repo) *github.Repository {
 	}
 	created, updated, pushed := r.CreatedAt, r.UpdatedAt, r.PushedAt
 	topics := append([]string{}, r.Topics...)
-	fork := r.Parent != nil
+	fork, forks := r.Parent != nil, r.ForkCount
 	r.mu.Unlock()
-	forks := f.forkCount(r)
 	visibility := "public"
 	if r.Private {
 		visibility = "private"

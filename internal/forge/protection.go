@@ -55,13 +55,12 @@ func setProtectionLocked(repo *Repo, branch string, p *BranchProtection) {
 		delete(repo.Protections, branch)
 		return
 	}
-	c := *p
-	c.Checks = append([]RequiredCheck(nil), p.Checks...)
+	c := copyProtection(p)
 	sort.Slice(c.Checks, func(i, j int) bool { return c.Checks[i].Context < c.Checks[j].Context })
 	if repo.Protections == nil {
 		repo.Protections = map[string]*BranchProtection{}
 	}
-	repo.Protections[branch] = &c
+	repo.Protections[branch] = c
 }
 
 // passingConclusions are the conclusions that satisfy a required check.
@@ -140,4 +139,14 @@ func checkStateLocked(repo *Repo, rc RequiredCheck, head string, appID int64) st
 		return "failing"
 	}
 	return ""
+}
+
+// copyProtection is a copy of p (nil for nil). Caller holds repo.mu.
+func copyProtection(p *BranchProtection) *BranchProtection {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Checks = append([]RequiredCheck(nil), p.Checks...)
+	return &c
 }

@@ -92,8 +92,10 @@ type Repo struct {
 	PushedAt      time.Time
 
 	Collaborators map[string]Permission // lower-cased login -> permission
-	// Parent is the repository this one is a fork of (nil: not a fork).
-	Parent *Repo
+	// Parent is the repository this one is a fork of (nil: not a fork);
+	// ForkCount is how many forks this one has.
+	Parent    *Repo
+	ForkCount int
 
 	nextNumber int // issues and pull requests share one number space
 	Issues     map[int]*Issue
