@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/ingress"
@@ -18,6 +17,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/metrics"
 )
 
@@ -126,7 +126,7 @@ func (a *App) open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 }
 
 // proposalAPI is the proposal steps' view of the installation client.
-func (a *App) proposalAPI(gh *github.Client) approval.ProposalAPI {
+func (a *App) proposalAPI(gh hub.API) approval.ProposalAPI {
 	api := approval.NewProposalAPI(gh)
 	if a.BotLogin != "" {
 		api.BotLogin = a.BotLogin

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -33,8 +34,8 @@ func (a *App) OnCheckSuite(ctx context.Context, installationID int64, ev *github
 	if err != nil {
 		return err
 	}
-	runs, _, err := s.GH.Checks.ListCheckRunsCheckSuite(ctx, repo.Owner, repo.Name, suite.GetID(),
-		&github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: maxSuiteRuns}})
+	runs, _, err := s.Hub.ListSuiteCheckRuns(ctx, repo.Owner, repo.Name, suite.GetID(),
+		hub.CheckQuery{Filter: "latest", Page: hub.Page{PerPage: maxSuiteRuns}})
 	if err != nil {
 		return fmt.Errorf("check runs of suite %d: %w", suite.GetID(), err)
 	}
@@ -43,16 +44,16 @@ func (a *App) OnCheckSuite(ctx context.Context, installationID int64, ev *github
 		prs = append(prs, pr.GetNumber())
 	}
 	base := checkRerun{head: plumbing.NewHash(suite.GetHeadSHA()), branch: suite.GetHeadBranch(), pulls: prs}
-	return a.rerunSuite(ctx, repo, base, suiteCheckNames(runs.CheckRuns, suite.GetHeadBranch()))
+	return a.rerunSuite(ctx, repo, base, suiteCheckNames(runs.Runs, suite.GetHeadBranch()))
 }
 
 // suiteCheckNames are the distinct checks to run again, in the suite's
 // order; a draft branch's render is always among them.
-func suiteCheckNames(runs []*github.CheckRun, branch string) []string {
+func suiteCheckNames(runs []hub.CheckRun, branch string) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, run := range runs {
-		if n := run.GetName(); !seen[n] {
+		if n := run.Name; !seen[n] {
 			seen[n] = true
 			names = append(names, n)
 		}

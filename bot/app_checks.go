@@ -65,7 +65,7 @@ func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) erro
 		if err != nil {
 			return err
 		}
-		_, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, c.head, a.Render.Limits)
+		_, err = rendercheck.ConfigCheck(ctx, s, s.Hub, c.head, a.Render.Limits)
 		return err
 	case approval.CheckName:
 		if len(c.pulls) == 0 {
@@ -75,11 +75,11 @@ func (a *App) rerunCheck(ctx context.Context, repo core.Repo, c checkRerun) erro
 		if err != nil {
 			return err
 		}
-		pr, _, err := s.GH.PullRequests.Get(ctx, repo.Owner, repo.Name, c.pulls[0])
+		pr, err := s.Hub.GetPull(ctx, repo.Owner, repo.Name, c.pulls[0])
 		if err != nil {
 			return err
 		}
-		_, err = approval.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr)
+		_, err = approval.EvaluateApproval(ctx, s, a.proposalAPI(s.Hub), pr)
 		return err
 	}
 	return nil

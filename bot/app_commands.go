@@ -18,6 +18,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
@@ -88,11 +89,11 @@ func userError(err error) error {
 
 // OpenProposal is /porch propose.
 func (o CommandOps) OpenProposal(ctx context.Context, s *core.Session, pkg, workspace, by string) (commands.Outcome, error) {
-	pr, err := proposals.OpenProposal(ctx, s, o.App.proposalAPI(s.GH), pkg, workspace, by)
+	pr, err := proposals.OpenProposal(ctx, s, o.App.proposalAPI(s.Hub), pkg, workspace, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	return commands.Outcome{Text: fmt.Sprintf("Proposed %s.", mdquote.Code(pkg+"/"+workspace)), PullRequest: pr.GetNumber()}, nil
+	return commands.Outcome{Text: fmt.Sprintf("Proposed %s.", mdquote.Code(pkg+"/"+workspace)), PullRequest: pr.Number}, nil
 }
 
 // RecordApproval is /porch approve: the pull request's head when the
@@ -102,15 +103,15 @@ func (o CommandOps) OpenProposal(ctx context.Context, s *core.Session, pkg, work
 // policy's carry-over rule). A head that cannot be established is not
 // approved: the reply says why and what to do.
 func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number int, at time.Time, login string) (commands.Outcome, error) {
-	api := o.App.proposalAPI(s.GH)
-	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+	api := o.App.proposalAPI(s.Hub)
+	pr, err := s.Hub.GetPull(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
 		return commands.Outcome{}, err
 	}
-	if pr.GetState() != "open" || !approval.IntoDeployment(s, pr) {
+	if pr.State != "open" || !approval.IntoDeployment(s, pr) {
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not an open proposal", number)}
 	}
-	seen, err := approval.HeadAtComment(ctx, s.GH, pr, at)
+	seen, err := approval.HeadAtComment(ctx, s.Hub, pr, at)
 	if err != nil {
 		return commands.Outcome{}, err
 	}
@@ -140,7 +141,7 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 			mdquote.Quiet(out.Result.Summary)}
 	}
 	text := "Approval recorded. "
-	if head := strings.ToLower(pr.GetHead().GetSHA()); seen.Commit != head {
+	if head := strings.ToLower(pr.Head.SHA); seen.Commit != head {
 		text = fmt.Sprintf("Approval recorded for %s, the head when you wrote the comment; the head is now %s, "+
 			"which it covers only if the packages' content is the same. ", words.ShortSHA(seen.Commit), words.ShortSHA(head))
 	}
@@ -174,24 +175,24 @@ func approvalNotCounted(r approval.Result, login string) string {
 
 // Reject is /porch reject.
 func (o CommandOps) Reject(ctx context.Context, s *core.Session, number int, login, reason string) (commands.Outcome, error) {
-	pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+	pr, err := s.Hub.GetPull(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
 		return commands.Outcome{}, err
 	}
 	switch {
-	case pr.GetMerged():
+	case pr.Merged:
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already merged: there is nothing to reject. "+
 			"To undo it, `/porch rollback <package> v<N>` drafts an earlier revision.", number)}
-	case pr.GetState() == "closed":
+	case pr.State == "closed":
 		return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is already closed: there is nothing to reject.", number)}
 	}
-	if err := proposals.Reject(ctx, s, o.App.proposalAPI(s.GH), pr, login, reason); err != nil {
+	if err := proposals.Reject(ctx, s, o.App.proposalAPI(s.Hub), pr, login, reason); err != nil {
 		return commands.Outcome{}, userError(err)
 	}
 	out := commands.Outcome{Text: fmt.Sprintf("Proposal #%d closed. %s", number, proposals.RejectedBranchNote(s, pr)),
 		PullRequest: number}
 	if !rendercheck.IsForkPullRequest(s.Repo, pr) {
-		out.Branch = pr.GetHead().GetRef()
+		out.Branch = pr.Head.Ref
 	}
 	return out, nil
 }
@@ -216,9 +217,9 @@ func (o CommandOps) Render(ctx context.Context, s *core.Session, pkg, workspace,
 // on porchbot/render at the fork's head; nothing is pushed (a fork is not
 // writable). The head is fetched as refs/pull/<N>/head.
 func (o CommandOps) RenderFork(ctx context.Context, s *core.Session, number int, headSHA, headRepo string) (commands.Outcome, error) {
-	pr := &github.PullRequest{Number: github.Int(number),
-		Head: &github.PullRequestBranch{SHA: github.String(headSHA), Repo: &github.Repository{FullName: github.String(headRepo)}},
-		Base: &github.PullRequestBranch{SHA: github.String(s.DeploymentHead.String()), Ref: github.String(s.DeploymentBranch)}}
+	pr := hub.Pull{Number: number,
+		Head: hub.Branch{SHA: headSHA, RepoFullName: headRepo},
+		Base: hub.Branch{SHA: s.DeploymentHead.String(), Ref: s.DeploymentBranch}}
 	if _, err := rendercheck.EnsurePullHead(ctx, s, pr); err != nil {
 		return commands.Outcome{}, err
 	}
@@ -239,13 +240,13 @@ func (o CommandOps) RenderFork(ctx context.Context, s *core.Session, number int,
 
 // ProposeDeletion is /porch delete.
 func (o CommandOps) ProposeDeletion(ctx context.Context, s *core.Session, pkg, by string) (commands.Outcome, error) {
-	api := proposals.NewDeletionAPI(s.GH)
+	api := proposals.NewDeletionAPI(s.Hub)
 	api.RecordKey = o.App.RecordKey
 	pr, err := proposals.ProposeDeletion(ctx, s, api, pkg, by)
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
-	return commands.Outcome{Text: fmt.Sprintf("Proposed the deletion of %s.", mdquote.Code(pkg)), PullRequest: pr.GetNumber()}, nil
+	return commands.Outcome{Text: fmt.Sprintf("Proposed the deletion of %s.", mdquote.Code(pkg)), PullRequest: pr.Number}, nil
 }
 
 // Publish is /porch publish [<package>]: in a merged pull request (its
@@ -257,27 +258,27 @@ func (o CommandOps) ProposeDeletion(ctx context.Context, s *core.Session, pkg, b
 func (o CommandOps) Publish(ctx context.Context, s *core.Session, number int, pkg, by string) (commands.Outcome, error) {
 	commit := s.DeploymentHead
 	if number > 0 {
-		pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, number)
+		pr, err := s.Hub.GetPull(ctx, s.Repo.Owner, s.Repo.Name, number)
 		if err != nil {
 			return commands.Outcome{}, err
 		}
-		if !pr.GetMerged() {
+		if !pr.Merged {
 			return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not merged: merge it first", number)}
 		}
 		if pkg == "" {
-			draftPkg, _, ok := packages.ParseDraftBranchName(pr.GetHead().GetRef())
+			draftPkg, _, ok := packages.ParseDraftBranchName(pr.Head.Ref)
 			if !ok {
 				return commands.Outcome{}, &commands.UserError{Msg: fmt.Sprintf("#%d is not a proposal of a draft branch: name the package, `/porch publish <package>`", number)}
 			}
 			pkg = draftPkg
 		}
-		commit = plumbing.NewHash(pr.GetMergeCommitSHA())
+		commit = plumbing.NewHash(pr.MergeCommitSHA)
 	}
 	if pkg == "" {
 		return commands.Outcome{}, &commands.UserError{Msg: "name the package: `/porch publish <package>` (in a merged pull request, its draft's package is the default)"}
 	}
-	api := publish.NewAPI(s.GH)
-	api.Approval = o.App.proposalAPI(s.GH)
+	api := publish.NewAPI(s.Hub)
+	api.Approval = o.App.proposalAPI(s.Hub)
 	var out *publish.Outcome
 	var err error
 	approver, note := false, ""

@@ -15,6 +15,7 @@ import (
 	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -122,21 +123,21 @@ func (a *App) countDashboard(out *dashboard.Outcome, err error) {
 // repository is opened if missing, refreshed if stale.
 func (a *App) EnsureDashboard(ctx context.Context, s *core.Session) error {
 	open := func(context.Context) (*core.Session, error) { return s, nil }
-	out, err := dashboard.Sync(ctx, s.Repo, open, a.dashboardSync(s.GH, true))
+	out, err := dashboard.Sync(ctx, s.Repo, open, a.dashboardSync(s.Hub, true))
 	a.noteDashboard(s.Repo, out)
 	a.countDashboard(out, err)
 	return err
 }
 
-func (a *App) dashboardSync(gh *github.Client, mayCreate bool) dashboard.Refresh {
-	return dashboard.Refresh{Issues: gh.Issues, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
+func (a *App) dashboardSync(gh hub.API, mayCreate bool) dashboard.Refresh {
+	return dashboard.Refresh{Issues: gh, BotLogin: a.botLogin(), MayCreate: mayCreate, Facts: a.dashboardFacts,
 		Interval: a.DashboardInterval, Now: a.DashboardNow}
 }
 
 // dashboardFacts gathers what the dashboard shows; facts that could not
 // be read are logged and left out.
 func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*dashboard.Facts, error) {
-	f, err := dashboard.Gather(ctx, s, a.proposalAPI(s.GH), a.Web, a.Render.Identity)
+	f, err := dashboard.Gather(ctx, s, a.proposalAPI(s.Hub), a.Web, a.Render.Identity)
 	if f == nil {
 		return nil, err
 	}
@@ -264,12 +265,12 @@ func (a *App) OnInstallation(ctx context.Context, installationID int64, names []
 		if !ok {
 			continue
 		}
-		r, _, err := gh.Repositories.Get(ctx, owner, name)
+		r, err := gh.GetRepository(ctx, owner, name)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", full, err))
 			continue
 		}
-		repo := repoOf(installationID, owner, name, r.GetDefaultBranch())
+		repo := repoOf(installationID, owner, name, r.DefaultBranch)
 		if _, err := a.SyncDashboard(ctx, repo, true); err != nil {
 			errs = append(errs, err)
 		}

@@ -111,7 +111,7 @@ func isNotFound(err error) bool {
 func (a *App) publicForIndex(ctx context.Context, s *core.Session, kept []downstreams.Downstream) (bool, error) {
 	url := a.Opener.GitURL(s.Repo.Owner, s.Repo.Name)
 	self, err := downstreams.ParseRepoURL(url)
-	if err != nil || s.GH == nil {
+	if err != nil || s.Hub == nil {
 		return false, nil
 	}
 	for _, d := range kept {
@@ -121,13 +121,12 @@ func (a *App) publicForIndex(ctx context.Context, s *core.Session, kept []downst
 					return v == flow.Public, nil
 				}
 			}
-			info, _, err := s.GH.Repositories.Get(ctx, s.Repo.Owner, s.Repo.Name)
+			info, err := s.Hub.GetRepository(ctx, s.Repo.Owner, s.Repo.Name)
 			if err != nil {
 				s.Log.WithError(err).Info("repository visibility unknown: other repositories' indexes keep what they said of its packages")
 				return false, fmt.Errorf("visibility of %s: %w", s.Repo.FullName(), err)
 			}
-			vis := strings.ToLower(info.GetVisibility())
-			return vis == "public" || vis == "" && !info.GetPrivate(), nil
+			return info.Visibility == "public" || info.Visibility == "" && !info.Private, nil
 		}
 	}
 	return false, nil
@@ -209,7 +208,7 @@ func (a *App) installationReads(ctx context.Context, id int64, upstream core.Rep
 	if err != nil {
 		return false, err
 	}
-	if _, _, err := gh.Repositories.Get(ctx, upstream.Owner, upstream.Name); err != nil {
+	if _, err := gh.GetRepository(ctx, upstream.Owner, upstream.Name); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 
+	ghclient "github.com/porchbot/porchbot/internal/github"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/ingress"
@@ -23,7 +25,7 @@ func (s seeingRepos) Handle(ctx context.Context, ev *ingress.Event) error {
 	if s.app.Flows != nil {
 		if p, err := ev.Decode(); err == nil {
 			if r, ok := p.(interface{ GetRepo() *github.Repository }); ok {
-				s.app.Flows.Remember(r.GetRepo())
+				s.app.Flows.Remember(ghclient.RepositoryOf(r.GetRepo()))
 			}
 		}
 	}

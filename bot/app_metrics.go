@@ -5,11 +5,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // The App's measures of its work (docs/operations.md, "Metrics"): renders
@@ -34,45 +33,45 @@ func (a *App) meterRenders(s *core.Session, api rendercheck.CheckRunAPI) renderc
 	return &renderMeter{CheckRunAPI: api, app: a, s: s, started: map[int64]time.Time{}}
 }
 
-func (m *renderMeter) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+func (m *renderMeter) CreateCheckRun(ctx context.Context, owner, repo string, w hub.CheckRunWrite) (hub.CheckRun, error) {
 	start := time.Now()
-	run, resp, err := m.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
-	if err != nil || run == nil || opts.Name != core.RenderCheckName {
-		return run, resp, err
+	run, err := m.CheckRunAPI.CreateCheckRun(ctx, owner, repo, w)
+	if err != nil || w.Name != core.RenderCheckName {
+		return run, err
 	}
-	if opts.GetConclusion() != "" { // written whole: a report with no run of its own
-		return run, resp, err
+	if w.Conclusion != "" { // written whole: a report with no run of its own
+		return run, err
 	}
 	m.mu.Lock()
-	m.started[run.GetID()] = start
+	m.started[run.ID] = start
 	m.mu.Unlock()
-	return run, resp, err
+	return run, err
 }
 
-func (m *renderMeter) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
-	run, resp, err := m.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, opts)
-	conclusion := opts.GetConclusion()
+func (m *renderMeter) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, w hub.CheckRunWrite) (hub.CheckRun, error) {
+	run, err := m.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, w)
+	conclusion := w.Conclusion
 	if err != nil || conclusion == "" {
-		return run, resp, err
+		return run, err
 	}
 	m.mu.Lock()
 	start, ok := m.started[id]
 	delete(m.started, id)
 	m.mu.Unlock()
 	if !ok {
-		return run, resp, err
+		return run, err
 	}
 	d := time.Since(start)
 	m.app.Metrics.Renders.WithLabelValues(conclusion).Inc()
 	m.app.Metrics.RenderDuration.WithLabelValues(conclusion).Observe(d.Seconds())
 	if conclusion != "success" {
 		log := m.s.Log.WithField("conclusion", conclusion).WithField("duration", d.Round(time.Millisecond).String()).WithField("check_run", id)
-		if o := opts.Output; o != nil {
-			log = log.WithField("reason", o.GetTitle()).WithField("summary", o.GetSummary())
+		if o := w.Output; o != nil {
+			log = log.WithField("reason", o.Title).WithField("summary", o.Summary)
 		}
 		log.Warn("render did not succeed")
 	}
-	return run, resp, err
+	return run, err
 }
 
 // CountPublish counts what a publish decided (the event paths count

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	ghclient "github.com/porchbot/porchbot/internal/github"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -20,7 +23,7 @@ import (
 // forks' included (rendered with built-in functions only, SPEC §9), and
 // judges edits of the repository config (porchbot/config).
 func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *github.PullRequestEvent) error {
-	pr := ev.GetPullRequest()
+	pr := ghclient.PullOf(ev.GetPullRequest())
 	r := ev.GetRepo()
 	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
 	switch ev.GetAction() {
@@ -50,20 +53,20 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 		} else if err := a.renderBranchPullRequest(ctx, s, pr); err != nil {
 			return err
 		}
-		api := a.proposalAPI(s.GH)
+		api := a.proposalAPI(s.Hub)
 		api.Opened = ev.GetAction() == "opened"
 		_, err = proposals.OnProposalEvent(ctx, s, api, pr)
 		return err
 	case "closed":
-		_, update := packages.ParseUpdateBranchName(pr.GetHead().GetRef())
-		if !pr.GetMerged() && !update {
+		_, update := packages.ParseUpdateBranchName(pr.Head.Ref)
+		if !pr.Merged && !update {
 			return nil
 		}
 		s, err := a.open(ctx, repo)
 		if err != nil {
 			return err
 		}
-		if pr.GetMerged() {
+		if pr.Merged {
 			if err := a.publishMerged(ctx, s, pr); err != nil {
 				return err
 			}
@@ -81,16 +84,16 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 // deployment branch from a branch of the repository that is not a draft
 // (issue #12), when it changes a package: reported without pushing to a
 // branch porchbot does not own.
-func (a *App) renderBranchPullRequest(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
+func (a *App) renderBranchPullRequest(ctx context.Context, s *core.Session, pr hub.Pull) error {
 	if _, _, draft := approval.ParseProposal(s, pr); draft || !approval.IntoDeployment(s, pr) ||
-		pr.GetState() != "open" || pr.GetDraft() {
+		pr.State != "open" || pr.Draft {
 		return nil
 	}
 	changes, err := approval.PullRequestChanges(ctx, s, pr)
 	if err != nil {
 		return err
 	}
-	return a.renderBranchProposal(ctx, s, pr.GetHead().GetSHA(), changes)
+	return a.renderBranchProposal(ctx, s, pr.Head.SHA, changes)
 }
 
 // renderBranchProposal reports porchbot/render on head for every package
@@ -110,9 +113,9 @@ func (a *App) renderBranchProposal(ctx context.Context, s *core.Session, head st
 
 // checkConfigEdit runs porchbot/config on a head whose config differs
 // from the base's (read from the git cache: no API call).
-func (a *App) checkConfigEdit(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
-	head := plumbing.NewHash(pr.GetHead().GetSHA())
-	base := plumbing.NewHash(pr.GetBase().GetSHA())
+func (a *App) checkConfigEdit(ctx context.Context, s *core.Session, pr hub.Pull) error {
+	head := plumbing.NewHash(pr.Head.SHA)
+	base := plumbing.NewHash(pr.Base.SHA)
 	hv, hok, err := s.ReadFile(ctx, head, config.Path)
 	if err != nil {
 		return err
@@ -124,7 +127,7 @@ func (a *App) checkConfigEdit(ctx context.Context, s *core.Session, pr *github.P
 	if hok == bok && bytes.Equal(hv, bv) {
 		return nil
 	}
-	_, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, a.Render.Limits)
+	_, err = rendercheck.ConfigCheck(ctx, s, s.Hub, head, a.Render.Limits)
 	return err
 }
 
@@ -136,13 +139,13 @@ func (a *App) OnReview(ctx context.Context, installationID int64, ev *github.Pul
 	if err != nil {
 		return err
 	}
-	_, err = approval.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), ev.GetPullRequest())
+	_, err = approval.EvaluateApproval(ctx, s, a.proposalAPI(s.Hub), ghclient.PullOf(ev.GetPullRequest()))
 	return err
 }
 
 // publishMerged tags what a merged pull request landed (SPEC §5).
-func (a *App) publishMerged(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
-	if pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetMergeCommitSHA() == "" {
+func (a *App) publishMerged(ctx context.Context, s *core.Session, pr hub.Pull) error {
+	if pr.Base.Ref != s.DeploymentBranch || pr.MergeCommitSHA == "" {
 		return nil
 	}
 	// What was reviewed is compared with what landed: a fork's head is
@@ -152,9 +155,9 @@ func (a *App) publishMerged(ctx context.Context, s *core.Session, pr *github.Pul
 			return err
 		}
 	}
-	api := publish.NewAPI(s.GH)
-	api.Approval = a.proposalAPI(s.GH)
-	out, err := publish.Publish(ctx, s, api, plumbing.NewHash(pr.GetMergeCommitSHA()), pr)
+	api := publish.NewAPI(s.Hub)
+	api.Approval = a.proposalAPI(s.Hub)
+	out, err := publish.Publish(ctx, s, api, plumbing.NewHash(pr.MergeCommitSHA), &pr)
 	if err != nil {
 		return err
 	}

@@ -57,12 +57,12 @@ func (a *App) OnPush(ctx context.Context, installationID int64, ev *github.PushE
 	if branch == s.DeploymentBranch {
 		a.refreshDownstreamsOnPush(ctx, s, ev)
 		a.variantsOnPush(ctx, s, ev)
-		if _, err = rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); err != nil {
+		if _, err = rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.Hub); err != nil {
 			return err
 		}
 		// A direct push that changes a package waits for an approver.
-		api := publish.NewAPI(s.GH)
-		api.Approval = a.proposalAPI(s.GH)
+		api := publish.NewAPI(s.Hub)
+		api.Approval = a.proposalAPI(s.Hub)
 		_, err = publish.AwaitApproverOnPush(ctx, s, api, plumbing.NewHash(ev.GetAfter()), ev.GetSender().GetLogin())
 	}
 	return err
@@ -79,7 +79,7 @@ func (a *App) tagPushed(ctx context.Context, repo core.Repo, tag, sender string)
 	if err != nil {
 		return err
 	}
-	_, err = publish.ReportTagPush(ctx, s, publish.NewAPI(s.GH), tag, sender)
+	_, err = publish.ReportTagPush(ctx, s, publish.NewAPI(s.Hub), tag, sender)
 	return err
 }
 

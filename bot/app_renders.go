@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	ghclient "github.com/porchbot/porchbot/internal/github"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
@@ -17,7 +19,7 @@ import (
 // porchbot/render runs it writes are remembered (App.Renders), so the
 // approval verdict reads their state without a call.
 func (a *App) renderChecks(s *core.Session) rendercheck.CheckRunAPI {
-	return a.meterRenders(s, a.Renders.Checks(s.Repo.FullName(), s.GH.Checks))
+	return a.meterRenders(s, a.Renders.Checks(s.Repo.FullName(), s.Hub))
 }
 
 // reevaluateRendered judges again the proposals whose approval was
@@ -39,7 +41,7 @@ func (a *App) onRenderRun(ctx context.Context, installationID int64, ev *github.
 	}
 	r := ev.GetRepo()
 	repo := repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
-	a.Renders.Observe(repo.FullName(), run)
+	a.Renders.Observe(repo.FullName(), ghclient.CheckRunOf(run))
 	ready := a.Renders.TakeReady(repo.FullName())
 	if len(ready) == 0 {
 		return nil
@@ -55,12 +57,12 @@ func (a *App) onRenderRun(ctx context.Context, installationID int64, ev *github.
 func (a *App) reevaluate(ctx context.Context, s *core.Session, prs []int) error {
 	var errs []error
 	for _, n := range prs {
-		pr, _, err := s.GH.PullRequests.Get(ctx, s.Repo.Owner, s.Repo.Name, n)
+		pr, err := s.Hub.GetPull(ctx, s.Repo.Owner, s.Repo.Name, n)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("re-evaluate #%d after its render: %w", n, err))
 			continue
 		}
-		if _, err := approval.EvaluateApproval(ctx, s, a.proposalAPI(s.GH), pr); err != nil {
+		if _, err := approval.EvaluateApproval(ctx, s, a.proposalAPI(s.Hub), pr); err != nil {
 			errs = append(errs, err)
 		}
 	}

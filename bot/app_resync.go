@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	ghclient "github.com/porchbot/porchbot/internal/github"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // RenderDraft is the resync's hook for a draft head without a finished
@@ -27,8 +30,8 @@ func (a *App) RenderDraft(ctx context.Context, s *core.Session, branch string, h
 // with the same bot login and record key as the webhook path
 // (proposalAPI), so a record without a valid signature counts in neither.
 func (a *App) ResyncAPI(s *core.Session) resync.API {
-	api := resync.NewAPI(s.GH)
-	api.Publish.Approval = a.proposalAPI(s.GH)
+	api := resync.NewAPI(s.Hub)
+	api.Publish.Approval = a.proposalAPI(s.Hub)
 	return api
 }
 
@@ -36,9 +39,9 @@ func (a *App) ResyncAPI(s *core.Session) resync.API {
 // (A fork's head is fetched as refs/pull/N/head.) A proposal from a
 // branch that is not a draft that gets its label here (its opened webhook
 // was lost) is rendered as the event would have rendered it.
-func (a *App) EvaluateProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
+func (a *App) EvaluateProposal(ctx context.Context, s *core.Session, pr hub.Pull) error {
 	fork := rendercheck.IsForkPullRequest(s.Repo, pr)
-	out, err := proposals.OnProposalEvent(ctx, s, a.proposalAPI(s.GH), pr)
+	out, err := proposals.OnProposalEvent(ctx, s, a.proposalAPI(s.Hub), pr)
 	if err != nil || out == nil || !out.Labelled || out.Workspace != "" {
 		return err
 	}
@@ -68,7 +71,7 @@ type AppInstallations interface {
 func (a *App) InstalledRepos(clients AppInstallations) func(ctx context.Context) ([]core.Repo, error) {
 	var seen func(*github.Repository)
 	if a != nil && a.Flows != nil {
-		seen = func(r *github.Repository) { a.Flows.Remember(r) }
+		seen = func(r *github.Repository) { a.Flows.Remember(ghclient.RepositoryOf(r)) }
 	}
 	return installedRepos(clients, seen)
 }

@@ -41,7 +41,7 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *pub
 
 // UpdateAPI is the update pull requests' API of a downstream session.
 func (a *App) UpdateAPI(s *core.Session) updates.API {
-	api := updates.NewAPI(s.GH, a.proposalAPI(s.GH))
+	api := updates.NewAPI(s.Hub, a.proposalAPI(s.Hub))
 	api.Web, api.Identity = a.Web, a.Render.Identity
 	return api
 }
@@ -58,15 +58,15 @@ func (o CommandOps) Upgrade(ctx context.Context, s *core.Session, pkg string, to
 	case updates.UpToDate:
 		return commands.Outcome{Text: fmt.Sprintf("%s already tracks %s (upstream lock %s): nothing to update.", mdquote.Code(pkg), mdquote.Code(tag), mdquote.Code(plan.FromRef))}, nil
 	case updates.Opened:
-		return commands.Outcome{Text: fmt.Sprintf("Opened the update of %s to %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
+		return commands.Outcome{Text: fmt.Sprintf("Opened the update of %s to %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PRNumber()}, nil
 	case updates.Refreshed, updates.Current:
-		return commands.Outcome{Text: fmt.Sprintf("The update pull request of %s proposes %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PR.GetNumber()}, nil
+		return commands.Outcome{Text: fmt.Sprintf("The update pull request of %s proposes %s%s.", mdquote.Code(pkg), mdquote.Code(tag), conflictsNote(plan)), PullRequest: out.PRNumber()}, nil
 	case updates.Waiting:
 		return commands.Outcome{Text: fmt.Sprintf("Pushed the update of %s to %s; its pull request waits: `updates.prConcurrentLimit` update pull requests are open.", mdquote.Code(pkg), mdquote.Code(tag)), Branch: out.Branch}, nil
 	case updates.Held:
-		return commands.Outcome{Text: fmt.Sprintf("%s has commits porchbot did not make: not overwritten. Delete the branch and ask again.", mdquote.Code(out.Branch)), PullRequest: out.PR.GetNumber()}, nil
+		return commands.Outcome{Text: fmt.Sprintf("%s has commits porchbot did not make: not overwritten. Delete the branch and ask again.", mdquote.Code(out.Branch)), PullRequest: out.PRNumber()}, nil
 	case updates.Refused:
-		n := out.PR.GetNumber()
+		n := out.PRNumber()
 		if n == 0 {
 			n = out.Issue // the issue listing the conflicts, when this call opened it
 		}
@@ -125,12 +125,12 @@ func (a *App) OpenRepo(ctx context.Context, fullName string) (*core.Session, err
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", fullName, err)
 	}
-	info, _, err := gh.Repositories.Get(ctx, owner, name)
+	info, err := gh.GetRepository(ctx, owner, name)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", fullName, err)
 	}
 	a.Flows.Remember(info)
-	return a.open(ctx, repoOf(id, info.GetOwner().GetLogin(), info.GetName(), info.GetDefaultBranch()))
+	return a.open(ctx, repoOf(id, info.Owner, info.Name, info.DefaultBranch))
 }
 
 // UpdateMetrics counts update outcomes and the fan-out queue
@@ -169,7 +169,7 @@ func (a *App) automergeUpdate(ctx context.Context, installationID int64, ev *git
 		return err
 	}
 	for _, n := range prs {
-		if _, err := updates.AutomergeUpdate(ctx, s, s.GH.PullRequests, n, plumbing.NewHash(run.GetHeadSHA()), a.Render.Identity); err != nil {
+		if _, err := updates.AutomergeUpdate(ctx, s, s.Hub, n, plumbing.NewHash(run.GetHeadSHA()), a.Render.Identity); err != nil {
 			return err
 		}
 	}

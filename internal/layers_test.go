@@ -93,3 +93,62 @@ func TestImportsPointDown(t *testing.T) {
 		t.Fatalf("go list gave %d packages", seen)
 	}
 }
+
+// goGitHubEdge are the packages whose code may import go-github: the
+// edge where GitHub's wire types meet porchbot (webhook handlers and
+// ingress, the client layer behind hub.API, the forge that plays GitHub,
+// the tools that talk to GitHub directly, and the rig whose users act on
+// the forge). Everything else, the lifecycle above all, speaks hub's
+// values (internal/hub, docs/architecture.md).
+var goGitHubEdge = []string{
+	"cmd/porchbot",
+	"bot",
+	"bot/ingress",
+	"bot/service",
+	"bot/demo",
+	"bot/catalog",
+	"bot/lifecycle/lifecycletest",
+	"internal/github",
+	"internal/forge",
+	"internal/forge/forgetest",
+	"internal/protect",
+	"internal/redeliver",
+	"internal/setup",
+}
+
+// TestGoGitHubStaysAtTheEdge: no package outside goGitHubEdge imports
+// go-github in its code (tests may: they play GitHub's users).
+func TestGoGitHubStaysAtTheEdge(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", module+"...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	edge := map[string]bool{}
+	for _, p := range goGitHubEdge {
+		edge[module+p] = true
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	lifecycle := 0
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(p.ImportPath, module+"bot/lifecycle/") {
+			lifecycle++
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, "github.com/google/go-github/") && !edge[p.ImportPath] {
+				t.Errorf("%s imports %s: speak internal/hub's values, or add it to goGitHubEdge if it is GitHub's edge", p.ImportPath, imp)
+			}
+		}
+	}
+	if lifecycle < 9 {
+		t.Fatalf("go list gave %d lifecycle packages", lifecycle)
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -17,6 +16,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/catalog"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
@@ -76,7 +76,7 @@ func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Re
 			in.Index.Packages = append(in.Index.Packages, index.Package{Name: p.Name})
 		}
 	}
-	checks := &checkReader{gh: s.GH, repo: repo, left: maxCheckedHeads, byHead: map[string][]catalog.Check{}}
+	checks := &checkReader{gh: s.Hub, repo: repo, left: maxCheckedHeads, byHead: map[string][]catalog.Check{}}
 	for _, d := range listing.Drafts {
 		if d.Merged || d.Empty {
 			continue
@@ -166,7 +166,7 @@ func readIndex(ctx context.Context, s *core.Session) (*index.Index, string, erro
 // checkReader reads the check runs on heads, each head once, at most left
 // heads.
 type checkReader struct {
-	gh     *github.Client
+	gh     hub.ChecksAPI
 	repo   core.Repo
 	left   int
 	byHead map[string][]catalog.Check
@@ -180,16 +180,15 @@ func (c *checkReader) of(ctx context.Context, head string) []catalog.Check {
 		return nil
 	}
 	c.left--
-	res, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, c.repo.Owner, c.repo.Name, head, &github.ListCheckRunsOptions{
-		ListOptions: github.ListOptions{PerPage: 100}})
+	res, _, err := c.gh.ListCheckRuns(ctx, c.repo.Owner, c.repo.Name, head, hub.CheckQuery{Page: hub.Page{PerPage: 100}})
 	var out []catalog.Check
 	if err == nil {
-		for _, r := range res.CheckRuns {
-			if !strings.HasPrefix(r.GetName(), "porchbot/") {
+		for _, r := range res.Runs {
+			if !strings.HasPrefix(r.Name, "porchbot/") {
 				continue
 			}
-			out = append(out, catalog.Check{Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetHTMLURL(),
-				Summary: checkSummaryLine(r.GetOutput().GetSummary())})
+			out = append(out, catalog.Check{Name: r.Name, Status: r.Status, Conclusion: r.Conclusion, URL: r.HTMLURL,
+				Summary: checkSummaryLine(r.Output.Summary)})
 		}
 	}
 	c.byHead[head] = out
@@ -212,7 +211,7 @@ func changedPackages(ctx context.Context, s *core.Session, p proposals.PullStatu
 	if pull == nil {
 		return nil
 	}
-	changes, err := approval.ProposalChanges(ctx, s, pull)
+	changes, err := approval.ProposalChanges(ctx, s, *pull)
 	if err != nil {
 		s.Log.WithError(err).WithField("pull_request", p.Number).Info("catalog: the proposal's packages could not be read")
 		return nil

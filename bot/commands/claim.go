@@ -3,10 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
-
-	"github.com/google/go-github/v60/github"
 )
 
 // Claim reactions. 👀 is the claim on a comment (SPEC §4: porchbot reacts
@@ -30,39 +27,6 @@ const (
 	// porchbot and GitHub, whose clock dates the reaction.
 	takeoverMargin = 5 * time.Minute
 )
-
-// claim is the outcome of a claim call.
-type claim struct {
-	made bool      // this call made the reaction (201)
-	at   time.Time // when porchbot's reaction was made (zero if GitHub did not say)
-}
-
-// restReactions claims comments over the REST API. go-github's Reaction
-// has no created_at, which the takeover needs, so the response is read
-// into a struct of its own.
-type restReactions struct{ c *github.Client }
-
-func (r restReactions) ClaimComment(ctx context.Context, owner, repo string, id int64, content string) (claim, error) {
-	u := fmt.Sprintf("repos/%v/%v/issues/comments/%v/reactions", owner, repo, id)
-	req, err := r.c.NewRequest(http.MethodPost, u, &struct {
-		Content string `json:"content"`
-	}{content})
-	if err != nil {
-		return claim{}, err
-	}
-	var out struct {
-		CreatedAt *github.Timestamp `json:"created_at"`
-	}
-	resp, err := r.c.Do(ctx, req, &out)
-	if err != nil {
-		return claim{}, err
-	}
-	c := claim{made: resp == nil || resp.StatusCode != http.StatusOK}
-	if out.CreatedAt != nil {
-		c.at = out.CreatedAt.Time
-	}
-	return c, nil
-}
 
 // commandTimeout is the deadline of one comment's commands.
 func (r *Runner) commandTimeout() time.Duration {
@@ -94,24 +58,24 @@ func (cr *commentRun) claim(ctx context.Context) (bool, error) {
 	if cr.ev.CommentID == 0 {
 		return true, nil
 	}
-	first, err := cr.api.reactions.ClaimComment(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, claimReaction)
+	first, err := cr.api.reactions.ReactToComment(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, claimReaction)
 	if err != nil {
 		return false, fmt.Errorf("claim comment %d (👀): %w", cr.ev.CommentID, err)
 	}
-	if first.made || !cr.ev.takeOver || first.at.IsZero() {
-		return first.made, nil
+	if first.Made || !cr.ev.takeOver || first.CreatedAt.IsZero() {
+		return first.Made, nil
 	}
-	age := cr.r.now().Sub(first.at)
+	age := cr.r.now().Sub(first.CreatedAt)
 	if age <= cr.r.takeoverAfter() {
 		return false, nil
 	}
-	second, err := cr.api.reactions.ClaimComment(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, takeoverReaction)
+	second, err := cr.api.reactions.ReactToComment(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.CommentID, takeoverReaction)
 	if err != nil {
 		return false, fmt.Errorf("take over comment %d (🚀): %w", cr.ev.CommentID, err)
 	}
-	if second.made {
-		cr.tookOver = first.at
-		cr.log.WithField("claimed_at", first.at).Warn("comment claimed long ago and never answered: taking it over")
+	if second.Made {
+		cr.tookOver = first.CreatedAt
+		cr.log.WithField("claimed_at", first.CreatedAt).Warn("comment claimed long ago and never answered: taking it over")
 	}
-	return second.made, nil
+	return second.Made, nil
 }

@@ -2,37 +2,32 @@ package commands
 
 import (
 	"context"
-	"errors"
-	"net/http"
-
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
-// The GitHub calls the runner makes, as small interfaces satisfied by
-// go-github's services.
+// The GitHub calls the runner makes, as small interfaces (parts of
+// hub.API).
 type (
 	reactionsAPI interface {
-		// ClaimComment puts porchbot's reaction content on a comment and
+		// ReactToComment puts porchbot's reaction content on a comment and
 		// says whether this call made it (201) or porchbot had already
 		// reacted so (200), and when that reaction was made.
-		ClaimComment(ctx context.Context, owner, repo string, id int64, content string) (claim, error)
+		ReactToComment(ctx context.Context, owner, repo string, id int64, content string) (hub.Reaction, error)
 	}
 	reposAPI interface {
-		GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
-		Get(ctx context.Context, owner, repo string) (*github.Repository, *github.Response, error)
-		GetCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) (*github.RepositoryCommit, *github.Response, error)
+		flow.API
 	}
 	issuesAPI interface {
-		CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+		CreateComment(ctx context.Context, owner, repo string, number int, body string) (hub.Comment, error)
 	}
 	pullsAPI interface {
-		Get(ctx context.Context, owner, repo string, number int) (*github.PullRequest, *github.Response, error)
+		GetPull(ctx context.Context, owner, repo string, number int) (hub.Pull, error)
 	}
 )
 
-// githubAPI is one installation's client, as the runner uses it.
+// githubAPI is one installation's API, as the runner uses it.
 type githubAPI struct {
 	reactions reactionsAPI
 	repos     reposAPI
@@ -40,8 +35,8 @@ type githubAPI struct {
 	pulls     pullsAPI
 }
 
-func apiOf(c *github.Client) githubAPI {
-	return githubAPI{reactions: restReactions{c}, repos: c.Repositories, issues: c.Issues, pulls: c.PullRequests}
+func apiOf(api hub.API) githubAPI {
+	return githubAPI{reactions: api, repos: api, issues: api, pulls: api}
 }
 
 // Permission levels as the permission endpoint names them.
@@ -57,7 +52,4 @@ func canWrite(level string) bool { return flow.CanWrite(level) }
 func canRead(level string) bool { return flow.CanRead(level) }
 
 // isNotFound reports a 404 from the API.
-func isNotFound(err error) bool {
-	var ge *github.ErrorResponse
-	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusNotFound
-}
+func isNotFound(err error) bool { return hub.IsNotFound(err) }

@@ -35,7 +35,7 @@ func newHarness(t *testing.T) *harness {
 	rig := lifecycletest.New(t)
 	h := &harness{env: rig.Env, clients: rig.Clients, store: rig.Store, opener: rig.Opener, fake: &fakeLifecycle{}}
 	clients := rig.Clients
-	h.runner = &commands.Runner{Clients: clients, Sessions: h.opener, Lifecycle: h.fake, Web: clients.URLs().Web,
+	h.runner = &commands.Runner{Clients: rig.Opener.Clients, Sessions: h.opener, Lifecycle: h.fake, Web: clients.URLs().Web,
 		InstallationFor: func(ctx context.Context, owner, repo string) (int64, error) {
 			return clients.InstallationIDForRepo(ctx, owner+"/"+repo)
 		}, Log: rig.Log}

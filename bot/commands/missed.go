@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // Bounds of AnswerMissed.
@@ -31,7 +31,7 @@ const (
 // commentLister lists a repository's issue and pull request comments
 // (number 0: all of them), as go-github's Issues service does.
 type commentLister interface {
-	ListComments(ctx context.Context, owner, repo string, number int, opts *github.IssueListCommentsOptions) ([]*github.IssueComment, *github.Response, error)
+	ListComments(ctx context.Context, owner, repo string, number int, q hub.CommentQuery) ([]hub.Comment, hub.Next, error)
 }
 
 // AnswerMissed answers the /porch comments of repo created since
@@ -59,7 +59,7 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo core.Repo, horizon time.
 		return nil, fmt.Errorf("answer missed commands in %s: installation client: %w", repo.FullName(), err)
 	}
 	since := time.Now().Add(-horizon)
-	missed, err := unansweredComments(ctx, gh.Issues, repo, since, r.botLogin())
+	missed, err := unansweredComments(ctx, gh, repo, since, r.botLogin())
 	if err != nil {
 		return nil, fmt.Errorf("answer missed commands in %s: %w", repo.FullName(), err)
 	}
@@ -71,16 +71,16 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo core.Repo, horizon time.
 			log.WithField("left", len(missed)-i).Info("missed commands left for the next resync")
 			break
 		}
-		ev := CommentEvent{Repo: repo, Number: issueNumberOf(c), IsPullRequest: strings.Contains(c.GetHTMLURL(), "/pull/"),
-			CommentID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(), Body: c.GetBody(),
-			CreatedAt: c.GetCreatedAt().Time, takeOver: true, found: true}
+		ev := CommentEvent{Repo: repo, Number: issueNumberOf(c), IsPullRequest: strings.Contains(c.HTMLURL, "/pull/"),
+			CommentID: c.ID, Author: c.User.Login, AuthorType: c.User.Type, Body: c.Body,
+			CreatedAt: c.CreatedAt, takeOver: true, found: true}
 		claimed, err := r.handle(ctx, ev)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if claimed {
-			ran = append(ran, c.GetID())
+			ran = append(ran, c.ID)
 		}
 	}
 	if len(ran) > 0 {
@@ -92,44 +92,43 @@ func (r *Runner) AnswerMissed(ctx context.Context, repo core.Repo, horizon time.
 // unansweredComments are the comments since since, oldest first, that
 // hold a /porch command, were not edited, are not by a bot, and have no
 // reply by porchbot (botLogin) naming them.
-func unansweredComments(ctx context.Context, issues commentLister, repo core.Repo, since time.Time, botLogin string) ([]*github.IssueComment, error) {
+func unansweredComments(ctx context.Context, issues commentLister, repo core.Repo, since time.Time, botLogin string) ([]hub.Comment, error) {
 	// No `since` in the query: the first page's address stays the same
 	// from pass to pass, so GitHub answers it 304 (not counted against the
 	// rate limit) while nobody comments; the horizon is applied here, and a
 	// page whose oldest comment is older than it is the last one read.
-	opts := &github.IssueListCommentsOptions{Sort: github.String("created"), Direction: github.String("desc"),
-		ListOptions: github.ListOptions{PerPage: 100}}
+	opts := hub.CommentQuery{Sort: "created", Direction: "desc", Page: hub.Page{PerPage: 100}}
 	replied := map[int64]bool{}
-	var cands []*github.IssueComment
+	var cands []hub.Comment
 	for page := 0; page < missedMaxPages; page++ {
-		list, resp, err := issues.ListComments(ctx, repo.Owner, repo.Name, 0, opts)
+		list, next, err := issues.ListComments(ctx, repo.Owner, repo.Name, 0, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list comments: %w", err)
 		}
 		for _, c := range list {
-			if strings.EqualFold(c.GetUser().GetLogin(), botLogin) {
-				if id := repliedTo(c.GetBody()); id != 0 {
+			if strings.EqualFold(c.User.Login, botLogin) {
+				if id := repliedTo(c.Body); id != 0 {
 					replied[id] = true
 				}
 				continue
 			}
-			if c.GetCreatedAt().Before(since) || c.GetUpdatedAt().After(c.GetCreatedAt().Time) {
+			if c.CreatedAt.Before(since) || c.UpdatedAt.After(c.CreatedAt) {
 				continue
 			}
-			ev := CommentEvent{Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType()}
-			if ev.FromBot() || len(Parse(c.GetBody())) == 0 {
+			ev := CommentEvent{Author: c.User.Login, AuthorType: c.User.Type}
+			if ev.FromBot() || len(Parse(c.Body)) == 0 {
 				continue
 			}
 			cands = append(cands, c)
 		}
-		if resp == nil || resp.NextPage == 0 || len(list) == 0 || list[len(list)-1].GetCreatedAt().Before(since) {
+		if next.Page == 0 || len(list) == 0 || list[len(list)-1].CreatedAt.Before(since) {
 			break
 		}
-		opts.Page = resp.NextPage
+		opts.Number = next.Page
 	}
-	var out []*github.IssueComment
+	var out []hub.Comment
 	for i := len(cands) - 1; i >= 0; i-- { // oldest first
-		if !replied[cands[i].GetID()] {
+		if !replied[cands[i].ID] {
 			out = append(out, cands[i])
 		}
 	}
@@ -137,8 +136,8 @@ func unansweredComments(ctx context.Context, issues commentLister, repo core.Rep
 }
 
 // issueNumberOf is the number at the end of a comment's issue_url.
-func issueNumberOf(c *github.IssueComment) int {
-	u := c.GetIssueURL()
+func issueNumberOf(c hub.Comment) int {
+	u := c.IssueURL
 	n := 0
 	for _, ch := range u[strings.LastIndexByte(u, '/')+1:] {
 		if ch < '0' || ch > '9' {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -152,7 +151,7 @@ func (r *Runner) handle(ctx context.Context, ev CommentEvent) (bool, error) {
 		results = append(results, res)
 	}
 	body := renderReply(ev.Author, results) + takeoverNote(cr.tookOver) + replyMarker(ev.CommentID)
-	if _, _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, &github.IssueComment{Body: &body}); err != nil {
+	if _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, body); err != nil {
 		return true, fmt.Errorf("commands in %s#%d: reply: %w", ev.Repo.FullName(), ev.Number, err)
 	}
 	return true, nil
@@ -256,12 +255,11 @@ func (cr *commentRun) pullHead(ctx context.Context) (pullHead, error) {
 		return pullHead{ref: cr.ev.HeadRef, sha: cr.ev.HeadSHA, repo: cr.ev.HeadRepo}, nil
 	}
 	if !cr.headDone {
-		pr, _, err := cr.api.pulls.Get(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Number)
+		pr, err := cr.api.pulls.GetPull(ctx, cr.ev.Repo.Owner, cr.ev.Repo.Name, cr.ev.Number)
 		if err != nil {
 			cr.headErr = fmt.Errorf("read pull request #%d: %w", cr.ev.Number, err)
 		} else {
-			h := pr.GetHead()
-			cr.head = pullHead{ref: h.GetRef(), sha: h.GetSHA(), repo: h.GetRepo().GetFullName()}
+			cr.head = pullHead{ref: pr.Head.Ref, sha: pr.Head.SHA, repo: pr.Head.RepoFullName}
 		}
 		cr.headDone = true
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -62,7 +61,7 @@ func (r *Runner) HandleTicks(ctx context.Context, ev TickEvent) error {
 		results = append(results, res)
 	}
 	body := renderReply(ev.Author, results)
-	if _, _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, &github.IssueComment{Body: &body}); err != nil {
+	if _, err := cr.api.issues.CreateComment(ctx, ev.Repo.Owner, ev.Repo.Name, ev.Number, body); err != nil {
 		return fmt.Errorf("dashboard ticks in %s#%d: reply: %w", ev.Repo.FullName(), ev.Number, err)
 	}
 	return nil

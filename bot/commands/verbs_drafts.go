@@ -103,19 +103,19 @@ func (cr *commentRun) openSource(ctx context.Context, owner, repo string) (*core
 		return nil, err
 	}
 	api := apiOf(gh)
-	info, _, err := api.repos.Get(ctx, owner, repo)
+	info, err := api.repos.GetRepository(ctx, owner, repo)
 	if err != nil {
 		if isNotFound(err) {
 			return nil, &UserError{Msg: fmt.Sprintf("porchbot cannot see %s: it is not installed there, or there is no such repository", full)}
 		}
 		return nil, fmt.Errorf("read repository %s: %w", full, err)
 	}
-	src := flow.Repo{Owner: info.GetOwner().GetLogin(), Name: info.GetName(), Visibility: flow.VisibilityOf(info), API: api.repos}
+	src := flow.Repo{Owner: info.Owner, Name: info.Name, Visibility: flow.VisibilityOf(info), API: api.repos}
 	var s *core.Session
 	open := func(ctx context.Context) (*core.Session, error) {
 		if s == nil {
 			s, err = cr.r.Sessions.Open(ctx, core.Repo{Owner: src.Owner, Name: src.Name,
-				InstallationID: id, DefaultBranch: info.GetDefaultBranch()})
+				InstallationID: id, DefaultBranch: info.DefaultBranch})
 		}
 		return s, err
 	}

@@ -27,7 +27,7 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 		}
 	}
 	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
-		if err := proposals.CheckProposable(ctx, s, s.GH.PullRequests, pkg, ws); err != nil {
+		if err := proposals.CheckProposable(ctx, s, s.Hub, pkg, ws); err != nil {
 			return Outcome{}, err
 		}
 		return cr.r.Lifecycle.OpenProposal(ctx, s, pkg, ws, cr.ev.Author)

@@ -279,7 +279,7 @@ func TestReplicasPublishOnce(t *testing.T) {
 	if w.branchSHA(repo, draft) == "" {
 		t.Fatalf("no draft %s of the refused merge", draft)
 	}
-	refusals := 0
+	var refusals []string
 	for _, pr := range []int{pr1.GetNumber(), pr2.GetNumber(), pr3.GetNumber()} {
 		seen := map[string]bool{}
 		for _, c := range w.botComments(repo, pr) {
@@ -288,12 +288,12 @@ func TestReplicasPublishOnce(t *testing.T) {
 			}
 			seen[c.GetBody()] = true
 			if strings.Contains(c.GetBody(), "Not published") {
-				refusals++
+				refusals = append(refusals, fmt.Sprintf("#%d: %s", pr, c.GetBody()))
 			}
 		}
 	}
-	if refusals != 1 {
-		t.Fatalf("%d refusal comments, want one (on #%d)", refusals, pr3.GetNumber())
+	if len(refusals) != 1 {
+		t.Fatalf("%d refusal comments, want one (on #%d):\n%s", len(refusals), pr3.GetNumber(), strings.Join(refusals, "\n---\n"))
 	}
 	if n := len(w.botComments(repo, pr3.GetNumber())); n != 1 {
 		t.Fatalf("%d bot comments on #%d, want the refusal only", n, pr3.GetNumber())

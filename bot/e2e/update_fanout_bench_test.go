@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	ghclient "github.com/porchbot/porchbot/internal/github"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v60/github"
 
@@ -127,9 +129,11 @@ func benchUpdateFanout(b *testing.B, private bool) {
 	rev := publish.PublishedRevision{Package: upstreamPkg, Revision: 2, Tag: upstreamPkg + "/v2", Commit: plumbing.NewHash(v2sha)}
 	// The publish hands the fan-out the release it just made, as here.
 	owner, name, _ := strings.Cut(upstreamRepo, "/")
-	if rev.Release, _, err = w.client("alice").Repositories.GetReleaseByTag(w.ctx, owner, name, rev.Tag); err != nil {
+	rel, _, err := w.client("alice").Repositories.GetReleaseByTag(w.ctx, owner, name, rev.Tag)
+	if err != nil {
 		b.Fatalf("the publish made no release of %s: %v", rev.Tag, err)
 	}
+	rev.Release = hubRelease(rel)
 	// The publish's event gives the upstream's visibility, which the flow
 	// rule (internal/flow) keeps, as here; in the private fleet, where the
 	// rule needs them, the downstream repositories' (their pushes gave
@@ -141,7 +145,7 @@ func benchUpdateFanout(b *testing.B, private bool) {
 	if private {
 		w.svc.App.Flows.Visibilities.Forget()
 	}
-	w.svc.App.Flows.Remember(info)
+	w.svc.App.Flows.Remember(ghclient.RepositoryOf(info))
 	fg := w.svc.Embedded.Forge
 	// The webhooks the fan-out causes wait in a sink until it is over, so
 	// its own calls are counted apart from the pull requests' lifecycle
@@ -236,7 +240,7 @@ func benchPrivateSteady(b *testing.B, w *world, up *core.Session, upstreamInfo *
 	fg := w.svc.Embedded.Forge
 	fl := sinkFleet(b, w)
 	w.svc.App.Flows.Visibilities.Forget() // a later publish: a minute gone
-	w.svc.App.Flows.Remember(upstreamInfo)
+	w.svc.App.Flows.Remember(ghclient.RepositoryOf(upstreamInfo))
 	before := fg.Stats().Snapshot()
 	if _, err := w.svc.App.Updates.Published(w.ctx, up, []publish.PublishedRevision{rev}); err != nil {
 		b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 	"github.com/porchbot/porchbot/internal/forge"
 	ghclient "github.com/porchbot/porchbot/internal/github"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/variants"
 )
 
@@ -153,7 +154,7 @@ func BenchmarkVariantFanout(b *testing.B) {
 	if err != nil {
 		b.Fatalf("the publish made no release of %s: %v", v3, err)
 	}
-	pub := []publish.PublishedRevision{{Package: upstreamPkg, Revision: 3, Tag: v3, Commit: plumbing.NewHash(v3sha), Release: rel}}
+	pub := []publish.PublishedRevision{{Package: upstreamPkg, Revision: 3, Tag: v3, Commit: plumbing.NewHash(v3sha), Release: hubRelease(rel)}}
 	b.StartTimer()
 	updRun := measureReconcile(b, w, pub)
 	b.StopTimer()
@@ -304,4 +305,10 @@ func checkVariantResults(b *testing.B, rep *variant.Report, kind variants.Kind, 
 	if got != n {
 		b.Fatalf("%d of %d targets got a %s pull request", got, n, kind)
 	}
+}
+
+// hubRelease is a release a user's client read, in porchbot's view.
+func hubRelease(rel *github.RepositoryRelease) *hub.Release {
+	r := ghclient.ReleaseOf(rel)
+	return &r
 }

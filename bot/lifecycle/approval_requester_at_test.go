@@ -10,6 +10,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/internal/forge/forgetest"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // TestRequesterRecordInTheBody: a requester record in a bot-opened pull
@@ -58,10 +59,10 @@ func TestRequesterRecordInTheBody(t *testing.T) {
 
 	s := h.Open(t)
 	api := approval.ProposalAPI{RecordKey: key}
-	bot := &github.User{Login: github.String(approval.DefaultBotLogin), Type: github.String("Bot")}
-	prB := func(body string) *github.PullRequest {
-		return &github.PullRequest{Number: github.Int(2), User: bot, Body: github.String("Update upf\n\n" + body + "\n"),
-			Head: &github.PullRequestBranch{Ref: github.String(branch), SHA: github.String(cB)}}
+	bot := hub.User{Login: approval.DefaultBotLogin, Type: "Bot"}
+	prB := func(body string) hub.Pull {
+		return hub.Pull{Number: 2, User: bot, Body: "Update upf\n\n" + body + "\n",
+			Head: hub.Branch{Ref: branch, SHA: cB}}
 	}
 	own := approval.OwnCommitsOf(ctx, s, cB, plumbing.NewHash(cA))
 	requester := func(body string) string {

@@ -54,10 +54,10 @@ func approvalIgnored(out *approval.Outcome, user string) approval.IgnoreReason {
 func wantApprovalCheck(t *testing.T, out *approval.Outcome, conclusion string, inSummary ...string) {
 	t.Helper()
 	run := out.CheckRun
-	if run.GetName() != approval.CheckName || run.GetConclusion() != conclusion || run.GetHeadSHA() != out.Head {
-		t.Fatalf("check %s %s on %s (head %s), want %s", run.GetName(), run.GetConclusion(), run.GetHeadSHA(), out.Head, conclusion)
+	if run.Name != approval.CheckName || run.Conclusion != conclusion || run.HeadSHA != out.Head {
+		t.Fatalf("check %s %s on %s (head %s), want %s", run.Name, run.Conclusion, run.HeadSHA, out.Head, conclusion)
 	}
-	text := run.GetOutput().GetTitle() + "\n" + run.GetOutput().GetSummary()
+	text := run.Output.Title + "\n" + run.Output.Summary
 	for _, s := range inSummary {
 		if !strings.Contains(text, s) {
 			t.Errorf("check output lacks %q:\n%s", s, text)
@@ -112,15 +112,15 @@ func TestApprovalTeamApprover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.review(forgetest.BobToken, pr.GetNumber(), head, "APPROVE")
-	out, calls := f.evaluate(pr.GetNumber())
+	f.review(forgetest.BobToken, pr.Number, head, "APPROVE")
+	out, calls := f.evaluate(pr.Number)
 	if out.Result.Satisfied || approvalIgnored(out, "bob") != approval.IgnoredNotApprover || calls != 5 {
 		t.Fatalf("bob is not in @acme/platform: %+v, %d calls", out.Result, calls)
 	}
 	wantApprovalCheck(t, out, "action_required", "not a member of @acme/platform")
 
-	f.review(forgetest.AliceToken, pr.GetNumber(), head, "APPROVE")
-	out, calls = f.evaluate(pr.GetNumber())
+	f.review(forgetest.AliceToken, pr.Number, head, "APPROVE")
+	out, calls = f.evaluate(pr.Number)
 	// reviews, check run, two memberships: the render checks and the
 	// comments are revalidated (304s, not charged).
 	if !out.Result.Satisfied || strings.Join(approvalCounted(out), ",") != "alice" || calls != 4 || out.Lookups != 2 {

@@ -27,7 +27,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatalf("seed published %v", got)
 	}
 
-	api := proposals.NewDeletionAPI(s.GH)
+	api := proposals.NewDeletionAPI(s.Hub)
 	var err error
 	calls := f.calls(func() {
 		_, err = proposals.ProposeDeletion(f.ctx, s, api, "old", "alice")
@@ -69,14 +69,14 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 
 	// Asked again: the same proposal, no second one.
 	s = f.h.Open(t)
-	again, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "old", "bob")
-	if err != nil || again.GetNumber() != pr.GetNumber() {
-		t.Fatalf("second /porch delete: #%d %v (want #%d)", again.GetNumber(), err, pr.GetNumber())
+	again, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.Hub), "old", "bob")
+	if err != nil || again.Number != pr.GetNumber() {
+		t.Fatalf("second /porch delete: #%d %v (want #%d)", again.Number, err, pr.GetNumber())
 	}
-	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "old/sub", "bob"); !errors.Is(err, proposals.ErrDeletionNoPackage) {
+	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.Hub), "old/sub", "bob"); !errors.Is(err, proposals.ErrDeletionNoPackage) {
 		t.Fatalf("deleting a subpackage: %v", err)
 	}
-	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "nope", "bob"); !errors.Is(err, proposals.ErrDeletionNoPackage) {
+	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.Hub), "nope", "bob"); !errors.Is(err, proposals.ErrDeletionNoPackage) {
 		t.Fatalf("deleting nothing: %v", err)
 	}
 
@@ -97,7 +97,7 @@ func TestDeletionProposalMergedKeepsTags(t *testing.T) {
 		t.Fatalf("comments %q", cs)
 	}
 	// The resync has nothing to do about a deleted package.
-	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("resync after deletion: %+v %v", rep, err)
 	}
@@ -109,12 +109,12 @@ func TestDeletionBranchTakenGetsASuffix(t *testing.T) {
 	// A draft that happens to be called "delete" and keeps the package.
 	f.commit("drafts/pkg/delete", "", func(files map[string][]byte) { files["pkg/x.yaml"] = pubNamespace("x") })
 	s := f.h.Open(t)
-	pr, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "pkg", "")
+	pr, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.Hub), "pkg", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.GetHead().GetRef() != "drafts/pkg/delete-2" {
-		t.Fatalf("head %s", pr.GetHead().GetRef())
+	if pr.Head.Ref != "drafts/pkg/delete-2" {
+		t.Fatalf("head %s", pr.Head.Ref)
 	}
 }
 

@@ -13,7 +13,7 @@
 //	core         sessions, config history, commits under a lease, landings, revision tags, check runs
 //
 // Every step is written against small consumer-side interfaces of the
-// GitHub API (satisfied by go-github's services) and a git cache, with a
+// GitHub API in internal/hub's values and a git cache, with a
 // core.Session opened for the event's repository; nothing here touches
 // HTTP. The bot's event handlers (package bot) and commands (package
 // bot/commands) call the steps.

@@ -132,7 +132,7 @@ func TestResyncRebuildsTheIndex(t *testing.T) {
 	resync := func() *resync.Report {
 		t.Helper()
 		s := h.Open(t)
-		rep, err := resync.Repository(ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+		rep, err := resync.Repository(ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 		if err != nil {
 			t.Fatal(err)
 		}

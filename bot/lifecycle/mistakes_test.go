@@ -34,9 +34,9 @@ func TestMistakesSayWhatToDo(t *testing.T) {
 	s = h.Open(t)
 	_, err = proposals.EditDraft(ctx, s, proposals.EditRequest{Package: "edge/amf"})
 	ndWantRequestError(t, err, "it is only a draft (`drafts/edge/amf/v1`). `/porch propose edge/amf/v1` proposes it")
-	ndWantRequestError(t, proposals.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v2"), "Did you mean `edge/amf/v1`?")
-	ndWantRequestError(t, proposals.CheckProposable(ctx, s, s.GH.PullRequests, "basens", "v1"), "`/porch edit basens` starts a draft of `basens`")
-	if err := proposals.CheckProposable(ctx, s, s.GH.PullRequests, "edge/amf", "v1"); err != nil {
+	ndWantRequestError(t, proposals.CheckProposable(ctx, s, s.Hub, "edge/amf", "v2"), "Did you mean `edge/amf/v1`?")
+	ndWantRequestError(t, proposals.CheckProposable(ctx, s, s.Hub, "basens", "v1"), "`/porch edit basens` starts a draft of `basens`")
+	if err := proposals.CheckProposable(ctx, s, s.Hub, "edge/amf", "v1"); err != nil {
 		t.Fatalf("a draft with a commit of its own: %v", err)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	ghclient "github.com/porchbot/porchbot/internal/github"
+	"github.com/porchbot/porchbot/internal/hub"
+
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
@@ -124,14 +127,14 @@ func (f *propFixture) openPR(token string) *github.PullRequest {
 	return pr
 }
 
-// pr reads pull request n as GitHub has it now.
-func (f *propFixture) pr(n int) *github.PullRequest {
+// pr reads pull request n as GitHub has it now, in porchbot's view.
+func (f *propFixture) pr(n int) hub.Pull {
 	f.t.Helper()
 	pr, _, err := f.h.User(forgetest.AliceToken).PullRequests.Get(f.ctx, "acme", "catalog", n)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return pr
+	return ghclient.PullOf(pr)
 }
 
 // review submits a review (APPROVE, REQUEST_CHANGES, COMMENT) on commit.
@@ -149,7 +152,7 @@ func (f *propFixture) review(token string, n int, commit, event string) {
 // session opens a fresh session (fetching everything) and its API.
 func (f *propFixture) session() (*core.Session, approval.ProposalAPI) {
 	s := f.h.Open(f.t)
-	api := approval.NewProposalAPI(s.GH)
+	api := approval.NewProposalAPI(s.Hub)
 	api.RecordKey = f.recordKey
 	return s, api
 }
@@ -178,20 +181,14 @@ func (f *propFixture) settledStats() map[string]int64 {
 	return prev
 }
 
-func propLabelNames(pr *github.PullRequest) []string {
-	var out []string
-	for _, l := range pr.Labels {
-		out = append(out, l.GetName())
-	}
-	return out
-}
+func propLabelNames(pr hub.Pull) []string { return pr.Labels }
 
 func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 	f := newPropFixture(t, "")
 	head := f.draft()
 	s, api := f.session()
 
-	var pr *github.PullRequest
+	var pr hub.Pull
 	n, d := f.calls(func() {
 		var err error
 		if pr, err = proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "alice"); err != nil {
@@ -199,40 +196,40 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 		}
 	})
 	t.Logf("OpenProposal (new): %d REST calls %v", n, d)
-	if pr.GetHead().GetRef() != "drafts/basens/w1" || pr.GetBase().GetRef() != "main" || pr.GetState() != "open" {
-		t.Fatalf("pull request %s -> %s (%s)", pr.GetHead().GetRef(), pr.GetBase().GetRef(), pr.GetState())
+	if pr.Head.Ref != "drafts/basens/w1" || pr.Base.Ref != "main" || pr.State != "open" {
+		t.Fatalf("pull request %s -> %s (%s)", pr.Head.Ref, pr.Base.Ref, pr.State)
 	}
-	if pr.GetTitle() != "basens: Add a config map" {
-		t.Fatalf("title %q", pr.GetTitle())
+	if pr.Title != "basens: Add a config map" {
+		t.Fatalf("title %q", pr.Title)
 	}
-	body := pr.GetBody()
+	body := pr.Body
 	for _, want := range []string{"`basens`", "`w1`", "`drafts/basens/w1`", head[:7], "Add a config map", "@alice",
 		"`basens/v1`", `<!-- porchbot:proposal {"package":"basens","workspace":"w1"} -->`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
 	}
-	got := f.pr(pr.GetNumber())
+	got := f.pr(pr.Number)
 	if labels := propLabelNames(got); len(labels) != 1 || labels[0] != packages.LabelProposed {
 		t.Fatalf("labels %v", labels)
 	}
-	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.Number, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := approval.ProposalRequester(api, "acme/catalog", got, comments); got.GetUser().GetLogin() != approval.DefaultBotLogin || r != "alice" {
-		t.Fatalf("author %s, requester %q", got.GetUser().GetLogin(), r)
+	if r := approval.ProposalRequester(api, "acme/catalog", got, hubComments(comments)); got.User.Login != approval.DefaultBotLogin || r != "alice" {
+		t.Fatalf("author %s, requester %q", got.User.Login, r)
 	}
 	// The body is the author's to edit: it never names the requester.
-	got.Body = github.String(`<!-- porchbot:proposal {"package":"basens","workspace":"w1","requester":"mallory"} -->`)
-	if r := approval.ProposalRequester(api, "acme/catalog", got, comments[:0]); r != "" {
+	got.Body = `<!-- porchbot:proposal {"package":"basens","workspace":"w1","requester":"mallory"} -->`
+	if r := approval.ProposalRequester(api, "acme/catalog", got, nil); r != "" {
 		t.Fatalf("requester from the body: %q", r)
 	}
 
 	// Again: the same pull request, three calls (the refused creation, the
 	// lookup, the look for its requester record), nothing created: the
 	// record still names alice.
-	var again *github.PullRequest
+	var again hub.Pull
 	n, d = f.calls(func() {
 		var err error
 		if again, err = proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
@@ -240,14 +237,14 @@ func TestOpenProposalCreatesLabelledPRAndIsIdempotent(t *testing.T) {
 		}
 	})
 	t.Logf("OpenProposal (already open): %d REST calls %v", n, d)
-	if again.GetNumber() != pr.GetNumber() || n != 3 {
-		t.Fatalf("second propose: #%d (first #%d), %d calls %v", again.GetNumber(), pr.GetNumber(), n, d)
+	if again.Number != pr.Number || n != 3 {
+		t.Fatalf("second propose: #%d (first #%d), %d calls %v", again.Number, pr.Number, n, d)
 	}
 	open, _, err := f.h.User(forgetest.AliceToken).PullRequests.List(f.ctx, "acme", "catalog", &github.PullRequestListOptions{State: "all"})
 	if err != nil || len(open) != 1 {
 		t.Fatalf("pull requests %d (%v)", len(open), err)
 	}
-	if r := f.requester(api, pr.GetNumber()); r != "alice" {
+	if r := f.requester(api, pr.Number); r != "alice" {
 		t.Fatalf("requester after a second propose: %q", r)
 	}
 }
@@ -265,20 +262,20 @@ func TestOpenProposalRepairsAMissingRequesterRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := f.h.User(forgetest.AliceToken)
-	comments, _, err := alice.Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	comments, _, err := alice.Issues.ListComments(f.ctx, "acme", "catalog", pr.Number, nil)
 	if err != nil || len(comments) != 1 {
 		t.Fatalf("comments %d (%v)", len(comments), err)
 	}
 	if _, err := alice.Issues.DeleteComment(f.ctx, "acme", "catalog", comments[0].GetID()); err != nil {
 		t.Fatal(err)
 	}
-	if r := f.requester(api, pr.GetNumber()); r != "" {
+	if r := f.requester(api, pr.Number); r != "" {
 		t.Fatalf("requester with the record deleted: %q", r)
 	}
 	if _, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "bob"); err != nil {
 		t.Fatal(err)
 	}
-	if r := f.requester(api, pr.GetNumber()); r != "bob" {
+	if r := f.requester(api, pr.Number); r != "bob" {
 		t.Fatalf("requester after proposing again: %q, want bob", r)
 	}
 }
@@ -291,7 +288,7 @@ func (f *propFixture) requester(api approval.ProposalAPI, n int) string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return approval.ProposalRequester(api, "acme/catalog", pr, comments)
+	return approval.ProposalRequester(api, "acme/catalog", pr, hubComments(comments))
 }
 
 func TestOpenProposalErrors(t *testing.T) {
@@ -326,7 +323,7 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	var out *approval.Outcome
 	n, d := f.calls(func() {
 		var err error
-		if out, err = proposals.OnProposalEvent(f.ctx, s, api, pr); err != nil {
+		if out, err = proposals.OnProposalEvent(f.ctx, s, api, ghclient.PullOf(pr)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -334,8 +331,8 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 	if out == nil || !out.Labelled || out.Result.Satisfied || n != 4 { // label, reviews, render checks, check run (no comment)
 		t.Fatalf("outcome %+v, %d calls %v", out, n, d)
 	}
-	if out.CheckRun.GetConclusion() != "action_required" || out.CheckRun.GetName() != approval.CheckName {
-		t.Fatalf("check %s %s", out.CheckRun.GetName(), out.CheckRun.GetConclusion())
+	if out.CheckRun.Conclusion != "action_required" || out.CheckRun.Name != approval.CheckName {
+		t.Fatalf("check %s %s", out.CheckRun.Name, out.CheckRun.Conclusion)
 	}
 	if labels := propLabelNames(f.pr(pr.GetNumber())); len(labels) != 1 || labels[0] != packages.LabelProposed {
 		t.Fatalf("labels %v", labels)
@@ -361,12 +358,12 @@ func TestOnProposalEventLabelsThenEvaluates(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ = f.calls(func() {
-		if out, err := proposals.OnProposalEvent(f.ctx, s, api, feat); out != nil || err != nil {
+		if out, err := proposals.OnProposalEvent(f.ctx, s, api, ghclient.PullOf(feat)); out != nil || err != nil {
 			t.Fatalf("feature branch: %+v %v", out, err)
 		}
-		ghDraft := *pr
-		ghDraft.Draft = github.Bool(true)
-		if out, err := proposals.OnProposalEvent(f.ctx, s, api, &ghDraft); out != nil || err != nil {
+		ghDraft := ghclient.PullOf(pr)
+		ghDraft.Draft = true
+		if out, err := proposals.OnProposalEvent(f.ctx, s, api, ghDraft); out != nil || err != nil {
 			t.Fatalf("GitHub draft: %+v %v", out, err)
 		}
 	})
@@ -392,11 +389,11 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("%d calls %v", n, d)
 	}
-	got := f.pr(pr.GetNumber())
-	if got.GetState() != "closed" || got.GetMerged() || len(got.Labels) != 0 {
-		t.Fatalf("state %s merged %v labels %v", got.GetState(), got.GetMerged(), propLabelNames(got))
+	got := f.pr(pr.Number)
+	if got.State != "closed" || got.Merged || len(got.Labels) != 0 {
+		t.Fatalf("state %s merged %v labels %v", got.State, got.Merged, propLabelNames(got))
 	}
-	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.GetNumber(), nil)
+	comments, _, err := f.h.User(forgetest.AliceToken).Issues.ListComments(f.ctx, "acme", "catalog", pr.Number, nil)
 	// The requester record, then the rejection.
 	if err != nil || len(comments) != 2 || !strings.Contains(comments[1].GetBody(), "rejected by @bob") ||
 		!strings.Contains(comments[1].GetBody(), "> not now") {
@@ -416,12 +413,11 @@ func TestRejectClosesUnlabelsAndKeepsTheBranch(t *testing.T) {
 	}
 	// Proposing again opens a new pull request from the same branch.
 	again, err := proposals.OpenProposal(f.ctx, s, api, "basens", "w1", "alice")
-	if err != nil || again.GetNumber() == pr.GetNumber() {
-		t.Fatalf("propose again: #%d %v", again.GetNumber(), err)
+	if err != nil || again.Number == pr.Number {
+		t.Fatalf("propose again: #%d %v", again.Number, err)
 	}
 	// Not a proposal.
-	notProp := &github.PullRequest{Number: github.Int(99), State: github.String("open"),
-		Head: &github.PullRequestBranch{Ref: github.String("feature")}, Base: &github.PullRequestBranch{Ref: github.String("main")}}
+	notProp := hub.Pull{Number: 99, State: "open", Head: hub.Branch{Ref: "feature"}, Base: hub.Branch{Ref: "main"}}
 	if err := proposals.Reject(f.ctx, s, api, notProp, "bob", ""); !errors.Is(err, approval.ErrNotProposal) {
 		t.Fatalf("want ErrNotProposal, got %v", err)
 	}

@@ -211,7 +211,7 @@ func (f *pubFixture) calls(fn func()) map[string]int64 {
 
 func publishLanding(t *testing.T, s *core.Session, landed plumbing.Hash, pr *github.PullRequest) *publish.Outcome {
 	t.Helper()
-	out, err := publish.Publish(context.Background(), s, publish.NewAPI(s.GH), landed, pr)
+	out, err := publish.Publish(context.Background(), s, publish.NewAPI(s.Hub), landed, hubPull(pr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestPublishDirectPushAndResync(t *testing.T) {
 	// Another direct push, webhook lost: the resync tags it.
 	c2 := f.commit("main", "", func(files map[string][]byte) { files["app/cm.yaml"] = pubConfigMap("app", "cfg", "2") })
 	s = f.h.Open(t)
-	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,13 +375,13 @@ func TestPublishReplicasRaceOneTagPerLanding(t *testing.T) {
 			for _, st := range steps {
 				var out *publish.Outcome
 				if st.resync {
-					rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+					rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 					if err != nil {
 						errs <- err
 						return
 					}
 					out = &publish.Outcome{Published: rep.Published, Races: rep.Races}
-				} else if out, err = publish.Publish(f.ctx, s, publish.NewAPI(s.GH), st.landed, st.pr); err != nil {
+				} else if out, err = publish.Publish(f.ctx, s, publish.NewAPI(s.Hub), st.landed, hubPull(st.pr)); err != nil {
 					errs <- err
 					return
 				}
@@ -477,7 +477,7 @@ func TestPublishRefusesWhatWasNotReviewed(t *testing.T) {
 	// resync publishes the re-review merge.
 	m3, prC := f.land(wantBranch, "Review the merged net")
 	s = f.h.Open(t)
-	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,14 +534,14 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 	if out.Skipped == "" || len(out.Published) != 0 {
 		t.Fatalf("publishOn never published on merge: %+v", out)
 	}
-	if _, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{}); err != nil {
+	if _, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{}); err != nil {
 		t.Fatal(err)
 	}
 	f.wantTags(map[string]plumbing.Hash{})
 
 	var err error
 	calls := f.calls(func() {
-		out, err = publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "manual", s.DeploymentHead)
+		out, err = publish.PublishPackage(f.ctx, s, publish.NewAPI(s.Hub), "manual", s.DeploymentHead)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -555,14 +555,14 @@ func TestPublishOnNeverWaitsForPublishPackage(t *testing.T) {
 		t.Fatalf("release %+v", rel)
 	}
 	// Again: nothing to do.
-	out, err = publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "manual", s.DeploymentHead)
+	out, err = publish.PublishPackage(f.ctx, s, publish.NewAPI(s.Hub), "manual", s.DeploymentHead)
 	if err != nil || len(out.Published) != 0 || len(out.AlreadyPublished) != 1 {
 		t.Fatalf("second PublishPackage: %+v %v", out, err)
 	}
-	if _, err := publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "bad..name", s.DeploymentHead); err == nil {
+	if _, err := publish.PublishPackage(f.ctx, s, publish.NewAPI(s.Hub), "bad..name", s.DeploymentHead); err == nil {
 		t.Fatal("an invalid package name was accepted")
 	}
-	if _, err := publish.PublishPackage(f.ctx, s, publish.NewAPI(s.GH), "nope", s.DeploymentHead); !errors.Is(err, publish.ErrNoPackage) {
+	if _, err := publish.PublishPackage(f.ctx, s, publish.NewAPI(s.Hub), "nope", s.DeploymentHead); !errors.Is(err, publish.ErrNoPackage) {
 		t.Fatalf("publishing a missing package: %v", err)
 	}
 }
@@ -756,7 +756,7 @@ func TestPublishSquashMergesCompareWithTheApprovedHead(t *testing.T) {
 	m2, prB := squash(prB.GetNumber())
 	s := f.h.Open(t)
 	// No event at all: the resync finds each commit's pull request.
-	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

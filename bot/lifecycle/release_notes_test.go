@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/treediff"
 )
 
@@ -98,10 +97,10 @@ func TestReleaseNotesMarkdown(t *testing.T) {
 }
 
 func TestReleaseApproversFromReviews(t *testing.T) {
-	review := func(login, state string) *github.PullRequestReview {
-		return &github.PullRequestReview{User: &github.User{Login: github.String(login)}, State: github.String(state)}
+	review := func(login, state string) hub.Review {
+		return hub.Review{User: hub.User{Login: login}, State: state}
 	}
-	reviews := []*github.PullRequestReview{
+	reviews := []hub.Review{
 		review("bob", "APPROVED"),
 		review("carol", "APPROVED"),
 		review("carol", "CHANGES_REQUESTED"), // carol's latest decision

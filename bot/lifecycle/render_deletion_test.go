@@ -22,12 +22,12 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 	})
 	s := f.h.Open(t)
 	publishLanding(t, s, plumbing.NewHash(c1), nil)
-	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.GH), "old", "alice"); err != nil {
+	if _, err := proposals.ProposeDeletion(f.ctx, s, proposals.NewDeletionAPI(s.Hub), "old", "alice"); err != nil {
 		t.Fatal(err)
 	}
 	s = f.h.Open(t)
 	head := plumbing.NewHash(f.head("drafts/old/delete"))
-	out, err := rendercheck.RenderDraft(f.ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: "drafts/old/delete", Head: head})
+	out, err := rendercheck.RenderDraft(f.ctx, s, s.Hub, rendercheck.RenderRequest{Branch: "drafts/old/delete", Head: head})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestDeletionDraftRenderCheckSaysItIsADeletion(t *testing.T) {
 		files["ghost/README.md"] = []byte("no Kptfile\n")
 	}))
 	s = f.h.Open(t)
-	if _, err := rendercheck.RenderDraft(f.ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: "drafts/ghost/w1", Head: ghost}); err != nil {
+	if _, err := rendercheck.RenderDraft(f.ctx, s, s.Hub, rendercheck.RenderRequest{Branch: "drafts/ghost/w1", Head: ghost}); err != nil {
 		t.Fatal(err)
 	}
 	if run := f.h.OneCheck(t, ghost, core.RenderCheckName); run.GetOutput().GetTitle() != "Package ghost not found" {

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 	"github.com/porchbot/porchbot/internal/forge"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/index"
 )
 
@@ -39,7 +39,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 		rep *resync.Report
 		err error
 	)
-	calls := f.calls(func() { rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{}) })
+	calls := f.calls(func() { rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestResyncPublishesLostLandingsInOrder(t *testing.T) {
 	// Nothing left to do: the session's fetch, one releases call.
 	calls = f.calls(func() {
 		s = f.h.Open(t)
-		rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+		rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	})
 	if err != nil || len(rep.Published) != 0 {
 		t.Fatalf("second resync: %+v %v", rep, err)
@@ -81,7 +81,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.h.Open(t)
-	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+	rep, err := resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestResyncRepairsAMissingRelease(t *testing.T) {
 	if as := f.release("p/v1").Assets; len(as) != 1 || as[0].Name != index.FileName {
 		t.Fatalf("the repaired release carries no index: %+v", as)
 	}
-	rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{})
+	rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{})
 	if err != nil || len(rep.ReleasesRepaired) != 0 {
 		t.Fatalf("second repair: %+v %v", rep, err)
 	}
@@ -114,10 +114,10 @@ func (r *recordingHooks) RenderDraft(_ context.Context, _ *core.Session, branch 
 	return nil
 }
 
-func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *core.Session, pr *github.PullRequest) error {
+func (r *recordingHooks) EvaluateProposal(_ context.Context, _ *core.Session, pr hub.Pull) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.evaluated = append(r.evaluated, pr.GetNumber())
+	r.evaluated = append(r.evaluated, pr.Number)
 	return nil
 }
 
@@ -136,9 +136,8 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 	f.propose("feature/x", "Not a proposal")
 
 	// The App reports a render check on w2's head.
-	if _, _, err := s.GH.Checks.CreateCheckRun(f.ctx, pubOwner, pubRepo, github.CreateCheckRunOptions{
-		Name: "porchbot/render", HeadSHA: rendered, Status: github.String("completed"),
-		Conclusion: github.String("success")}); err != nil {
+	if _, err := s.Hub.CreateCheckRun(f.ctx, pubOwner, pubRepo, hub.CheckRunWrite{
+		Name: "porchbot/render", HeadSHA: rendered, Status: "completed", Conclusion: "success"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -149,7 +148,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 		err error
 	)
 	calls := f.calls(func() {
-		rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks})
+		rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{Hooks: hooks})
 	})
 	t.Logf("resync with hooks: %d REST calls %v", forge.SumCounted(calls), calls)
 	if err == nil || !strings.Contains(err.Error(), "render exploded") {
@@ -171,7 +170,7 @@ func TestResyncRendersUnrenderedDraftsAndEvaluatesProposals(t *testing.T) {
 
 	// Bounded: with MaxDrafts 1 only the newest draft head is looked at.
 	hooks = &recordingHooks{}
-	rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks, MaxDrafts: 1})
+	rep, err = resync.Repository(f.ctx, s, resync.NewAPI(s.Hub), resync.Deps{Hooks: hooks, MaxDrafts: 1})
 	if err != nil || rep.DraftsChecked != 1 || rep.DraftsOverLimit != 2 {
 		t.Fatalf("bounded resync: %+v %v", rep, err)
 	}

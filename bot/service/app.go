@@ -28,7 +28,7 @@ import (
 func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store, m *metrics.Metrics, log *logrus.Logger) *bot.App {
 	limits := s.ServerLimits()
 	key := core.RecordKey(s.WebhookSecret)
-	opener := &core.Opener{Clients: clients, Git: git, GitURL: clients.URLs().GitURL,
+	opener := &core.Opener{Clients: ghclient.HubClients{Clients: clients}, Git: git, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key}
 	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
 		BotLogin: approval.DefaultBotLogin, RecordKey: key,
@@ -46,7 +46,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		// forge, with no spacing, has none).
 		app.Updates.Pacer = &updates.Budget{Limit: updates.DefaultBudget}
 	}
-	runner := &commands.Runner{Clients: clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
+	runner := &commands.Runner{Clients: opener.Clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: app.Flows.Permissions, Flows: app.Flows, Log: log,
 		InstallationFor: installationFor}
 	app.Comments = &bot.Commands{Runner: runner}
@@ -59,7 +59,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 // requests, finding downstreams with registry (the App's).
 func newUpdateFanout(app *bot.App, registry updates.DownstreamFinder, m *metrics.Metrics) *updates.Fanout {
 	f := &updates.Fanout{Finder: registry, Open: app.OpenRepo, API: app.UpdateAPI, Render: app.Render, Flows: app.Flows,
-		Releases: func(s *core.Session) updates.UpstreamReleases { return s.GH.Repositories }}
+		Releases: func(s *core.Session) updates.UpstreamReleases { return s.Hub }}
 	if m != nil {
 		f.Metrics = bot.UpdateMetrics{PRs: m.UpdatePRs, Queue: m.UpdateQueueDepth}
 	}

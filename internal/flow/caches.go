@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 
 	"github.com/porchbot/porchbot/internal/ttlcache"
 )
@@ -37,16 +37,16 @@ func (c *VisibilityCache) Get(owner, name string) Visibility {
 }
 
 // Remember keeps r's visibility (nothing when r does not say it).
-func (c *VisibilityCache) Remember(r *github.Repository) {
+func (c *VisibilityCache) Remember(r hub.Repository) {
 	v := VisibilityOf(r)
-	if v == Unknown || r.GetOwner().GetLogin() == "" || r.GetName() == "" {
+	if v == Unknown || r.Owner == "" || r.Name == "" {
 		return
 	}
 	ttl := c.TTL
 	if ttl <= 0 {
 		ttl = DefaultVisibilityTTL
 	}
-	c.m.Put(strings.ToLower(r.GetOwner().GetLogin()+"/"+r.GetName()), v, c.now().Add(ttl))
+	c.m.Put(strings.ToLower(r.Owner+"/"+r.Name), v, c.now().Add(ttl))
 }
 
 // Forget forgets every visibility kept (as a restart, or a minute
@@ -69,11 +69,10 @@ func (c *AuthorCache) Login(ctx context.Context, api API, owner, name, sha strin
 	if api == nil {
 		return "", nil
 	}
-	rc, _, err := api.GetCommit(ctx, owner, name, sha, nil)
+	login, err := api.CommitAuthor(ctx, owner, name, sha)
 	if err != nil {
 		return "", fmt.Errorf("author of %s in %s/%s: %w", sha, owner, name, err)
 	}
-	login := rc.GetAuthor().GetLogin()
 	c.m.Put(sha, login, time.Time{})
 	return login, nil
 }

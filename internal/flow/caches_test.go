@@ -3,15 +3,15 @@ package flow
 import (
 	"testing"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // TestVisibilityCacheForget: what Forget drops is unknown again, and the
 // cache keeps what it is told afterwards.
 func TestVisibilityCacheForget(t *testing.T) {
 	var c VisibilityCache
-	repo := func(name string) *github.Repository {
-		return &github.Repository{Name: github.String(name), Owner: &github.User{Login: github.String("acme")}, Private: github.Bool(true)}
+	repo := func(name string) hub.Repository {
+		return hub.Repository{Name: name, Owner: "acme", Visibility: "private"}
 	}
 	c.Remember(repo("a"))
 	c.Forget()

@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
-// API is what the Checker asks GitHub (satisfied by
-// github.Client.Repositories).
+// API is what the Checker asks GitHub (a part of hub.API).
 type API interface {
 	PermissionAPI
-	Get(ctx context.Context, owner, repo string) (*github.Repository, *github.Response, error)
-	GetCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) (*github.RepositoryCommit, *github.Response, error)
+	GetRepository(ctx context.Context, owner, repo string) (hub.Repository, error)
+	CommitAuthor(ctx context.Context, owner, repo, sha string) (string, error)
 }
 
 // Checker applies the rule with facts from GitHub. REST calls, each only
@@ -108,7 +107,7 @@ func (c *Checker) visibility(ctx context.Context, r Repo) (Visibility, error) {
 	if r.API == nil {
 		return Unknown, nil
 	}
-	info, _, err := r.API.Get(ctx, r.Owner, r.Name)
+	info, err := r.API.GetRepository(ctx, r.Owner, r.Name)
 	if err != nil {
 		return Unknown, fmt.Errorf("visibility of %s: %w", r.FullName(), err)
 	}
@@ -134,7 +133,7 @@ func (c *Checker) Visibility(ctx context.Context, r Repo) (Visibility, error) {
 }
 
 // Remember keeps the visibility of repositories porchbot read anyway.
-func (c *Checker) Remember(repos ...*github.Repository) {
+func (c *Checker) Remember(repos ...hub.Repository) {
 	if c == nil {
 		return
 	}

@@ -2,11 +2,10 @@ package flow
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 
 	"github.com/porchbot/porchbot/internal/ttlcache"
 )
@@ -29,25 +28,25 @@ func CanWrite(level string) bool { return level == LevelAdmin || level == LevelW
 // CanRead reports whether level allows reading.
 func CanRead(level string) bool { return CanWrite(level) || level == LevelRead }
 
-// PermissionAPI is the collaborator-permission endpoint (satisfied by
-// github.Client.Repositories).
+// PermissionAPI is the collaborator-permission endpoint (a part of
+// hub.API).
 type PermissionAPI interface {
-	GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
+	Permission(ctx context.Context, owner, repo, user string) (hub.Permission, error)
 }
 
 // LookupPermission asks the endpoint for a user's permission on a
 // repository: the level, and the precise role for messages. A user GitHub
 // does not know (404) has none.
 func LookupPermission(ctx context.Context, api PermissionAPI, owner, repo, login string) (level, role string, err error) {
-	p, resp, err := api.GetPermissionLevel(ctx, owner, repo, login)
+	p, err := api.Permission(ctx, owner, repo, login)
 	if err != nil {
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
+		if hub.IsNotFound(err) {
 			return LevelNone, LevelNone, nil
 		}
 		return "", "", err
 	}
-	level = strings.ToLower(p.GetPermission())
-	role = p.GetUser().GetRoleName()
+	level = strings.ToLower(p.Level)
+	role = p.Role
 	if role == "" {
 		role = level
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // countingRepos answers the permission endpoint with level, counting calls;
@@ -17,17 +17,13 @@ type countingRepos struct {
 	fail  bool
 }
 
-func (r *countingRepos) GetPermissionLevel(_ context.Context, _, _, user string) (*github.RepositoryPermissionLevel, *github.Response, error) {
+func (r *countingRepos) Permission(_ context.Context, _, _, user string) (hub.Permission, error) {
 	r.calls++
 	if r.fail {
 		r.fail = false
-		return nil, nil, errors.New("boom")
+		return hub.Permission{}, errors.New("boom")
 	}
-	return &github.RepositoryPermissionLevel{Permission: github.String(r.level), User: &github.User{Login: github.String(user)}}, nil, nil
-}
-
-func (r *countingRepos) Get(context.Context, string, string) (*github.Repository, *github.Response, error) {
-	return nil, nil, errors.New("not used")
+	return hub.Permission{Level: r.level}, nil
 }
 
 // TestPermissionCacheReusesAnswersForTheTTL: one lookup per user and

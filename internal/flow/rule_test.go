@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // TestWidensAndNameable: content goes only toward as few readers or
@@ -54,24 +54,23 @@ func (f *fakeAPI) count(k string) {
 	f.calls[k]++
 }
 
-func (f *fakeAPI) Get(_ context.Context, owner, repo string) (*github.Repository, *github.Response, error) {
+func (f *fakeAPI) GetRepository(_ context.Context, owner, repo string) (hub.Repository, error) {
 	f.count("repo")
-	return &github.Repository{Name: github.String(repo), Owner: &github.User{Login: github.String(owner)},
-		Visibility: github.String(f.vis[owner+"/"+repo])}, nil, nil
+	return hub.Repository{Name: repo, Owner: owner, Visibility: f.vis[owner+"/"+repo]}, nil
 }
 
-func (f *fakeAPI) GetPermissionLevel(_ context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error) {
+func (f *fakeAPI) Permission(_ context.Context, owner, repo, user string) (hub.Permission, error) {
 	f.count("permission")
 	level, ok := f.levels[owner+"/"+repo+" "+user]
 	if !ok {
-		return nil, &github.Response{Response: &http.Response{StatusCode: http.StatusNotFound}}, errors.New("not found")
+		return hub.Permission{}, &hub.Error{Status: http.StatusNotFound, Err: errors.New("not found")}
 	}
-	return &github.RepositoryPermissionLevel{Permission: github.String(level)}, nil, nil
+	return hub.Permission{Level: level}, nil
 }
 
-func (f *fakeAPI) GetCommit(_ context.Context, _, _, sha string, _ *github.ListOptions) (*github.RepositoryCommit, *github.Response, error) {
+func (f *fakeAPI) CommitAuthor(_ context.Context, _, _, sha string) (string, error) {
 	f.count("commit")
-	return &github.RepositoryCommit{Author: &github.User{Login: github.String(f.author[sha])}}, nil, nil
+	return f.author[sha], nil
 }
 
 // TestCheckerAppliesTheRule: each move of the rule, and the calls it

@@ -3,7 +3,7 @@ package flow
 import (
 	"strings"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // Visibility is who can read a repository, by how many people can: the
@@ -31,13 +31,11 @@ func (v Visibility) String() string {
 }
 
 // VisibilityOf is a repository's visibility as the repository endpoint
-// (or an installation's repository list, or an event) gives it: the
-// visibility field, else the private flag.
-func VisibilityOf(r *github.Repository) Visibility {
-	if r == nil {
-		return Unknown
-	}
-	switch strings.ToLower(r.GetVisibility()) {
+// (or an installation's repository list, or an event) gives it:
+// hub.Repository.Visibility, which internal/github fills from the
+// visibility field, else the private flag ("" when neither is said).
+func VisibilityOf(r hub.Repository) Visibility {
+	switch strings.ToLower(r.Visibility) {
 	case "public":
 		return Public
 	case "internal":
@@ -45,13 +43,7 @@ func VisibilityOf(r *github.Repository) Visibility {
 	case "private":
 		return Private
 	}
-	if r.Private == nil {
-		return Unknown
-	}
-	if r.GetPrivate() {
-		return Private
-	}
-	return Public
+	return Unknown
 }
 
 // Widens reports whether content of a repository of visibility from,

@@ -13,12 +13,12 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
@@ -36,7 +36,7 @@ type Outcome struct {
 	// Author is who the self-approval rule applied to.
 	Author   string
 	Result   Result
-	CheckRun *github.CheckRun
+	CheckRun hub.CheckRun
 	// Labelled is true when OnProposalEvent added porch/proposed (or
 	// porch/deletion-proposed).
 	Labelled bool
@@ -96,13 +96,13 @@ func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI
 	}
 	body := fmt.Sprintf("Approved by @%s at %s (`/porch approve`).\n\n%s\n", user, head,
 		FormatBotMarker(approveMarkerKind, m))
-	c, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, &github.IssueComment{Body: github.String(body)})
+	c, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, body)
 	if err != nil {
 		return Record{}, fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
 	}
 	s.Log.WithFields(logrus.Fields{"pull_request": prNumber, "user": user, "head": head.String(),
-		"comment": c.GetID()}).Info("approval recorded")
-	return Record{Comment: c.GetID()}, nil
+		"comment": c.ID}).Info("approval recorded")
+	return Record{Comment: c.ID}, nil
 }
 
 // Record is the comment that holds a /porch approve record.
@@ -116,7 +116,7 @@ func WithdrawApprovalRecord(ctx context.Context, s *core.Session, api ProposalAP
 	if rec.Comment == 0 {
 		return
 	}
-	if _, err := api.Issues.DeleteComment(ctx, s.Repo.Owner, s.Repo.Name, rec.Comment); err != nil {
+	if err := api.Issues.DeleteComment(ctx, s.Repo.Owner, s.Repo.Name, rec.Comment); err != nil {
 		s.Log.WithError(err).WithField("comment", rec.Comment).Warn("a /porch approve record that does not count was not deleted")
 	}
 }
@@ -126,7 +126,7 @@ func WithdrawApprovalRecord(ctx context.Context, s *core.Session, api ProposalAP
 // branch (ProposalDigest). It lets an approval survive a rewrite that
 // drops head from the branch.
 func proposalDigestAt(ctx context.Context, s *core.Session, head plumbing.Hash) (string, error) {
-	base, err := ProposalBase(ctx, s, nil)
+	base, err := ProposalBase(ctx, s, hub.Pull{})
 	if err != nil {
 		return "", err
 	}
@@ -147,53 +147,53 @@ func proposalDigestAt(ctx context.Context, s *core.Session, head plumbing.Hash) 
 
 // propListReviews lists a pull request's reviews, paginating only when GitHub
 // says there is more.
-func propListReviews(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.PullRequestReview, error) {
-	var all []*github.PullRequestReview
-	opts := &github.ListOptions{PerPage: 100}
+func propListReviews(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]hub.Review, error) {
+	var all []hub.Review
+	opts := hub.Page{PerPage: 100}
 	for range propMaxListPages {
-		page, resp, err := api.Pulls.ListReviews(ctx, s.Repo.Owner, s.Repo.Name, n, opts)
+		page, next, err := api.Pulls.ListReviews(ctx, s.Repo.Owner, s.Repo.Name, n, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list reviews of #%d: %w", n, err)
 		}
 		all = append(all, page...)
-		if resp == nil || resp.NextPage == 0 {
+		if next.Page == 0 {
 			break
 		}
-		opts.Page = resp.NextPage
+		opts.Number = next.Page
 	}
 	return all, nil
 }
 
 // propListComments lists a pull request's issue comments, paginating only
 // when GitHub says there is more.
-func ListAllComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]*github.IssueComment, error) {
-	var all []*github.IssueComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+func ListAllComments(ctx context.Context, s *core.Session, api ProposalAPI, n int) ([]hub.Comment, error) {
+	var all []hub.Comment
+	opts := hub.CommentQuery{Page: hub.Page{PerPage: 100}}
 	for range propMaxListPages {
-		page, resp, err := api.Issues.ListComments(ctx, s.Repo.Owner, s.Repo.Name, n, opts)
+		page, next, err := api.Issues.ListComments(ctx, s.Repo.Owner, s.Repo.Name, n, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list comments of #%d: %w", n, err)
 		}
 		all = append(all, page...)
-		if resp == nil || resp.NextPage == 0 {
+		if next.Page == 0 {
 			break
 		}
-		opts.Page = resp.NextPage
+		opts.Number = next.Page
 	}
 	return all, nil
 }
 
 // reviewVotes turns reviews into votes: APPROVED, CHANGES_REQUESTED and
 // DISMISSED count, COMMENTED and PENDING do not.
-func reviewVotes(reviews []*github.PullRequestReview) []Vote {
+func reviewVotes(reviews []hub.Review) []Vote {
 	var out []Vote
 	for _, rv := range reviews {
-		st := VoteState(rv.GetState())
+		st := VoteState(rv.State)
 		if st != VoteApproved && st != VoteChangesRequested && st != VoteDismissed {
 			continue
 		}
-		out = append(out, Vote{User: rv.GetUser().GetLogin(), State: st, Source: VoteFromReview,
-			Commit: strings.ToLower(rv.GetCommitID()), At: rv.GetSubmittedAt().Time})
+		out = append(out, Vote{User: rv.User.Login, State: st, Source: VoteFromReview,
+			Commit: strings.ToLower(rv.CommitID), At: rv.SubmittedAt})
 	}
 	return out
 }
@@ -204,21 +204,21 @@ func reviewVotes(reviews []*github.PullRequestReview) []Vote {
 // any comment), or, with a RecordKey, without a valid signature, is
 // ignored. The recorded digest is returned by commit, for commits the
 // cache may lack.
-func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueComment, log logrus.FieldLogger) ([]Vote, map[string]string) {
+func commandVotes(api ProposalAPI, repo string, n int, comments []hub.Comment, log logrus.FieldLogger) ([]Vote, map[string]string) {
 	var out []Vote
 	digests := map[string]string{}
 	for _, c := range comments {
-		markers := findBotMarkers(c.GetBody(), approveMarkerKind)
+		markers := findBotMarkers(c.Body, approveMarkerKind)
 		if len(markers) == 0 {
 			continue
 		}
-		if !api.IsBot(c.GetUser()) {
-			log.WithFields(logrus.Fields{"comment": c.GetID(), "user": c.GetUser().GetLogin()}).
+		if !api.IsBot(c.User) {
+			log.WithFields(logrus.Fields{"comment": c.ID, "user": c.User.Login}).
 				Warn("ignoring an approval marker in a comment not written by the bot")
 			continue
 		}
 		if botCommentEdited(c) {
-			log.WithField("comment", c.GetID()).Warn("ignoring an approval record edited after it was written")
+			log.WithField("comment", c.ID).Warn("ignoring an approval record edited after it was written")
 			continue
 		}
 		for _, raw := range markers {
@@ -229,13 +229,13 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 			if len(api.RecordKey) > 0 {
 				want := approveSignature(api.RecordKey, repo, n, approveMarker{User: m.User, Head: m.Head, Digest: m.Digest})
 				if !hmac.Equal([]byte(want), []byte(strings.ToLower(m.Sig))) {
-					log.WithField("comment", c.GetID()).Warn("ignoring an approval record without a valid signature")
+					log.WithField("comment", c.ID).Warn("ignoring an approval record without a valid signature")
 					continue
 				}
 			}
 			head := strings.ToLower(m.Head)
 			out = append(out, Vote{User: m.User, State: VoteApproved, Source: VoteFromCommand, Commit: head,
-				At: c.GetCreatedAt().Time})
+				At: c.CreatedAt})
 			if m.Digest != "" {
 				digests[head] = m.Digest
 			}
@@ -266,13 +266,13 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []*github.IssueC
 // not an open proposal (IntoDeployment; a branch that changes no package)
 // gives (nil, nil). With plain-login approvers and no comment on the pull
 // request, the evaluation makes 2 REST calls.
-func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest) (*Outcome, error) {
+func EvaluateApproval(ctx context.Context, s *core.Session, api ProposalAPI, pr hub.Pull) (*Outcome, error) {
 	pkg, ws, draft := ParseProposal(s, pr)
-	if !IntoDeployment(s, pr) || pr.GetState() != "open" {
+	if !IntoDeployment(s, pr) || pr.State != "open" {
 		return nil, nil
 	}
-	n := pr.GetNumber()
-	head := strings.ToLower(pr.GetHead().GetSHA())
+	n := pr.Number
+	head := strings.ToLower(pr.Head.SHA)
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "package": pkg, "workspace": ws, "head": head})
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, fmt.Errorf("approval of #%d: head sha %q is not a commit id", n, head)
@@ -332,7 +332,7 @@ func EnsureCommit(ctx context.Context, s *core.Session, sha, branch string) erro
 }
 
 // postApprovalCheck creates the porchbot/approval check run (one call).
-func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, res Result) (*github.CheckRun, error) {
+func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr hub.Pull, head string, res Result) (hub.CheckRun, error) {
 	conclusion, title := "success", ""
 	switch {
 	case len(res.MissingGates) > 0:
@@ -359,19 +359,18 @@ func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr
 			mdquote.Code(s.DeploymentBranch), s.ConfigVersion(), mdquote.Fence(s.ConfigErr.Error()))
 	}
 	summary = mdquote.TruncateRunes(summary, approvalMaxSummary, "\n\n… (truncated)")
-	now := github.Timestamp{Time: time.Now().UTC()}
-	opts := github.CreateCheckRunOptions{
+	w := hub.CheckRunWrite{
 		Name: CheckName, HeadSHA: head,
-		ExternalID: github.String(fmt.Sprintf("%s#%d", s.Repo.FullName(), pr.GetNumber())),
-		Status:     github.String("completed"), Conclusion: github.String(conclusion), CompletedAt: &now,
-		Output: &github.CheckRunOutput{Title: github.String(title), Summary: github.String(summary)},
+		ExternalID: fmt.Sprintf("%s#%d", s.Repo.FullName(), pr.Number),
+		Status:     "completed", Conclusion: conclusion, CompletedAt: time.Now().UTC(),
+		Output: &hub.CheckOutput{Title: title, Summary: summary},
 	}
-	if conclusion == "action_required" && pr.GetHTMLURL() != "" {
-		opts.DetailsURL = github.String(pr.GetHTMLURL())
+	if conclusion == "action_required" {
+		w.DetailsURL = pr.HTMLURL
 	}
-	run, _, err := api.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, opts)
+	run, err := api.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, w)
 	if err != nil {
-		return nil, fmt.Errorf("approval of #%d: check run: %w", pr.GetNumber(), err)
+		return hub.CheckRun{}, fmt.Errorf("approval of #%d: check run: %w", pr.Number, err)
 	}
 	return run, nil
 }

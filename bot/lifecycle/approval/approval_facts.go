@@ -8,13 +8,13 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/words"
 )
 
@@ -142,11 +142,11 @@ func (f *liveProposalFacts) Approver(ctx context.Context, user string) (bool, st
 // base is the deployment branch's commit the head is compared with (its
 // merge base with head is where the changes start): the branch's head for
 // an open proposal (proposalBase), the landing's first parent at publish.
-func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, head string, base plumbing.Hash) (*liveProposalFacts, error) {
-	n := pr.GetNumber()
+func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, pr hub.Pull, head string, base plumbing.Hash) (*liveProposalFacts, error) {
+	n := pr.Number
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "head": head})
-	var reviews []*github.PullRequestReview
-	var comments []*github.IssueComment
+	var reviews []hub.Review
+	var comments []hub.Comment
 	var err error
 	if !api.Opened {
 		if reviews, err = propListReviews(ctx, s, api, n); err != nil {
@@ -155,7 +155,7 @@ func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 		// The pull request says how many comments it has: none, no list
 		// (an event's copy may be older than a record: then the record is
 		// missed, which counts one approval fewer, never one more).
-		if pr.Comments == nil || pr.GetComments() > 0 {
+		if pr.Comments == nil || *pr.Comments > 0 {
 			if comments, err = ListAllComments(ctx, s, api, n); err != nil {
 				return nil, err
 			}
@@ -238,7 +238,7 @@ func sameTrees(a, b map[string]string) bool {
 
 // ProposalBase is the deployment branch's commit a proposal is compared
 // with: the branch's head in the cache, else the pull request's base.
-func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
+func ProposalBase(ctx context.Context, s *core.Session, pr hub.Pull) (plumbing.Hash, error) {
 	h, err := s.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err == nil {
 		return h, nil
@@ -246,7 +246,7 @@ func ProposalBase(ctx context.Context, s *core.Session, pr *github.PullRequest) 
 	if !errors.Is(err, gitstore.ErrNotFound) {
 		return plumbing.ZeroHash, fmt.Errorf("deployment branch %s: %w", s.DeploymentBranch, err)
 	}
-	if b := pr.GetBase().GetSHA(); len(b) == 40 && plumbing.IsHash(b) {
+	if b := pr.Base.SHA; len(b) == 40 && plumbing.IsHash(b) {
 		if _, err := s.ResolveRef(ctx, b); err == nil {
 			return plumbing.NewHash(b), nil
 		}
@@ -266,15 +266,15 @@ func RenderStateAt(ctx context.Context, s *core.Session, api ProposalAPI, head s
 	if api.CheckList == nil {
 		return rendercheck.RenderUnknown, nil
 	}
-	res, _, err := api.CheckList.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head, &github.ListCheckRunsOptions{
-		CheckName: github.String(core.RenderCheckName), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+	res, _, err := api.CheckList.ListCheckRuns(ctx, s.Repo.Owner, s.Repo.Name, head, hub.CheckQuery{
+		Name: core.RenderCheckName, Filter: "all", Page: hub.Page{PerPage: 100}})
 	if err != nil {
 		return rendercheck.RenderUnknown, fmt.Errorf("render checks of %s: %w", words.CommitOrUnknown(head), err)
 	}
-	runs := make(map[int64]rendercheck.RenderCheckState, len(res.CheckRuns))
-	for _, run := range res.CheckRuns {
+	runs := make(map[int64]rendercheck.RenderCheckState, len(res.Runs))
+	for _, run := range res.Runs {
 		if api.IsOwnRun(run) {
-			runs[run.GetID()] = rendercheck.RunOf(run)
+			runs[run.ID] = rendercheck.RunOf(run)
 		}
 	}
 	if len(runs) == 0 {

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
+	"github.com/porchbot/porchbot/internal/hub/hubtest"
 	"github.com/porchbot/porchbot/internal/kptfile"
 )
 
@@ -211,13 +212,12 @@ func apQuietLog() logrus.FieldLogger {
 }
 
 func TestApprovalCommandVotesTrustOnlyTheBotsUneditedSignedRecords(t *testing.T) {
-	bot := &github.User{Login: github.String("porchbot[bot]"), Type: github.String("Bot")}
-	alice := &github.User{Login: github.String("alice"), Type: github.String("User")}
-	ts := func(t time.Time) *github.Timestamp { return &github.Timestamp{Time: t} }
-	comment := func(u *github.User, body string, edited bool) *github.IssueComment {
-		c := &github.IssueComment{User: u, Body: github.String(body), CreatedAt: ts(apT0), UpdatedAt: ts(apT0)}
+	bot := hub.User{Login: "porchbot[bot]", Type: "Bot"}
+	alice := hub.User{Login: "alice", Type: "User"}
+	comment := func(u hub.User, body string, edited bool) hub.Comment {
+		c := hub.Comment{User: u, Body: body, CreatedAt: apT0, UpdatedAt: apT0}
 		if edited {
-			c.UpdatedAt = ts(apT0.Add(time.Minute))
+			c.UpdatedAt = apT0.Add(time.Minute)
 		}
 		return c
 	}
@@ -229,11 +229,11 @@ func TestApprovalCommandVotesTrustOnlyTheBotsUneditedSignedRecords(t *testing.T)
 		return "Approved by @" + user + "\n\n" + FormatBotMarker(approveMarkerKind, m) + "\n"
 	}
 	plain := ProposalAPI{}
-	votes, digests := commandVotes(plain, "acme/catalog", 7, []*github.IssueComment{
+	votes, digests := commandVotes(plain, "acme/catalog", 7, []hub.Comment{
 		comment(bot, rec(plain, "bob"), false),
 		comment(alice, rec(plain, "carol"), false), // forged: not the bot
 		comment(bot, rec(plain, "dave"), true),     // edited after the fact
-		comment(&github.User{Login: github.String("porchbot[bot]"), Type: github.String("User")}, rec(plain, "erin"), false),
+		comment(hub.User{Login: "porchbot[bot]", Type: "User"}, rec(plain, "erin"), false),
 		comment(bot, "<!-- porchbot:approve {\"user\":\"frank\",\"head\":\"nothex\"} -->", false),
 	}, apQuietLog())
 	if len(votes) != 1 || votes[0].User != "bob" || votes[0].Source != VoteFromCommand || votes[0].Commit != apShaHead ||
@@ -243,7 +243,7 @@ func TestApprovalCommandVotesTrustOnlyTheBotsUneditedSignedRecords(t *testing.T)
 
 	keyed := ProposalAPI{RecordKey: []byte("k")}
 	forgedSig := strings.Replace(rec(keyed, "bob"), `"user":"bob"`, `"user":"alice"`, 1)
-	votes, _ = commandVotes(keyed, "acme/catalog", 7, []*github.IssueComment{
+	votes, _ = commandVotes(keyed, "acme/catalog", 7, []hub.Comment{
 		comment(bot, rec(keyed, "bob"), false),
 		comment(bot, forgedSig, false),
 		comment(bot, rec(plain, "carol"), false), // unsigned
@@ -252,7 +252,7 @@ func TestApprovalCommandVotesTrustOnlyTheBotsUneditedSignedRecords(t *testing.T)
 		t.Fatalf("signed votes %+v", votes)
 	}
 	// A record of another pull request does not verify here.
-	votes, _ = commandVotes(keyed, "acme/catalog", 8, []*github.IssueComment{comment(bot, rec(keyed, "bob"), false)}, apQuietLog())
+	votes, _ = commandVotes(keyed, "acme/catalog", 8, []hub.Comment{comment(bot, rec(keyed, "bob"), false)}, apQuietLog())
 	if len(votes) != 0 {
 		t.Fatalf("a record copied from another pull request counted: %+v", votes)
 	}
@@ -269,52 +269,28 @@ func TestApprovalBotMarkersRoundTrip(t *testing.T) {
 	}
 }
 
-// apFakeApprovers answers permission and membership lookups and counts them.
-type apFakeApprovers struct {
-	perms   map[string]string
-	members map[string]bool // "org/team/user"
-	status  int             // non-zero: every call fails with it
-	calls   int
+// apRefusing is the value fake refusing every permission and membership
+// lookup with status.
+type apRefusing struct {
+	*hubtest.Fake
+	status int
 }
 
-func (f *apFakeApprovers) fail() (*github.Response, error) {
-	resp := &github.Response{Response: &http.Response{StatusCode: f.status}}
-	return resp, &github.ErrorResponse{Response: resp.Response, Message: "nope"}
+func (f apRefusing) Permission(context.Context, string, string, string) (hub.Permission, error) {
+	return hub.Permission{}, &hub.Error{Status: f.status, Message: "nope"}
 }
 
-func (f *apFakeApprovers) GetPermissionLevel(_ context.Context, _, _, user string) (*github.RepositoryPermissionLevel, *github.Response, error) {
-	f.calls++
-	if f.status != 0 {
-		resp, err := f.fail()
-		return nil, resp, err
-	}
-	p, ok := f.perms[user]
-	if !ok {
-		resp := &github.Response{Response: &http.Response{StatusCode: http.StatusNotFound}}
-		return nil, resp, &github.ErrorResponse{Response: resp.Response}
-	}
-	return &github.RepositoryPermissionLevel{Permission: github.String(p)}, &github.Response{Response: &http.Response{StatusCode: 200}}, nil
-}
-
-func (f *apFakeApprovers) GetTeamMembershipBySlug(_ context.Context, org, slug, user string) (*github.Membership, *github.Response, error) {
-	f.calls++
-	if f.status != 0 {
-		resp, err := f.fail()
-		return nil, resp, err
-	}
-	if !f.members[org+"/"+slug+"/"+user] {
-		resp := &github.Response{Response: &http.Response{StatusCode: http.StatusNotFound}}
-		return nil, resp, &github.ErrorResponse{Response: resp.Response}
-	}
-	return &github.Membership{State: github.String("active")}, &github.Response{Response: &http.Response{StatusCode: 200}}, nil
+func (f apRefusing) TeamMembership(context.Context, string, string, string) (hub.Membership, error) {
+	return hub.Membership{}, &hub.Error{Status: f.status, Message: "nope"}
 }
 
 func TestApproverResolverCachesAndClassifies(t *testing.T) {
 	ctx := context.Background()
 	repo := core.Repo{Owner: "acme", Name: "catalog"}
-	fake := &apFakeApprovers{perms: map[string]string{"alice": "admin", "bob": "write", "carol": "read"},
-		members: map[string]bool{"acme/platform/alice": true, "acme/sre/bob": true}}
+	fake := &hubtest.Fake{Permissions: map[string]hub.Permission{"alice": {Level: "admin"}, "bob": {Level: "write"}, "carol": {Level: "read"}},
+		Teams: map[string][]string{"acme/platform": {"alice"}, "acme/sre": {"bob"}}}
 	api := ProposalAPI{Repos: fake, Teams: fake}
+	calls := func() int { return len(fake.Calls) }
 
 	// Empty list: write access, one call per distinct user.
 	r := NewApproverResolver(api, repo, nil)
@@ -327,38 +303,38 @@ func TestApproverResolverCachesAndClassifies(t *testing.T) {
 			t.Errorf("%s: %v %q %v", c.user, ok, note, err)
 		}
 	}
-	if fake.calls != 4 || r.Lookups() != 4 {
-		t.Fatalf("calls %d lookups %d, want 4", fake.calls, r.Lookups())
+	if calls() != 4 || r.Lookups() != 4 {
+		t.Fatalf("calls %d lookups %d, want 4", calls(), r.Lookups())
 	}
 
 	// Logins: no call; teams: one call per user and team, first match wins.
-	fake.calls = 0
+	fake.Calls = nil
 	r = NewApproverResolver(api, repo, []config.UserOrTeam{{Login: "Carol"}, {Org: "acme", Team: "platform"}, {Org: "acme", Team: "sre"}})
-	if ok, _, _ := r.Allowed(ctx, "carol"); !ok || fake.calls != 0 {
-		t.Fatalf("listed login: %v, %d calls", ok, fake.calls)
+	if ok, _, _ := r.Allowed(ctx, "carol"); !ok || calls() != 0 {
+		t.Fatalf("listed login: %v, %d calls", ok, calls())
 	}
-	if ok, _, _ := r.Allowed(ctx, "alice"); !ok || fake.calls != 1 {
-		t.Fatalf("platform member: %v, %d calls", ok, fake.calls)
+	if ok, _, _ := r.Allowed(ctx, "alice"); !ok || calls() != 1 {
+		t.Fatalf("platform member: %v, %d calls", ok, calls())
 	}
-	if ok, _, _ := r.Allowed(ctx, "bob"); !ok || fake.calls != 3 {
-		t.Fatalf("sre member: %v, %d calls", ok, fake.calls)
+	if ok, _, _ := r.Allowed(ctx, "bob"); !ok || calls() != 3 {
+		t.Fatalf("sre member: %v, %d calls", ok, calls())
 	}
 	ok, note, _ := r.Allowed(ctx, "mallory")
-	if ok || fake.calls != 5 || !strings.Contains(note, "not a member of @acme/platform") || !strings.Contains(note, "@acme/sre") {
-		t.Fatalf("mallory: %v %q, %d calls", ok, note, fake.calls)
+	if ok || calls() != 5 || !strings.Contains(note, "not a member of @acme/platform") || !strings.Contains(note, "@acme/sre") {
+		t.Fatalf("mallory: %v %q, %d calls", ok, note, calls())
 	}
 	r.Allowed(ctx, "mallory")
-	if fake.calls != 5 {
+	if calls() != 5 {
 		t.Fatal("answers must be cached")
 	}
 
 	// A refusal (403) is a negative answer with a note; a 502 is an error.
-	fake.status = http.StatusForbidden
+	api = ProposalAPI{Repos: apRefusing{fake, http.StatusForbidden}, Teams: apRefusing{fake, http.StatusForbidden}}
 	r = NewApproverResolver(api, repo, []config.UserOrTeam{{Org: "acme", Team: "platform"}})
 	if ok, note, err := r.Allowed(ctx, "alice"); ok || err != nil || !strings.Contains(note, "could not be checked") {
 		t.Fatalf("403: %v %q %v", ok, note, err)
 	}
-	fake.status = http.StatusBadGateway
+	api = ProposalAPI{Repos: apRefusing{fake, http.StatusBadGateway}, Teams: apRefusing{fake, http.StatusBadGateway}}
 	r = NewApproverResolver(api, repo, nil)
 	if _, _, err := r.Allowed(ctx, "alice"); err == nil {
 		t.Fatal("502 must be an error")

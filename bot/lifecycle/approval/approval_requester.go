@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 )
 
@@ -52,7 +52,7 @@ func requesterSignature(key []byte, repo string, n int, user string) string {
 
 // RequesterComments is the call a requester record takes (Issues).
 type RequesterComments interface {
-	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+	CreateComment(ctx context.Context, owner, repo string, number int, body string) (hub.Comment, error)
 }
 
 // RecordRequester writes the requester record of pull request n (one
@@ -68,7 +68,7 @@ func RecordRequester(ctx context.Context, s *core.Session, issues RequesterComme
 	}
 	body := fmt.Sprintf("Requested by @%s (%s). Their own approval counts only if `approvals.allowSelfApproval` is true.\n\n%s\n",
 		user, mdquote.Code(how), FormatBotMarker(requesterMarkerKind, m))
-	if _, _, err := issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(body)}); err != nil {
+	if _, err := issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, body); err != nil {
 		return fmt.Errorf("record the requester of #%d: %w", n, err)
 	}
 	return nil
@@ -78,31 +78,31 @@ func RecordRequester(ctx context.Context, s *core.Session, issues RequesterComme
 // the bot opened, the user of the first valid requester record among its
 // comments ("" when there is none: unknown). Body records are not read
 // (ProposalRequesterIn reads them).
-func ProposalRequester(api ProposalAPI, repo string, pr *github.PullRequest, comments []*github.IssueComment) string {
+func ProposalRequester(api ProposalAPI, repo string, pr hub.Pull, comments []hub.Comment) string {
 	return ProposalRequesterIn(api, repo, pr, comments, nil)
 }
 
 // ProposalRequesterIn is ProposalRequester that also reads the requester
 // record of the body (approval_requester_at.go), which counts only for a
 // commit own says is the pull request's.
-func ProposalRequesterIn(api ProposalAPI, repo string, pr *github.PullRequest, comments []*github.IssueComment, own OwnCommit) string {
-	if !api.IsBot(pr.GetUser()) {
-		return pr.GetUser().GetLogin()
+func ProposalRequesterIn(api ProposalAPI, repo string, pr hub.Pull, comments []hub.Comment, own OwnCommit) string {
+	if !api.IsBot(pr.User) {
+		return pr.User.Login
 	}
 	if u := BodyRequester(api.RecordKey, repo, pr, own); u != "" {
 		return u
 	}
 	for _, c := range comments {
-		if !api.IsBot(c.GetUser()) || botCommentEdited(c) {
+		if !api.IsBot(c.User) || botCommentEdited(c) {
 			continue
 		}
-		for _, raw := range findBotMarkers(c.GetBody(), requesterMarkerKind) {
+		for _, raw := range findBotMarkers(c.Body, requesterMarkerKind) {
 			var m requesterMarker
 			if json.Unmarshal(raw, &m) != nil || m.User == "" {
 				continue
 			}
 			if len(api.RecordKey) > 0 {
-				want := requesterSignature(api.RecordKey, repo, pr.GetNumber(), m.User)
+				want := requesterSignature(api.RecordKey, repo, pr.Number, m.User)
 				if !hmac.Equal([]byte(want), []byte(strings.ToLower(m.Sig))) {
 					continue
 				}
@@ -115,8 +115,8 @@ func ProposalRequesterIn(api ProposalAPI, repo string, pr *github.PullRequest, c
 
 // botCommentEdited reports a comment edited after it was written (people
 // with write access can edit the bot's comments).
-func botCommentEdited(c *github.IssueComment) bool {
-	return c.UpdatedAt != nil && c.CreatedAt != nil && c.GetUpdatedAt().After(c.GetCreatedAt().Time)
+func botCommentEdited(c hub.Comment) bool {
+	return !c.UpdatedAt.IsZero() && !c.CreatedAt.IsZero() && c.UpdatedAt.After(c.CreatedAt)
 }
 
 // EnsureRequester repairs a bot-opened pull request that has no valid
@@ -125,17 +125,17 @@ func botCommentEdited(c *github.IssueComment) bool {
 // list, plus the record when it is missing. Recording the asker is safe in
 // the direction that matters: the record only ever keeps the named user's
 // own approval from counting.
-func EnsureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr *github.PullRequest, user, how string) error {
-	if !api.IsBot(pr.GetUser()) {
+func EnsureRequester(ctx context.Context, s *core.Session, api ProposalAPI, pr hub.Pull, user, how string) error {
+	if !api.IsBot(pr.User) {
 		return nil
 	}
-	comments, err := ListAllComments(ctx, s, api, pr.GetNumber())
+	comments, err := ListAllComments(ctx, s, api, pr.Number)
 	if err != nil {
 		return err
 	}
 	if ProposalRequester(api, s.Repo.FullName(), pr, comments) != "" {
 		return nil
 	}
-	s.Log.WithFields(logrus.Fields{"pull_request": pr.GetNumber(), "requester": user}).Warn("bot-opened pull request without a requester record: recording who asked again")
-	return RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), user, how)
+	s.Log.WithFields(logrus.Fields{"pull_request": pr.Number, "requester": user}).Warn("bot-opened pull request without a requester record: recording who asked again")
+	return RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.Number, user, how)
 }

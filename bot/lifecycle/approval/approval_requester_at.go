@@ -11,9 +11,9 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // A requester record in the pull request's body, for the pull requests
@@ -62,16 +62,16 @@ func RequesterAtRecord(key []byte, repo, headRef, commit, user string) string {
 
 // BodyRequester is the user of the first valid requester-at record of
 // pr's body ("" when none is valid).
-func BodyRequester(key []byte, repo string, pr *github.PullRequest, own OwnCommit) string {
+func BodyRequester(key []byte, repo string, pr hub.Pull, own OwnCommit) string {
 	if len(key) == 0 || own == nil {
 		return ""
 	}
-	for _, raw := range findBotMarkers(pr.GetBody(), requesterAtMarkerKind) {
+	for _, raw := range findBotMarkers(pr.Body, requesterAtMarkerKind) {
 		var m requesterAtMarker
 		if json.Unmarshal(raw, &m) != nil || m.User == "" || !plumbing.IsHash(m.Commit) {
 			continue
 		}
-		want := requesterAtSignature(key, repo, pr.GetHead().GetRef(), m.Commit, m.User)
+		want := requesterAtSignature(key, repo, pr.Head.Ref, m.Commit, m.User)
 		if hmac.Equal([]byte(want), []byte(strings.ToLower(m.Sig))) && own(m.Commit) {
 			return m.User
 		}

@@ -2,16 +2,14 @@ package approval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
-	ghclient "github.com/porchbot/porchbot/internal/github"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/words"
 )
 
@@ -19,6 +17,11 @@ import (
 // HeadAtComment reads (one page): a comment older than that many pushes
 // is not placed.
 const seenActivityPage = 100
+
+// Activities lists a repository's branch moves (a part of hub.API).
+type Activities interface {
+	ListActivities(ctx context.Context, owner, repo string, q hub.ActivityQuery) ([]hub.Activity, hub.Next, error)
+}
 
 // SeenHead is the head of a pull request at the moment a comment was
 // written: Commit, or, when that cannot be established with certainty,
@@ -42,33 +45,30 @@ type SeenHead struct {
 //     since).
 //
 // Other errors of the call are returned.
-func HeadAtComment(ctx context.Context, gh *github.Client, pr *github.PullRequest, at time.Time) (SeenHead, error) {
-	hr := pr.GetHead().GetRepo()
-	owner, name, ref := hr.GetOwner().GetLogin(), hr.GetName(), pr.GetHead().GetRef()
+func HeadAtComment(ctx context.Context, api Activities, pr hub.Pull, at time.Time) (SeenHead, error) {
+	owner, name, ref := pr.Head.RepoOwner, pr.Head.RepoName, pr.Head.Ref
 	if owner == "" || name == "" || ref == "" {
 		return SeenHead{Why: "the pull request's head branch is gone"}, nil
 	}
 	if at.IsZero() {
 		return SeenHead{Why: "GitHub did not say when the comment was written"}, nil
 	}
-	acts, resp, err := ghclient.ListActivities(ctx, gh, owner, name,
-		ghclient.ActivityListOptions{Ref: "refs/heads/" + ref, PerPage: seenActivityPage})
-	var ge *github.ErrorResponse
-	if errors.As(err, &ge) && ge.Response != nil &&
-		(ge.Response.StatusCode == http.StatusNotFound || ge.Response.StatusCode == http.StatusForbidden) {
+	acts, next, err := api.ListActivities(ctx, owner, name,
+		hub.ActivityQuery{Ref: "refs/heads/" + ref, PerPage: seenActivityPage})
+	if st := hub.StatusOf(err); st == http.StatusNotFound || st == http.StatusForbidden {
 		return SeenHead{Why: "porchbot cannot read the pushes of the pull request's head branch (a fork's)"}, nil
 	}
 	if err != nil {
-		return SeenHead{}, fmt.Errorf("head of #%d when the comment was written: %w", pr.GetNumber(), err)
+		return SeenHead{}, fmt.Errorf("head of #%d when the comment was written: %w", pr.Number, err)
 	}
-	more := resp != nil && resp.After != ""
-	return headAt(acts, more, pr.GetHead().GetSHA(), at), nil
+	more := next.After != ""
+	return headAt(acts, more, pr.Head.SHA, at), nil
 }
 
 // headAt places a comment written at at among a branch's activities
 // (newest first; more when older ones were not listed) whose latest move
 // must end at current: the commit the branch pointed to then.
-func headAt(acts []*ghclient.Activity, more bool, current string, at time.Time) SeenHead {
+func headAt(acts []hub.Activity, more bool, current string, at time.Time) SeenHead {
 	sec := at.UTC().Truncate(time.Second)
 	if len(acts) == 0 {
 		return SeenHead{Why: "GitHub lists no push of the pull request's branch"}
@@ -77,11 +77,10 @@ func headAt(acts []*ghclient.Activity, more bool, current string, at time.Time) 
 		return SeenHead{Why: "the branch's recorded pushes do not end at the pull request's head yet"}
 	}
 	for _, a := range acts {
-		t := a.Timestamp.GetTime()
-		if t == nil {
+		if a.Timestamp.IsZero() {
 			return SeenHead{Why: "GitHub did not date a push of the branch"}
 		}
-		switch moved := t.UTC().Truncate(time.Second); {
+		switch moved := a.Timestamp.UTC().Truncate(time.Second); {
 		case moved.Equal(sec):
 			return SeenHead{Why: fmt.Sprintf("the branch moved to %s in the same second as the comment (%s): "+
 				"which of the two came first is not known", words.CommitOrUnknown(strings.ToLower(a.After)), sec.Format(time.RFC3339))}

@@ -3,15 +3,11 @@ package approval
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v60/github"
-
-	ghclient "github.com/porchbot/porchbot/internal/github"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 func TestHeadAtPlacesTheCommentAmongPushes(t *testing.T) {
@@ -22,14 +18,14 @@ func TestHeadAtPlacesTheCommentAmongPushes(t *testing.T) {
 		zero = "0000000000000000000000000000000000000000"
 	)
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	act := func(before, after string, sec int) *ghclient.Activity {
-		return &ghclient.Activity{Before: before, After: after, Timestamp: &github.Timestamp{Time: t0.Add(time.Duration(sec) * time.Second)}}
+	act := func(before, after string, sec int) hub.Activity {
+		return hub.Activity{Before: before, After: after, Timestamp: t0.Add(time.Duration(sec) * time.Second)}
 	}
 	// newest first: created at c1 (0s), pushed c2 (10s), c3 (20s)
-	acts := []*ghclient.Activity{act(c2, c3, 20), act(c1, c2, 10), act(zero, c1, 0)}
+	acts := []hub.Activity{act(c2, c3, 20), act(c1, c2, 10), act(zero, c1, 0)}
 	for _, c := range []struct {
 		name    string
-		acts    []*ghclient.Activity
+		acts    []hub.Activity
 		more    bool
 		current string
 		at      time.Time
@@ -44,7 +40,7 @@ func TestHeadAtPlacesTheCommentAmongPushes(t *testing.T) {
 		{"older pushes not listed", acts[:2], true, c3, t0.Add(5 * time.Second), "more than 100"},
 		{"listing behind the head", acts, false, "4444444444444444444444444444444444444444", t0.Add(25 * time.Second), "do not end"},
 		{"nothing listed", nil, false, c3, t0, "no push"},
-		{"a deleted branch then", []*ghclient.Activity{act(zero, c3, 20), act(c1, zero, 10), act(zero, c1, 0)}, false, c3,
+		{"a deleted branch then", []hub.Activity{act(zero, c3, 20), act(c1, zero, 10), act(zero, c1, 0)}, false, c3,
 			t0.Add(15 * time.Second), "did not exist"},
 	} {
 		got := headAt(c.acts, c.more, c.current, c.at)
@@ -60,30 +56,34 @@ func TestHeadAtPlacesTheCommentAmongPushes(t *testing.T) {
 	}
 }
 
+// seenActivities answers every activity listing with status, recording
+// what was asked.
+type seenActivities struct {
+	status     int
+	owner, ref string
+}
+
+func (a *seenActivities) ListActivities(_ context.Context, owner, repo string, q hub.ActivityQuery) ([]hub.Activity, hub.Next, error) {
+	a.owner, a.ref = owner+"/"+repo, q.Ref
+	return nil, hub.Next{}, &hub.Error{Status: a.status, Message: "no"}
+}
+
 // TestHeadAtCommentOfAnUnreadableFork: a fork's activity that porchbot
 // cannot read (404, as GitHub answers for a repository one may not see)
 // leaves the head unknown; any other error is porchbot's.
 func TestHeadAtCommentOfAnUnreadableFork(t *testing.T) {
-	status := http.StatusNotFound
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/repos/carol/catalog/activity" || r.URL.Query().Get("ref") != "refs/heads/fix" {
-			t.Errorf("unexpected call %s", r.URL)
-		}
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"message":"no"}`))
-	}))
-	defer srv.Close()
-	gh := github.NewClient(nil)
-	gh.BaseURL, _ = url.Parse(srv.URL + "/")
-	pr := &github.PullRequest{Number: github.Int(4), Head: &github.PullRequestBranch{Ref: github.String("fix"),
-		SHA:  github.String("3333333333333333333333333333333333333333"),
-		Repo: &github.Repository{Name: github.String("catalog"), Owner: &github.User{Login: github.String("carol")}}}}
-	seen, err := HeadAtComment(context.Background(), gh, pr, time.Now())
+	api := &seenActivities{status: http.StatusNotFound}
+	pr := hub.Pull{Number: 4, Head: hub.Branch{Ref: "fix", SHA: "3333333333333333333333333333333333333333",
+		RepoOwner: "carol", RepoName: "catalog", RepoFullName: "carol/catalog"}}
+	seen, err := HeadAtComment(context.Background(), api, pr, time.Now())
 	if err != nil || seen.Commit != "" || !strings.Contains(seen.Why, "cannot read") {
 		t.Fatalf("unreadable fork: %+v, %v", seen, err)
 	}
-	status = http.StatusBadGateway
-	if _, err := HeadAtComment(context.Background(), gh, pr, time.Now()); err == nil {
+	if api.owner != "carol/catalog" || api.ref != "refs/heads/fix" {
+		t.Fatalf("asked %s %s, want the fork's branch", api.owner, api.ref)
+	}
+	api.status = http.StatusBadGateway
+	if _, err := HeadAtComment(context.Background(), api, pr, time.Now()); err == nil {
 		t.Fatal("a 502 was taken for an answer")
 	}
 }

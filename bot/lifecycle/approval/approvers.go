@@ -7,10 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // ApproverResolver decides who may approve under approvals.approvers:
@@ -77,17 +76,17 @@ func (r *ApproverResolver) Allowed(ctx context.Context, user string) (bool, stri
 // which GitHub also answers for maintain).
 func (r *ApproverResolver) writeAccess(ctx context.Context, user string) (approverAnswer, error) {
 	r.lookups++
-	lvl, resp, err := r.repos.GetPermissionLevel(ctx, r.owner, r.repo, user)
+	lvl, err := r.repos.Permission(ctx, r.owner, r.repo, user)
 	if err != nil {
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
+		if hub.IsNotFound(err) {
 			return approverAnswer{note: "@" + user + " has no access to the repository"}, nil
 		}
-		if note, ok := lookupRefused(resp, err); ok {
+		if note, ok := lookupRefused(err); ok {
 			return approverAnswer{note: "the permission of @" + user + " could not be checked (" + note + ")"}, nil
 		}
 		return approverAnswer{}, fmt.Errorf("permission of %s on %s/%s: %w", user, r.owner, r.repo, err)
 	}
-	switch p := lvl.GetPermission(); p {
+	switch p := lvl.Level; p {
 	case "admin", "maintain", "write":
 		return approverAnswer{allowed: true}, nil
 	case "", "none":
@@ -137,19 +136,19 @@ func (r *ApproverResolver) member(ctx context.Context, team config.UserOrTeam, u
 		return a, nil
 	}
 	r.lookups++
-	m, resp, err := r.teams.GetTeamMembershipBySlug(ctx, team.Org, team.Team, user)
+	m, err := r.teams.TeamMembership(ctx, team.Org, team.Team, user)
 	var a approverAnswer
 	switch {
-	case err == nil && m.GetState() == "active":
+	case err == nil && m.State == "active":
 		a = approverAnswer{allowed: true}
 		r.shared.put(key, a)
 	case err == nil:
-		a = approverAnswer{note: fmt.Sprintf("@%s's membership of %s is %s", user, team, m.GetState())}
-	case resp != nil && resp.StatusCode == http.StatusNotFound:
+		a = approverAnswer{note: fmt.Sprintf("@%s's membership of %s is %s", user, team, m.State)}
+	case hub.IsNotFound(err):
 		a = approverAnswer{note: fmt.Sprintf("@%s is not a member of %s", user, team)}
 		r.shared.put(key, a)
 	default:
-		note, ok := lookupRefused(resp, err)
+		note, ok := lookupRefused(err)
 		if !ok {
 			return approverAnswer{}, fmt.Errorf("membership of %s in %s: %w", user, team, err)
 		}
@@ -161,20 +160,18 @@ func (r *ApproverResolver) member(ctx context.Context, team config.UserOrTeam, u
 
 // lookupRefused tells a definite refusal (404, 401, 403 that is not a rate
 // limit, 422) from an error worth retrying; it returns a note for the former.
-func lookupRefused(resp *github.Response, err error) (string, bool) {
-	var rl *github.RateLimitError
-	var arl *github.AbuseRateLimitError
-	if errors.As(err, &rl) || errors.As(err, &arl) || resp == nil {
+func lookupRefused(err error) (string, bool) {
+	var he *hub.Error
+	if !errors.As(err, &he) || he.RateLimited {
 		return "", false
 	}
-	switch resp.StatusCode {
+	switch he.Status {
 	case http.StatusNotFound:
 		return "not found", true
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity:
-		msg := http.StatusText(resp.StatusCode)
-		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Message != "" {
-			msg += ": " + er.Message
+		msg := http.StatusText(he.Status)
+		if he.Message != "" {
+			msg += ": " + he.Message
 		}
 		return msg, true
 	}

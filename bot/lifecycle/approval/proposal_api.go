@@ -6,48 +6,46 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// ProposalPulls is what the proposal steps call on pull requests
-// (satisfied by github.Client.PullRequests).
+// ProposalPulls is what the proposal steps call on pull requests (a part
+// of hub.API).
 type ProposalPulls interface {
-	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
-	Create(ctx context.Context, owner, repo string, pull *github.NewPullRequest) (*github.PullRequest, *github.Response, error)
-	Edit(ctx context.Context, owner, repo string, number int, pull *github.PullRequest) (*github.PullRequest, *github.Response, error)
-	ListReviews(ctx context.Context, owner, repo string, number int, opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error)
+	ListPulls(ctx context.Context, owner, repo string, q hub.PullQuery) ([]hub.Pull, hub.Next, error)
+	CreatePull(ctx context.Context, owner, repo string, p hub.NewPull) (hub.Pull, error)
+	EditPull(ctx context.Context, owner, repo string, number int, e hub.PullEdit) (hub.Pull, error)
+	ListReviews(ctx context.Context, owner, repo string, number int, p hub.Page) ([]hub.Review, hub.Next, error)
 }
 
 // ProposalIssues is what the proposal steps call on a pull request's issue
-// side: labels and comments (satisfied by github.Client.Issues).
+// side: labels and comments (a part of hub.API).
 type ProposalIssues interface {
-	AddLabelsToIssue(ctx context.Context, owner, repo string, number int, labels []string) ([]*github.Label, *github.Response, error)
-	RemoveLabelForIssue(ctx context.Context, owner, repo string, number int, label string) (*github.Response, error)
-	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
-	ListComments(ctx context.Context, owner, repo string, number int, opts *github.IssueListCommentsOptions) ([]*github.IssueComment, *github.Response, error)
-	DeleteComment(ctx context.Context, owner, repo string, commentID int64) (*github.Response, error)
+	AddLabels(ctx context.Context, owner, repo string, number int, labels []string) error
+	RemoveLabel(ctx context.Context, owner, repo string, number int, label string) error
+	CreateComment(ctx context.Context, owner, repo string, number int, body string) (hub.Comment, error)
+	ListComments(ctx context.Context, owner, repo string, number int, q hub.CommentQuery) ([]hub.Comment, hub.Next, error)
+	DeleteComment(ctx context.Context, owner, repo string, id int64) error
 }
 
-// ApprovalChecks posts the porchbot/approval check run (satisfied by
-// github.Client.Checks).
+// ApprovalChecks posts the porchbot/approval check run (a part of
+// hub.API).
 type ApprovalChecks interface {
-	CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error)
+	CreateCheckRun(ctx context.Context, owner, repo string, w hub.CheckRunWrite) (hub.CheckRun, error)
 }
 
-// ApproverRepos reads a user's permission on the repository (satisfied by
-// github.Client.Repositories).
+// ApproverRepos reads a user's permission on the repository (a part of
+// hub.API).
 type ApproverRepos interface {
-	GetPermissionLevel(ctx context.Context, owner, repo, user string) (*github.RepositoryPermissionLevel, *github.Response, error)
+	Permission(ctx context.Context, owner, repo, user string) (hub.Permission, error)
 }
 
-// ApproverTeams reads a user's membership of a team (satisfied by
-// github.Client.Teams).
+// ApproverTeams reads a user's membership of a team (a part of hub.API).
 type ApproverTeams interface {
-	GetTeamMembershipBySlug(ctx context.Context, org, slug, user string) (*github.Membership, *github.Response, error)
+	TeamMembership(ctx context.Context, org, slug, user string) (hub.Membership, error)
 }
 
 // DefaultBotLogin is the App's bot user as GitHub (and the local forge)
@@ -91,10 +89,10 @@ type ProposalAPI struct {
 	Opened bool
 }
 
-// NewProposalAPI is the ProposalAPI of an installation client.
-func NewProposalAPI(gh *github.Client) ProposalAPI {
-	return ProposalAPI{Pulls: gh.PullRequests, Issues: gh.Issues, Checks: gh.Checks, Repos: gh.Repositories,
-		Teams: gh.Teams, CheckList: gh.Checks, BotLogin: DefaultBotLogin}
+// NewProposalAPI is the ProposalAPI of an installation's API.
+func NewProposalAPI(api hub.API) ProposalAPI {
+	return ProposalAPI{Pulls: api, Issues: api, Checks: api, Repos: api,
+		Teams: api, CheckList: api, BotLogin: DefaultBotLogin}
 }
 
 func (a ProposalAPI) BotLoginOrDefault() string {
@@ -105,19 +103,19 @@ func (a ProposalAPI) BotLoginOrDefault() string {
 }
 
 // IsBot reports that u is the App's bot user.
-func (a ProposalAPI) IsBot(u *github.User) bool {
-	if u == nil || !strings.EqualFold(u.GetLogin(), a.BotLoginOrDefault()) {
+func (a ProposalAPI) IsBot(u hub.User) bool {
+	if !strings.EqualFold(u.Login, a.BotLoginOrDefault()) {
 		return false
 	}
 	// GitHub (and the forge) type App users "Bot"; a login ending in
 	// "[bot]" cannot be a user's, but be strict when the type is given.
-	return u.Type == nil || u.GetType() == "Bot"
+	return u.Type == "" || u.Type == "Bot"
 }
 
 // IsOwnRun reports whether check run cr was written by the App: anyone
 // with checks:write (a workflow, another app) can post a run of any name.
-func (a ProposalAPI) IsOwnRun(cr *github.CheckRun) bool {
-	slug := cr.GetApp().GetSlug()
+func (a ProposalAPI) IsOwnRun(cr hub.CheckRun) bool {
+	slug := cr.AppSlug
 	return slug != "" && strings.EqualFold(slug+"[bot]", a.BotLoginOrDefault())
 }
 
@@ -138,14 +136,14 @@ var (
 // a draft branch drafts/<package>/<workspace> of the same repository, its
 // base the deployment branch. State (open, closed) and GitHub's draft flag
 // are not looked at.
-func ParseProposal(s *core.Session, pr *github.PullRequest) (pkg, workspace string, ok bool) {
-	if pr == nil || pr.GetBase().GetRef() != s.DeploymentBranch {
+func ParseProposal(s *core.Session, pr hub.Pull) (pkg, workspace string, ok bool) {
+	if pr.Base.Ref != s.DeploymentBranch {
 		return "", "", false
 	}
-	if hr := pr.GetHead().GetRepo(); hr != nil && hr.GetFullName() != "" && !strings.EqualFold(hr.GetFullName(), s.Repo.FullName()) {
+	if hr := pr.Head.RepoFullName; hr != "" && !strings.EqualFold(hr, s.Repo.FullName()) {
 		return "", "", false // a fork's branch is not a draft of this repository
 	}
-	return packages.ParseDraftBranchName(pr.GetHead().GetRef())
+	return packages.ParseDraftBranchName(pr.Head.Ref)
 }
 
 // IntoDeployment reports that pr targets the deployment branch: such a
@@ -156,19 +154,9 @@ func ParseProposal(s *core.Session, pr *github.PullRequest) (pkg, workspace stri
 // Pull requests from forks are proposals too, judged by the same verdict
 // (fork.go): they are rendered with built-ins only and never pushed to, and
 // their head, whatever its branch name, is no branch of the repository.
-func IntoDeployment(s *core.Session, pr *github.PullRequest) bool {
-	return pr != nil && pr.GetBase().GetRef() == s.DeploymentBranch &&
-		(pr.GetHead().GetRef() != s.DeploymentBranch || rendercheck.IsForkPullRequest(s.Repo, pr))
-}
-
-// PropHasLabel reports whether labels hold name (case-insensitive, as GitHub).
-func PropHasLabel(labels []*github.Label, name string) bool {
-	for _, l := range labels {
-		if strings.EqualFold(l.GetName(), name) {
-			return true
-		}
-	}
-	return false
+func IntoDeployment(s *core.Session, pr hub.Pull) bool {
+	return pr.Base.Ref == s.DeploymentBranch &&
+		(pr.Head.Ref != s.DeploymentBranch || rendercheck.IsForkPullRequest(s.Repo, pr))
 }
 
 const botMarkerPrefix = "<!-- porchbot:"
@@ -205,9 +193,9 @@ func findBotMarkers(body, kind string) [][]byte {
 
 // branchOf is the branch of s's repository pr's head can be fetched from
 // ("" for a fork: its head is fetched as refs/pull/N/head, EnsurePullHead).
-func branchOf(s *core.Session, pr *github.PullRequest) string {
+func branchOf(s *core.Session, pr hub.Pull) string {
 	if rendercheck.IsForkPullRequest(s.Repo, pr) {
 		return ""
 	}
-	return pr.GetHead().GetRef()
+	return pr.Head.Ref
 }

@@ -12,10 +12,10 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -159,7 +159,7 @@ func ProposalDigest(byPackage map[string]string) string {
 // merge base with the deployment branch, fetching the head first when the
 // cache lacks it (a branch of the repository, or a fork's
 // refs/pull/N/head).
-func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
+func PullRequestChanges(ctx context.Context, s *core.Session, pr hub.Pull) ([]PackageChange, error) {
 	if err := EnsurePullRequestHead(ctx, s, pr); err != nil {
 		return nil, err
 	}
@@ -169,25 +169,25 @@ func PullRequestChanges(ctx context.Context, s *core.Session, pr *github.PullReq
 // EnsurePullRequestHead makes sure the cache has pr's head: a branch of
 // the repository is fetched when it lacks it, a fork's head as
 // refs/pull/N/head (EnsurePullHead).
-func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr *github.PullRequest) error {
+func EnsurePullRequestHead(ctx context.Context, s *core.Session, pr hub.Pull) error {
 	if rendercheck.IsForkPullRequest(s.Repo, pr) {
 		_, err := rendercheck.EnsurePullHead(ctx, s, pr)
 		return err
 	}
-	if err := EnsureCommit(ctx, s, strings.ToLower(pr.GetHead().GetSHA()), branchOf(s, pr)); err != nil {
-		return fmt.Errorf("pull request #%d: %w", pr.GetNumber(), err)
+	if err := EnsureCommit(ctx, s, strings.ToLower(pr.Head.SHA), branchOf(s, pr)); err != nil {
+		return fmt.Errorf("pull request #%d: %w", pr.Number, err)
 	}
 	return nil
 }
 
 // ProposalChanges lists the packages pr's head changes against its merge
 // base with the deployment branch (the head must be in the cache).
-func ProposalChanges(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]PackageChange, error) {
+func ProposalChanges(ctx context.Context, s *core.Session, pr hub.Pull) ([]PackageChange, error) {
 	base, err := ProposalBase(ctx, s, pr)
 	if err != nil {
 		return nil, err
 	}
-	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
+	head := plumbing.NewHash(strings.ToLower(pr.Head.SHA))
 	var out []PackageChange
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
 		sc, err := newProposalScope(ctx, repo, s.Config.Packages.Root, base, head, "")
@@ -198,7 +198,7 @@ func ProposalChanges(ctx context.Context, s *core.Session, pr *github.PullReques
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("changes of #%d: %w", pr.GetNumber(), err)
+		return nil, fmt.Errorf("changes of #%d: %w", pr.Number, err)
 	}
 	return out, nil
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -47,11 +47,11 @@ const (
 )
 
 // CheckRunWriter is the part of the GitHub Checks API the check steps use
-// (satisfied by go-github's s.GH.Checks): one create per check run, and an
-// update per further batch of 50 annotations.
+// (s.Hub): one create per check run, and an update per further batch of
+// 50 annotations.
 type CheckRunWriter interface {
-	CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error)
-	UpdateCheckRun(ctx context.Context, owner, repo string, checkRunID int64, opts github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error)
+	CreateCheckRun(ctx context.Context, owner, repo string, w hub.CheckRunWrite) (hub.CheckRun, error)
+	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, w hub.CheckRunWrite) (hub.CheckRun, error)
 }
 
 // Annotation is a check run annotation: a message on a file's line (and
@@ -81,7 +81,7 @@ type CheckReport struct {
 // Annotations are sent most severe first; beyond MaxAnnotations they are
 // dropped and the summary says how many. Summary and text are cut to
 // GitHub's 65535 characters.
-func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.CreateCheckRunOptions, []github.UpdateCheckRunOptions) {
+func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (hub.CheckRunWrite, []hub.CheckRunWrite) {
 	anns := sortAnnotations(rep.Annotations)
 	summary := rep.Summary
 	if extra := len(anns) - MaxAnnotations; extra > 0 {
@@ -91,13 +91,10 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 	title := mdquote.TruncateRunes(rep.Title, 1000, "…")
 	summary = mdquote.TruncateRunes(summary, maxOutputRunes, "\n\n… (summary truncated)")
 	text := mdquote.TruncateRunes(rep.Text, maxOutputRunes, "\n\n… (truncated: GitHub shows at most 65535 characters)")
-	output := func(batch []Annotation) *github.CheckRunOutput {
-		o := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(summary)}
-		if text != "" {
-			o.Text = github.String(text)
-		}
+	output := func(batch []Annotation) *hub.CheckOutput {
+		o := &hub.CheckOutput{Title: title, Summary: summary, Text: text}
 		for _, a := range batch {
-			o.Annotations = append(o.Annotations, a.GitHub())
+			o.Annotations = append(o.Annotations, a.Hub())
 		}
 		return o
 	}
@@ -105,14 +102,13 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 	if len(first) > AnnotationsPerRequest {
 		first = first[:AnnotationsPerRequest]
 	}
-	ts := github.Timestamp{Time: now}
-	create := github.CreateCheckRunOptions{Name: rep.Name, HeadSHA: head.String(),
-		Status: github.String("completed"), Conclusion: github.String(rep.Conclusion),
-		StartedAt: &ts, CompletedAt: &ts, Output: output(first)}
-	var updates []github.UpdateCheckRunOptions
+	create := hub.CheckRunWrite{Name: rep.Name, HeadSHA: head.String(),
+		Status: "completed", Conclusion: rep.Conclusion,
+		StartedAt: now, CompletedAt: now, Output: output(first)}
+	var updates []hub.CheckRunWrite
 	for rest := anns[len(first):]; len(rest) > 0; {
 		n := min(len(rest), AnnotationsPerRequest)
-		updates = append(updates, github.UpdateCheckRunOptions{Name: rep.Name, Output: output(rest[:n])})
+		updates = append(updates, hub.CheckRunWrite{Name: rep.Name, Output: output(rest[:n])})
 		rest = rest[n:]
 	}
 	return create, updates
@@ -120,21 +116,24 @@ func CheckRequests(rep CheckReport, head plumbing.Hash, now time.Time) (github.C
 
 // PublishCheck reports a completed check run on head: one REST call, plus
 // one per further 50 annotations.
-func PublishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumbing.Hash, rep CheckReport) (*github.CheckRun, error) {
+func PublishCheck(ctx context.Context, api CheckRunWriter, repo Repo, head plumbing.Hash, rep CheckReport) (hub.CheckRun, error) {
 	create, updates := CheckRequests(rep, head, time.Now().UTC())
-	run, _, err := api.CreateCheckRun(ctx, repo.Owner, repo.Name, create)
+	run, err := api.CreateCheckRun(ctx, repo.Owner, repo.Name, create)
 	if err != nil {
-		return nil, fmt.Errorf("create check run %s on %s: %w", rep.Name, words.ShortSHA(head.String()), err)
+		return hub.CheckRun{}, fmt.Errorf("create check run %s on %s: %w", rep.Name, words.ShortSHA(head.String()), err)
 	}
 	for i, u := range updates {
-		if _, _, err := api.UpdateCheckRun(ctx, repo.Owner, repo.Name, run.GetID(), u); err != nil {
+		if _, err := api.UpdateCheckRun(ctx, repo.Owner, repo.Name, run.ID, u); err != nil {
 			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, words.ShortSHA(head.String()), i+2, err)
 		}
 	}
 	return run, nil
 }
 
-func (a Annotation) GitHub() *github.CheckRunAnnotation {
+// Hub is the annotation as a check run write sends it: within GitHub's
+// bounds (a line at least, message and details cut to 4096 characters,
+// title to 255), columns only on a single line, as GitHub requires.
+func (a Annotation) Hub() hub.CheckAnnotation {
 	start := max(a.StartLine, 1)
 	end := max(a.EndLine, start)
 	level := a.Level
@@ -145,18 +144,13 @@ func (a Annotation) GitHub() *github.CheckRunAnnotation {
 	if msg == "" {
 		msg = a.Title
 	}
-	out := &github.CheckRunAnnotation{Path: github.String(a.Path), StartLine: github.Int(start), EndLine: github.Int(end),
-		AnnotationLevel: github.String(level), Message: github.String(mdquote.TruncateRunes(msg, maxAnnotationRunes, "…"))}
-	// columns only on a single line, as GitHub requires
+	out := hub.CheckAnnotation{Path: a.Path, StartLine: start, EndLine: end,
+		Level: level, Message: mdquote.TruncateRunes(msg, maxAnnotationRunes, "…"),
+		Title:      mdquote.TruncateRunes(a.Title, 255, "…"),
+		RawDetails: mdquote.TruncateRunes(a.RawDetails, maxAnnotationRunes, "…")}
 	if a.StartColumn > 0 && start == end {
-		out.StartColumn = github.Int(a.StartColumn)
-		out.EndColumn = github.Int(max(a.EndColumn, a.StartColumn))
-	}
-	if a.Title != "" {
-		out.Title = github.String(mdquote.TruncateRunes(a.Title, 255, "…"))
-	}
-	if a.RawDetails != "" {
-		out.RawDetails = github.String(mdquote.TruncateRunes(a.RawDetails, maxAnnotationRunes, "…"))
+		out.StartColumn = a.StartColumn
+		out.EndColumn = max(a.EndColumn, a.StartColumn)
 	}
 	return out
 }

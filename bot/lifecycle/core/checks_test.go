@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
+	"github.com/porchbot/porchbot/internal/hub"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -32,23 +32,23 @@ func TestCheckRequestsBatchesAnnotationsMostSevereFirst(t *testing.T) {
 	anns := append(ckAnnotations(100, LevelNotice), ckAnnotations(20, LevelFailure)...)
 	create, updates := CheckRequests(CheckReport{Name: RenderCheckName, Conclusion: ConclusionFailure, Title: "t",
 		Summary: "s", Text: "x", Annotations: anns}, ckHead, time.Unix(0, 0))
-	if create.Name != RenderCheckName || create.HeadSHA != ckHead.String() || create.GetStatus() != "completed" ||
-		create.GetConclusion() != "failure" || create.CompletedAt == nil {
+	if create.Name != RenderCheckName || create.HeadSHA != ckHead.String() || create.Status != "completed" ||
+		create.Conclusion != "failure" || create.CompletedAt.IsZero() {
 		t.Fatalf("create %+v", create)
 	}
 	if n := len(create.Output.Annotations); n != 50 {
 		t.Fatalf("create carries %d annotations", n)
 	}
 	for i := 0; i < 20; i++ {
-		if create.Output.Annotations[i].GetAnnotationLevel() != LevelFailure {
-			t.Fatalf("annotation %d is %s: failures go first", i, create.Output.Annotations[i].GetAnnotationLevel())
+		if create.Output.Annotations[i].Level != LevelFailure {
+			t.Fatalf("annotation %d is %s: failures go first", i, create.Output.Annotations[i].Level)
 		}
 	}
 	if len(updates) != 2 || len(updates[0].Output.Annotations) != 50 || len(updates[1].Output.Annotations) != 20 {
 		t.Fatalf("updates %d", len(updates))
 	}
 	for _, u := range updates {
-		if u.Name != RenderCheckName || u.Output.GetTitle() != "t" || u.Output.GetSummary() != "s" || u.Conclusion != nil {
+		if u.Name != RenderCheckName || u.Output.Title != "t" || u.Output.Summary != "s" || u.Conclusion != "" {
 			t.Errorf("update %+v", u)
 		}
 	}
@@ -64,30 +64,30 @@ func TestCheckRequestsCapsAnnotationsAndOutput(t *testing.T) {
 	if sent != MaxAnnotations || len(updates) != 3 {
 		t.Errorf("sent %d annotations in %d updates", sent, len(updates))
 	}
-	if !strings.Contains(create.Output.GetSummary(), "37 more annotation(s) not shown") {
-		t.Errorf("summary %q", create.Output.GetSummary())
+	if !strings.Contains(create.Output.Summary, "37 more annotation(s) not shown") {
+		t.Errorf("summary %q", create.Output.Summary)
 	}
-	if n := utf8.RuneCountInString(create.Output.GetText()); n > 65535 || !strings.HasSuffix(create.Output.GetText(), "characters)") {
+	if n := utf8.RuneCountInString(create.Output.Text); n > 65535 || !strings.HasSuffix(create.Output.Text, "characters)") {
 		t.Errorf("text of %d runes", n)
 	}
 	// No annotations: one request, no updates.
 	create, updates = CheckRequests(CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s"}, ckHead, time.Now())
-	if len(updates) != 0 || create.Output.Text != nil || len(create.Output.Annotations) != 0 {
+	if len(updates) != 0 || create.Output.Text != "" || len(create.Output.Annotations) != 0 {
 		t.Errorf("plain report: %+v %d", create.Output, len(updates))
 	}
 }
 
 func TestCheckAnnotationColumnsOnlyOnOneLine(t *testing.T) {
-	a := Annotation{Path: "f", StartLine: 3, EndLine: 3, StartColumn: 5, EndColumn: 2, Message: "m"}.GitHub()
-	if a.GetStartColumn() != 5 || a.GetEndColumn() != 5 || a.GetAnnotationLevel() != LevelNotice {
+	a := Annotation{Path: "f", StartLine: 3, EndLine: 3, StartColumn: 5, EndColumn: 2, Message: "m"}.Hub()
+	if a.StartColumn != 5 || a.EndColumn != 5 || a.Level != LevelNotice {
 		t.Errorf("%+v", a)
 	}
-	a = Annotation{Path: "f", StartLine: 3, EndLine: 4, StartColumn: 5, Title: "only a title"}.GitHub()
-	if a.StartColumn != nil || a.GetMessage() != "only a title" {
+	a = Annotation{Path: "f", StartLine: 3, EndLine: 4, StartColumn: 5, Title: "only a title"}.Hub()
+	if a.StartColumn != 0 || a.Message != "only a title" {
 		t.Errorf("%+v", a)
 	}
-	a = Annotation{Path: "f"}.GitHub()
-	if a.GetStartLine() != 1 || a.GetEndLine() != 1 {
+	a = Annotation{Path: "f"}.Hub()
+	if a.StartLine != 1 || a.EndLine != 1 {
 		t.Errorf("%+v", a)
 	}
 }
@@ -97,30 +97,30 @@ type ckWriter struct {
 	failUpdate       bool
 }
 
-func (w *ckWriter) CreateCheckRun(_ context.Context, _, _ string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+func (w *ckWriter) CreateCheckRun(_ context.Context, _, _ string, c hub.CheckRunWrite) (hub.CheckRun, error) {
 	w.creates++
-	return &github.CheckRun{ID: github.Int64(7), Name: github.String(opts.Name)}, nil, nil
+	return hub.CheckRun{ID: 7, Name: c.Name}, nil
 }
 
-func (w *ckWriter) UpdateCheckRun(_ context.Context, _, _ string, id int64, _ github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+func (w *ckWriter) UpdateCheckRun(_ context.Context, _, _ string, id int64, _ hub.CheckRunWrite) (hub.CheckRun, error) {
 	w.updates++
 	if w.failUpdate {
-		return nil, nil, errors.New("boom")
+		return hub.CheckRun{}, errors.New("boom")
 	}
-	return &github.CheckRun{ID: github.Int64(id)}, nil, nil
+	return hub.CheckRun{ID: id}, nil
 }
 
 func TestPublishCheckOneCallPerBatch(t *testing.T) {
 	w := &ckWriter{}
 	run, err := PublishCheck(context.Background(), w, Repo{Owner: "o", Name: "r"}, ckHead,
 		CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s", Annotations: ckAnnotations(101, "")})
-	if err != nil || run.GetID() != 7 || w.creates != 1 || w.updates != 2 {
+	if err != nil || run.ID != 7 || w.creates != 1 || w.updates != 2 {
 		t.Fatalf("run %v err %v creates %d updates %d", run, err, w.creates, w.updates)
 	}
 	w = &ckWriter{failUpdate: true}
 	run, err = PublishCheck(context.Background(), w, Repo{Owner: "o", Name: "r"}, ckHead,
 		CheckReport{Name: "n", Conclusion: ConclusionSuccess, Title: "t", Summary: "s", Annotations: ckAnnotations(51, "")})
-	if err == nil || run.GetID() != 7 || !strings.Contains(err.Error(), "boom") {
+	if err == nil || run.ID != 7 || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("a failed update: %v %v", run, err)
 	}
 }

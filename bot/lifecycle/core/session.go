@@ -7,11 +7,11 @@ import (
 
 	gogitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/logfields"
 )
 
@@ -32,9 +32,9 @@ type Repo struct {
 // FullName is "owner/name".
 func (r Repo) FullName() string { return r.Owner + "/" + r.Name }
 
-// Clients gives an installation's GitHub client (internal/github.Clients).
+// Clients gives an installation's GitHub API (internal/github.HubClients).
 type Clients interface {
-	Installation(ctx context.Context, installationID int64) (*github.Client, error)
+	Installation(ctx context.Context, installationID int64) (hub.API, error)
 }
 
 // GitStore gives the git cache of a remote (internal/gitstore.Store).
@@ -73,8 +73,9 @@ type Opener struct {
 // its git cache (fetched: every branch and tag), and the configuration in
 // force, read from the deployment branch (never from a pull request head).
 type Session struct {
-	Repo   Repo
-	GH     *github.Client
+	Repo Repo
+	// Hub is the installation's GitHub API.
+	Hub    hub.API
 	Git    *gitstore.Cache
 	Config *config.Config
 	// ConfigSHA is the deployment-branch commit the config was read from.
@@ -122,7 +123,7 @@ func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
 		log = logrus.StandardLogger()
 	}
 	log = logfields.Apply(ctx, log) // a delivery's id, when one set this off
-	s := &Session{Repo: repo, GH: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams,
+	s := &Session{Repo: repo, Hub: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams,
 		snap:      snapshot{facts: &o.facts, off: o.ReadThrough},
 		RecordKey: o.RecordKey}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {

@@ -78,7 +78,7 @@ func Gather(ctx context.Context, s *core.Session, api approval.ProposalAPI, web 
 	for _, u := range l.Updates {
 		du := Update{Package: u.Package, Pull: u.Number, State: UpdateOpen}
 		if u.Pull != nil {
-			st, err := approval.RenderStateAt(ctx, s, api, u.Pull.GetHead().GetSHA())
+			st, err := approval.RenderStateAt(ctx, s, api, u.Pull.Head.SHA)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -103,8 +103,8 @@ func Gather(ctx context.Context, s *core.Session, api approval.ProposalAPI, web 
 // dashboardProposal judges one proposal as its porchbot/approval check
 // does (the same verdict), without posting the check.
 func dashboardProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, p proposals.PullStatus, dp Proposal) Proposal {
-	pr := p.Pull
-	head := strings.ToLower(pr.GetHead().GetSHA())
+	pr := *p.Pull
+	head := strings.ToLower(pr.Head.SHA)
 	fail := func(err error) Proposal {
 		s.Log.WithError(err).WithField("pull_request", p.Number).Warn("dashboard: approval not judged")
 		dp.Problem = "could not be judged now; see its porchbot/approval check"

@@ -11,12 +11,12 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // Finding and keeping the one dashboard issue of a repository, from
@@ -46,12 +46,12 @@ const ListMax = 30
 // change after a dashboard was closed.
 const configChangeWalk = 1000
 
-// Issues is the issues API the dashboard uses (s.GH.Issues).
+// Issues is the issues API the dashboard uses (a part of hub.API).
 type Issues interface {
-	ListByRepo(ctx context.Context, owner, repo string, opts *github.IssueListByRepoOptions) ([]*github.Issue, *github.Response, error)
-	Get(ctx context.Context, owner, repo string, number int) (*github.Issue, *github.Response, error)
-	Create(ctx context.Context, owner, repo string, req *github.IssueRequest) (*github.Issue, *github.Response, error)
-	Edit(ctx context.Context, owner, repo string, number int, req *github.IssueRequest) (*github.Issue, *github.Response, error)
+	ListIssues(ctx context.Context, owner, repo string, q hub.IssueQuery) ([]hub.Issue, hub.Next, error)
+	GetIssue(ctx context.Context, owner, repo string, number int) (hub.Issue, error)
+	CreateIssue(ctx context.Context, owner, repo string, w hub.IssueWrite) (hub.Issue, error)
+	EditIssue(ctx context.Context, owner, repo string, number int, w hub.IssueWrite) (hub.Issue, error)
 }
 
 // Refresh is one refresh of a dashboard.
@@ -195,7 +195,7 @@ func Sync(ctx context.Context, repo core.Repo, open func(context.Context) (*core
 		d = issueFacts(all[0], bot)
 		out.Number = d.Number
 		if !d.Open {
-			got, _, err := sync.Issues.Get(ctx, owner, name, d.Number)
+			got, err := sync.Issues.GetIssue(ctx, owner, name, d.Number)
 			if err != nil {
 				return nil, fmt.Errorf("dashboard #%d: %w", d.Number, err)
 			}
@@ -248,14 +248,14 @@ func Sync(ctx context.Context, repo core.Repo, open func(context.Context) (*core
 	case stepWait:
 		out.RetryAt = d.UpdatedAt.Add(interval)
 	case stepClose:
-		_, _, err = sync.Issues.Edit(ctx, owner, name, d.Number, &github.IssueRequest{State: github.String("closed"),
-			StateReason: github.String("not_planned")})
+		_, err = sync.Issues.EditIssue(ctx, owner, name, d.Number, hub.IssueWrite{State: "closed",
+			StateReason: "not_planned"})
 		out.Closed = err == nil
 	case stepReopen:
-		_, _, err = sync.Issues.Edit(ctx, owner, name, d.Number, &github.IssueRequest{State: github.String("open"), Body: &body})
+		_, err = sync.Issues.EditIssue(ctx, owner, name, d.Number, hub.IssueWrite{State: "open", Body: body})
 		out.Reopened = err == nil
 	case stepEdit:
-		_, _, err = sync.Issues.Edit(ctx, owner, name, d.Number, &github.IssueRequest{Body: &body})
+		_, err = sync.Issues.EditIssue(ctx, owner, name, d.Number, hub.IssueWrite{Body: body})
 		out.Edited = err == nil
 	case stepCreate:
 		err = createDashboard(ctx, sync.Issues, s, bot, body, out)
@@ -273,19 +273,19 @@ func Sync(ctx context.Context, repo core.Repo, open func(context.Context) (*core
 // duplicate (the claim: the lowest number wins).
 func createDashboard(ctx context.Context, issues Issues, s *core.Session, bot, body string, out *Outcome) error {
 	owner, name := s.Repo.Owner, s.Repo.Name
-	is, _, err := issues.Create(ctx, owner, name, &github.IssueRequest{Title: github.String(Title), Body: &body,
-		Labels: &[]string{Label}})
+	is, err := issues.CreateIssue(ctx, owner, name, hub.IssueWrite{Title: Title, Body: body,
+		Labels: []string{Label}})
 	if err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
-	out.Number, out.Created = is.GetNumber(), true
+	out.Number, out.Created = is.Number, true
 	all, err := listDashboards(ctx, issues, owner, name, bot)
 	if err != nil {
 		return err
 	}
-	if len(all) > 0 && all[0].GetNumber() < is.GetNumber() {
-		out.Racey, out.Created, out.Number = true, false, all[0].GetNumber()
-		dups, err := closeDuplicates(ctx, issues, owner, name, []*github.Issue{is})
+	if len(all) > 0 && all[0].Number < is.Number {
+		out.Racey, out.Created, out.Number = true, false, all[0].Number
+		dups, err := closeDuplicates(ctx, issues, owner, name, []hub.Issue{is})
 		out.Duplicates = append(out.Duplicates, dups...)
 		return err
 	}
@@ -294,48 +294,48 @@ func createDashboard(ctx context.Context, issues Issues, s *core.Session, bot, b
 
 // dashboardListOptions list the dashboard label's issues, open or closed,
 // lowest number first: one address for every reader (open_pulls.go).
-func ListOptions() *github.IssueListByRepoOptions {
-	return &github.IssueListByRepoOptions{State: "all", Labels: []string{Label},
-		Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: ListMax}}
+func ListOptions() hub.IssueQuery {
+	return hub.IssueQuery{State: "all", Labels: []string{Label},
+		Sort: "created", Direction: "asc", Page: hub.Page{PerPage: ListMax}}
 }
 
 // listDashboards lists porchbot's dashboards, lowest number first.
-func listDashboards(ctx context.Context, issues Issues, owner, repo, bot string) ([]*github.Issue, error) {
-	list, _, err := issues.ListByRepo(ctx, owner, repo, ListOptions())
+func listDashboards(ctx context.Context, issues Issues, owner, repo, bot string) ([]hub.Issue, error) {
+	list, _, err := issues.ListIssues(ctx, owner, repo, ListOptions())
 	if err != nil {
 		return nil, fmt.Errorf("list dashboards of %s/%s: %w", owner, repo, err)
 	}
-	var out []*github.Issue
+	var out []hub.Issue
 	for _, is := range list {
-		if !is.IsPullRequest() && strings.EqualFold(is.GetUser().GetLogin(), bot) && IsBody(is.GetBody()) {
+		if !is.IsPull && strings.EqualFold(is.User.Login, bot) && IsBody(is.Body) {
 			out = append(out, is)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GetNumber() < out[j].GetNumber() })
+	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
 	return out, nil
 }
 
 // closeDuplicates closes the open dashboards among dups.
-func closeDuplicates(ctx context.Context, issues Issues, owner, repo string, dups []*github.Issue) ([]int, error) {
+func closeDuplicates(ctx context.Context, issues Issues, owner, repo string, dups []hub.Issue) ([]int, error) {
 	var closed []int
 	for _, is := range dups {
-		if is.GetState() != "open" {
+		if is.State != "open" {
 			continue
 		}
-		if _, _, err := issues.Edit(ctx, owner, repo, is.GetNumber(), &github.IssueRequest{State: github.String("closed"),
-			StateReason: github.String("not_planned")}); err != nil {
-			return closed, fmt.Errorf("close duplicate dashboard #%d: %w", is.GetNumber(), err)
+		if _, err := issues.EditIssue(ctx, owner, repo, is.Number, hub.IssueWrite{State: "closed",
+			StateReason: "not_planned"}); err != nil {
+			return closed, fmt.Errorf("close duplicate dashboard #%d: %w", is.Number, err)
 		}
-		closed = append(closed, is.GetNumber())
+		closed = append(closed, is.Number)
 	}
 	return closed, nil
 }
 
 // issueFacts reads what the decision needs of an issue.
-func issueFacts(is *github.Issue, bot string) *dashboardIssue {
-	d := &dashboardIssue{Number: is.GetNumber(), Open: is.GetState() == "open", Body: is.GetBody(),
-		UpdatedAt: is.GetUpdatedAt().Time, ClosedAt: is.GetClosedAt().Time}
-	d.ClosedByBot = !d.Open && strings.EqualFold(is.GetClosedBy().GetLogin(), bot)
+func issueFacts(is hub.Issue, bot string) *dashboardIssue {
+	d := &dashboardIssue{Number: is.Number, Open: is.State == "open", Body: is.Body,
+		UpdatedAt: is.UpdatedAt, ClosedAt: is.ClosedAt}
+	d.ClosedByBot = !d.Open && strings.EqualFold(is.ClosedBy.Login, bot)
 	return d
 }
 

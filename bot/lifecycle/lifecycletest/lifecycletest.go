@@ -54,7 +54,7 @@ func New(t testing.TB) *Rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	opener := &core.Opener{Clients: clients, Git: store, GitURL: clients.URLs().GitURL,
+	opener := &core.Opener{Clients: ghclient.HubClients{Clients: clients}, Git: store, GitURL: clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: Limits, Logger: log}
 	return &Rig{Env: env, Clients: clients, Store: store, Opener: opener, Log: log}
 }
@@ -126,7 +126,7 @@ func (r *Rig) Replica(t testing.TB) *core.Opener {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	return &core.Opener{Clients: r.Clients, Git: store, GitURL: r.Clients.URLs().GitURL,
+	return &core.Opener{Clients: ghclient.HubClients{Clients: r.Clients}, Git: store, GitURL: r.Clients.URLs().GitURL,
 		Configs: &config.Cache{}, Limits: r.Opener.Limits, Logger: r.Log}
 }
 

@@ -14,12 +14,12 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -39,15 +39,15 @@ const (
 // top-level package on the deployment branch.
 var ErrDeletionNoPackage = errors.New("no such package on the deployment branch")
 
-// DeletionPulls are the pull request calls (s.GH.PullRequests).
+// DeletionPulls are the pull request calls (a part of s.Hub).
 type DeletionPulls interface {
-	Create(ctx context.Context, owner, repo string, pull *github.NewPullRequest) (*github.PullRequest, *github.Response, error)
-	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+	CreatePull(ctx context.Context, owner, repo string, p hub.NewPull) (hub.Pull, error)
+	ListPulls(ctx context.Context, owner, repo string, q hub.PullQuery) ([]hub.Pull, hub.Next, error)
 }
 
-// DeletionIssues are the label and requester record calls (s.GH.Issues).
+// DeletionIssues are the label and requester record calls (a part of s.Hub).
 type DeletionIssues interface {
-	AddLabelsToIssue(ctx context.Context, owner, repo string, number int, labels []string) ([]*github.Label, *github.Response, error)
+	AddLabels(ctx context.Context, owner, repo string, number int, labels []string) error
 	approval.RequesterComments
 }
 
@@ -59,9 +59,9 @@ type DeletionAPI struct {
 	RecordKey []byte
 }
 
-// NewDeletionAPI takes the services of a go-github client.
-func NewDeletionAPI(gh *github.Client) DeletionAPI {
-	return DeletionAPI{Pulls: gh.PullRequests, Issues: gh.Issues}
+// NewDeletionAPI is the DeletionAPI of an installation's API.
+func NewDeletionAPI(api hub.API) DeletionAPI {
+	return DeletionAPI{Pulls: api, Issues: api}
 }
 
 // ProposeDeletion opens (or finds) the deletion proposal of pkg, requested
@@ -72,22 +72,22 @@ func NewDeletionAPI(gh *github.Client) DeletionAPI {
 // exists returns its open pull request instead of opening a second one.
 // REST calls: 3 (create, requester record, label), plus 1 list when a
 // deletion draft exists.
-func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg, requester string) (*github.PullRequest, error) {
+func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg, requester string) (hub.Pull, error) {
 	if err := packages.ValidateName(pkg); err != nil {
-		return nil, fmt.Errorf("propose deletion: %w", err)
+		return hub.Pull{}, fmt.Errorf("propose deletion: %w", err)
 	}
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "requester": requester})
 	dir := core.PackageDir(s.Config.Packages.Root, pkg)
 	head, err := s.ResolveRef(ctx, "refs/heads/"+s.DeploymentBranch)
 	if err != nil {
-		return nil, fmt.Errorf("propose deletion of %s: %s: %w", pkg, s.DeploymentBranch, err)
+		return hub.Pull{}, fmt.Errorf("propose deletion of %s: %s: %w", pkg, s.DeploymentBranch, err)
 	}
 	ok, err := core.LandingIsTopLevel(ctx, s, head, dir)
 	if err != nil {
-		return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+		return hub.Pull{}, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("propose deletion of %s: %w", pkg, ErrDeletionNoPackage)
+		return hub.Pull{}, fmt.Errorf("propose deletion of %s: %w", pkg, ErrDeletionNoPackage)
 	}
 
 	retried := false
@@ -102,7 +102,7 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 		case err == nil:
 			st, err := deletionState(ctx, s, tip, dir)
 			if err != nil {
-				return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+				return hub.Pull{}, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 			}
 			if st.Exists() {
 				continue // a branch of that name that does not delete the package
@@ -110,7 +110,7 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 			log.WithField("branch", branch).Info("deletion draft exists; reusing it")
 			return openDeletionPR(ctx, s, api, pkg, branch, requester, true)
 		case !errors.Is(err, gitstore.ErrNotFound):
-			return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+			return hub.Pull{}, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 		}
 		msg := fmt.Sprintf("Delete package %s\n\nRemove %s from %s", pkg, dir, s.DeploymentBranch)
 		if requester != "" {
@@ -126,61 +126,60 @@ func ProposeDeletion(ctx context.Context, s *core.Session, api DeletionAPI, pkg,
 		})
 		if err == nil && !res.Pushed {
 			if retried {
-				return nil, fmt.Errorf("propose deletion of %s: %s was created meanwhile, again", pkg, branch)
+				return hub.Pull{}, fmt.Errorf("propose deletion of %s: %s was created meanwhile, again", pkg, branch)
 			}
 			retried = true
 			i--
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("propose deletion of %s: %w", pkg, err)
+			return hub.Pull{}, fmt.Errorf("propose deletion of %s: %w", pkg, err)
 		}
 		log.WithField("branch", branch).Info("deletion draft pushed")
 		return openDeletionPR(ctx, s, api, pkg, branch, requester, false)
 	}
-	return nil, fmt.Errorf("propose deletion of %s: drafts/%s/%s … -%d are all taken", pkg, pkg, DeletionWorkspace, maxDeletionSuffixes)
+	return hub.Pull{}, fmt.Errorf("propose deletion of %s: drafts/%s/%s … -%d are all taken", pkg, pkg, DeletionWorkspace, maxDeletionSuffixes)
 }
 
 // openDeletionPR opens the pull request of a deletion draft (or finds the
 // open one when existing) and labels it.
-func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, branch, requester string, existing bool) (*github.PullRequest, error) {
+func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, branch, requester string, existing bool) (hub.Pull, error) {
 	owner, repo := s.Repo.Owner, s.Repo.Name
-	var pr *github.PullRequest
+	var pr hub.Pull // Number 0: none found
 	if existing {
-		prs, _, err := api.Pulls.List(ctx, owner, repo, &github.PullRequestListOptions{State: "open",
+		prs, _, err := api.Pulls.ListPulls(ctx, owner, repo, hub.PullQuery{State: "open",
 			Head: owner + ":" + branch, Base: s.DeploymentBranch})
 		if err != nil {
-			return nil, fmt.Errorf("find the deletion proposal of %s: %w", pkg, err)
+			return hub.Pull{}, fmt.Errorf("find the deletion proposal of %s: %w", pkg, err)
 		}
 		for _, p := range prs {
-			if p.GetHead().GetRef() == branch {
+			if p.Head.Ref == branch {
 				pr = p
 				break
 			}
 		}
 	}
-	if pr == nil {
+	if pr.Number == 0 {
 		var err error
-		pr, _, err = api.Pulls.Create(ctx, owner, repo, &github.NewPullRequest{
-			Title: github.String("Delete package " + pkg), Head: github.String(branch),
-			Base: github.String(s.DeploymentBranch), Body: github.String(deletionBody(s, pkg, requester))})
+		pr, err = api.Pulls.CreatePull(ctx, owner, repo, hub.NewPull{
+			Title: "Delete package " + pkg, Head: branch,
+			Base: s.DeploymentBranch, Body: deletionBody(s, pkg, requester)})
 		if err != nil {
-			return nil, fmt.Errorf("open the deletion proposal of %s: %w", pkg, err)
+			return hub.Pull{}, fmt.Errorf("open the deletion proposal of %s: %w", pkg, err)
 		}
 		// Who asked, where only the bot can write: their approval of the
 		// deletion counts only with approvals.allowSelfApproval.
-		if err := approval.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch delete "+pkg); err != nil {
+		if err := approval.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.Number, requester, "/porch delete "+pkg); err != nil {
 			return pr, err
 		}
 	}
 	if !DeletionHasLabel(pr, packages.LabelDeletionProposed) {
-		labels, _, err := api.Issues.AddLabelsToIssue(ctx, owner, repo, pr.GetNumber(), []string{packages.LabelDeletionProposed})
-		if err != nil {
-			return pr, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), packages.LabelDeletionProposed, err)
+		if err := api.Issues.AddLabels(ctx, owner, repo, pr.Number, []string{packages.LabelDeletionProposed}); err != nil {
+			return pr, fmt.Errorf("label #%d %s: %w", pr.Number, packages.LabelDeletionProposed, err)
 		}
-		pr.Labels = labels
+		pr.Labels = append(pr.Labels, packages.LabelDeletionProposed)
 	}
-	s.Log.WithFields(logrus.Fields{"package": pkg, "pull_request": pr.GetNumber()}).Info("deletion proposed")
+	s.Log.WithFields(logrus.Fields{"package": pkg, "pull_request": pr.Number}).Info("deletion proposed")
 	return pr, nil
 }
 
@@ -196,14 +195,8 @@ func deletionBody(s *core.Session, pkg, requester string) string {
 	return b.String()
 }
 
-func DeletionHasLabel(pr *github.PullRequest, name string) bool {
-	for _, l := range pr.Labels {
-		if strings.EqualFold(l.GetName(), name) {
-			return true
-		}
-	}
-	return false
-}
+// DeletionHasLabel reports whether pr carries label name.
+func DeletionHasLabel(pr hub.Pull, name string) bool { return pr.HasLabel(name) }
 
 func deletionState(ctx context.Context, s *core.Session, commit plumbing.Hash, dir string) (core.LandingState, error) {
 	var st core.LandingState

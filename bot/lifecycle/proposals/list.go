@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,10 +13,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -97,12 +98,12 @@ type PullStatus struct {
 	Branch             string
 	Package, Workspace string
 
-	// pull is the listed pull request (the dashboard judges its approval).
-	Pull *github.PullRequest
+	// Pull is the listed pull request (the dashboard judges its approval).
+	Pull *hub.Pull
 }
 
 // PullRequest is the listed pull request as GitHub gave it.
-func (p PullStatus) PullRequest() *github.PullRequest { return p.Pull }
+func (p PullStatus) PullRequest() *hub.Pull { return p.Pull }
 
 // List reads the repository's packages with their latest revisions (tags),
 // draft branches (both from the session's git cache) and the open pull
@@ -199,48 +200,40 @@ func listPulls(ctx context.Context, s *core.Session, l *Listing) error {
 	}
 	opts := OpenPullsOptions()
 	for page := 1; ; page++ {
-		prs, resp, err := s.GH.PullRequests.List(ctx, s.Repo.Owner, s.Repo.Name, opts)
+		prs, next, err := s.Hub.ListPulls(ctx, s.Repo.Owner, s.Repo.Name, opts)
 		if err != nil {
 			return fmt.Errorf("list open pull requests of %s: %w", s.Repo.FullName(), err)
 		}
 		for _, pr := range prs {
 			classifyPull(s, l, pr, draftIndex)
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if next.Page == 0 {
 			return nil
 		}
 		if page >= listMaxPullPages {
 			l.PullsTruncated = true
 			return nil
 		}
-		opts.Page = resp.NextPage
+		opts.Number = next.Page
 	}
 }
 
 // classifyPull files one open pull request of the repository itself (fork
 // heads are not the repository's branches) under the listing's sections.
-func classifyPull(s *core.Session, l *Listing, pr *github.PullRequest, draftIndex map[string]int) {
-	head := pr.GetHead()
-	if !strings.EqualFold(head.GetRepo().GetFullName(), s.Repo.FullName()) {
+func classifyPull(s *core.Session, l *Listing, pr hub.Pull, draftIndex map[string]int) {
+	if !strings.EqualFold(pr.Head.RepoFullName, s.Repo.FullName()) {
 		return
 	}
-	branch := head.GetRef()
-	st := PullStatus{Number: pr.GetNumber(), Title: pr.GetTitle(), URL: pr.GetHTMLURL(), Author: pr.GetUser().GetLogin(), Branch: branch,
-		Pull: pr}
+	branch := pr.Head.Ref
+	st := PullStatus{Number: pr.Number, Title: pr.Title, URL: pr.HTMLURL, Author: pr.User.Login, Branch: branch,
+		Pull: &pr}
 	if pkg, ws, ok := packages.ParseDraftBranchName(branch); ok {
 		st.Package, st.Workspace = pkg, ws
 		if i, ok := draftIndex[branch]; ok {
-			l.Drafts[i].Pull = pr.GetNumber()
+			l.Drafts[i].Pull = pr.Number
 		}
 	}
-	labelled := func(name string) bool {
-		for _, lb := range pr.Labels {
-			if lb.GetName() == name {
-				return true
-			}
-		}
-		return false
-	}
+	labelled := func(name string) bool { return slices.Contains(pr.Labels, name) }
 	switch {
 	case labelled(packages.LabelDeletionProposed):
 		l.Deletions = append(l.Deletions, st)

@@ -16,11 +16,11 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/suggest"
@@ -87,9 +87,9 @@ func nearest(word string, names []string) string {
 }
 
 // MergedPulls finds the merged pull request of a branch
-// (s.GH.PullRequests).
+// (a part of s.Hub).
 type MergedPulls interface {
-	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+	ListPulls(ctx context.Context, owner, repo string, q hub.PullQuery) ([]hub.Pull, hub.Next, error)
 }
 
 // CheckProposable is nil when draft pkg/workspace exists and has commits
@@ -110,17 +110,17 @@ func CheckProposable(ctx context.Context, s *core.Session, pulls MergedPulls, pk
 	if err != nil || !contained {
 		return err
 	}
-	prs, _, err := pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{State: "closed",
-		Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 10}})
+	prs, _, err := pulls.ListPulls(ctx, s.Repo.Owner, s.Repo.Name, hub.PullQuery{State: "closed",
+		Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch, Page: hub.Page{PerPage: 10}})
 	if err != nil {
 		return fmt.Errorf("pull requests of %s: %w", branch, err)
 	}
 	for _, pr := range prs {
-		if pr.GetMergedAt().IsZero() && !pr.GetMerged() {
+		if pr.MergedAt.IsZero() && !pr.Merged {
 			continue
 		}
 		return core.RequestErrorf("%s is already merged (#%d): its changes are on %s. %s starts the next draft.",
-			mdquote.Code(branch), pr.GetNumber(), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
+			mdquote.Code(branch), pr.Number, mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch edit "+pkg))
 	}
 	return core.RequestErrorf("Nothing to propose: %s has no commits that are not on %s. Push changes to it, then %s.",
 		mdquote.Code(branch), mdquote.Code(s.DeploymentBranch), mdquote.Code("/porch propose "+pkg+"/"+workspace))

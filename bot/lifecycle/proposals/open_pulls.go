@@ -1,9 +1,8 @@
 package proposals
 
 import (
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // Open pull requests are read by the listing, the resync's proposals and
@@ -17,8 +16,8 @@ import (
 // first reader of a pass the others are revalidated with its ETag, a 304
 // that GitHub does not charge (internal/github ConditionalCache). Readers
 // filter by base branch themselves.
-func OpenPullsOptions() *github.PullRequestListOptions {
-	return &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: listPullsPerPage}}
+func OpenPullsOptions() hub.PullQuery {
+	return hub.PullQuery{State: "open", Page: hub.Page{PerPage: listPullsPerPage}}
 }
 
 // NoOpenPulls: a resync proved the repository has no open pull request.

@@ -5,20 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"path"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
@@ -178,38 +177,37 @@ func propNextRevision(ctx context.Context, s *core.Session, pkg string) (int, er
 
 // findOpenProposal returns the open pull request from branch into the
 // deployment branch, if any (one call).
-func findOpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string) (*github.PullRequest, error) {
-	prs, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, &github.PullRequestListOptions{
+func findOpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string) (hub.Pull, error) {
+	prs, _, err := api.Pulls.ListPulls(ctx, s.Repo.Owner, s.Repo.Name, hub.PullQuery{
 		State: "open", Head: s.Repo.Owner + ":" + branch, Base: s.DeploymentBranch,
-		ListOptions: github.ListOptions{PerPage: 10}})
+		Page: hub.Page{PerPage: 10}})
 	if err != nil {
-		return nil, fmt.Errorf("list pull requests of %s: %w", branch, err)
+		return hub.Pull{}, fmt.Errorf("list pull requests of %s: %w", branch, err)
 	}
 	for _, pr := range prs {
-		if pr.GetHead().GetRef() == branch && pr.GetBase().GetRef() == s.DeploymentBranch {
+		if pr.Head.Ref == branch && pr.Base.Ref == s.DeploymentBranch {
 			return pr, nil
 		}
 	}
-	return nil, nil
+	return hub.Pull{}, nil
 }
 
 // ensureProposedLabel adds porch/proposed unless pr carries it; it reports
 // whether it called GitHub.
-func ensureProposedLabel(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest) (bool, error) {
+func ensureProposedLabel(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *hub.Pull) (bool, error) {
 	return ensureProposalLabel(ctx, s, api, pr, packages.LabelProposed)
 }
 
-// ensureProposalLabel adds label unless pr carries it; it reports whether
-// it called GitHub.
-func ensureProposalLabel(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest, label string) (bool, error) {
-	if approval.PropHasLabel(pr.Labels, label) {
+// ensureProposalLabel adds label unless pr carries it (and notes it on
+// pr); it reports whether it called GitHub.
+func ensureProposalLabel(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *hub.Pull, label string) (bool, error) {
+	if pr.HasLabel(label) {
 		return false, nil
 	}
-	labels, _, err := api.Issues.AddLabelsToIssue(ctx, s.Repo.Owner, s.Repo.Name, pr.GetNumber(), []string{label})
-	if err != nil {
-		return true, fmt.Errorf("label #%d %s: %w", pr.GetNumber(), label, err)
+	if err := api.Issues.AddLabels(ctx, s.Repo.Owner, s.Repo.Name, pr.Number, []string{label}); err != nil {
+		return true, fmt.Errorf("label #%d %s: %w", pr.Number, label, err)
 	}
-	pr.Labels = labels
+	pr.Labels = append(pr.Labels, label)
 	return true, nil
 }
 
@@ -218,15 +216,15 @@ func ensureProposalLabel(ctx context.Context, s *core.Session, api approval.Prop
 // DeletionProposed; a /porch delete draft, or a draft someone emptied),
 // porch/proposed otherwise. The two are exclusive: a deletion proposal
 // labelled porch/proposed too would be listed as both.
-func proposalLabel(ctx context.Context, s *core.Session, pr *github.PullRequest, pkg string) (string, error) {
-	if approval.PropHasLabel(pr.Labels, packages.LabelDeletionProposed) {
+func proposalLabel(ctx context.Context, s *core.Session, pr hub.Pull, pkg string) (string, error) {
+	if hub.HasLabel(pr.Labels, packages.LabelDeletionProposed) {
 		return packages.LabelDeletionProposed, nil
 	}
-	head := strings.ToLower(pr.GetHead().GetSHA())
+	head := strings.ToLower(pr.Head.SHA)
 	if len(head) != 40 || !plumbing.IsHash(head) {
 		return packages.LabelProposed, nil
 	}
-	if err := approval.EnsureCommit(ctx, s, head, pr.GetHead().GetRef()); err != nil {
+	if err := approval.EnsureCommit(ctx, s, head, pr.Head.Ref); err != nil {
 		return "", err
 	}
 	st, err := deletionState(ctx, s, plumbing.NewHash(head), proposalPackageDir(s, pkg))
@@ -249,48 +247,48 @@ func proposalLabel(ctx context.Context, s *core.Session, pr *github.PullRequest,
 //
 // Errors: ErrNoDraftBranch, ErrNothingToPropose (wrapped), invalid names,
 // GitHub errors (wrapped).
-func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, pkg, workspace, requester string) (*github.PullRequest, error) {
+func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, pkg, workspace, requester string) (hub.Pull, error) {
 	if err := packages.ValidateName(pkg); err != nil {
-		return nil, fmt.Errorf("propose: %w", err)
+		return hub.Pull{}, fmt.Errorf("propose: %w", err)
 	}
 	if err := packages.ValidateWorkspace(workspace); err != nil {
-		return nil, fmt.Errorf("propose: %w", err)
+		return hub.Pull{}, fmt.Errorf("propose: %w", err)
 	}
 	branch := packages.DraftBranch(pkg, workspace)
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "workspace": workspace, "ref": branch, "requester": requester})
 	head, err := s.ResolveRef(ctx, "refs/heads/"+branch)
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNotFound) {
-			return nil, fmt.Errorf("propose %s: %w: %s", branch, approval.ErrNoDraftBranch, branch)
+			return hub.Pull{}, fmt.Errorf("propose %s: %w: %s", branch, approval.ErrNoDraftBranch, branch)
 		}
-		return nil, fmt.Errorf("propose %s: %w", branch, err)
+		return hub.Pull{}, fmt.Errorf("propose %s: %w", branch, err)
 	}
 	// No lookup first: creating answers 422 when the branch has an open
 	// pull request, and createProposal then finds it (one call saved on
 	// every new proposal, one spent on a repeated /porch propose).
 	commits, err := propDraftCommits(ctx, s, head, s.DeploymentHead)
 	if err != nil {
-		return nil, fmt.Errorf("propose %s: commits: %w", branch, err)
+		return hub.Pull{}, fmt.Errorf("propose %s: commits: %w", branch, err)
 	}
 	if len(commits) == 0 {
-		return nil, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, approval.ErrNothingToPropose, s.DeploymentBranch)
+		return hub.Pull{}, fmt.Errorf("propose %s: %w (it is contained in %s)", branch, approval.ErrNothingToPropose, s.DeploymentBranch)
 	}
 	next, err := propNextRevision(ctx, s, pkg)
 	if err != nil {
-		return nil, fmt.Errorf("propose: %w", err)
+		return hub.Pull{}, fmt.Errorf("propose: %w", err)
 	}
-	pr, created, err := CreateProposal(ctx, s, api, branch, &github.NewPullRequest{
-		Title: github.String(proposalTitle(pkg, workspace, commits)),
-		Head:  github.String(branch), Base: github.String(s.DeploymentBranch),
-		Body: github.String(proposalBody(s, pkg, workspace, requester, commits, next)),
+	pr, created, err := CreateProposal(ctx, s, api, branch, hub.NewPull{
+		Title: proposalTitle(pkg, workspace, commits),
+		Head:  branch, Base: s.DeploymentBranch,
+		Body: proposalBody(s, pkg, workspace, requester, commits, next),
 	})
 	if err != nil {
-		return nil, err
+		return hub.Pull{}, err
 	}
-	log = log.WithField("pull_request", pr.GetNumber())
+	log = log.WithField("pull_request", pr.Number)
 	if created {
 		log.Info("proposal opened")
-		if err := approval.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.GetNumber(), requester, "/porch propose"); err != nil {
+		if err := approval.RecordRequester(ctx, s, api.Issues, api.RecordKey, pr.Number, requester, "/porch propose"); err != nil {
 			return pr, fmt.Errorf("propose: %w", err)
 		}
 	} else {
@@ -299,7 +297,7 @@ func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI
 			return pr, fmt.Errorf("propose: %w", err)
 		}
 	}
-	if _, err := ensureProposedLabel(ctx, s, api, pr); err != nil {
+	if _, err := ensureProposedLabel(ctx, s, api, &pr); err != nil {
 		return pr, fmt.Errorf("propose: %w", err)
 	}
 	return pr, nil
@@ -308,18 +306,17 @@ func OpenProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI
 // CreateProposal creates the pull request; when GitHub answers that one
 // already exists (another replica, a redelivery), it returns that one.
 // created is false when it found the open one.
-func CreateProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string, np *github.NewPullRequest) (*github.PullRequest, bool, error) {
-	pr, _, err := api.Pulls.Create(ctx, s.Repo.Owner, s.Repo.Name, np)
+func CreateProposal(ctx context.Context, s *core.Session, api approval.ProposalAPI, branch string, np hub.NewPull) (hub.Pull, bool, error) {
+	pr, err := api.Pulls.CreatePull(ctx, s.Repo.Owner, s.Repo.Name, np)
 	if err == nil {
 		return pr, true, nil
 	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity {
-		if existing, lerr := findOpenProposal(ctx, s, api, branch); lerr == nil && existing != nil {
+	if hub.IsUnprocessable(err) {
+		if existing, lerr := findOpenProposal(ctx, s, api, branch); lerr == nil && existing.Number != 0 {
 			return existing, false, nil
 		}
 	}
-	return nil, false, fmt.Errorf("propose %s: create pull request: %w", branch, err)
+	return hub.Pull{}, false, fmt.Errorf("propose %s: create pull request: %w", branch, err)
 }
 
 // OnProposalEvent handles pull_request opened, reopened, synchronize and
@@ -330,19 +327,19 @@ func CreateProposal(ctx context.Context, s *core.Session, api approval.ProposalA
 // head removes the package, then evaluates the approval policy and posts
 // porchbot/approval (EvaluateApproval). A pull request that is not a
 // proposal gives (nil, nil).
-func OnProposalEvent(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest) (*approval.Outcome, error) {
-	if !approval.IntoDeployment(s, pr) || pr.GetState() != "open" || pr.GetDraft() {
+func OnProposalEvent(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr hub.Pull) (*approval.Outcome, error) {
+	if !approval.IntoDeployment(s, pr) || pr.State != "open" || pr.Draft {
 		return nil, nil
 	}
 	var label string
 	if pkg, _, ok := approval.ParseProposal(s, pr); ok {
 		var err error
 		if label, err = proposalLabel(ctx, s, pr, pkg); err != nil {
-			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+			return nil, fmt.Errorf("proposal #%d: %w", pr.Number, err)
 		}
 	} else {
 		if err := approval.EnsurePullRequestHead(ctx, s, pr); err != nil {
-			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+			return nil, fmt.Errorf("proposal #%d: %w", pr.Number, err)
 		}
 		changes, err := approval.ProposalChanges(ctx, s, pr)
 		if err != nil {
@@ -357,10 +354,10 @@ func OnProposalEvent(ctx context.Context, s *core.Session, api approval.Proposal
 	// A proposal the bot opened itself (/porch propose, deletions) was
 	// labelled right after its creation; its "opened" event shows it before
 	// that. The resync labels it if that call failed.
-	if !(api.Opened && api.IsBot(pr.GetUser())) {
+	if !(api.Opened && api.IsBot(pr.User)) {
 		var err error
-		if labelled, err = ensureProposalLabel(ctx, s, api, pr, label); err != nil {
-			return nil, fmt.Errorf("proposal #%d: %w", pr.GetNumber(), err)
+		if labelled, err = ensureProposalLabel(ctx, s, api, &pr, label); err != nil {
+			return nil, fmt.Errorf("proposal #%d: %w", pr.Number, err)
 		}
 	}
 	out, err := approval.EvaluateApproval(ctx, s, api, pr)

@@ -2,18 +2,16 @@ package proposals
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -34,8 +32,8 @@ type rejectMarker struct {
 // the lifecycle. A closed pull request is left alone (nil: a redelivered
 // command does nothing twice); a pull request that is not a proposal gives
 // ErrNotProposal.
-func Reject(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *github.PullRequest, user, reason string) error {
-	n := pr.GetNumber()
+func Reject(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr hub.Pull, user, reason string) error {
+	n := pr.Number
 	pkg, ws, draft := approval.ParseProposal(s, pr)
 	var pkgs []string
 	if draft {
@@ -50,7 +48,7 @@ func Reject(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *
 		}
 	}
 	log := s.Log.WithFields(logrus.Fields{"pull_request": n, "packages": pkgs, "workspace": ws, "user": user})
-	if pr.GetState() == "closed" {
+	if pr.State == "closed" {
 		log.Info("reject: the proposal is already closed")
 		return nil
 	}
@@ -64,58 +62,52 @@ func Reject(ctx context.Context, s *core.Session, api approval.ProposalAPI, pr *
 		b.WriteString(".\n\n")
 	}
 	b.WriteString(RejectedBranchNote(s, pr) + "\n\n")
-	b.WriteString(approval.FormatBotMarker("reject", rejectMarker{User: user, Head: pr.GetHead().GetSHA(), Reason: reason}) + "\n")
-	if _, _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, &github.IssueComment{Body: github.String(b.String())}); err != nil {
+	b.WriteString(approval.FormatBotMarker("reject", rejectMarker{User: user, Head: pr.Head.SHA, Reason: reason}) + "\n")
+	if _, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, n, b.String()); err != nil {
 		return fmt.Errorf("reject #%d: comment: %w", n, err)
 	}
-	closed, _, err := api.Pulls.Edit(ctx, s.Repo.Owner, s.Repo.Name, n, &github.PullRequest{State: github.String("closed")})
+	closed, err := api.Pulls.EditPull(ctx, s.Repo.Owner, s.Repo.Name, n, hub.PullEdit{State: "closed"})
 	if err != nil {
 		return fmt.Errorf("reject #%d: close: %w", n, err)
 	}
 	labels := pr.Labels
-	if closed != nil {
-		pr.State = closed.State
-		if closed.Labels != nil {
-			labels = closed.Labels
-		}
+	if closed.Labels != nil {
+		labels = closed.Labels
 	}
 	for _, label := range []string{packages.LabelProposed, packages.LabelDeletionProposed} {
 		// Unknown labels (nil): try porch/proposed, a missing label is a 404.
-		if !(labels == nil && label == packages.LabelProposed || approval.PropHasLabel(labels, label)) {
+		if !(labels == nil && label == packages.LabelProposed || hub.HasLabel(labels, label)) {
 			continue
 		}
-		resp, err := api.Issues.RemoveLabelForIssue(ctx, s.Repo.Owner, s.Repo.Name, n, label)
-		var er *github.ErrorResponse
-		if err != nil && !(errors.As(err, &er) && resp != nil && resp.StatusCode == http.StatusNotFound) {
+		if err := api.Issues.RemoveLabel(ctx, s.Repo.Owner, s.Repo.Name, n, label); err != nil && !hub.IsNotFound(err) {
 			return fmt.Errorf("reject #%d: remove label %s: %w", n, label, err)
 		}
 		labels = propWithoutLabel(labels, label)
 	}
-	pr.Labels = labels
 	log.Info("proposal rejected")
 	return nil
 }
 
 // RejectedBranchNote says which branch a rejected proposal leaves and how
 // to propose it again.
-func RejectedBranchNote(s *core.Session, pr *github.PullRequest) string {
+func RejectedBranchNote(s *core.Session, pr hub.Pull) string {
 	if pkg, ws, ok := approval.ParseProposal(s, pr); ok {
 		return fmt.Sprintf("The draft branch %s stays: push to it and run %s to propose it again.",
 			mdquote.Code(packages.DraftBranch(pkg, ws)), mdquote.Code("/porch propose "+pkg+"/"+ws))
 	}
 	if rendercheck.IsForkPullRequest(s.Repo, pr) {
 		return fmt.Sprintf("The fork's branch %s stays: push to it and reopen the pull request to propose it again.",
-			mdquote.Code(pr.GetHead().GetLabel()))
+			mdquote.Code(pr.Head.Label))
 	}
 	return fmt.Sprintf("The branch %s stays: push to it and reopen the pull request to propose it again.",
-		mdquote.Code(pr.GetHead().GetRef()))
+		mdquote.Code(pr.Head.Ref))
 }
 
 // rejectChangedPackages are the packages a pull request that is not a
 // draft's changes (none: it is no proposal). A fork's head is fetched as
 // refs/pull/N/head.
-func rejectChangedPackages(ctx context.Context, s *core.Session, pr *github.PullRequest) ([]string, error) {
-	if head := pr.GetHead().GetSHA(); !approval.IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
+func rejectChangedPackages(ctx context.Context, s *core.Session, pr hub.Pull) ([]string, error) {
+	if head := pr.Head.SHA; !approval.IntoDeployment(s, pr) || len(head) != 40 || !plumbing.IsHash(head) {
 		return nil, nil
 	}
 	changes, err := approval.PullRequestChanges(ctx, s, pr)
@@ -129,10 +121,10 @@ func rejectChangedPackages(ctx context.Context, s *core.Session, pr *github.Pull
 	return names, nil
 }
 
-func propWithoutLabel(labels []*github.Label, name string) []*github.Label {
+func propWithoutLabel(labels []string, name string) []string {
 	out := labels[:0:0]
 	for _, l := range labels {
-		if !strings.EqualFold(l.GetName(), name) {
+		if !strings.EqualFold(l, name) {
 			out = append(out, l)
 		}
 	}

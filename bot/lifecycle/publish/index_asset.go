@@ -1,13 +1,9 @@
 package publish
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"net/url"
 
-	"github.com/google/go-github/v60/github"
-
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/index"
 )
 
@@ -19,28 +15,9 @@ import (
 // IndexAssetMediaType is the index asset's Content-Type.
 const IndexAssetMediaType = "application/yaml"
 
-// ReleaseAssets uploads a file to a release (GitHubReleaseAssets).
+// ReleaseAssets uploads a file to a release (a part of hub.API).
 type ReleaseAssets interface {
 	UploadReleaseAsset(ctx context.Context, owner, repo string, releaseID int64, name, mediaType string, data []byte) error
-}
-
-// GitHubReleaseAssets uploads with go-github's upload request: POST
-// {uploads}/repos/{owner}/{repo}/releases/{id}/assets?name=NAME, the
-// release's upload_url (go-github's own UploadReleaseAsset wants a file
-// on disk).
-type GitHubReleaseAssets struct{ GH *github.Client }
-
-// UploadReleaseAsset uploads data as name.
-func (g GitHubReleaseAssets) UploadReleaseAsset(ctx context.Context, owner, repo string, releaseID int64, name, mediaType string, data []byte) error {
-	u := fmt.Sprintf("repos/%s/%s/releases/%d/assets?name=%s", url.PathEscape(owner), url.PathEscape(repo), releaseID, url.QueryEscape(name))
-	req, err := g.GH.NewUploadRequest(u, bytes.NewReader(data), int64(len(data)), mediaType)
-	if err != nil {
-		return fmt.Errorf("upload %s: %w", name, err)
-	}
-	if _, err := g.GH.Do(ctx, req, nil); err != nil {
-		return fmt.Errorf("upload %s: %w", name, err)
-	}
-	return nil
 }
 
 // attachIndex uploads the index to each release this run made (those of
@@ -51,18 +28,18 @@ func (p *Publisher) attachIndex(ctx context.Context, data []byte) {
 	if p.API.Assets == nil {
 		return
 	}
-	rels := append([]*github.RepositoryRelease(nil), p.Repaired...)
+	rels := append([]*hub.Release(nil), p.Repaired...)
 	for _, r := range p.out.Published {
 		rels = append(rels, r.Release)
 	}
 	owner, repo := p.Owner()
 	for _, rel := range rels {
-		if rel.GetID() == 0 {
+		if rel == nil || rel.ID == 0 {
 			continue
 		}
-		err := p.API.Assets.UploadReleaseAsset(ctx, owner, repo, rel.GetID(), index.FileName, IndexAssetMediaType, data)
+		err := p.API.Assets.UploadReleaseAsset(ctx, owner, repo, rel.ID, index.FileName, IndexAssetMediaType, data)
 		if err != nil && !PublishAlreadyExists(err) {
-			p.Log.WithError(err).WithField("tag", rel.GetTagName()).Warn("package index not attached to the release")
+			p.Log.WithError(err).WithField("tag", rel.TagName).Warn("package index not attached to the release")
 		}
 	}
 }

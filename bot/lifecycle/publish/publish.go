@@ -43,13 +43,13 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -66,21 +66,21 @@ var ErrContention = errors.New("publish: tags kept changing, gave up")
 // a top-level package at the commit.
 var ErrNoPackage = errors.New("no such package")
 
-// Releases are the release calls (s.GH.Repositories).
+// Releases are the release calls (a part of s.Hub).
 type Releases interface {
-	CreateRelease(ctx context.Context, owner, repo string, release *github.RepositoryRelease) (*github.RepositoryRelease, *github.Response, error)
-	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
+	CreateRelease(ctx context.Context, owner, repo string, r hub.Release) (hub.Release, error)
+	ListReleases(ctx context.Context, owner, repo string, p hub.Page) ([]hub.Release, hub.Next, error)
 }
 
-// Pulls are the pull request calls (s.GH.PullRequests).
+// Pulls are the pull request calls (a part of s.Hub).
 type Pulls interface {
-	ListReviews(ctx context.Context, owner, repo string, number int, opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error)
-	ListPullRequestsWithCommit(ctx context.Context, owner, repo, sha string, opts *github.ListOptions) ([]*github.PullRequest, *github.Response, error)
+	ListReviews(ctx context.Context, owner, repo string, number int, p hub.Page) ([]hub.Review, hub.Next, error)
+	ListPullsWithCommit(ctx context.Context, owner, repo, sha string, p hub.Page) ([]hub.Pull, hub.Next, error)
 }
 
-// Issues is the comment call (s.GH.Issues).
+// Issues is the comment call (a part of s.Hub).
 type Issues interface {
-	CreateComment(ctx context.Context, owner, repo string, number int, comment *github.IssueComment) (*github.IssueComment, *github.Response, error)
+	CreateComment(ctx context.Context, owner, repo string, number int, body string) (hub.Comment, error)
 }
 
 // API is what publishing needs from GitHub. Approval reads the
@@ -96,10 +96,10 @@ type API struct {
 	Assets ReleaseAssets
 }
 
-// NewAPI takes the services of a go-github client.
-func NewAPI(gh *github.Client) API {
-	return API{Releases: gh.Repositories, Pulls: gh.PullRequests, Issues: gh.Issues,
-		Checks: gh.Checks, Approval: approval.NewProposalAPI(gh), Assets: GitHubReleaseAssets{GH: gh}}
+// NewAPI is the API of an installation's API.
+func NewAPI(api hub.API) API {
+	return API{Releases: api, Pulls: api, Issues: api,
+		Checks: api, Approval: approval.NewProposalAPI(api), Assets: api}
 }
 
 // PublishedRevision is one revision tag.
@@ -112,7 +112,7 @@ type PublishedRevision struct {
 	PR int
 	// Release is the release made for it (nil: none made here, e.g.
 	// lifecycle.releases is off or another replica made it).
-	Release    *github.RepositoryRelease
+	Release    *hub.Release
 	ReleaseErr error
 	// Approvers are the approvals the verdict counted.
 	Approvers []string
@@ -188,26 +188,26 @@ func (o *Outcome) Tags() []string {
 // a direct push. Every package the commit changed is considered (and the
 // draft package of pr, for a merge of a re-reviewed draft); for each, every
 // earlier untagged landing is tagged first, oldest first.
-func Publish(ctx context.Context, s *core.Session, api API, landed plumbing.Hash, pr *github.PullRequest) (*Outcome, error) {
+func Publish(ctx context.Context, s *core.Session, api API, landed plumbing.Hash, pr *hub.Pull) (*Outcome, error) {
 	out := &Outcome{Commit: landed}
 	if s.Config.Lifecycle.PublishOn != config.PublishOnMerge {
 		out.Skipped = "lifecycle.publishOn is " + s.Config.Lifecycle.PublishOn + ": revisions are published with /porch publish"
 		return out, nil
 	}
 	if pr != nil {
-		if !pr.GetMerged() && pr.MergedAt == nil {
-			out.Skipped = fmt.Sprintf("pull request #%d is not merged", pr.GetNumber())
+		if !pr.Merged && pr.MergedAt.IsZero() {
+			out.Skipped = fmt.Sprintf("pull request #%d is not merged", pr.Number)
 			return out, nil
 		}
-		if base := pr.GetBase().GetRef(); base != "" && base != s.DeploymentBranch {
-			out.Skipped = fmt.Sprintf("pull request #%d merged into %s, not the deployment branch %s", pr.GetNumber(), base, s.DeploymentBranch)
+		if base := pr.Base.Ref; base != "" && base != s.DeploymentBranch {
+			out.Skipped = fmt.Sprintf("pull request #%d merged into %s, not the deployment branch %s", pr.Number, base, s.DeploymentBranch)
 			return out, nil
 		}
 	}
 	p := NewPublisher(s, api, out, true)
 	p.Log = p.Log.WithField("commit", landed.String())
 	if pr != nil {
-		p.Log = p.Log.WithField("pull_request", pr.GetNumber())
+		p.Log = p.Log.WithField("pull_request", pr.Number)
 	}
 	if ok, err := p.onDeploymentBranch(ctx, landed); err != nil || !ok {
 		return out, err
@@ -222,7 +222,7 @@ func Publish(ctx context.Context, s *core.Session, api API, landed plumbing.Hash
 	}
 	reviewPkg := ""
 	if pr != nil {
-		if pkg, _, ok := packages.ParseDraftBranchName(pr.GetHead().GetRef()); ok {
+		if pkg, _, ok := packages.ParseDraftBranchName(pr.Head.Ref); ok {
 			reviewPkg = pkg
 			if !publishContains(names, pkg) {
 				names = append(names, pkg)
@@ -314,7 +314,7 @@ type Publisher struct {
 	// and a draft, deletions a comment.
 	event bool
 	// prs memoises the pull request that landed a commit (nil: none).
-	prs map[plumbing.Hash]*github.PullRequest
+	prs map[plumbing.Hash]*hub.Pull
 	// refused remembers the refusals recorded (rounds repeat decisions).
 	refused map[string]bool
 	// approvedBy is the approver of a /porch publish <package>: the latest
@@ -327,12 +327,12 @@ type Publisher struct {
 	adoptedBy string
 	// repaired are the releases the resync made for revisions that had
 	// none: they get the package index too (index_asset.go).
-	Repaired []*github.RepositoryRelease
+	Repaired []*hub.Release
 }
 
 func NewPublisher(s *core.Session, api API, out *Outcome, event bool) *Publisher {
 	return &Publisher{Session: s, API: api, out: out, Log: s.Log, event: event,
-		prs: map[plumbing.Hash]*github.PullRequest{}, refused: map[string]bool{}}
+		prs: map[plumbing.Hash]*hub.Pull{}, refused: map[string]bool{}}
 }
 
 func (p *Publisher) Owner() (string, string) { return p.Session.Repo.Owner, p.Session.Repo.Name }
@@ -399,7 +399,7 @@ func (p *Publisher) plan(ctx context.Context, name string, upTo plumbing.Hash, r
 // PublishPackage tags the publishable untagged landings of name up to
 // upTo, oldest first, deciding again after every lost race. pr is the
 // pull request that landed upTo (nil: unknown).
-func (p *Publisher) PublishPackage(ctx context.Context, name string, upTo plumbing.Hash, pr *github.PullRequest, reviewAt bool) error {
+func (p *Publisher) PublishPackage(ctx context.Context, name string, upTo plumbing.Hash, pr *hub.Pull, reviewAt bool) error {
 	log := p.Log.WithField("package", name)
 	if err := packages.ValidateName(name); err != nil {
 		log.WithError(err).Warn("not publishing a package with an invalid name")
@@ -442,7 +442,7 @@ func (p *Publisher) PublishPackage(ctx context.Context, name string, upTo plumbi
 
 // tagPending goes through the pending landings oldest first; raced is true
 // when a tag already existed (decide again).
-func (p *Publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags core.RevisionTags, hist *core.PackageHistory, upTo plumbing.Hash, pr *github.PullRequest) (bool, error) {
+func (p *Publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags core.RevisionTags, hist *core.PackageHistory, upTo plumbing.Hash, pr *hub.Pull) (bool, error) {
 	last := hist.BaseTree
 	// lastCommit holds the latest revision, if it is on this history: the
 	// base of a draft of a refused landing.
@@ -459,7 +459,7 @@ func (p *Publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		}
 	}
 	for _, l := range hist.Pending {
-		var given *github.PullRequest
+		var given *hub.Pull
 		if l.Commit == upTo {
 			given = pr
 		}
@@ -497,7 +497,7 @@ func (p *Publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 		tags.AddPublished(rec, l.Commit)
 		last, lastCommit = l.Tree, l.Commit
 		rev := PublishedRevision{Package: l.Package, Revision: n, Tag: packages.TagName(l.Package, n),
-			Commit: l.Commit, PR: v.PR.GetNumber(), Approvers: v.approvers}
+			Commit: l.Commit, PR: v.PRNumber(), Approvers: v.approvers}
 		log.WithFields(logrus.Fields{"tag": rev.Tag, "commit": l.Commit.String(), "kind": string(l.Kind)}).Info("published revision")
 		if p.Session.Config.Lifecycle.Releases {
 			rev.Release, rev.ReleaseErr = p.Release(ctx, tags, l, n, v)
@@ -512,7 +512,7 @@ func (p *Publisher) tagPending(ctx context.Context, log logrus.FieldLogger, tags
 
 // deleted records a package removed by landing l and, for an event with a
 // pull request, says so on it.
-func (p *Publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.Landing, pr *github.PullRequest) error {
+func (p *Publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.Landing, pr *hub.Pull) error {
 	if publishContains(p.out.Deleted, l.Package) {
 		return nil
 	}
@@ -541,8 +541,8 @@ func (p *Publisher) deleted(ctx context.Context, tags core.RevisionTags, l core.
 			mdquote.Code(packages.TagName(l.Package, revs[0])), mdquote.Code(packages.TagName(l.Package, revs[len(revs)-1])))
 	}
 	owner, repo := p.Owner()
-	if _, _, err := p.API.Issues.CreateComment(ctx, owner, repo, pr.GetNumber(), &github.IssueComment{Body: github.String(b.String())}); err != nil {
-		return fmt.Errorf("comment on #%d: %w", pr.GetNumber(), err)
+	if _, err := p.API.Issues.CreateComment(ctx, owner, repo, pr.Number, b.String()); err != nil {
+		return fmt.Errorf("comment on #%d: %w", pr.Number, err)
 	}
 	return nil
 }

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -30,31 +29,31 @@ const CheckName = "porchbot/publish"
 
 // landingApproval is the approval verdict on pull request pr (merged as
 // landing l) at its head. ok is true when approvals.required is 0.
-func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *github.PullRequest) (approval.Result, string, bool, error) {
+func (p *Publisher) landingApproval(ctx context.Context, l core.Landing, pr *hub.Pull) (approval.Result, string, bool, error) {
 	policy := p.Session.Config.Approvals
 	if policy.Required <= 0 {
 		return approval.Result{Satisfied: true, Required: policy.Required}, "", true, nil
 	}
-	head := strings.ToLower(pr.GetHead().GetSHA())
+	head := strings.ToLower(pr.Head.SHA)
 	api := p.API.Approval
 	api.Opened = false
-	facts, err := approval.GatherProposalFacts(ctx, p.Session, api, pr, head, l.Parent)
+	facts, err := approval.GatherProposalFacts(ctx, p.Session, api, *pr, head, l.Parent)
 	if err != nil {
-		return approval.Result{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
+		return approval.Result{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.Number, words.ShortSHA(l.Commit.String()), err)
 	}
 	res, _, err := approval.Verdict(ctx, policy, facts)
 	if err != nil {
-		return approval.Result{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.GetNumber(), words.ShortSHA(l.Commit.String()), err)
+		return approval.Result{}, "", false, fmt.Errorf("approval of #%d at landing %s: %w", pr.Number, words.ShortSHA(l.Commit.String()), err)
 	}
 	return res, facts.Requester(), res.Satisfied, nil
 }
 
 // approvalRefusalReason says why a landing's pull request did not meet
 // the policy, for the comment and the status.
-func approvalRefusalReason(pr *github.PullRequest, res approval.Result) string {
+func approvalRefusalReason(pr *hub.Pull, res approval.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "its pull request #%d did not meet the approval policy at its head %s: %s",
-		pr.GetNumber(), words.CommitOrUnknown(pr.GetHead().GetSHA()), strings.TrimSuffix(res.Summary, "."))
+		pr.Number, words.CommitOrUnknown(pr.Head.SHA), strings.TrimSuffix(res.Summary, "."))
 	for i, ig := range res.Ignored {
 		if i == 3 {
 			fmt.Fprintf(&b, "; and %d more", len(res.Ignored)-i)
@@ -81,12 +80,12 @@ func (p *Publisher) refusalStatus(ctx context.Context, l core.Landing, reason st
 		return nil
 	}
 	owner, repo := p.Owner()
-	now := github.Timestamp{Time: time.Now().UTC()}
-	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: CheckName, HeadSHA: l.Commit.String(), ExternalID: github.String(l.Package),
-		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
-		Output: &github.CheckRunOutput{Title: github.String("Not published: " + l.Package),
-			Summary: github.String(fmt.Sprintf("%s was not published: %s.\n\nAn approver publishes it with %s.", mdquote.Code(l.Package), reason, mdquote.Code("/porch publish "+l.Package)))}})
+	now := time.Now().UTC()
+	_, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, hub.CheckRunWrite{
+		Name: CheckName, HeadSHA: l.Commit.String(), ExternalID: l.Package,
+		Status: "completed", Conclusion: "failure", CompletedAt: now,
+		Output: &hub.CheckOutput{Title: "Not published: " + l.Package,
+			Summary: fmt.Sprintf("%s was not published: %s.\n\nAn approver publishes it with %s.", mdquote.Code(l.Package), reason, mdquote.Code("/porch publish "+l.Package))}})
 	if err != nil {
 		return fmt.Errorf("check run %s on %s: %w", CheckName, l.Commit, err)
 	}
@@ -96,7 +95,7 @@ func (p *Publisher) refusalStatus(ctx context.Context, l core.Landing, reason st
 // approvedVerdict publishes landing l as approved by p.approvedBy
 // (/porch publish <package>), unless they asked for the change themselves
 // and self-approval is not allowed.
-func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *github.PullRequest) (LandingVerdict, error) {
+func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *hub.Pull) (LandingVerdict, error) {
 	var err error
 	if pr == nil {
 		if pr, err = p.LookupPR(ctx, l.Commit); err != nil {
@@ -116,14 +115,14 @@ func (p *Publisher) approvedVerdict(ctx context.Context, l core.Landing, pr *git
 		}
 	}
 	if pr != nil && p.Session.Config.Approvals.Required > 0 {
-		requester := pr.GetUser().GetLogin()
-		if p.API.Approval.IsBot(pr.GetUser()) {
-			comments, err := approval.ListAllComments(ctx, p.Session, p.API.Approval, pr.GetNumber())
+		requester := pr.User.Login
+		if p.API.Approval.IsBot(pr.User) {
+			comments, err := approval.ListAllComments(ctx, p.Session, p.API.Approval, pr.Number)
 			if err != nil {
 				return v, err
 			}
-			requester = approval.ProposalRequesterIn(p.API.Approval, p.Session.Repo.FullName(), pr, comments,
-				approval.OwnCommitsOf(ctx, p.Session, pr.GetHead().GetSHA(), l.Parent))
+			requester = approval.ProposalRequesterIn(p.API.Approval, p.Session.Repo.FullName(), *pr, comments,
+				approval.OwnCommitsOf(ctx, p.Session, pr.Head.SHA, l.Parent))
 		}
 		if self, detail := approval.SelfExcluded(p.Session.Config.Approvals, requester, p.approvedBy); self {
 			v.refused, v.reason = true, fmt.Sprintf("@%s's /porch publish does not count: %s", p.approvedBy, detail)

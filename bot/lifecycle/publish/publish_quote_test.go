@@ -3,9 +3,8 @@ package publish
 import (
 	"testing"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote/mdtest"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/treediff"
@@ -34,7 +33,7 @@ func FuzzPublishWritersQuote(f *testing.F) { mdtest.Fuzz(f, publishWriters) }
 func TestPublishNamesInLinksStayInTheirLinks(t *testing.T) {
 	mdtest.CheckLinkWriters(t, mdtest.Writers{
 		"publish refusal": func(s string) string {
-			pr := &github.PullRequest{Base: &github.PullRequestBranch{Repo: &github.Repository{HTMLURL: github.String("https://github.example/acme/catalog")}}}
+			pr := &hub.Pull{Base: hub.Branch{RepoHTMLURL: "https://github.example/acme/catalog"}}
 			return publishRefusalComment(&core.Session{DeploymentBranch: "main"}, core.Landing{Package: "p" + s}, LandingVerdict{reason: "the package differs", PR: pr},
 				nil, packages.DraftBranch("p"+s, "w"))
 		},

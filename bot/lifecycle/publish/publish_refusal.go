@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -30,7 +29,7 @@ func (p *Publisher) refuse(ctx context.Context, l core.Landing, v LandingVerdict
 		return nil
 	}
 	p.refused[key] = true
-	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.PR.GetNumber(), Reason: v.reason,
+	r := RefusedLanding{Package: l.Package, Commit: l.Commit, Head: v.head, PR: v.PRNumber(), Reason: v.reason,
 		Unreviewed: v.unreviewed}
 	if !v.head.IsZero() {
 		if approved, err := p.Session.Git.ReadTree(ctx, v.head, l.Dir); err == nil {
@@ -62,8 +61,8 @@ func (p *Publisher) refuse(ctx context.Context, l core.Landing, v LandingVerdict
 	if v.PR != nil && (made || branch == "") {
 		body := publishRefusalComment(p.Session, l, v, r.Differs, branch)
 		owner, repo := p.Owner()
-		if _, _, err := p.API.Issues.CreateComment(ctx, owner, repo, v.PR.GetNumber(), &github.IssueComment{Body: github.String(body)}); err != nil {
-			return fmt.Errorf("comment on #%d: %w", v.PR.GetNumber(), err)
+		if _, err := p.API.Issues.CreateComment(ctx, owner, repo, v.PR.Number, body); err != nil {
+			return fmt.Errorf("comment on #%d: %w", v.PR.Number, err)
 		}
 		r.Commented = true
 	}
@@ -138,7 +137,7 @@ func publishRefusalComment(s *core.Session, l core.Landing, v LandingVerdict, di
 	}
 	if branch != "" {
 		fmt.Fprintf(&b, "\nThe merged state is on the draft branch %s", mdquote.Code(branch))
-		if u := v.PR.GetBase().GetRepo().GetHTMLURL(); u != "" {
+		if u := v.baseURL(); u != "" {
 			fmt.Fprintf(&b, " ([browse](%s/tree/%s))", u, mdquote.Path(branch))
 		}
 		_, ws, _ := packages.ParseDraftBranchName(branch)

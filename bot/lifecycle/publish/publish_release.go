@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/revrecord"
 	"github.com/porchbot/porchbot/internal/treediff"
@@ -36,39 +37,31 @@ func (p *Publisher) createTag(ctx context.Context, rec revrecord.Record) error {
 
 // PublishAlreadyExists recognises GitHub's 422 for an existing ref or release.
 func PublishAlreadyExists(err error) bool {
-	var ge *github.ErrorResponse
-	if !errors.As(err, &ge) || ge.Response == nil || ge.Response.StatusCode != http.StatusUnprocessableEntity {
+	var he *hub.Error
+	if !errors.As(err, &he) || he.Status != http.StatusUnprocessableEntity {
 		return false
 	}
-	if strings.Contains(strings.ToLower(ge.Message), "already exists") {
-		return true
-	}
-	for _, e := range ge.Errors {
-		if e.Code == "already_exists" {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(strings.ToLower(he.Message), "already exists") || slices.Contains(he.Codes, "already_exists")
 }
 
 // Release creates the GitHub release of revision n.
-func (p *Publisher) Release(ctx context.Context, tags core.RevisionTags, l core.Landing, n int, v LandingVerdict) (*github.RepositoryRelease, error) {
+func (p *Publisher) Release(ctx context.Context, tags core.RevisionTags, l core.Landing, n int, v LandingVerdict) (*hub.Release, error) {
 	notes, err := p.releaseNotes(ctx, tags, l.Package, l.Dir, l.Commit, n, v)
 	if err != nil {
 		return nil, err
 	}
 	tag := packages.TagName(l.Package, n)
 	owner, repo := p.Owner()
-	rel, _, err := p.API.Releases.CreateRelease(ctx, owner, repo, &github.RepositoryRelease{
-		TagName: github.String(tag), Name: github.String(tag), Body: github.String(notes.Markdown()),
-		TargetCommitish: github.String(l.Commit.String())})
+	rel, err := p.API.Releases.CreateRelease(ctx, owner, repo, hub.Release{
+		TagName: tag, Name: tag, Body: notes.Markdown(),
+		TargetCommitish: l.Commit.String()})
 	if err != nil {
 		if PublishAlreadyExists(err) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("create release %s: %w", tag, err)
 	}
-	return rel, nil
+	return &rel, nil
 }
 
 // releaseNotes gathers the notes of revision n of pkg at commit.
@@ -99,11 +92,11 @@ func (p *Publisher) releaseNotes(ctx context.Context, tags core.RevisionTags, pk
 		notes.Approvers = v.approvers
 	case pr != nil:
 		owner, repo := p.Owner()
-		reviews, _, err := p.API.Pulls.ListReviews(ctx, owner, repo, pr.GetNumber(), &github.ListOptions{PerPage: 100})
+		reviews, _, err := p.API.Pulls.ListReviews(ctx, owner, repo, pr.Number, hub.Page{PerPage: 100})
 		if err != nil {
-			return notes, fmt.Errorf("reviews of #%d: %w", pr.GetNumber(), err)
+			return notes, fmt.Errorf("reviews of #%d: %w", pr.Number, err)
 		}
-		notes.Approvers = ApproversFromReviews(reviews, pr.GetUser().GetLogin(), p.Session.Config.Approvals.AllowSelfApproval)
+		notes.Approvers = ApproversFromReviews(reviews, pr.User.Login, p.Session.Config.Approvals.AllowSelfApproval)
 	}
 	return notes, nil
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/words"
 )
 
@@ -25,7 +25,7 @@ type LandingVerdict struct {
 	// unreviewed: refused because no pull request landed it.
 	unreviewed bool
 	reason     string
-	PR         *github.PullRequest
+	PR         *hub.Pull
 	head       plumbing.Hash
 	// approvers are the approvals that covered the published tree (nil:
 	// no pull request, or none required).
@@ -37,6 +37,23 @@ type LandingVerdict struct {
 	// porchbot opened, the requester its record names), as the approval
 	// policy read it ("" when not read).
 	requester string
+}
+
+// baseURL is the web page of the verdict's pull request's base
+// repository ("" when not known).
+func (v LandingVerdict) baseURL() string {
+	if v.PR == nil {
+		return ""
+	}
+	return v.PR.Base.RepoHTMLURL
+}
+
+// PRNumber is the number of the verdict's pull request (0: none).
+func (v LandingVerdict) PRNumber() int {
+	if v.PR == nil {
+		return 0
+	}
+	return v.PR.Number
 }
 
 // checkApproval refuses v unless its pull request met the approval policy
@@ -64,7 +81,7 @@ func (p *Publisher) checkApproval(ctx context.Context, l core.Landing, v Landing
 	}
 	if !ok {
 		v.publish, v.refused = false, true
-		v.head = plumbing.NewHash(v.PR.GetHead().GetSHA())
+		v.head = plumbing.NewHash(v.PR.Head.SHA)
 		v.reason = approvalRefusalReason(v.PR, res)
 	}
 	return v, nil
@@ -72,7 +89,7 @@ func (p *Publisher) checkApproval(ctx context.Context, l core.Landing, v Landing
 
 // verdict decides whether landing l may be published; last is the package
 // tree the previous published landing left.
-func (p *Publisher) verdict(ctx context.Context, l core.Landing, pr *github.PullRequest, last plumbing.Hash) (LandingVerdict, error) {
+func (p *Publisher) verdict(ctx context.Context, l core.Landing, pr *hub.Pull, last plumbing.Hash) (LandingVerdict, error) {
 	if p.approvedBy != "" && l.Commit == p.approveCommit {
 		return p.approvedVerdict(ctx, l, pr)
 	}
@@ -81,7 +98,7 @@ func (p *Publisher) verdict(ctx context.Context, l core.Landing, pr *github.Pull
 			return LandingVerdict{reason: "unchanged since the last published revision"}, nil
 		}
 		if pr != nil {
-			st, err := p.stateAt(ctx, plumbing.NewHash(pr.GetHead().GetSHA()), l.Dir)
+			st, err := p.stateAt(ctx, plumbing.NewHash(pr.Head.SHA), l.Dir)
 			if err != nil || st.Tree != l.Tree {
 				return LandingVerdict{reason: "the pull request did not approve this package state"}, nil
 			}
@@ -107,7 +124,7 @@ func (p *Publisher) verdict(ctx context.Context, l core.Landing, pr *github.Pull
 	v := LandingVerdict{PR: pr}
 	switch {
 	case pr != nil:
-		v.head = plumbing.NewHash(pr.GetHead().GetSHA())
+		v.head = plumbing.NewHash(pr.Head.SHA)
 		st, err := p.stateAt(ctx, v.head, l.Dir)
 		switch {
 		case errors.Is(err, core.ErrLandingCommitMissing):
@@ -151,20 +168,20 @@ func (p *Publisher) stateAt(ctx context.Context, commit plumbing.Hash, dir strin
 
 // LookupPR finds the merged pull request whose merge landed commit on the
 // deployment branch (nil: a direct push). One call per commit.
-func (p *Publisher) LookupPR(ctx context.Context, commit plumbing.Hash) (*github.PullRequest, error) {
+func (p *Publisher) LookupPR(ctx context.Context, commit plumbing.Hash) (*hub.Pull, error) {
 	if pr, ok := p.prs[commit]; ok {
 		return pr, nil
 	}
 	owner, repo := p.Owner()
-	prs, _, err := p.API.Pulls.ListPullRequestsWithCommit(ctx, owner, repo, commit.String(), &github.ListOptions{PerPage: 100})
+	prs, _, err := p.API.Pulls.ListPullsWithCommit(ctx, owner, repo, commit.String(), hub.Page{PerPage: 100})
 	if err != nil {
 		return nil, fmt.Errorf("find the pull request of %s: %w", commit, err)
 	}
-	var found *github.PullRequest
+	var found *hub.Pull
 	for _, pr := range prs {
-		if pr.MergedAt != nil && pr.GetMergeCommitSHA() == commit.String() &&
-			(pr.GetBase().GetRef() == "" || pr.GetBase().GetRef() == p.Session.DeploymentBranch) {
-			found = pr
+		if !pr.MergedAt.IsZero() && pr.MergeCommitSHA == commit.String() &&
+			(pr.Base.Ref == "" || pr.Base.Ref == p.Session.DeploymentBranch) {
+			found = &pr
 			break
 		}
 	}

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -90,16 +90,16 @@ func (p *Publisher) awaitingStatus(ctx context.Context, pkg string, commit plumb
 		return nil
 	}
 	owner, repo := p.Owner()
-	now := github.Timestamp{Time: time.Now().UTC()}
+	now := time.Now().UTC()
 	summary := fmt.Sprintf("%s changed on %s without a pull request (a direct push, or the state porchbot "+
 		"found it in), so nobody approved it and it is not published.\n\nIt waits for an allowed approver's "+
 		"%s (in any issue or pull request comment), which publishes it and names them as its approver.",
 		mdquote.Code(pkg), mdquote.Code(p.Session.DeploymentBranch), mdquote.Code("/porch publish "+pkg))
-	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: CheckName, HeadSHA: commit.String(), ExternalID: github.String(waitingExternalID(pkg, pusher)),
-		Status: github.String("completed"), Conclusion: github.String("action_required"), CompletedAt: &now,
-		Output: &github.CheckRunOutput{Title: github.String("Waiting for an approver: " + pkg),
-			Summary: github.String(summary)}})
+	_, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, hub.CheckRunWrite{
+		Name: CheckName, HeadSHA: commit.String(), ExternalID: waitingExternalID(pkg, pusher),
+		Status: "completed", Conclusion: "action_required", CompletedAt: now,
+		Output: &hub.CheckOutput{Title: "Waiting for an approver: " + pkg,
+			Summary: summary}})
 	if err != nil {
 		return fmt.Errorf("check run %s on %s: %w", CheckName, commit, err)
 	}
@@ -119,17 +119,17 @@ func (p *Publisher) ResyncAwaitingChecks(ctx context.Context, checks ResyncCheck
 		if !r.Unreviewed {
 			continue // it had a pull request: the pull request was told
 		}
-		opts := &github.ListCheckRunsOptions{CheckName: github.String(CheckName), ListOptions: github.ListOptions{PerPage: 100}}
+		opts := hub.CheckQuery{Name: CheckName, Page: hub.Page{PerPage: 100}}
 		if appID != 0 {
-			opts.AppID = github.Int64(appID)
+			opts.AppID = appID
 		}
-		res, _, err := checks.ListCheckRunsForRef(ctx, owner, repo, r.Commit.String(), opts)
+		res, _, err := checks.ListCheckRuns(ctx, owner, repo, r.Commit.String(), opts)
 		if err != nil {
 			return fmt.Errorf("check runs of %s: %w", words.ShortSHA(r.Commit.String()), err)
 		}
 		posted := false
-		for _, cr := range res.CheckRuns {
-			if pkg, _ := waitingRecord(cr.GetExternalID()); pkg == r.Package {
+		for _, cr := range res.Runs {
+			if pkg, _ := waitingRecord(cr.ExternalID); pkg == r.Package {
 				posted = true
 			}
 		}
@@ -169,24 +169,24 @@ func (p *Publisher) recordedPusher(ctx context.Context, commit plumbing.Hash, su
 		return "", nil
 	}
 	owner, repo := p.Owner()
-	res, _, err := lister.ListCheckRunsForRef(ctx, owner, repo, commit.String(),
-		&github.ListCheckRunsOptions{CheckName: github.String(CheckName), ListOptions: github.ListOptions{PerPage: 100}})
+	res, _, err := lister.ListCheckRuns(ctx, owner, repo, commit.String(),
+		hub.CheckQuery{Name: CheckName, Page: hub.Page{PerPage: 100}})
 	if err != nil {
 		return "", fmt.Errorf("check runs of %s: %w", words.ShortSHA(commit.String()), err)
 	}
 	pusher, first := "", int64(0)
-	for _, cr := range res.CheckRuns {
+	for _, cr := range res.Runs {
 		if !p.API.Approval.IsOwnRun(cr) {
 			continue
 		}
-		if what, who := waitingRecord(cr.GetExternalID()); what == subject && who != "" && (first == 0 || cr.GetID() < first) {
-			pusher, first = who, cr.GetID()
+		if what, who := waitingRecord(cr.ExternalID); what == subject && who != "" && (first == 0 || cr.ID < first) {
+			pusher, first = who, cr.ID
 		}
 	}
 	return pusher, nil
 }
 
-// ResyncChecks is the check-runs call (s.GH.Checks).
+// ResyncChecks is the check-runs call (a part of s.Hub).
 type ResyncChecks interface {
-	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
+	ListCheckRuns(ctx context.Context, owner, repo, ref string, q hub.CheckQuery) (hub.CheckRuns, hub.Next, error)
 }

@@ -5,8 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
-
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/treediff"
 )
@@ -135,7 +134,7 @@ func relNotesList(b *strings.Builder, title string, items []string) {
 // ApproversFromReviews lists the users whose latest decisive review
 // (APPROVED, CHANGES_REQUESTED or DISMISSED; comments do not change it) is
 // APPROVED, sorted; author's own approval is left out unless allowSelf.
-func ApproversFromReviews(reviews []*github.PullRequestReview, author string, allowSelf bool) []string {
+func ApproversFromReviews(reviews []hub.Review, author string, allowSelf bool) []string {
 	type last struct {
 		state string
 		at    int
@@ -143,8 +142,8 @@ func ApproversFromReviews(reviews []*github.PullRequestReview, author string, al
 	latest := map[string]last{}
 	names := map[string]string{}
 	for i, r := range reviews {
-		login := r.GetUser().GetLogin()
-		state := strings.ToUpper(r.GetState())
+		login := r.User.Login
+		state := strings.ToUpper(r.State)
 		if login == "" || (state != "APPROVED" && state != "CHANGES_REQUESTED" && state != "DISMISSED") {
 			continue
 		}
@@ -165,9 +164,9 @@ func ApproversFromReviews(reviews []*github.PullRequestReview, author string, al
 	return out
 }
 
-func relNotesPR(pr *github.PullRequest) *ReleasePR {
+func relNotesPR(pr *hub.Pull) *ReleasePR {
 	if pr == nil {
 		return nil
 	}
-	return &ReleasePR{Number: pr.GetNumber(), Title: pr.GetTitle(), URL: pr.GetHTMLURL(), Author: pr.GetUser().GetLogin()}
+	return &ReleasePR{Number: pr.Number, Title: pr.Title, URL: pr.HTMLURL, Author: pr.User.Login}
 }

@@ -8,12 +8,12 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/revrecord"
@@ -70,7 +70,7 @@ func (p *Publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, 
 		return nil
 	}
 	owner, repo := p.Owner()
-	now := github.Timestamp{Time: time.Now().UTC()}
+	now := time.Now().UTC()
 	by := "someone other than porchbot"
 	if pusher != "" {
 		by = mdquote.Code(pusher)
@@ -81,11 +81,11 @@ func (p *Publisher) unverifiedStatus(ctx context.Context, u core.UnverifiedTag, 
 		"(porchbot then signs it on the same commit and it propagates like any revision; whoever pushed it cannot adopt "+
 		"it themselves unless approvals.allowSelfApproval). Otherwise delete the tag.",
 		mdquote.Code(u.Name()), by, u.Why, mdquote.Code(u.Package), mdquote.Code("/porch publish "+u.Package))
-	_, _, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-		Name: CheckName, HeadSHA: u.Commit.String(), ExternalID: github.String(waitingExternalID(u.Name(), pusher)),
-		Status: github.String("completed"), Conclusion: github.String("failure"), CompletedAt: &now,
-		Output: &github.CheckRunOutput{Title: github.String("Not a porchbot revision: " + u.Name()),
-			Summary: github.String(summary)}})
+	_, err := p.API.Checks.CreateCheckRun(ctx, owner, repo, hub.CheckRunWrite{
+		Name: CheckName, HeadSHA: u.Commit.String(), ExternalID: waitingExternalID(u.Name(), pusher),
+		Status: "completed", Conclusion: "failure", CompletedAt: now,
+		Output: &hub.CheckOutput{Title: "Not a porchbot revision: " + u.Name(),
+			Summary: summary}})
 	if err != nil {
 		return fmt.Errorf("check run %s on %s: %w", CheckName, u.Commit, err)
 	}

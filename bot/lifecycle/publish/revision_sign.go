@@ -22,7 +22,7 @@ import (
 // verdict v.
 func (p *Publisher) revisionRecord(l core.Landing, n int, v LandingVerdict) revrecord.Record {
 	rec := revrecord.Record{Repo: p.Session.Repo.FullName(), Package: l.Package, Revision: n, Commit: l.Commit.String(),
-		Approvers: v.approvers, PR: v.PR.GetNumber()}
+		Approvers: v.approvers, PR: v.PRNumber()}
 	if p.approvedBy != "" && l.Commit == p.approveCommit {
 		rec.By = p.approvedBy
 	}

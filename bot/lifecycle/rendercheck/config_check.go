@@ -51,9 +51,7 @@ func ConfigCheck(ctx context.Context, s *core.Session, api core.CheckRunWriter, 
 	}
 	out.Conclusion = rep.Conclusion
 	run, err := core.PublishCheck(ctx, api, s.Repo, head, rep)
-	if run != nil {
-		out.CheckRunID = run.GetID()
-	}
+	out.CheckRunID = run.ID
 	if err != nil {
 		return out, fmt.Errorf("config check: %w", err)
 	}
@@ -90,9 +88,7 @@ func ReportBrokenDeploymentConfig(ctx context.Context, s *core.Session, api core
 	rep.Annotations = ConfigAnnotations(problems)
 	out := &CheckOutcome{Name: core.ConfigCheckName, Head: head, Conclusion: rep.Conclusion, Problems: problems}
 	run, err := core.PublishCheck(ctx, api, s.Repo, head, rep)
-	if run != nil {
-		out.CheckRunID = run.GetID()
-	}
+	out.CheckRunID = run.ID
 	if err != nil {
 		return out, fmt.Errorf("report broken config: %w", err)
 	}

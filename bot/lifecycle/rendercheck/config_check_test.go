@@ -27,7 +27,7 @@ func TestConfigCheckOnAPullRequestHeadAnnotatesEachProblem(t *testing.T) {
 		t.Fatal("the session's config is main's")
 	}
 	c := rtCount(h)
-	out, err := rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, h.Opener.Limits)
+	out, err := rendercheck.ConfigCheck(ctx, s, s.Hub, head, h.Opener.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestConfigCheckValidAndAbsent(t *testing.T) {
 	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
 	good := rtPushDraft(t, h, "add-config", map[string][]byte{config.Path: []byte(rtGoodConfig + "render:\n  onDraftPush: check\n")})
 	s := h.Open(t)
-	out, err := rendercheck.ConfigCheck(ctx, s, s.GH.Checks, good, h.Opener.Limits)
+	out, err := rendercheck.ConfigCheck(ctx, s, s.Hub, good, h.Opener.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestConfigCheckValidAndAbsent(t *testing.T) {
 	// A pull request that deletes the file: the defaults.
 	gone := rtPushDraft(t, h, "add-config", map[string][]byte{"README.md": []byte("x\n")})
 	s = h.Open(t)
-	out, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, gone, h.Opener.Limits)
+	out, err = rendercheck.ConfigCheck(ctx, s, s.Hub, gone, h.Opener.Limits)
 	if err != nil || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("absent config: %+v %v", out, err)
 	}
@@ -99,12 +99,12 @@ func TestConfigCheckAppliesTheServerLimits(t *testing.T) {
 	cfg := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nfunctions:\n  exec:\n    kubeconform: /usr/bin/kubeconform\n"
 	head := rtPushDraft(t, h, "exec", map[string][]byte{config.Path: []byte(cfg)})
 	s := h.Open(t)
-	out, err := rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{})
+	out, err := rendercheck.ConfigCheck(ctx, s, s.Hub, head, config.ServerLimits{})
 	if err != nil || out.Conclusion != core.ConclusionFailure || len(out.Problems) != 1 ||
 		!strings.Contains(out.Problems[0].Message, "does not allow exec function") {
 		t.Fatalf("strict server: %+v %v", out, err)
 	}
-	out, err = rendercheck.ConfigCheck(ctx, s, s.GH.Checks, head, config.ServerLimits{ExecAllowlist: []string{"kubeconform"}})
+	out, err = rendercheck.ConfigCheck(ctx, s, s.Hub, head, config.ServerLimits{ExecAllowlist: []string{"kubeconform"}})
 	if err != nil || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("allowing server: %+v %v", out, err)
 	}
@@ -116,7 +116,7 @@ func TestReportBrokenDeploymentConfig(t *testing.T) {
 	h.Seed(t, map[string][]byte{config.Path: []byte(rtGoodConfig)})
 	s := h.Open(t)
 	c := rtCount(h)
-	if out, err := rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks); out != nil || err != nil {
+	if out, err := rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.Hub); out != nil || err != nil {
 		t.Fatalf("a good config: %+v %v", out, err)
 	}
 	if rest, _, _, _ := c.done(); rest != 0 {
@@ -129,7 +129,7 @@ func TestReportBrokenDeploymentConfig(t *testing.T) {
 	if s.ConfigErr == nil || s.DeploymentHead != broken {
 		t.Fatalf("session: %v %s", s.ConfigErr, s.DeploymentHead)
 	}
-	out, err := rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.GH.Checks)
+	out, err := rendercheck.ReportBrokenDeploymentConfig(ctx, s, s.Hub)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -205,7 +205,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	rest, delta, fetches, pushes := c.done()
 	t.Logf("session open (not part of the step): %d REST call(s) %v; git: %d fetch(es), %d push(es)", rest, delta, fetches, pushes)
 	c = rtCount(h)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 	// The bot's own push comes back as an event: a no-op render, no commit,
 	// no loop.
 	c = rtCount(h)
-	again, err := rendercheck.RenderDraft(ctx, s2, s2.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: out.Head})
+	again, err := rendercheck.RenderDraft(ctx, s2, s2.Hub, rendercheck.RenderRequest{Branch: branch, Head: out.Head})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestRenderDraftAlreadyRenderedPushesNothing(t *testing.T) {
 	pushed := rtPushDraft(t, h, branch, files)
 	s := h.Open(t)
 	c := rtCount(h)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 	const branch = "drafts/network/upf/chk"
 	pushed := rtPushDraft(t, h, branch, rtWith(base, upfEdge(t, "edge")))
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestRenderDraftLeaseRaceRendersTheNewHead(t *testing.T) {
 	aliceHead := rtPushDraft(t, h, branch, upfEdge(t, "edge-2"))
 
 	c := rtCount(h)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: first})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: first})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestRenderDraftLeaseRaceGivesUpAfterMaxAttempts(t *testing.T) {
 	first := rtPushDraft(t, h, branch, upfEdge(t, "edge"))
 	s := h.Open(t)
 	aliceHead := rtPushDraft(t, h, branch, upfEdge(t, "edge-2"))
-	_, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: first,
+	_, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: first,
 		Options: rendercheck.RenderOptions{MaxAttempts: 1}})
 	if !errors.Is(err, gitstore.ErrLeaseBroken) {
 		t.Fatalf("want ErrLeaseBroken, got %v", err)
@@ -446,7 +446,7 @@ func TestRenderDraftMissingPackageIsNeutral(t *testing.T) {
 	const branch = "drafts/ghost/w1"
 	pushed := rtPushDraft(t, h, branch, rtWith(rtCatalog(t, "basens"), map[string][]byte{"ghost/README.md": []byte("no Kptfile\n")}))
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +464,7 @@ func TestRenderDraftDeletedBranchDoesNothing(t *testing.T) {
 	h.Seed(t, rtCatalog(t, "basens"))
 	s := h.Open(t)
 	c := rtCount(h)
-	out, err := rendercheck.RenderDraft(context.Background(), s, s.GH.Checks,
+	out, err := rendercheck.RenderDraft(context.Background(), s, s.Hub,
 		rendercheck.RenderRequest{Branch: "drafts/basens/gone"})
 	if err != nil || out.CheckRunID != 0 || out.Conclusion != "" {
 		t.Fatalf("outcome %+v, %v", out, err)
@@ -472,7 +472,7 @@ func TestRenderDraftDeletedBranchDoesNothing(t *testing.T) {
 	if rest, _, _, _ := c.done(); rest != 0 {
 		t.Errorf("%d REST calls for a deleted branch", rest)
 	}
-	if _, err := rendercheck.RenderDraft(context.Background(), s, s.GH.Checks,
+	if _, err := rendercheck.RenderDraft(context.Background(), s, s.Hub,
 		rendercheck.RenderRequest{Branch: "feature/x"}); !errors.Is(err, packages.ErrNotDraft) {
 		t.Errorf("a non-draft branch: %v", err)
 	}
@@ -520,7 +520,7 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 	}
 	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +564,7 @@ func TestRenderResultsNamingFilesBecomeAnnotationsAtTheField(t *testing.T) {
 	}
 	pushed := rtPushDraft(t, h, branch, files)
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,7 +596,7 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 		"apps/web/deployment.yaml": []byte(rtDeployment),
 	})
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed,
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed,
 		Options: rendercheck.RenderOptions{Limits: h.Opener.Limits}})
 	if err != nil {
 		t.Fatal(err)
@@ -637,7 +637,7 @@ func TestRenderOfAResourceThatIsNotYAMLNamesTheFile(t *testing.T) {
 	}
 	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,41 +16,40 @@ import (
 	git "github.com/go-git/go-git/v5"
 	gogitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/words"
 )
 
 // IsForkPullRequest reports a pull request whose head is in another
 // repository than repo (a fork). As in ParseProposal, a head whose
 // repository is not given counts as the repository's own.
-func IsForkPullRequest(repo core.Repo, pr *github.PullRequest) bool {
-	hr := pr.GetHead().GetRepo()
-	return hr != nil && hr.GetFullName() != "" && !strings.EqualFold(hr.GetFullName(), repo.FullName())
+func IsForkPullRequest(repo core.Repo, pr hub.Pull) bool {
+	return pr.Head.RepoFullName != "" && !strings.EqualFold(pr.Head.RepoFullName, repo.FullName())
 }
 
 // EnsurePullHead makes sure the session's cache has the pull request's head
 // commit: a fork's head is no branch of the repository, so it is fetched as
 // GitHub publishes it, refs/pull/<N>/head (one fetch, only when missing).
-func EnsurePullHead(ctx context.Context, s *core.Session, pr *github.PullRequest) (plumbing.Hash, error) {
-	sha := strings.ToLower(pr.GetHead().GetSHA())
+func EnsurePullHead(ctx context.Context, s *core.Session, pr hub.Pull) (plumbing.Hash, error) {
+	sha := strings.ToLower(pr.Head.SHA)
 	if len(sha) != 40 || !plumbing.IsHash(sha) {
-		return plumbing.ZeroHash, fmt.Errorf("pull request #%d: head sha %q is not a commit id", pr.GetNumber(), sha)
+		return plumbing.ZeroHash, fmt.Errorf("pull request #%d: head sha %q is not a commit id", pr.Number, sha)
 	}
 	head := plumbing.NewHash(sha)
 	if _, err := s.ResolveRef(ctx, sha); err == nil {
 		return head, nil
 	} else if !errors.Is(err, gitstore.ErrNotFound) {
-		return head, fmt.Errorf("pull request #%d: head %s: %w", pr.GetNumber(), sha, err)
+		return head, fmt.Errorf("pull request #%d: head %s: %w", pr.Number, sha, err)
 	}
-	ref := fmt.Sprintf("refs/pull/%d/head", pr.GetNumber())
-	if err := s.Git.Fetch(ctx, gogitconfig.RefSpec(fmt.Sprintf("+%s:refs/porchbot/pull/%d/head", ref, pr.GetNumber()))); err != nil {
-		return head, fmt.Errorf("pull request #%d: fetch %s: %w", pr.GetNumber(), ref, err)
+	ref := fmt.Sprintf("refs/pull/%d/head", pr.Number)
+	if err := s.Git.Fetch(ctx, gogitconfig.RefSpec(fmt.Sprintf("+%s:refs/porchbot/pull/%d/head", ref, pr.Number))); err != nil {
+		return head, fmt.Errorf("pull request #%d: fetch %s: %w", pr.Number, ref, err)
 	}
 	if _, err := s.ResolveRef(ctx, sha); err != nil {
-		return head, fmt.Errorf("pull request #%d: head %s after fetching %s: %w", pr.GetNumber(), sha, ref, err)
+		return head, fmt.Errorf("pull request #%d: head %s after fetching %s: %w", pr.Number, sha, ref, err)
 	}
 	return head, nil
 }
@@ -104,22 +103,22 @@ func ChangedPackagesBetween(ctx context.Context, s *core.Session, base, head plu
 // head for each package it changes, with built-in functions only
 // (RenderCheck with fork set). The head must be in the cache
 // (EnsurePullHead).
-func RenderForkPullRequest(ctx context.Context, s *core.Session, api CheckRunAPI, pr *github.PullRequest, opts RenderOptions) ([]*RenderOutcome, error) {
-	head := plumbing.NewHash(strings.ToLower(pr.GetHead().GetSHA()))
-	base := plumbing.NewHash(strings.ToLower(pr.GetBase().GetSHA()))
+func RenderForkPullRequest(ctx context.Context, s *core.Session, api CheckRunAPI, pr hub.Pull, opts RenderOptions) ([]*RenderOutcome, error) {
+	head := plumbing.NewHash(strings.ToLower(pr.Head.SHA))
+	base := plumbing.NewHash(strings.ToLower(pr.Base.SHA))
 	pkgs, err := ChangedPackagesBetween(ctx, s, base, head)
 	if err != nil {
-		return nil, fmt.Errorf("fork pull request #%d: %w", pr.GetNumber(), err)
+		return nil, fmt.Errorf("fork pull request #%d: %w", pr.Number, err)
 	}
 	var outs []*RenderOutcome
 	for _, pkg := range pkgs {
 		out, err := RenderCheck(ctx, s, api, head, pkg, true, opts)
 		if err != nil {
-			return outs, fmt.Errorf("fork pull request #%d: %w", pr.GetNumber(), err)
+			return outs, fmt.Errorf("fork pull request #%d: %w", pr.Number, err)
 		}
 		outs = append(outs, out)
 	}
-	s.Log.WithFields(map[string]any{"pull_request": pr.GetNumber(), "head_repo": pr.GetHead().GetRepo().GetFullName(),
+	s.Log.WithFields(map[string]any{"pull_request": pr.Number, "head_repo": pr.Head.RepoFullName,
 		"packages": pkgs}).Info("fork pull request rendered with built-in functions only")
 	return outs, nil
 }

@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -41,11 +41,11 @@ const MaxRenderAttempts = 2
 const DefaultRenderStaleAfter = 15 * time.Minute
 
 // CheckRunAPI is the part of the GitHub Checks API the render steps use
-// (satisfied by go-github's s.GH.Checks): CheckRunWriter, and the list of a
+// (s.Hub): CheckRunWriter, and the list of a
 // commit's check runs in which earlier attempts are found.
 type CheckRunAPI interface {
 	core.CheckRunWriter
-	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
+	ListCheckRuns(ctx context.Context, owner, repo, ref string, q hub.CheckQuery) (hub.CheckRuns, hub.Next, error)
 }
 
 // conclusionCancelled concludes a render that porchbot interrupted: no
@@ -104,14 +104,14 @@ const attemptPackage = " pkg="
 
 // renderRunPackage is the package a porchbot/render check run renders (""
 // for a run recorded without it).
-func renderRunPackage(run *github.CheckRun) string {
-	_, pkg, _ := strings.Cut(run.GetExternalID(), attemptPackage)
+func renderRunPackage(run hub.CheckRun) string {
+	_, pkg, _ := strings.Cut(run.ExternalID, attemptPackage)
 	return pkg
 }
 
 // ofPackage keeps the runs of pkg (and those recorded without a package).
-func ofPackage(runs []*github.CheckRun, pkg string) []*github.CheckRun {
-	var out []*github.CheckRun
+func ofPackage(runs []hub.CheckRun, pkg string) []hub.CheckRun {
+	var out []hub.CheckRun
 	for _, r := range runs {
 		if p := renderRunPackage(r); p == "" || p == pkg {
 			out = append(out, r)
@@ -124,14 +124,14 @@ func ofPackage(runs []*github.CheckRun, pkg string) []*github.CheckRun {
 // none or completed, render; in progress and recent, someone is rendering;
 // in progress and stale, its render died: render again unless that was
 // the last allowed attempt. prior is the attempts recorded so far.
-func judgeAttempts(runs []*github.CheckRun, now time.Time, staleAfter time.Duration) (v attemptVerdict, newest *github.CheckRun, prior int) {
+func judgeAttempts(runs []hub.CheckRun, now time.Time, staleAfter time.Duration) (v attemptVerdict, newest *hub.CheckRun, prior int) {
 	newest = newestRenderRun(runs)
-	if newest == nil || newest.GetStatus() == "completed" {
+	if newest == nil || newest.Status == "completed" {
 		return attemptRender, nil, 0
 	}
-	n, started, ok := externalAttempt(newest.GetExternalID())
+	n, started, ok := externalAttempt(newest.ExternalID)
 	if !ok { // an in_progress run porchbot did not record: one attempt
-		n, started = 1, newest.GetStartedAt().Time
+		n, started = 1, newest.StartedAt
 	}
 	if now.Sub(started) < staleAfter {
 		return attemptRunning, newest, n
@@ -144,11 +144,11 @@ func judgeAttempts(runs []*github.CheckRun, now time.Time, staleAfter time.Durat
 
 // newestRenderRun is the check run created last among a commit's render
 // check runs (listed by name).
-func newestRenderRun(runs []*github.CheckRun) *github.CheckRun {
-	var newest *github.CheckRun
-	for _, r := range runs {
-		if newest == nil || r.GetID() > newest.GetID() {
-			newest = r
+func newestRenderRun(runs []hub.CheckRun) *hub.CheckRun {
+	var newest *hub.CheckRun
+	for i := range runs {
+		if newest == nil || runs[i].ID > newest.ID {
+			newest = &runs[i]
 		}
 	}
 	return newest
@@ -160,9 +160,9 @@ func newestRenderRun(runs []*github.CheckRun) *github.CheckRun {
 // that one is still running, died and is retried, or is quarantined), or
 // porchbot interrupted it. A completed check means the commit was rendered
 // (or quarantined).
-func RenderWanted(runs []*github.CheckRun) bool {
+func RenderWanted(runs []hub.CheckRun) bool {
 	newest := newestRenderRun(runs)
-	return newest == nil || newest.GetStatus() != "completed" || newest.GetConclusion() == conclusionCancelled
+	return newest == nil || newest.Status != "completed" || newest.Conclusion == conclusionCancelled
 }
 
 // beginRender records a render attempt of the commit head before the
@@ -176,10 +176,10 @@ func RenderWanted(runs []*github.CheckRun) bool {
 // counting at one.
 func beginRender(ctx context.Context, s *core.Session, api CheckRunAPI, head plumbing.Hash, pkg string, opts RenderOptions, retry bool) (*renderAttempt, attemptVerdict, error) {
 	now := time.Now().UTC()
-	v, newest, prior := attemptRender, (*github.CheckRun)(nil), 0
+	v, newest, prior := attemptRender, (*hub.CheckRun)(nil), 0
 	if retry {
-		res, _, err := api.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, head.String(),
-			&github.ListCheckRunsOptions{CheckName: github.String(core.RenderCheckName), ListOptions: github.ListOptions{PerPage: 20}})
+		res, _, err := api.ListCheckRuns(ctx, s.Repo.Owner, s.Repo.Name, head.String(),
+			hub.CheckQuery{Name: core.RenderCheckName, Page: hub.Page{PerPage: 20}})
 		if err != nil {
 			return nil, attemptRender, fmt.Errorf("check runs of %s: %w", words.ShortSHA(head.String()), err)
 		}
@@ -187,7 +187,7 @@ func beginRender(ctx context.Context, s *core.Session, api CheckRunAPI, head plu
 		if stale <= 0 {
 			stale = DefaultRenderStaleAfter
 		}
-		v, newest, prior = judgeAttempts(ofPackage(res.CheckRuns, pkg), now, stale)
+		v, newest, prior = judgeAttempts(ofPackage(res.Runs, pkg), now, stale)
 	}
 	log := s.Log.WithFields(map[string]any{"package": pkg, "ref": head.String(), "attempts": prior})
 	switch v {
@@ -195,7 +195,7 @@ func beginRender(ctx context.Context, s *core.Session, api CheckRunAPI, head plu
 		log.Info("a render of this commit is under way; not starting another")
 		return nil, v, nil
 	case attemptQuarantine:
-		a := &renderAttempt{api: api, repo: s.Repo, head: head, id: newest.GetID(), n: prior}
+		a := &renderAttempt{api: api, repo: s.Repo, head: head, id: newest.ID, n: prior}
 		if _, err := a.complete(ctx, quarantineReport(pkg, head, prior)); err != nil {
 			return nil, v, fmt.Errorf("quarantine the render of %s: %w", words.ShortSHA(head.String()), err)
 		}
@@ -204,22 +204,22 @@ func beginRender(ctx context.Context, s *core.Session, api CheckRunAPI, head plu
 	}
 	a := &renderAttempt{api: api, repo: s.Repo, head: head, n: prior + 1}
 	var err error
-	ext := github.String(attemptExternalID(a.n, now, pkg))
-	title := github.String(fmt.Sprintf("Rendering %s", pkg))
-	summary := github.String(fmt.Sprintf("porchbot is rendering %s at %s (attempt %d).", mdquote.Code(pkg), head, a.n))
+	ext := attemptExternalID(a.n, now, pkg)
+	title := fmt.Sprintf("Rendering %s", pkg)
+	summary := fmt.Sprintf("porchbot is rendering %s at %s (attempt %d).", mdquote.Code(pkg), head, a.n)
 	if newest != nil {
 		// an earlier attempt died: this one takes over its check run
 		log.Warn("an earlier render of this commit never finished; trying again")
-		a.id = newest.GetID()
-		_, _, err = api.UpdateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, a.id, github.UpdateCheckRunOptions{
-			Name: core.RenderCheckName, ExternalID: ext, Status: github.String("in_progress"),
-			Output: &github.CheckRunOutput{Title: title, Summary: summary}})
+		a.id = newest.ID
+		_, err = api.UpdateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, a.id, hub.CheckRunWrite{
+			Name: core.RenderCheckName, ExternalID: ext, Status: "in_progress",
+			Output: &hub.CheckOutput{Title: title, Summary: summary}})
 	} else {
-		var run *github.CheckRun
-		run, _, err = api.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, github.CreateCheckRunOptions{
-			Name: core.RenderCheckName, HeadSHA: head.String(), ExternalID: ext, Status: github.String("in_progress"),
-			StartedAt: &github.Timestamp{Time: now}, Output: &github.CheckRunOutput{Title: title, Summary: summary}})
-		a.id = run.GetID()
+		var run hub.CheckRun
+		run, err = api.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, hub.CheckRunWrite{
+			Name: core.RenderCheckName, HeadSHA: head.String(), ExternalID: ext, Status: "in_progress",
+			StartedAt: now, Output: &hub.CheckOutput{Title: title, Summary: summary}})
+		a.id = run.ID
 	}
 	if err != nil {
 		return nil, attemptRender, fmt.Errorf("record the render of %s: %w", words.ShortSHA(head.String()), err)
@@ -229,17 +229,17 @@ func beginRender(ctx context.Context, s *core.Session, api CheckRunAPI, head plu
 
 // complete concludes the attempt's check run with rep (on the attempt's
 // commit): one REST call, plus one per further 50 annotations.
-func (a *renderAttempt) complete(ctx context.Context, rep core.CheckReport) (*github.CheckRun, error) {
+func (a *renderAttempt) complete(ctx context.Context, rep core.CheckReport) (hub.CheckRun, error) {
 	now := time.Now().UTC()
 	_, updates := core.CheckRequests(rep, a.head, now)
 	first := completedUpdate(rep, now)
-	run, _, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, first)
+	run, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, first)
 	if err != nil {
-		return nil, fmt.Errorf("complete check run %s on %s: %w", rep.Name, words.ShortSHA(a.head.String()), err)
+		return hub.CheckRun{}, fmt.Errorf("complete check run %s on %s: %w", rep.Name, words.ShortSHA(a.head.String()), err)
 	}
 	a.done = true
 	for i, u := range updates {
-		if _, _, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, u); err != nil {
+		if _, err := a.api.UpdateCheckRun(ctx, a.repo.Owner, a.repo.Name, a.id, u); err != nil {
 			return run, fmt.Errorf("check run %s on %s: annotations batch %d: %w", rep.Name, words.ShortSHA(a.head.String()), i+2, err)
 		}
 	}
@@ -280,9 +280,9 @@ func (a *renderAttempt) abandon(ctx context.Context, pkg string, cause error) {
 
 // completedUpdate is the update that completes a check run with rep's
 // first batch of annotations.
-func completedUpdate(rep core.CheckReport, now time.Time) github.UpdateCheckRunOptions {
+func completedUpdate(rep core.CheckReport, now time.Time) hub.CheckRunWrite {
 	create, _ := core.CheckRequests(rep, plumbing.ZeroHash, now)
-	return github.UpdateCheckRunOptions{Name: rep.Name, Status: github.String("completed"),
+	return hub.CheckRunWrite{Name: rep.Name, Status: "completed",
 		Conclusion: create.Conclusion, CompletedAt: create.CompletedAt, Output: create.Output}
 }
 

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/lifecycletest"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // draftRenderHooks are the App's resync hooks for drafts: a real render,
@@ -30,7 +30,7 @@ func (d *draftRenderHooks) RenderDraft(ctx context.Context, s *core.Session, bra
 	d.mu.Lock()
 	d.calls++
 	d.mu.Unlock()
-	_, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: head,
+	_, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: head,
 		Options: d.opts, Retry: true})
 	return err
 }
@@ -41,7 +41,7 @@ func (d *draftRenderHooks) count() int {
 	return d.calls
 }
 
-func (d *draftRenderHooks) EvaluateProposal(context.Context, *core.Session, *github.PullRequest) error {
+func (d *draftRenderHooks) EvaluateProposal(context.Context, *core.Session, hub.Pull) error {
 	return nil
 }
 
@@ -71,7 +71,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 	hooks := &draftRenderHooks{opts: rendercheck.RenderOptions{StaleAfter: time.Nanosecond}}
 	runResync := func() (*resync.Report, error) {
 		s := h.Open(t) // a new process
-		return resync.Repository(context.Background(), s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks})
+		return resync.Repository(context.Background(), s, resync.NewAPI(s.Hub), resync.Deps{Hooks: hooks})
 	}
 	crash := func(n int) {
 		t.Helper()
@@ -81,7 +81,7 @@ func TestRenderThatKillsTheProcessIsQuarantined(t *testing.T) {
 			ctx, cancel := context.WithCancel(dead)
 			defer cancel()
 			s := h.Open(t)
-			_, _ = resync.Repository(ctx, s, resync.NewAPI(s.GH), resync.Deps{Hooks: hooks})
+			_, _ = resync.Repository(ctx, s, resync.NewAPI(s.Hub), resync.Deps{Hooks: hooks})
 		}()
 		if dir := <-started; dir != "basens" {
 			t.Fatalf("rendered %s", dir)
@@ -147,12 +147,12 @@ func TestRenderRetryLeavesALiveRenderAlone(t *testing.T) {
 		"basens/x.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}))
 	s := h.Open(t)
 	now := time.Now()
-	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{
-		Name: core.RenderCheckName, HeadSHA: head.String(), Status: github.String("in_progress"),
-		ExternalID: github.String("render-attempt=2 started=" + strconv.FormatInt(now.Unix(), 10)), StartedAt: &github.Timestamp{Time: now}}); err != nil {
+	if _, err := s.Hub.CreateCheckRun(ctx, "acme", "catalog", hub.CheckRunWrite{
+		Name: core.RenderCheckName, HeadSHA: head.String(), Status: "in_progress",
+		ExternalID: "render-attempt=2 started=" + strconv.FormatInt(now.Unix(), 10), StartedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: head, Retry: true})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: head, Retry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,9 +252,7 @@ func reportRender(ctx context.Context, s *core.Session, api CheckRunAPI, attempt
 	if err == nil && facts.Head != attempt.head {
 		run, err = core.PublishCheck(ctx, api, s.Repo, facts.Head, rep)
 	}
-	if run != nil {
-		out.CheckRunID = run.GetID()
-	}
+	out.CheckRunID = run.ID
 	return err
 }
 

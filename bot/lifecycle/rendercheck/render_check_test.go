@@ -49,7 +49,7 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	if s.ConfigErr != nil {
 		t.Fatal(s.ConfigErr)
 	}
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed, Options: opts})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestRenderExecDeclaredAndAllowedRunsButNeverForForks(t *testing.T) {
 	}
 
 	// A fork's pull request: exec is skipped, the check fails clearly.
-	fork, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, pushed, "apps/web", true, opts)
+	fork, err := rendercheck.RenderCheck(ctx, s, s.Hub, pushed, "apps/web", true, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestRenderCheckUnknownImageNamesItAndTheBuiltins(t *testing.T) {
 	}
 	head := plumbing.NewHash(h.Seed(t, files))
 	s := h.Open(t)
-	out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, "apps/web", false, rendercheck.RenderOptions{})
+	out, err := rendercheck.RenderCheck(ctx, s, s.Hub, head, "apps/web", false, rendercheck.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
 	s := h.Open(t)
 	c := rtCount(h)
 	for _, pkg := range []string{"network/upf", "basens"} {
-		out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, pkg, false, rendercheck.RenderOptions{})
+		out, err := rendercheck.RenderCheck(ctx, s, s.Hub, head, pkg, false, rendercheck.RenderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestRenderCheckPassesWhenCommittedFilesAreRendered(t *testing.T) {
 	if rest, _, fetches, pushes := c.done(); rest != 4 || fetches != 0 || pushes != 0 { // each: in_progress, completed
 		t.Errorf("REST %d, fetches %d, pushes %d", rest, fetches, pushes)
 	}
-	if _, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, plumbing.NewHash(strings.Repeat("ab", 20)), "basens", false,
+	if _, err := rendercheck.RenderCheck(ctx, s, s.Hub, plumbing.NewHash(strings.Repeat("ab", 20)), "basens", false,
 		rendercheck.RenderOptions{}); !errors.Is(err, gitstore.ErrNotFound) {
 		t.Errorf("a commit absent from the cache: %v", err)
 	}
@@ -162,7 +162,7 @@ render:
 	if s.ConfigErr != nil {
 		t.Fatal(s.ConfigErr)
 	}
-	out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, "basens", false, rendercheck.RenderOptions{})
+	out, err := rendercheck.RenderCheck(ctx, s, s.Hub, head, "basens", false, rendercheck.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
 	head := plumbing.NewHash(h.Seed(t, files))
 	s := h.Open(t)
 	c := rtCount(h)
-	out, err := rendercheck.RenderCheck(ctx, s, s.GH.Checks, head, "many", false, rendercheck.RenderOptions{})
+	out, err := rendercheck.RenderCheck(ctx, s, s.Hub, head, "many", false, rendercheck.RenderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

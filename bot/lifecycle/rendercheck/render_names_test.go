@@ -25,7 +25,7 @@ func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
 		"café/sous dossier/é.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: accent\n"),
 	})
 	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestRenderFailuresEndInACompletedCheck(t *testing.T) {
 			pushed := rtPushDraft(t, h, branch, map[string][]byte{"README.md": []byte("x\n"),
 				"app/Kptfile": []byte(tc.kptfile), "app/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")})
 			s := h.Open(t)
-			out, err := rendercheck.RenderDraft(ctx, s, s.GH.Checks, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+			out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // The approval verdict's render requirement (approval_req_render.go) needs
@@ -49,7 +48,7 @@ type RenderCheckState struct {
 }
 
 // RunOf is a check run as a renderCheckState.
-func RunOf(run *github.CheckRun) RenderCheckState {
+func RunOf(run hub.CheckRun) RenderCheckState {
 	return RenderCheckState{pkg: renderRunPackage(run), st: renderStateOf(run)}
 }
 
@@ -79,11 +78,11 @@ func (c *RenderStates) record(key string, id int64, run RenderCheckState) {
 
 // Observe notes a porchbot/render check run seen in a check_run event
 // (written by another replica, or by this one).
-func (c *RenderStates) Observe(repo string, run *github.CheckRun) {
-	if c == nil || run.GetName() != core.RenderCheckName || run.GetHeadSHA() == "" || run.GetID() == 0 {
+func (c *RenderStates) Observe(repo string, run hub.CheckRun) {
+	if c == nil || run.Name != core.RenderCheckName || run.HeadSHA == "" || run.ID == 0 {
 		return
 	}
-	c.record(renderStateKey(repo, run.GetHeadSHA()), run.GetID(), RunOf(run))
+	c.record(renderStateKey(repo, run.HeadSHA), run.ID, RunOf(run))
 }
 
 // State is the render state of head in repo as this process reported it
@@ -167,20 +166,20 @@ type renderRecorder struct {
 }
 
 // CreateCheckRun implements CheckRunWriter.
-func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
-	run, resp, err := r.CheckRunAPI.CreateCheckRun(ctx, owner, repo, opts)
-	if err == nil && run != nil && opts.Name == core.RenderCheckName {
-		r.states.record(renderStateKey(r.repo, opts.HeadSHA), run.GetID(), RunOf(run))
+func (r *renderRecorder) CreateCheckRun(ctx context.Context, owner, repo string, w hub.CheckRunWrite) (hub.CheckRun, error) {
+	run, err := r.CheckRunAPI.CreateCheckRun(ctx, owner, repo, w)
+	if err == nil && w.Name == core.RenderCheckName {
+		r.states.record(renderStateKey(r.repo, w.HeadSHA), run.ID, RunOf(run))
 	}
-	return run, resp, err
+	return run, err
 }
 
 // UpdateCheckRun implements CheckRunWriter.
-func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
-	run, resp, err := r.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, opts)
-	if err == nil && run != nil && run.GetName() == core.RenderCheckName {
-		key := renderStateKey(r.repo, run.GetHeadSHA())
-		if run.GetHeadSHA() == "" {
+func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string, id int64, w hub.CheckRunWrite) (hub.CheckRun, error) {
+	run, err := r.CheckRunAPI.UpdateCheckRun(ctx, owner, repo, id, w)
+	if err == nil && run.Name == core.RenderCheckName {
+		key := renderStateKey(r.repo, run.HeadSHA)
+		if run.HeadSHA == "" {
 			r.states.mu.Lock()
 			key = r.states.heads[id]
 			r.states.mu.Unlock()
@@ -189,15 +188,15 @@ func (r *renderRecorder) UpdateCheckRun(ctx context.Context, owner, repo string,
 			r.states.record(key, id, RunOf(run))
 		}
 	}
-	return run, resp, err
+	return run, err
 }
 
 // renderStateOf is one render check run's state.
-func renderStateOf(run *github.CheckRun) RenderState {
-	if run.GetStatus() != "completed" {
+func renderStateOf(run hub.CheckRun) RenderState {
+	if run.Status != "completed" {
 		return RenderPending
 	}
-	switch run.GetConclusion() {
+	switch run.Conclusion {
 	case "success", "neutral", "skipped":
 		return RenderPassed
 	case "cancelled", "stale":
@@ -242,7 +241,7 @@ func combineRenderStates(sts []RenderState) RenderState {
 	return out
 }
 
-// RenderCheckLister lists a commit's check runs (github.ChecksService).
+// RenderCheckLister lists a commit's check runs (a part of hub.API).
 type RenderCheckLister interface {
-	ListCheckRunsForRef(ctx context.Context, owner, repo, ref string, opts *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error)
+	ListCheckRuns(ctx context.Context, owner, repo, ref string, q hub.CheckQuery) (hub.CheckRuns, hub.Next, error)
 }

@@ -2,29 +2,28 @@ package rendercheck
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // fakeRenderChecks answers check run writes with the run as written.
 type fakeRenderChecks struct{ next int64 }
 
-func (f *fakeRenderChecks) CreateCheckRun(_ context.Context, _, _ string, o github.CreateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
+func (f *fakeRenderChecks) CreateCheckRun(_ context.Context, _, _ string, w hub.CheckRunWrite) (hub.CheckRun, error) {
 	f.next++
-	return &github.CheckRun{ID: github.Int64(f.next), Name: github.String(o.Name), HeadSHA: github.String(o.HeadSHA),
-		Status: o.Status, Conclusion: o.Conclusion}, nil, nil
+	return hub.CheckRun{ID: f.next, Name: w.Name, HeadSHA: w.HeadSHA, Status: w.Status, Conclusion: w.Conclusion}, nil
 }
 
-func (f *fakeRenderChecks) UpdateCheckRun(_ context.Context, _, _ string, id int64, o github.UpdateCheckRunOptions) (*github.CheckRun, *github.Response, error) {
-	return &github.CheckRun{ID: github.Int64(id), Name: github.String(o.Name), Status: o.Status, Conclusion: o.Conclusion}, nil, nil
+func (f *fakeRenderChecks) UpdateCheckRun(_ context.Context, _, _ string, id int64, w hub.CheckRunWrite) (hub.CheckRun, error) {
+	return hub.CheckRun{ID: id, Name: w.Name, Status: w.Status, Conclusion: w.Conclusion}, nil
 }
 
-func (f *fakeRenderChecks) ListCheckRunsForRef(context.Context, string, string, string, *github.ListCheckRunsOptions) (*github.ListCheckRunsResults, *github.Response, error) {
-	return &github.ListCheckRunsResults{}, nil, nil
+func (f *fakeRenderChecks) ListCheckRuns(context.Context, string, string, string, hub.CheckQuery) (hub.CheckRuns, hub.Next, error) {
+	return hub.CheckRuns{}, hub.Next{}, nil
 }
 
 // TestRenderStatesFollowTheRunsWritten: a render run written through the
@@ -39,8 +38,8 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 	const head = "0123456789012345678901234567890123456789"
 	completedFailure := func(name string) {
 		t.Helper()
-		if _, _, err := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: name, HeadSHA: head,
-			Status: github.String("completed"), Conclusion: github.String("failure")}); err != nil {
+		if _, err := api.CreateCheckRun(ctx, "acme", "catalog", hub.CheckRunWrite{Name: name, HeadSHA: head,
+			Status: "completed", Conclusion: "failure"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,16 +47,16 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 		t.Fatal("a state before any render")
 	}
 	c.Wait("acme/catalog", head, 7)
-	run, _, _ := api.CreateCheckRun(ctx, "acme", "catalog", github.CreateCheckRunOptions{Name: core.RenderCheckName, HeadSHA: head,
-		Status: github.String("in_progress")})
+	run, _ := api.CreateCheckRun(ctx, "acme", "catalog", hub.CheckRunWrite{Name: core.RenderCheckName, HeadSHA: head,
+		Status: "in_progress"})
 	if st, ok := c.State("ACME/catalog", head); !ok || st != RenderPending {
 		t.Fatalf("running: %q %v", st, ok)
 	}
 	if ready := c.TakeReady("acme/catalog"); len(ready) != 0 {
 		t.Fatalf("ready while rendering: %v", ready)
 	}
-	if _, _, err := api.UpdateCheckRun(ctx, "acme", "catalog", run.GetID(), github.UpdateCheckRunOptions{Name: core.RenderCheckName,
-		Status: github.String("completed"), Conclusion: github.String("success")}); err != nil {
+	if _, err := api.UpdateCheckRun(ctx, "acme", "catalog", run.ID, hub.CheckRunWrite{Name: core.RenderCheckName,
+		Status: "completed", Conclusion: "success"}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := c.State("acme/catalog", head); st != RenderPassed {
@@ -81,7 +80,7 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 		t.Fatalf("one package failed: %q", st)
 	}
 	for n := range renderStatesMax + 10 {
-		c.Wait("acme/catalog", github.Stringify(n), n)
+		c.Wait("acme/catalog", strconv.Itoa(n), n)
 	}
 	if len(c.waiting) > renderStatesMax {
 		t.Fatalf("%d waits kept", len(c.waiting))
@@ -96,20 +95,19 @@ func TestRenderStatesFollowTheRunsWritten(t *testing.T) {
 // failed) and then rendered again does not hold the head back, while one
 // package's failure is not hidden by another package's later pass.
 func TestRenderStatesNewestRunPerPackage(t *testing.T) {
-	run := func(id int64, pkg, status, conclusion string) *github.CheckRun {
-		return &github.CheckRun{ID: github.Int64(id), Name: github.String(core.RenderCheckName), HeadSHA: github.String("abc"),
-			ExternalID: github.String(attemptExternalID(1, time.Unix(1, 0), pkg)),
-			Status:     github.String(status), Conclusion: github.String(conclusion)}
+	run := func(id int64, pkg, status, conclusion string) hub.CheckRun {
+		return hub.CheckRun{ID: id, Name: core.RenderCheckName, HeadSHA: "abc",
+			ExternalID: attemptExternalID(1, time.Unix(1, 0), pkg), Status: status, Conclusion: conclusion}
 	}
 	for _, tc := range []struct {
 		name string
-		runs []*github.CheckRun
+		runs []hub.CheckRun
 		want RenderState
 	}{
-		{"interrupted then passed", []*github.CheckRun{run(1, "a", "completed", "cancelled"), run(2, "a", "completed", "success")}, RenderPassed},
-		{"failed then passed", []*github.CheckRun{run(1, "a", "completed", "failure"), run(2, "a", "completed", "success")}, RenderPassed},
-		{"one package failed, another passed later", []*github.CheckRun{run(1, "a", "completed", "failure"), run(2, "b", "completed", "success")}, RenderFailed},
-		{"one package still rendering", []*github.CheckRun{run(1, "a", "completed", "success"), run(2, "b", "in_progress", "")}, RenderPending},
+		{"interrupted then passed", []hub.CheckRun{run(1, "a", "completed", "cancelled"), run(2, "a", "completed", "success")}, RenderPassed},
+		{"failed then passed", []hub.CheckRun{run(1, "a", "completed", "failure"), run(2, "a", "completed", "success")}, RenderPassed},
+		{"one package failed, another passed later", []hub.CheckRun{run(1, "a", "completed", "failure"), run(2, "b", "completed", "success")}, RenderFailed},
+		{"one package still rendering", []hub.CheckRun{run(1, "a", "completed", "success"), run(2, "b", "in_progress", "")}, RenderPending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c RenderStates
@@ -121,7 +119,7 @@ func TestRenderStatesNewestRunPerPackage(t *testing.T) {
 			}
 			runs := map[int64]RenderCheckState{}
 			for _, r := range tc.runs {
-				runs[r.GetID()] = RunOf(r)
+				runs[r.ID] = RunOf(r)
 			}
 			if got := NewestPerPackage(runs); got != tc.want {
 				t.Errorf("newestPerPackage = %v; want %v", got, tc.want)

@@ -39,7 +39,6 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
@@ -49,6 +48,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/index"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -68,7 +68,7 @@ type Hooks interface {
 	// RenderDraft renders a draft branch whose head has no render check.
 	RenderDraft(ctx context.Context, s *core.Session, branch string, head plumbing.Hash) error
 	// EvaluateProposal re-evaluates an open proposal (checks, approval).
-	EvaluateProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) error
+	EvaluateProposal(ctx context.Context, s *core.Session, pr hub.Pull) error
 }
 
 // DashboardHook, when the hooks implement it, opens the repository's
@@ -77,9 +77,9 @@ type DashboardHook interface {
 	EnsureDashboard(ctx context.Context, s *core.Session) error
 }
 
-// Pulls is the pull request list call (s.GH.PullRequests).
+// Pulls is the pull request list call (a part of s.Hub).
 type Pulls interface {
-	List(ctx context.Context, owner, repo string, opts *github.PullRequestListOptions) ([]*github.PullRequest, *github.Response, error)
+	ListPulls(ctx context.Context, owner, repo string, q hub.PullQuery) ([]hub.Pull, hub.Next, error)
 }
 
 // API is what a resync needs from GitHub.
@@ -92,9 +92,9 @@ type API struct {
 	Issues dashboard.Issues
 }
 
-// NewAPI takes the services of a go-github client.
-func NewAPI(gh *github.Client) API {
-	return API{Publish: publish.NewAPI(gh), Checks: gh.Checks, Pulls: gh.PullRequests, Issues: gh.Issues}
+// NewAPI is the API of an installation's API.
+func NewAPI(api hub.API) API {
+	return API{Publish: publish.NewAPI(api), Checks: api, Pulls: api, Issues: api}
 }
 
 // Deps tune Repository and Loop.
@@ -111,7 +111,7 @@ type Deps struct {
 	MaxProposals int
 
 	// For Loop:
-	// API builds the API of a session (default NewAPI(s.GH)).
+	// API builds the API of a session (default NewAPI(s.Hub)).
 	API func(*core.Session) API
 	// RepoTimeout bounds one repository's run (default 5 minutes).
 	RepoTimeout time.Duration
@@ -268,15 +268,15 @@ func repairReleases(ctx context.Context, p *publish.Publisher, atHead []string, 
 		return err // every latest revision is older than the horizon: its release was made or repaired then
 	}
 	owner, repo := p.Owner()
-	rels, _, err := p.API.Releases.ListReleases(ctx, owner, repo, &github.ListOptions{PerPage: 100})
+	rels, _, err := p.API.Releases.ListReleases(ctx, owner, repo, hub.Page{PerPage: 100})
 	if err != nil {
 		return fmt.Errorf("list releases: %w", err)
 	}
 	have := map[string]bool{}
 	var oldest time.Time
 	for _, r := range rels {
-		have[r.GetTagName()] = true
-		if t := r.GetCreatedAt().Time; oldest.IsZero() || t.Before(oldest) {
+		have[r.TagName] = true
+		if t := r.CreatedAt; oldest.IsZero() || t.Before(oldest) {
 			oldest = t
 		}
 	}
@@ -414,17 +414,17 @@ func resyncDrafts(ctx context.Context, s *core.Session, api API, deps Deps, rep 
 	}
 	var errs []error
 	for _, d := range drafts {
-		opts := &github.ListCheckRunsOptions{CheckName: github.String(name), ListOptions: github.ListOptions{PerPage: 20}}
+		opts := hub.CheckQuery{Name: name, Page: hub.Page{PerPage: 20}}
 		if deps.AppID != 0 {
-			opts.AppID = github.Int64(deps.AppID)
+			opts.AppID = deps.AppID
 		}
-		res, _, err := api.Checks.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, d.head.String(), opts)
+		res, _, err := api.Checks.ListCheckRuns(ctx, s.Repo.Owner, s.Repo.Name, d.head.String(), opts)
 		rep.DraftsChecked++
 		if err != nil {
 			errs = append(errs, fmt.Errorf("check runs of %s: %w", d.branch, err))
 			continue
 		}
-		if !rendercheck.RenderWanted(res.CheckRuns) {
+		if !rendercheck.RenderWanted(res.Runs) {
 			continue // rendered, or quarantined (MaxRenderAttempts)
 		}
 		if err := deps.Hooks.RenderDraft(ctx, s, d.branch, d.head); err != nil {
@@ -471,18 +471,18 @@ func resyncProposals(ctx context.Context, s *core.Session, api API, deps Deps, r
 	if s.NoOpenPulls {
 		return nil
 	}
-	all, _, err := api.Pulls.List(ctx, s.Repo.Owner, s.Repo.Name, proposals.OpenPullsOptions())
+	all, _, err := api.Pulls.ListPulls(ctx, s.Repo.Owner, s.Repo.Name, proposals.OpenPullsOptions())
 	if err != nil {
 		return fmt.Errorf("list proposals: %w", err)
 	}
-	var prs []*github.PullRequest
+	var prs []hub.Pull
 	for _, pr := range all {
-		if pr.GetBase().GetRef() == s.DeploymentBranch {
+		if pr.Base.Ref == s.DeploymentBranch {
 			prs = append(prs, pr)
 		}
 	}
 	// The most recently updated first: those are evaluated within the limit.
-	sort.SliceStable(prs, func(i, j int) bool { return prs[i].GetUpdatedAt().After(prs[j].GetUpdatedAt().Time) })
+	sort.SliceStable(prs, func(i, j int) bool { return prs[i].UpdatedAt.After(prs[j].UpdatedAt) })
 	var errs []error
 	for _, pr := range prs {
 		if len(rep.ProposalsEvaluated) >= limit {
@@ -493,24 +493,24 @@ func resyncProposals(ctx context.Context, s *core.Session, api API, deps Deps, r
 		// call; a fork's head is fetched by the hook).
 		if ok, err := resyncIsProposal(ctx, s, pr); err != nil || !ok {
 			if err != nil {
-				errs = append(errs, fmt.Errorf("changes of #%d: %w", pr.GetNumber(), err))
+				errs = append(errs, fmt.Errorf("changes of #%d: %w", pr.Number, err))
 			}
 			continue
 		}
 		if err := deps.Hooks.EvaluateProposal(ctx, s, pr); err != nil {
-			errs = append(errs, fmt.Errorf("evaluate #%d: %w", pr.GetNumber(), err))
-			s.Log.WithError(err).WithField("pull_request", pr.GetNumber()).Warn("resync: proposal evaluation failed")
+			errs = append(errs, fmt.Errorf("evaluate #%d: %w", pr.Number, err))
+			s.Log.WithError(err).WithField("pull_request", pr.Number).Warn("resync: proposal evaluation failed")
 			continue
 		}
-		rep.ProposalsEvaluated = append(rep.ProposalsEvaluated, pr.GetNumber())
+		rep.ProposalsEvaluated = append(rep.ProposalsEvaluated, pr.Number)
 	}
 	return errors.Join(errs...)
 }
 
 // resyncIsProposal: pr is a draft's, labelled as a proposal, from a fork
 // (the hook decides), or its head changes a package.
-func resyncIsProposal(ctx context.Context, s *core.Session, pr *github.PullRequest) (bool, error) {
-	_, _, draft := packages.ParseDraftBranchName(pr.GetHead().GetRef())
+func resyncIsProposal(ctx context.Context, s *core.Session, pr hub.Pull) (bool, error) {
+	_, _, draft := packages.ParseDraftBranchName(pr.Head.Ref)
 	if draft || proposals.DeletionHasLabel(pr, packages.LabelProposed) || proposals.DeletionHasLabel(pr, packages.LabelDeletionProposed) ||
 		rendercheck.IsForkPullRequest(s.Repo, pr) {
 		return true, nil
@@ -648,7 +648,7 @@ func resyncOne(ctx context.Context, r core.Repo, open func(context.Context, core
 	if deps.API != nil {
 		api = deps.API(s)
 	} else {
-		api = NewAPI(s.GH)
+		api = NewAPI(s.Hub)
 	}
 	rep, err = Repository(ctx, s, api, deps)
 	if err != nil {

@@ -24,13 +24,13 @@ func proveNoOpenPulls(ctx context.Context, s *core.Session, issues dashboard.Iss
 		s.NoOpenPulls = true
 		return nil
 	}
-	list, _, err := issues.ListByRepo(ctx, s.Repo.Owner, s.Repo.Name, dashboard.ListOptions())
+	list, _, err := issues.ListIssues(ctx, s.Repo.Owner, s.Repo.Name, dashboard.ListOptions())
 	if err != nil {
 		return fmt.Errorf("dashboards of %s: %w", s.Repo.FullName(), err)
 	}
 	open := 0
 	for _, is := range list {
-		if is.GetState() == "open" && !is.IsPullRequest() {
+		if is.State == "open" && !is.IsPull {
 			open++
 		}
 	}

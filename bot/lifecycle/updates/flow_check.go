@@ -14,13 +14,13 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -33,8 +33,8 @@ const flowHistoryCommits = 1000
 // installation.
 func FlowRepo(s *core.Session) flow.Repo {
 	r := flow.Repo{Owner: s.Repo.Owner, Name: s.Repo.Name}
-	if s.GH != nil {
-		r.API = s.GH.Repositories
+	if s.Hub != nil {
+		r.API = s.Hub
 	}
 	return r
 }
@@ -108,23 +108,23 @@ const FlowCheckName = "porchbot/flow"
 // other side of the flow): a check-runs list, and the post when there is
 // none yet.
 func ReportRefusedFlow(ctx context.Context, s *core.Session, commit plumbing.Hash, key, why string) error {
-	if s.GH == nil {
+	if s.Hub == nil {
 		return nil
 	}
-	runs, _, err := s.GH.Checks.ListCheckRunsForRef(ctx, s.Repo.Owner, s.Repo.Name, commit.String(),
-		&github.ListCheckRunsOptions{CheckName: github.String(FlowCheckName), ListOptions: github.ListOptions{PerPage: 100}})
+	runs, _, err := s.Hub.ListCheckRuns(ctx, s.Repo.Owner, s.Repo.Name, commit.String(),
+		hub.CheckQuery{Name: FlowCheckName, Page: hub.Page{PerPage: 100}})
 	if err != nil {
 		return fmt.Errorf("check runs of %s: %w", words.ShortSHA(commit.String()), err)
 	}
-	for _, r := range runs.CheckRuns {
-		if r.GetExternalID() == key && r.GetOutput().GetSummary() == why {
+	for _, r := range runs.Runs {
+		if r.ExternalID == key && r.Output.Summary == why {
 			return nil
 		}
 	}
 	create, _ := core.CheckRequests(core.CheckReport{Name: FlowCheckName, Conclusion: "failure",
 		Title: "Content not carried across repositories", Summary: why}, commit, time.Now().UTC())
-	create.ExternalID = github.String(key)
-	if _, _, err := s.GH.Checks.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, create); err != nil {
+	create.ExternalID = key
+	if _, err := s.Hub.CreateCheckRun(ctx, s.Repo.Owner, s.Repo.Name, create); err != nil {
 		return fmt.Errorf("check run %s on %s: %w", FlowCheckName, words.ShortSHA(commit.String()), err)
 	}
 	s.Log.WithFields(logrus.Fields{"commit": commit.String(), "flow": key}).Info("refused flow reported")

@@ -11,10 +11,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // installationPageSize is how many repositories one page of the listing
@@ -22,7 +21,7 @@ import (
 const installationPageSize = 100
 
 // ListInstallation lists the repositories of s's installation, by
-// lower-case owner/name, through lister (nil: s.GH.Apps), at most
+// lower-case owner/name, through lister (nil: s.Hub), at most
 // maxVariantRepos. more, when set, is asked before each page with what
 // the pages so far listed and how many pages that took: false stops the
 // listing there.
@@ -32,27 +31,27 @@ func ListInstallation(ctx context.Context, s *core.Session, lister func(*core.Se
 	switch {
 	case lister != nil:
 		l = lister(s)
-	case s.GH != nil:
-		l = s.GH.Apps
+	case s.Hub != nil:
+		l = s.Hub
 	default:
 		return nil, fmt.Errorf("no client to list the installation's repositories")
 	}
 	out := map[string]InstalledRepo{}
-	opts := &github.ListOptions{PerPage: installationPageSize}
+	opts := hub.Page{PerPage: installationPageSize}
 	for pages := 0; len(out) < maxVariantRepos && (more == nil || more(out, pages)); pages++ {
-		list, resp, err := l.ListRepos(ctx, opts)
+		list, _, next, err := l.ListInstallationRepos(ctx, opts)
 		if err != nil {
 			return out, fmt.Errorf("list the installation's repositories: %w", err)
 		}
-		for _, r := range list.Repositories {
-			repo := core.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName(), InstallationID: s.Repo.InstallationID, DefaultBranch: r.GetDefaultBranch()}
+		for _, r := range list {
+			repo := core.Repo{Owner: r.Owner, Name: r.Name, InstallationID: s.Repo.InstallationID, DefaultBranch: r.DefaultBranch}
 			out[strings.ToLower(repo.FullName())] = InstalledRepo{Repo: repo, Topics: r.Topics, Visibility: flow.VisibilityOf(r)}
 			flows.Remember(r)
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if next.Page == 0 {
 			break
 		}
-		opts.Page = resp.NextPage
+		opts.Number = next.Page
 	}
 	return out, nil
 }
@@ -61,10 +60,10 @@ func ListInstallation(ctx context.Context, s *core.Session, lister func(*core.Se
 // at most (20 pages).
 const maxVariantRepos = 2000
 
-// VariantRepoLister lists the repositories of an installation (satisfied
-// by github.Client.Apps with an installation token).
+// VariantRepoLister lists the repositories of an installation (a part of
+// hub.API, on an installation's API).
 type VariantRepoLister interface {
-	ListRepos(ctx context.Context, opts *github.ListOptions) (*github.ListRepositories, *github.Response, error)
+	ListInstallationRepos(ctx context.Context, p hub.Page) ([]hub.Repository, int, hub.Next, error)
 }
 
 type InstalledRepo struct {

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
@@ -23,6 +22,7 @@ import (
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/flow"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -41,7 +41,7 @@ type UpstreamRevision struct {
 	Commit       plumbing.Hash
 	// Release is the revision's release when the publish just made it
 	// (nil: not known here); its notes then cost no call.
-	Release *github.RepositoryRelease
+	Release *hub.Release
 	// Visibility of the repository, when a fan-out read it once for all
 	// its downstream packages (Unknown: the flow rule asks).
 	Visibility flow.Visibility
@@ -139,7 +139,7 @@ type Plan struct {
 	Labels []string
 	Note   string
 	Holds  func(kptfile []byte) bool
-	Pulls  []*github.PullRequest
+	Pulls  []hub.Pull
 }
 
 // merge3 is the merge engine (a variable so lifecycle tests can run before

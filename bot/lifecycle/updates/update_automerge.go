@@ -2,23 +2,22 @@ package updates
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
-// AutomergePulls are the calls of an automerge (github.Client.PullRequests).
+// AutomergePulls are the calls of an automerge (a part of hub.API).
 type AutomergePulls interface {
-	Get(ctx context.Context, owner, repo string, number int) (*github.PullRequest, *github.Response, error)
-	Merge(ctx context.Context, owner, repo string, number int, commitMessage string, options *github.PullRequestOptions) (*github.PullRequestMergeResult, *github.Response, error)
+	GetPull(ctx context.Context, owner, repo string, number int) (hub.Pull, error)
+	MergePull(ctx context.Context, owner, repo string, number int, m hub.Merge) (string, error)
 }
 
 // AutomergeUpdate merges update pull request n once its porchbot/approval
@@ -32,13 +31,13 @@ func AutomergeUpdate(ctx context.Context, s *core.Session, pulls AutomergePulls,
 		return false, nil
 	}
 	owner, repo := s.Repo.Owner, s.Repo.Name
-	pr, _, err := pulls.Get(ctx, owner, repo, n)
+	pr, err := pulls.GetPull(ctx, owner, repo, n)
 	if err != nil {
 		return false, fmt.Errorf("automerge #%d: %w", n, err)
 	}
-	pkg, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef())
-	if !ok || pr.GetState() != "open" || pr.GetMerged() || rendercheck.IsForkPullRequest(s.Repo, pr) ||
-		pr.GetBase().GetRef() != s.DeploymentBranch || pr.GetHead().GetSHA() != head.String() {
+	pkg, ok := packages.ParseUpdateBranchName(pr.Head.Ref)
+	if !ok || pr.State != "open" || pr.Merged || rendercheck.IsForkPullRequest(s.Repo, pr) ||
+		pr.Base.Ref != s.DeploymentBranch || pr.Head.SHA != head.String() {
 		return false, nil
 	}
 	own, err := updateBranchState(ctx, s, head, &Plan{Package: pkg, Dir: rendercheck.PackageDir(s.Config, pkg)}, id)
@@ -49,10 +48,9 @@ func AutomergeUpdate(ctx context.Context, s *core.Session, pulls AutomergePulls,
 		s.Log.WithField("pull_request", n).Info("automerge: the update branch has commits porchbot did not make; left for a person to merge")
 		return false, nil
 	}
-	_, _, err = pulls.Merge(ctx, owner, repo, n, "", &github.PullRequestOptions{MergeMethod: "merge", SHA: head.String()})
+	_, err = pulls.MergePull(ctx, owner, repo, n, hub.Merge{Method: "merge", SHA: head.String()})
 	if err != nil {
-		var er *github.ErrorResponse
-		if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusMethodNotAllowed || er.Response.StatusCode == http.StatusConflict) {
+		if st := hub.StatusOf(err); st == http.StatusMethodNotAllowed || st == http.StatusConflict {
 			s.Log.WithError(err).WithField("pull_request", n).Info("automerge: not mergeable now (merged by another replica, or the head moved)")
 			return false, nil
 		}

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -26,6 +25,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 )
@@ -44,10 +44,10 @@ type Metrics interface {
 	Queued(delta int)
 }
 
-// UpstreamReleases lists the upstream repository's releases (satisfied by
-// github.Client.Repositories).
+// UpstreamReleases lists the upstream repository's releases (a part of
+// hub.API).
 type UpstreamReleases interface {
-	ListReleases(ctx context.Context, owner, repo string, opts *github.ListOptions) ([]*github.RepositoryRelease, *github.Response, error)
+	ListReleases(ctx context.Context, owner, repo string, p hub.Page) ([]hub.Release, hub.Next, error)
 }
 
 // Fanout opens the update pull requests of upstream publishes.
@@ -69,7 +69,7 @@ type Fanout struct {
 	Flows *flow.Checker
 	// Repos lists the repositories of a session's installation, for the
 	// visibilities of a fan-out's downstream repositories from a
-	// repository that is not public (nil: s.GH.Apps).
+	// repository that is not public (nil: s.Hub).
 	Repos func(s *core.Session) VariantRepoLister
 }
 
@@ -271,10 +271,10 @@ func (f *Fanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, t
 	// installation reads nothing from there (the fan-out's lookup applies
 	// the same rule, App.DownstreamsOf).
 	if us.Repo.InstallationID != ds.Repo.InstallationID {
-		if ds.GH == nil {
+		if ds.Hub == nil {
 			return UpstreamRevision{}, core.RequestErrorf("%s: its upstream %s belongs to another installation", mdquote.Code(pkg), mdquote.Code(git.Repo))
 		}
-		if _, _, err := ds.GH.Repositories.Get(ctx, us.Repo.Owner, us.Repo.Name); err != nil {
+		if _, err := ds.Hub.GetRepository(ctx, us.Repo.Owner, us.Repo.Name); err != nil {
 			return UpstreamRevision{}, core.RequestErrorf("%s: the App's installation on %s cannot read its upstream %s", mdquote.Code(pkg), ds.Repo.FullName(), mdquote.Code(git.Repo))
 		}
 	}
@@ -299,22 +299,22 @@ func (f *Fanout) upstreamOf(ctx context.Context, ds *core.Session, pkg string, t
 // release the publish just made is known; the upstream's releases are
 // listed (once per fan-out) only when a range needs an older one.
 func (f *Fanout) NotesSource(ctx context.Context, up UpstreamRevision) func(from, to int) []UpstreamNote {
-	byTag := map[string]*github.RepositoryRelease{}
+	byTag := map[string]hub.Release{}
 	if up.Release != nil {
-		byTag[up.Release.GetTagName()] = up.Release
+		byTag[up.Release.TagName] = *up.Release
 	}
 	listed := false
 	list := func() {
 		listed = true
-		if f.Releases == nil || up.Session.GH == nil {
+		if f.Releases == nil || up.Session.Hub == nil {
 			return
 		}
-		rels, _, err := f.Releases(up.Session).ListReleases(ctx, up.Session.Repo.Owner, up.Session.Repo.Name, &github.ListOptions{PerPage: 100})
+		rels, _, err := f.Releases(up.Session).ListReleases(ctx, up.Session.Repo.Owner, up.Session.Repo.Name, hub.Page{PerPage: 100})
 		if err != nil {
 			up.Session.Log.WithError(err).Warn("could not list the upstream releases; update pull requests go without release notes")
 		}
 		for _, r := range rels {
-			byTag[r.GetTagName()] = r
+			byTag[r.TagName] = r
 		}
 	}
 	return func(from, to int) []UpstreamNote {
@@ -335,7 +335,7 @@ func (f *Fanout) NotesSource(ctx context.Context, up UpstreamRevision) func(from
 			if !ok {
 				continue
 			}
-			out = append(out, UpstreamNote{Revision: n, Tag: tag, URL: r.GetHTMLURL(), Body: r.GetBody()})
+			out = append(out, UpstreamNote{Revision: n, Tag: tag, URL: r.HTMLURL, Body: r.Body})
 		}
 		return out
 	}

@@ -6,11 +6,11 @@ import (
 	"io"
 	"testing"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/internal/flow"
+	"github.com/porchbot/porchbot/internal/hub"
 )
 
 // pagedInstallation is an installation of n private repositories
@@ -19,19 +19,18 @@ type pagedInstallation struct {
 	n, pages int
 }
 
-func (p *pagedInstallation) ListRepos(_ context.Context, opts *github.ListOptions) (*github.ListRepositories, *github.Response, error) {
+func (p *pagedInstallation) ListInstallationRepos(_ context.Context, pg hub.Page) ([]hub.Repository, int, hub.Next, error) {
 	p.pages++
-	page := max(opts.Page, 1)
-	out := &github.ListRepositories{}
-	for i := (page - 1) * opts.PerPage; i < min(page*opts.PerPage, p.n); i++ {
-		out.Repositories = append(out.Repositories, &github.Repository{Name: github.String(fmt.Sprintf("r%03d", i)),
-			Owner: &github.User{Login: github.String("acme")}, Private: github.Bool(true)})
+	page := max(pg.Number, 1)
+	var out []hub.Repository
+	for i := (page - 1) * pg.PerPage; i < min(page*pg.PerPage, p.n); i++ {
+		out = append(out, hub.Repository{Name: fmt.Sprintf("r%03d", i), Owner: "acme", Visibility: "private", Private: true})
 	}
-	resp := &github.Response{}
-	if page*opts.PerPage < p.n {
-		resp.NextPage = page + 1
+	var next hub.Next
+	if page*pg.PerPage < p.n {
+		next.Page = page + 1
 	}
-	return out, resp, nil
+	return out, p.n, next, nil
 }
 
 // TestDownstreamVisibilitiesPagesWhileCheaper: the installation's list is
@@ -67,7 +66,7 @@ func TestDownstreamVisibilitiesPagesWhileCheaper(t *testing.T) {
 			inst := &pagedInstallation{n: 300}
 			f := &Fanout{Flows: &flow.Checker{}, Repos: func(*core.Session) VariantRepoLister { return inst }}
 			for _, name := range tc.cached {
-				f.Flows.Remember(&github.Repository{Name: github.String(name), Owner: &github.User{Login: github.String("acme")}, Private: github.Bool(true)})
+				f.Flows.Remember(hub.Repository{Name: name, Owner: "acme", Visibility: "private", Private: true})
 			}
 			up := UpstreamRevision{Session: &core.Session{Repo: core.Repo{Owner: "acme", Name: "catalog", InstallationID: 1}, Log: log}, Visibility: tc.upstream}
 			known := f.downstreamVisibilities(context.Background(), up, tc.installs)

@@ -22,7 +22,6 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
@@ -31,28 +30,29 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/gitstore"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/words"
 )
 
-// Reviewers requests reviewers (satisfied by github.Client.PullRequests).
+// Reviewers requests reviewers (a part of hub.API).
 type Reviewers interface {
-	RequestReviewers(ctx context.Context, owner, repo string, number int, reviewers github.ReviewersRequest) (*github.PullRequest, *github.Response, error)
+	RequestReviewers(ctx context.Context, owner, repo string, number int, users, teams []string) error
 }
 
-// Claims creates refs (satisfied by github.Client.Git): a comment
+// Claims creates refs (a part of hub.API): a comment
 // porchbot must post once per revision is claimed first by creating a ref
 // named for it, the compare-and-swap that keeps replicas to one comment.
 type Claims interface {
-	CreateRef(ctx context.Context, owner, repo string, ref *github.Reference) (*github.Reference, *github.Response, error)
+	CreateRef(ctx context.Context, owner, repo, ref, sha string) error
 }
 
 // Issues opens the issue that lists the conflicts of an update
-// refused without an open pull request (github.Client.Issues).
+// refused without an open pull request (a part of hub.API).
 type Issues interface {
-	Create(ctx context.Context, owner, repo string, issue *github.IssueRequest) (*github.Issue, *github.Response, error)
+	CreateIssue(ctx context.Context, owner, repo string, w hub.IssueWrite) (hub.Issue, error)
 }
 
 // API is the GitHub surface of update pull requests in a downstream
@@ -68,9 +68,9 @@ type API struct {
 	Identity core.Identity
 }
 
-// NewAPI takes the services of a go-github client.
-func NewAPI(gh *github.Client, proposal approval.ProposalAPI) API {
-	return API{Proposal: proposal, Reviewers: gh.PullRequests, Claims: gh.Git, Issues: gh.Issues}
+// NewAPI is the API of an installation's API.
+func NewAPI(api hub.API, proposal approval.ProposalAPI) API {
+	return API{Proposal: proposal, Reviewers: api, Claims: api, Issues: api}
 }
 
 // Update outcomes.
@@ -89,13 +89,21 @@ const (
 // Outcome is what ProposeUpdate did.
 type Outcome struct {
 	State  string
-	PR     *github.PullRequest
+	PR     *hub.Pull
 	Head   plumbing.Hash
 	Branch string
 	// Commented: this call posted a comment (or opened Issue).
 	Commented bool
 	// Issue lists the conflicts of a refused update without a pull request.
 	Issue int
+}
+
+// PRNumber is the number of the outcome's pull request (0: none).
+func (o *Outcome) PRNumber() int {
+	if o == nil || o.PR == nil {
+		return 0
+	}
+	return o.PR.Number
 }
 
 // ProposeUpdate makes plan's update branch and pull request in ds.
@@ -117,29 +125,29 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, n
 	prs := plan.Pulls
 	if prs == nil {
 		var err error
-		if prs, _, err = api.Proposal.Pulls.List(ctx, owner, repo, &github.PullRequestListOptions{State: "all",
-			Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}}); err != nil {
+		if prs, _, err = api.Proposal.Pulls.ListPulls(ctx, owner, repo, hub.PullQuery{State: "all",
+			Base: ds.DeploymentBranch, Page: hub.Page{PerPage: 100}}); err != nil {
 			return nil, fmt.Errorf("update %s: list pull requests: %w", plan.Package, err)
 		}
 	}
-	var open *github.PullRequest
+	var open *hub.Pull
 	openUpdates, declined := 0, 0
 	for _, pr := range prs {
-		head := pr.GetHead().GetRef()
+		head := pr.Head.Ref
 		if _, ok := packages.ParseUpdateBranchName(head); !ok || rendercheck.IsForkPullRequest(ds.Repo, pr) {
 			continue
 		}
-		if pr.GetState() == "open" {
+		if pr.State == "open" {
 			openUpdates++
 		}
 		if head != plan.Branch {
 			continue
 		}
 		switch {
-		case pr.GetState() == "open":
-			open = pr
-		case pr.MergedAt == nil && !pr.GetMerged():
-			declined = max(declined, updateMarkerRevision(pr.GetBody()))
+		case pr.State == "open":
+			open = &pr
+		case pr.MergedAt.IsZero() && !pr.Merged:
+			declined = max(declined, updateMarkerRevision(pr.Body))
 		}
 	}
 	if open == nil && declined >= plan.Upstream.Revision {
@@ -186,7 +194,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, n
 		out.State = Held
 		out.PR = open
 		if open != nil {
-			if out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), res.Head, heldMarker(plan), heldComment(plan)); err != nil {
+			if out.Commented, err = commentOnce(ctx, ds, api, open.Number, res.Head, heldMarker(plan), heldComment(plan)); err != nil {
 				return out, err
 			}
 		}
@@ -200,10 +208,10 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, n
 			out.State = Current
 		}
 		body += refreshedRequester(ctx, ds, api, open, out.Head)
-		if open.GetBody() != body || open.GetTitle() != updateTitle(plan) {
-			if _, _, err := api.Proposal.Pulls.Edit(ctx, owner, repo, open.GetNumber(), &github.PullRequest{
-				Title: github.String(updateTitle(plan)), Body: github.String(body)}); err != nil {
-				return out, fmt.Errorf("update %s: edit #%d: %w", plan.Package, open.GetNumber(), err)
+		if open.Body != body || open.Title != updateTitle(plan) {
+			if _, err := api.Proposal.Pulls.EditPull(ctx, owner, repo, open.Number, hub.PullEdit{
+				Title: updateTitle(plan), Body: body}); err != nil {
+				return out, fmt.Errorf("update %s: edit #%d: %w", plan.Package, open.Number, err)
 			}
 		}
 	case ds.Config.Updates.PRConcurrentLimit > 0 && openUpdates >= ds.Config.Updates.PRConcurrentLimit:
@@ -216,7 +224,7 @@ func ProposeUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, n
 			return out, err
 		}
 	}
-	log.WithFields(logrus.Fields{"state": out.State, "pull_request": out.PR.GetNumber(), "head": out.Head.String()}).Info("update pull request")
+	log.WithFields(logrus.Fields{"state": out.State, "pull_request": out.PRNumber(), "head": out.Head.String()}).Info("update pull request")
 	return out, nil
 }
 
@@ -231,12 +239,12 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api API, pkg, branch, t
 		requester, _ := updateRequester(api, requestedBy)
 		body += "\n" + approval.RequesterAtRecord(key, ds.Repo.FullName(), branch, out.Head.String(), requester) + "\n"
 	}
-	pr, created, err := proposals.CreateProposal(ctx, ds, api.Proposal, branch, &github.NewPullRequest{Title: github.String(title),
-		Head: github.String(branch), Base: github.String(ds.DeploymentBranch), Body: github.String(body)})
+	pr, created, err := proposals.CreateProposal(ctx, ds, api.Proposal, branch, hub.NewPull{Title: title,
+		Head: branch, Base: ds.DeploymentBranch, Body: body})
 	if err != nil {
 		return fmt.Errorf("update %s: %w", pkg, err)
 	}
-	out.PR, out.State = pr, Opened
+	out.PR, out.State = &pr, Opened
 	if !created {
 		out.State = Current
 		return nil
@@ -244,24 +252,24 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api API, pkg, branch, t
 	if len(api.Proposal.RecordKey) == 0 {
 		// No key to sign a body record with: the comment record (one call).
 		requester, how := updateRequester(api, requestedBy)
-		if err := approval.RecordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.GetNumber(), requester, how); err != nil {
+		if err := approval.RecordRequester(ctx, ds, api.Proposal.Issues, api.Proposal.RecordKey, pr.Number, requester, how); err != nil {
 			return fmt.Errorf("update %s: %w", pkg, err)
 		}
 	}
-	if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), labels); err != nil {
-		return fmt.Errorf("update %s: label #%d: %w", pkg, pr.GetNumber(), err)
+	if err := api.Proposal.Issues.AddLabels(ctx, ds.Repo.Owner, ds.Repo.Name, pr.Number, labels); err != nil {
+		return fmt.Errorf("update %s: label #%d: %w", pkg, pr.Number, err)
 	}
 	if rs := ds.Config.Updates.Reviewers; len(rs) > 0 && api.Reviewers != nil {
-		var req github.ReviewersRequest
+		var users, teams []string
 		for _, r := range rs {
 			if r.IsTeam() {
-				req.TeamReviewers = append(req.TeamReviewers, r.Team)
+				teams = append(teams, r.Team)
 			} else {
-				req.Reviewers = append(req.Reviewers, r.Login)
+				users = append(users, r.Login)
 			}
 		}
-		if _, _, err := api.Reviewers.RequestReviewers(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), req); err != nil {
-			ds.Log.WithError(err).WithField("pull_request", pr.GetNumber()).Warn("could not request the update reviewers")
+		if err := api.Reviewers.RequestReviewers(ctx, ds.Repo.Owner, ds.Repo.Name, pr.Number, users, teams); err != nil {
+			ds.Log.WithError(err).WithField("pull_request", pr.Number).Warn("could not request the update reviewers")
 		}
 	}
 	return nil
@@ -271,19 +279,18 @@ func OpenUpdatePR(ctx context.Context, ds *core.Session, api API, pkg, branch, t
 // (onConflict fail, fast-forward over local changes), once per revision:
 // as a comment on the open update pull request, or else in an issue
 // (nothing is pushed: there is no update to propose).
-func refusedUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, open *github.PullRequest, body string, out *Outcome) (*Outcome, error) {
+func refusedUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, open *hub.Pull, body string, out *Outcome) (*Outcome, error) {
 	out.State, out.PR = Refused, open
 	ds.Log.WithFields(logrus.Fields{"package": plan.Package, "upstream": plan.Upstream.Tag(), "conflicts": len(plan.Conflicts)}).
 		Warn("update not merged: " + plan.Refused)
 	var err error
 	if open != nil {
-		out.Commented, err = commentOnce(ctx, ds, api, open.GetNumber(), plumbing.NewHash(open.GetHead().GetSHA()), refusedMarker(plan), body)
+		out.Commented, err = commentOnce(ctx, ds, api, open.Number, plumbing.NewHash(open.Head.SHA), refusedMarker(plan), body)
 		return out, err
 	}
 	m := refusedMarker(plan)
 	if api.Claims != nil {
-		_, _, err := api.Claims.CreateRef(ctx, ds.Repo.Owner, ds.Repo.Name, &github.Reference{Ref: github.String(m.ref(0)),
-			Object: &github.GitObject{SHA: github.String(plan.Base.String())}})
+		err := api.Claims.CreateRef(ctx, ds.Repo.Owner, ds.Repo.Name, m.ref(0), plan.Base.String())
 		if publish.PublishAlreadyExists(err) {
 			return out, nil
 		}
@@ -294,13 +301,13 @@ func refusedUpdate(ctx context.Context, ds *core.Session, api API, plan *Plan, o
 	if api.Issues == nil {
 		return out, nil
 	}
-	is, _, err := api.Issues.Create(ctx, ds.Repo.Owner, ds.Repo.Name, &github.IssueRequest{
-		Title: github.String(fmt.Sprintf("%s: not updated (conflicts)", updateTitle(plan))), Body: github.String(m.String() + "\n" + body),
-		Labels: &ds.Config.Updates.Labels})
+	is, err := api.Issues.CreateIssue(ctx, ds.Repo.Owner, ds.Repo.Name, hub.IssueWrite{
+		Title: fmt.Sprintf("%s: not updated (conflicts)", updateTitle(plan)), Body: m.String() + "\n" + body,
+		Labels: ds.Config.Updates.Labels})
 	if err != nil {
 		return out, fmt.Errorf("update %s: open the conflicts issue: %w", plan.Package, err)
 	}
-	out.Issue, out.Commented = is.GetNumber(), true
+	out.Issue, out.Commented = is.Number, true
 	return out, nil
 }
 
@@ -454,8 +461,7 @@ func heldComment(plan *Plan) string {
 func commentOnce(ctx context.Context, s *core.Session, api API, n int, at plumbing.Hash, marker updateCommentMarker, body string) (bool, error) {
 	owner, repo := s.Repo.Owner, s.Repo.Name
 	if api.Claims != nil {
-		_, _, err := api.Claims.CreateRef(ctx, owner, repo, &github.Reference{Ref: github.String(marker.ref(n)),
-			Object: &github.GitObject{SHA: github.String(at.String())}})
+		err := api.Claims.CreateRef(ctx, owner, repo, marker.ref(n), at.String())
 		if publish.PublishAlreadyExists(err) {
 			return false, nil
 		}
@@ -463,12 +469,12 @@ func commentOnce(ctx context.Context, s *core.Session, api API, n int, at plumbi
 			return false, fmt.Errorf("claim the comment %s on #%d: %w", marker.ref(n), n, err)
 		}
 	} else {
-		cs, _, err := api.Proposal.Issues.ListComments(ctx, owner, repo, n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
+		cs, _, err := api.Proposal.Issues.ListComments(ctx, owner, repo, n, hub.CommentQuery{Page: hub.Page{PerPage: 100}})
 		if err != nil {
 			return false, fmt.Errorf("comments of #%d: %w", n, err)
 		}
 		for _, c := range cs {
-			if api.Proposal.IsBot(c.GetUser()) && strings.Contains(c.GetBody(), marker.String()) {
+			if api.Proposal.IsBot(c.User) && strings.Contains(c.Body, marker.String()) {
 				return false, nil
 			}
 		}
@@ -476,7 +482,7 @@ func commentOnce(ctx context.Context, s *core.Session, api API, n int, at plumbi
 	if !strings.Contains(body, marker.String()) {
 		body = marker.String() + "\n" + body
 	}
-	if _, _, err := api.Proposal.Issues.CreateComment(ctx, owner, repo, n, &github.IssueComment{Body: github.String(body)}); err != nil {
+	if _, err := api.Proposal.Issues.CreateComment(ctx, owner, repo, n, body); err != nil {
 		return false, fmt.Errorf("comment on #%d: %w", n, err)
 	}
 	return true, nil
@@ -497,14 +503,14 @@ func updateRequester(api API, requestedBy string) (user, how string) {
 // again for head. A pull request without one (its record deleted, or made
 // with a comment record) gets none: a refresh never names a requester the
 // pull request did not have.
-func refreshedRequester(ctx context.Context, ds *core.Session, api API, open *github.PullRequest, head plumbing.Hash) string {
+func refreshedRequester(ctx context.Context, ds *core.Session, api API, open *hub.Pull, head plumbing.Hash) string {
 	key := api.Proposal.RecordKey
 	if len(key) == 0 || head.IsZero() {
 		return ""
 	}
-	user := approval.BodyRequester(key, ds.Repo.FullName(), open, approval.OwnCommitsOf(ctx, ds, open.GetHead().GetSHA(), ds.DeploymentHead))
+	user := approval.BodyRequester(key, ds.Repo.FullName(), *open, approval.OwnCommitsOf(ctx, ds, open.Head.SHA, ds.DeploymentHead))
 	if user == "" {
 		return ""
 	}
-	return "\n" + approval.RequesterAtRecord(key, ds.Repo.FullName(), open.GetHead().GetRef(), head.String(), user) + "\n"
+	return "\n" + approval.RequesterAtRecord(key, ds.Repo.FullName(), open.Head.Ref, head.String(), user) + "\n"
 }

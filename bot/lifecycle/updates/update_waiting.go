@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/packages"
 )
 
@@ -26,19 +25,19 @@ func WaitingUpdates(ctx context.Context, s *core.Session, pulls approval.Proposa
 	if err != nil {
 		return nil, 0, err
 	}
-	var prs []*github.PullRequest
+	var prs []hub.Pull
 	if !s.NoOpenPulls {
-		if prs, _, err = pulls.List(ctx, s.Repo.Owner, s.Repo.Name, proposals.OpenPullsOptions()); err != nil {
+		if prs, _, err = pulls.ListPulls(ctx, s.Repo.Owner, s.Repo.Name, proposals.OpenPullsOptions()); err != nil {
 			return nil, 0, fmt.Errorf("list pull requests: %w", err)
 		}
 	}
 	open := map[string]bool{}
 	for _, pr := range prs {
-		if pr.GetBase().GetRef() != s.DeploymentBranch {
+		if pr.Base.Ref != s.DeploymentBranch {
 			continue
 		}
-		if _, ok := packages.ParseUpdateBranchName(pr.GetHead().GetRef()); ok && !rendercheck.IsForkPullRequest(s.Repo, pr) {
-			open[pr.GetHead().GetRef()] = true
+		if _, ok := packages.ParseUpdateBranchName(pr.Head.Ref); ok && !rendercheck.IsForkPullRequest(s.Repo, pr) {
+			open[pr.Head.Ref] = true
 		}
 	}
 	var waiting []string

@@ -45,7 +45,7 @@ type Controller struct {
 	// installation and default branch known from the installation's list).
 	Open func(ctx context.Context, repo core.Repo) (*core.Session, error)
 	// Repos lists the repositories of a session's installation, with
-	// their topics (github.Client.Apps; nil: s.GH.Apps).
+	// their topics (nil: s.Hub).
 	Repos func(s *core.Session) updates.VariantRepoLister
 	// Finder finds the repositories whose packages track the upstream's
 	// packages (the App's registry): targets removed from an entry, or

@@ -17,12 +17,12 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -99,8 +99,8 @@ func (c *Controller) clone(ctx context.Context, up, ds *core.Session, f *variant
 	if a.Refresh && a.PullRequest != 0 {
 		// The entry changed while its clone was proposed: the draft holds
 		// the new clone; the body says so.
-		if _, _, err := api.Proposal.Pulls.Edit(ctx, ds.Repo.Owner, ds.Repo.Name, a.PullRequest, &github.PullRequest{
-			Title: github.String(title), Body: github.String(body)}); err != nil {
+		if _, err := api.Proposal.Pulls.EditPull(ctx, ds.Repo.Owner, ds.Repo.Name, a.PullRequest, hub.PullEdit{
+			Title: title, Body: body}); err != nil {
 			return a.PullRequest, fmt.Errorf("edit #%d: %w", a.PullRequest, err)
 		}
 		return a.PullRequest, nil
@@ -109,7 +109,7 @@ func (c *Controller) clone(ctx context.Context, up, ds *core.Session, f *variant
 	if err := updates.OpenUpdatePR(ctx, ds, api, pkg, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
-	return out.PR.GetNumber(), nil
+	return out.PRNumber(), nil
 }
 
 func variantCloneBody(up, ds *core.Session, a variants.Action, upRev updates.UpstreamRevision) string {
@@ -189,14 +189,14 @@ func declined(ctx context.Context, ds *core.Session, f *variantFacts, a variants
 // declinedAt is porchbot's pull request from branch that was closed
 // unmerged at head (0: none): what it proposed was declined, and is not
 // proposed again while the branch holds the same.
-func declinedAt(pulls []*github.PullRequest, branch string, head plumbing.Hash) int {
+func declinedAt(pulls []hub.Pull, branch string, head plumbing.Hash) int {
 	if head.IsZero() {
 		return 0
 	}
 	for _, pr := range pulls {
-		if pr.GetHead().GetRef() == branch && pr.GetState() == "closed" && pr.MergedAt == nil && !pr.GetMerged() &&
-			strings.EqualFold(pr.GetHead().GetSHA(), head.String()) {
-			return pr.GetNumber()
+		if pr.Head.Ref == branch && pr.State == "closed" && pr.MergedAt.IsZero() && !pr.Merged &&
+			strings.EqualFold(pr.Head.SHA, head.String()) {
+			return pr.Number
 		}
 	}
 	return 0

@@ -16,13 +16,13 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
@@ -58,7 +58,7 @@ type variantFacts struct {
 	entryAt map[int]plumbing.Hash
 	// The current target: its session and recent pull requests (any state).
 	session *core.Session
-	pulls   []*github.PullRequest
+	pulls   []hub.Pull
 }
 
 // variantTarget is a repository to look at.
@@ -212,14 +212,14 @@ func (c *Controller) target(ctx context.Context, up *core.Session, f *variantFac
 		// a clone could meet again. An update lists the pull requests itself.
 		return t, nil
 	}
-	prs, _, err := api.Proposal.Pulls.List(ctx, ds.Repo.Owner, ds.Repo.Name, &github.PullRequestListOptions{State: "all",
-		Base: ds.DeploymentBranch, ListOptions: github.ListOptions{PerPage: 100}})
+	prs, _, err := api.Proposal.Pulls.ListPulls(ctx, ds.Repo.Owner, ds.Repo.Name, hub.PullQuery{State: "all",
+		Base: ds.DeploymentBranch, Page: hub.Page{PerPage: 100}})
 	if err != nil {
 		return nil, fmt.Errorf("list pull requests of %s: %w", t.Repo, err)
 	}
 	f.pulls = prs
 	for _, pr := range prs {
-		if pr.GetState() != "open" || !api.Proposal.IsBot(pr.GetUser()) || rendercheck.IsForkPullRequest(ds.Repo, pr) {
+		if pr.State != "open" || !api.Proposal.IsBot(pr.User) || rendercheck.IsForkPullRequest(ds.Repo, pr) {
 			continue
 		}
 		p, ok := variantProposal(ctx, ds, pr)
@@ -234,9 +234,9 @@ func (c *Controller) target(ctx context.Context, up *core.Session, f *variantFac
 
 // variantProposal reads what porchbot's open pull request pr brings, from
 // its branch name and the Kptfile at its head.
-func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullRequest) (variants.Proposal, bool) {
-	head := pr.GetHead().GetRef()
-	p := variants.Proposal{Number: pr.GetNumber()}
+func variantProposal(ctx context.Context, ds *core.Session, pr hub.Pull) (variants.Proposal, bool) {
+	head := pr.Head.Ref
+	p := variants.Proposal{Number: pr.Number}
 	if pkg, ok := packages.ParseUpdateBranchName(head); ok {
 		p.Package, p.Kind = pkg, variants.Update
 	} else if pkg, ws, ok := packages.ParseDraftBranchName(head); ok {
@@ -254,7 +254,7 @@ func variantProposal(ctx context.Context, ds *core.Session, pr *github.PullReque
 	} else {
 		return p, false
 	}
-	sha := pr.GetHead().GetSHA()
+	sha := pr.Head.SHA
 	if !plumbing.IsHash(sha) {
 		return p, true
 	}

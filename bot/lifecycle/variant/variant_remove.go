@@ -13,12 +13,12 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/variants"
@@ -36,17 +36,17 @@ func (c *Controller) delete(ctx context.Context, ds *core.Session, a variants.Ac
 		return 0, err
 	}
 	if !proposals.DeletionHasLabel(pr, variants.Label) {
-		if _, _, err := api.Proposal.Issues.AddLabelsToIssue(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), []string{variants.Label}); err != nil {
-			return pr.GetNumber(), fmt.Errorf("label #%d: %w", pr.GetNumber(), err)
+		if err := api.Proposal.Issues.AddLabels(ctx, ds.Repo.Owner, ds.Repo.Name, pr.Number, []string{variants.Label}); err != nil {
+			return pr.Number, fmt.Errorf("label #%d: %w", pr.Number, err)
 		}
 	}
-	if !strings.Contains(pr.GetBody(), variantRemovalMarker) {
-		body := pr.GetBody() + "\n" + variantRemovalMarker + "\n" + removalNote(a)
-		if _, _, err := api.Proposal.Pulls.Edit(ctx, ds.Repo.Owner, ds.Repo.Name, pr.GetNumber(), &github.PullRequest{Body: github.String(body)}); err != nil {
-			return pr.GetNumber(), fmt.Errorf("edit #%d: %w", pr.GetNumber(), err)
+	if !strings.Contains(pr.Body, variantRemovalMarker) {
+		body := pr.Body + "\n" + variantRemovalMarker + "\n" + removalNote(a)
+		if _, err := api.Proposal.Pulls.EditPull(ctx, ds.Repo.Owner, ds.Repo.Name, pr.Number, hub.PullEdit{Body: body}); err != nil {
+			return pr.Number, fmt.Errorf("edit #%d: %w", pr.Number, err)
 		}
 	}
-	return pr.GetNumber(), c.closeSuperseded(ctx, ds, a, pr.GetNumber())
+	return pr.Number, c.closeSuperseded(ctx, ds, a, pr.Number)
 }
 
 func (c *Controller) orphan(ctx context.Context, ds *core.Session, a variants.Action) (int, error) {
@@ -94,7 +94,7 @@ func (c *Controller) orphan(ctx context.Context, ds *core.Session, a variants.Ac
 	if err := updates.OpenUpdatePR(ctx, ds, api, a.Package, branch, title, body, "", []string{packages.LabelProposed, variants.Label}, out); err != nil {
 		return 0, err
 	}
-	return out.PR.GetNumber(), c.closeSuperseded(ctx, ds, a, out.PR.GetNumber())
+	return out.PRNumber(), c.closeSuperseded(ctx, ds, a, out.PRNumber())
 }
 
 func removalNote(a variants.Action) string {
@@ -111,11 +111,10 @@ func (c *Controller) closeSuperseded(ctx context.Context, ds *core.Session, a va
 		return nil
 	}
 	api := c.Updates.API(ds)
-	if _, _, err := api.Proposal.Issues.CreateComment(ctx, ds.Repo.Owner, ds.Repo.Name, a.PullRequest, &github.IssueComment{
-		Body: github.String(fmt.Sprintf("Superseded by #%d: the variant no longer targets this repository.", n))}); err != nil {
+	if _, err := api.Proposal.Issues.CreateComment(ctx, ds.Repo.Owner, ds.Repo.Name, a.PullRequest, fmt.Sprintf("Superseded by #%d: the variant no longer targets this repository.", n)); err != nil {
 		return fmt.Errorf("comment on #%d: %w", a.PullRequest, err)
 	}
-	if _, _, err := api.Proposal.Pulls.Edit(ctx, ds.Repo.Owner, ds.Repo.Name, a.PullRequest, &github.PullRequest{State: github.String("closed")}); err != nil {
+	if _, err := api.Proposal.Pulls.EditPull(ctx, ds.Repo.Owner, ds.Repo.Name, a.PullRequest, hub.PullEdit{State: "closed"}); err != nil {
 		return fmt.Errorf("close #%d: %w", a.PullRequest, err)
 	}
 	return nil

@@ -69,11 +69,11 @@ func (c *Controller) update(ctx context.Context, up, ds *core.Session, f *varian
 	case updates.Waiting:
 		return 0, errVariantWaiting
 	case updates.Held:
-		return out.PR.GetNumber(), core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
+		return out.PRNumber(), core.RequestErrorf("%s has commits porchbot did not make: not overwritten", mdquote.Code(plan.Branch))
 	case updates.Refused:
-		return out.PR.GetNumber(), core.RequestErrorf("not updated: %s", plan.Refused)
+		return out.PRNumber(), core.RequestErrorf("not updated: %s", plan.Refused)
 	case updates.Declined:
 		return 0, core.RequestErrorf("the update to %s was closed unmerged", mdquote.Code(upRev.Tag()))
 	}
-	return out.PR.GetNumber(), nil
+	return out.PRNumber(), nil
 }
