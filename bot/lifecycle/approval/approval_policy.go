@@ -19,7 +19,7 @@ import (
 // changed package and its content digest, votes with the digests where
 // they were given, approver lookups, readiness gates) and says who
 // counted, who did not and why. Nothing here talks to GitHub or git; each
-// requirement is a predicate in approval_req_*.go.
+// requirement is a predicate in approval_requirements.go.
 
 // VoteSource says where a vote came from.
 type VoteSource string
@@ -251,17 +251,17 @@ func ApproverCandidates(policy config.Approvals, in Inputs) []string {
 //   - per user, the latest vote wins: a later approval supersedes an
 //     earlier one, a later CHANGES_REQUESTED or DISMISSED review cancels it;
 //   - the author's approval never counts unless policy.AllowSelfApproval
-//     (approval_req_self.go);
+//     (approval_requirements.go);
 //   - approvals from users who are not allowed approvers do not count
-//     (approval_req_approvers.go);
+//     (approval_requirements.go);
 //   - an approval given on another commit than the head counts only if the
 //     content of every package the head changes is the same there
-//     (approval_req_stale.go): a push that changes a package's content, or
+//     (approval_requirements.go): a push that changes a package's content, or
 //     adds or removes a package, dismisses it; one that changes only other
 //     files, or only Kptfile status.conditions, does not;
 //   - policy.Required distinct approvers are needed, every readiness gate
-//     must be met (approval_req_gates.go) and the render check must have
-//     passed on the head when it is known (approval_req_render.go).
+//     must be met (approval_requirements.go) and the render check must have
+//     passed on the head when it is known (rendercheck.RenderProblem).
 func Evaluate(policy config.Approvals, in Inputs) Result {
 	res := Result{Required: policy.Required}
 	current, order, ignored := latestVotes(in.Votes, in.Head)

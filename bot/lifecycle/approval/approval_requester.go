@@ -31,7 +31,7 @@ import (
 // request and user. The pull request body is never read: its author can
 // edit it. A bot-opened proposal without a valid record (someone deleted
 // it) has no known requester, and then no approval counts
-// (approval_req_self.go): a deleted record blocks the proposal rather than
+// (approval_requirements.go): a deleted record blocks the proposal rather than
 // lifting the self-approval rule.
 
 const requesterMarkerKind = "requester"

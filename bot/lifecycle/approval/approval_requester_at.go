@@ -33,7 +33,7 @@ import (
 //     merged names a commit the merge base already holds.
 //
 // Deleting it leaves the requester unknown, which blocks approval
-// (approval_req_self.go), as a deleted comment record does.
+// (approval_requirements.go), as a deleted comment record does.
 
 const requesterAtMarkerKind = "requester-at"
 

@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/internal/config"
+	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/logfields"
@@ -226,4 +227,16 @@ func (s *Session) ReadFile(ctx context.Context, commit plumbing.Hash, path strin
 	}
 	s.snap.shared().keepFile(commit, path, data, ok)
 	return data, ok, nil
+}
+
+// DownstreamRegistry gives the downstream packages known to track any
+// package of the session's repository (bot.App.TrackingDownstreams: the
+// App's registry, kept by resync and by pushes that change a Kptfile; no
+// REST call).
+type DownstreamRegistry interface {
+	TrackingDownstreams(ctx context.Context, s *Session) []downstreams.Downstream
+	// DownstreamsKnown says whether the registry knows which packages of
+	// repository track others (downstreams.Registry.Known): if not, the
+	// index keeps the downstreams it last listed there.
+	DownstreamsKnown(repository string) bool
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/porchbot/porchbot/internal/hub"
 )
 
-// The approval verdict's render requirement (approval_req_render.go) needs
+// The approval verdict's render requirement (rendercheck.RenderProblem) needs
 // the porchbot/render state on a proposal's head. porchbot renders in
 // process, so the renders this process reports are remembered
 // (RenderStates, filled by the check-runs client RenderStates.Checks wraps)
