@@ -3,6 +3,7 @@ module github.com/porchbot/porchbot
 go 1.26.8
 
 require (
+	github.com/Masterminds/semver/v3 v3.3.0
 	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0
 	github.com/chromedp/chromedp v0.14.2
 	github.com/go-errors/errors v1.4.2
@@ -30,7 +31,6 @@ require (
 	dario.cat/mergo v1.0.1 // indirect
 	github.com/BurntSushi/toml v1.4.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
-	github.com/Masterminds/semver/v3 v3.3.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/ProtonMail/go-crypto v1.1.6 // indirect

@@ -144,16 +144,18 @@ func TestFnHelpListsReleases(t *testing.T) {
 	}
 }
 
-// An image argument runs the release it names, and is refused as a render
-// refuses it when porchbot cannot tie it to a release it reproduces.
+// An image argument runs the release it names (latest, or no tag, the
+// newest porchbot knows), and is refused as a render refuses it when
+// porchbot cannot tie it to a release it reproduces.
 func TestRunFnVersions(t *testing.T) {
 	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data:\n    namespace: x\n"
 	for arg, want := range map[string]string{
 		"set-namespace":                      "",
 		"set-namespace:v0.4":                 "",
-		"gcr.io/kpt-fn/set-namespace:latest": `function "gcr.io/kpt-fn/set-namespace:latest": the tag "latest"`,
+		"gcr.io/kpt-fn/set-namespace:latest": "",
 		"gcr.io/kpt-fn/set-namespace:v9.9.9": `the tag "v9.9.9" is not a release of set-namespace`,
-		"gcr.io/kpt-fn/set-namespace":        "an image without a tag",
+		"gcr.io/kpt-fn/set-namespace":        "",
+		"gcr.io/kpt-fn/set-namespace:stable": `the tag "stable" is not a release of set-namespace`,
 		"frobnicate":                         `unknown function "frobnicate"`,
 	} {
 		var out, errOut bytes.Buffer

@@ -99,6 +99,13 @@ type Step struct {
 	// exclusions was given, as kpt's "[RUNNING] … on N resource(s)" says
 	// (nil for a function without them, or one that did not run).
 	Selected *int `json:"selected,omitempty"`
+	// Release is the catalog release a built-in ran as ("v0.4.1"), as kpt
+	// records the version it resolved ("" for an exec function, or an
+	// image porchbot could not tie to a release).
+	Release string `json:"release,omitempty"`
+	// ReleaseNote says how a reference naming no one release (latest, no
+	// tag) was resolved, and where kpt may pull another release.
+	ReleaseNote string `json:"releaseNote,omitempty"`
 }
 
 // Function returns the step's image or exec line.

@@ -74,6 +74,9 @@ type fnRun struct {
 	// program run in process, or a child's stderr)
 	printed *capWriter
 	stderr  string
+	// release is the catalog release a built-in runs as, note how it was
+	// resolved (builtins.Resolved)
+	release, note string
 }
 
 func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool) (*fnRun, error) {
@@ -82,6 +85,9 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		run.image = fn.Image
 		if !strings.Contains(fn.Image, "/") {
 			run.image = defaultImagePrefix + fn.Image
+		}
+		if b, err := builtins.Resolve(fn.Image, fn.Tag); err == nil {
+			run.release, run.note = b.Version, b.Note
 		}
 	}
 	if fn.Exec != "" {
@@ -118,7 +124,7 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		}
 	} else if r, err := builtins.Resolve(fn.Image, fn.Tag); err == nil && fn.Exec == "" && sandboxedBuiltins[r.Spec.Name] {
 		run.printed = &capWriter{max: 64 << 10}
-		if p, ok := builtins.NewStarlark(r.Version, run.printed); ok {
+		if p, ok := builtins.NewStarlark(run.release, run.printed); ok {
 			proc = p
 		}
 	}
@@ -176,7 +182,8 @@ func newConfigMap(data map[string]string) (*yaml.RNode, error) {
 
 func (f *fnRun) step(status StepStatus, start time.Time) Step {
 	return Step{Package: f.pkg.rel, Name: f.fn.Name, Image: f.image, Exec: f.fn.Exec, Guardrail: f.guard,
-		Kind: f.kind, Status: status, Duration: time.Since(start), Selected: f.selected}
+		Kind: f.kind, Status: status, Duration: time.Since(start), Selected: f.selected,
+		Release: f.release, ReleaseNote: f.note}
 }
 
 // starts announces the function as it starts to run (Progress.Start), once.

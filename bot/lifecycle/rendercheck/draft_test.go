@@ -480,6 +480,22 @@ func TestRenderDraftDeletedBranchDoesNothing(t *testing.T) {
 
 // rtKptfile is a Kptfile named name with the given pipeline (YAML, indented
 // under "pipeline:").
+// rtRenderNewDraft seeds a repository with a README, pushes branch with
+// files on it and renders the draft's head once: the outcome and the
+// head pushed.
+func rtRenderNewDraft(t *testing.T, h *lifecycletest.Rig, branch string, files map[string][]byte) (*rendercheck.RenderOutcome, plumbing.Hash) {
+	t.Helper()
+	readme := map[string][]byte{"README.md": []byte("x\n")}
+	h.Seed(t, readme)
+	pushed := rtPushDraft(t, h, branch, rtWith(readme, files))
+	s := h.Open(t)
+	out, err := rendercheck.RenderDraft(context.Background(), s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, pushed
+}
+
 func rtKptfile(name, pipeline string) []byte {
 	return []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: " + name +
 		"\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\npipeline:\n" + pipeline)
@@ -500,10 +516,7 @@ spec:
 
 func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 	h := lifecycletest.New(t)
-	ctx := context.Background()
-	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
-	const branch = "drafts/apps/web/w1"
-	files := map[string][]byte{
+	out, pushed := rtRenderNewDraft(t, h, "drafts/apps/web/w1", map[string][]byte{
 		"apps/web/Kptfile": rtKptfile("web", `  mutators:
     - image: set-labels:v0.2.0
       configMap:
@@ -517,13 +530,7 @@ func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
               fail("deployment " + r["metadata"]["name"] + " needs at least 2 replicas")
 `),
 		"apps/web/deployment.yaml": []byte(rtDeployment),
-	}
-	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
-	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	if out.Pushed || out.Conclusion != core.ConclusionFailure || out.Head != pushed {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -628,19 +635,10 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 // Kptfile.
 func TestRenderOfAResourceThatIsNotYAMLNamesTheFile(t *testing.T) {
 	h := lifecycletest.New(t)
-	ctx := context.Background()
-	h.Seed(t, map[string][]byte{"README.md": []byte("x\n")})
-	const branch = "drafts/apps/web/broken"
-	files := map[string][]byte{
+	out, pushed := rtRenderNewDraft(t, h, "drafts/apps/web/broken", map[string][]byte{
 		"apps/web/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n"),
 		"apps/web/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: [1, 2\n  b: 3\n"),
-	}
-	pushed := rtPushDraft(t, h, branch, rtWith(map[string][]byte{"README.md": []byte("x\n")}, files))
-	s := h.Open(t)
-	out, err := rendercheck.RenderDraft(ctx, s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	if out.Pushed || out.Conclusion != core.ConclusionFailure {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -654,5 +652,37 @@ func TestRenderOfAResourceThatIsNotYAMLNamesTheFile(t *testing.T) {
 			t.Logf("annotation %s:%d %q", a.GetPath(), a.GetStartLine(), a.GetMessage())
 		}
 		t.Fatalf("want one annotation on apps/web/cm.yaml:5, got %d", len(anns))
+	}
+}
+
+// TestRenderDraftOfLatestSaysWhichReleaseRan: a draft whose pipeline names
+// set-labels:latest and set-namespace with no tag renders (as the newest
+// releases porchbot knows), and the render check's function table says
+// which release each ran as and that kpt pulls the catalog's newest.
+func TestRenderDraftOfLatestSaysWhichReleaseRan(t *testing.T) {
+	h := lifecycletest.New(t)
+	out, _ := rtRenderNewDraft(t, h, "drafts/apps/web/w1", map[string][]byte{
+		"apps/web/Kptfile": rtKptfile("web", `  mutators:
+    - image: ghcr.io/kptdev/krm-functions-catalog/set-labels:latest
+      configMap:
+        app: web
+    - image: set-namespace
+      configMap:
+        namespace: web
+`),
+		"apps/web/deployment.yaml": []byte(rtDeployment),
+	})
+	if !out.Pushed || out.Conclusion != core.ConclusionSuccess {
+		t.Fatalf("outcome %+v", out)
+	}
+	text := h.OneCheck(t, out.Head, core.RenderCheckName).GetOutput().GetText()
+	for _, want := range []string{
+		"`ghcr.io/kptdev/krm-functions-catalog/set-labels:latest` ran as `v0.2.1`",
+		"latest is v0\\.2\\.1, the newest release of set\\-labels porchbot knows; kpt pulls whatever the catalog published last",
+		"`gcr.io/kpt-fn/set-namespace` ran as `v0.4.1`",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the render check's table lacks %q:\n%s", want, text)
+		}
 	}
 }

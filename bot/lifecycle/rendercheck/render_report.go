@@ -214,8 +214,9 @@ const maxResultsPerStep = 20
 
 // StepsTable is the markdown table of a render's functions, one row per
 // function in execution order: package path (in the repository, the root
-// package being dir), function (image or exec), mutator or validator,
-// status, duration and result messages.
+// package being dir), function (image or exec, and the catalog release it
+// ran as when the image names no one release), mutator or validator,
+// status, duration and result messages (first, how latest was resolved).
 func StepsTable(dir string, steps []render.Step) string {
 	var b strings.Builder
 	b.WriteString("| Package | Function | Kind | Status | Duration | Results |\n")
@@ -224,6 +225,9 @@ func StepsTable(dir string, steps []render.Step) string {
 		fn := mdquote.CodeCell(s.Function())
 		if s.Name != "" {
 			fn += " (" + mdquote.Text(s.Name) + ")"
+		}
+		if s.Release != "" && !strings.HasSuffix(s.Image, ":"+s.Release) {
+			fn += " ran as " + mdquote.CodeCell(s.Release)
 		}
 		kind := string(s.Kind)
 		if s.Guardrail {
@@ -257,6 +261,9 @@ func stepResultsCell(s render.Step) string {
 	}
 	if s.Message != "" && !seenMsg {
 		lines = append([]string{mdquote.Text(mdquote.TruncateRunes(s.Message, 500, "…"))}, lines...)
+	}
+	if s.ReleaseNote != "" {
+		lines = append([]string{mdquote.Text("[info] " + s.ReleaseNote)}, lines...)
 	}
 	return strings.Join(lines, "<br>")
 }

@@ -22,8 +22,10 @@ var rrHead = plumbing.NewHash(strings.Repeat("1234567890", 4))
 
 func TestCheckStepsTable(t *testing.T) {
 	steps := []render.Step{
-		{Package: ".", Image: "gcr.io/kpt-fn/set-labels:v0.2.0", Kind: render.Mutator, Status: render.StepOK,
+		{Package: ".", Image: "gcr.io/kpt-fn/set-labels:v0.2.0", Kind: render.Mutator, Status: render.StepOK, Release: "v0.2.0",
 			Duration: 1500 * time.Microsecond, Results: []*framework.Result{{Message: "set 2 | labels\nok"}}},
+		{Package: ".", Image: "gcr.io/kpt-fn/set-namespace:latest", Kind: render.Mutator, Status: render.StepOK, Release: "v0.4.1",
+			ReleaseNote: "latest is v0.4.1, the newest release porchbot knows", Duration: time.Millisecond},
 		{Package: "sub", Name: "guard", Exec: "check <x>", Kind: render.Validator, Guardrail: true,
 			Status: render.StepSkipped, Message: "skipped: exec"},
 		{Package: ".", Image: "gcr.io/kpt-fn/starlark:v0.5.0", Kind: render.Validator, Status: render.StepFailed,
@@ -35,6 +37,7 @@ func TestCheckStepsTable(t *testing.T) {
 	want := "| Package | Function | Kind | Status | Duration | Results |\n" +
 		"|---|---|---|---|---|---|\n" +
 		"| `pkgs/p` | `gcr.io/kpt-fn/set-labels:v0.2.0` | mutator | ✅ passed | 2ms | \\[info\\] set 2 \\| labels ok |\n" +
+		"| `pkgs/p` | `gcr.io/kpt-fn/set-namespace:latest` ran as `v0.4.1` | mutator | ✅ passed | 1ms | \\[info\\] latest is v0\\.4\\.1, the newest release porchbot knows |\n" +
 		"| `pkgs/p/sub` | `check <x>` (guard) | validator (repository guardrail) | ⏭️ skipped | — | skipped: exec |\n" +
 		"| `pkgs/p` | `gcr.io/kpt-fn/starlark:v0.5.0` | validator | ❌ failed | <1ms | \\[error\\] boom \\(Deployment web, d\\.yaml, spec\\.replicas\\) |\n"
 	if got != want {

@@ -2,8 +2,12 @@ package builtins
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/Masterminds/semver/v3"
 )
 
 // The registries the kpt catalog publishes its function images under. kpt
@@ -31,6 +35,10 @@ type Resolved struct {
 	Version string
 	// New returns a fresh instance reproducing that release.
 	New func() Function
+	// Note says how a reference that names no one release (latest, no
+	// tag) was resolved, and where kpt may pull another release ("" for a
+	// release or a line named).
+	Note string
 }
 
 // ErrNotBuiltin is returned by Resolve for an image that is not one of the
@@ -99,25 +107,96 @@ func Resolve(image, constraint string) (Resolved, error) {
 	case digest != "":
 		return Resolved{}, verr(fmt.Sprintf("the digest %s is not one porchbot can tie to a release of %s", digest, spec.Name))
 	case constraint != "":
-		return spec.pick(constraint, verr)
-	case tag == "":
-		return Resolved{}, verr("an image without a tag is " + spec.Name + ":latest, which is whatever the catalog published last")
-	case tag == "latest":
-		return Resolved{}, verr(`the tag "latest" is whatever the catalog published last`)
+		return spec.byConstraint(constraint, verr)
 	}
-	// an image tag is a release (v0.4.1) or the catalog's floating tag of a line (v0.4)
-	if _, n, ok := parsePartial(tag); !ok || n < 2 || !strings.HasPrefix(tag, "v") {
-		return Resolved{}, verr(fmt.Sprintf("the tag %q is not a release of %s", tag, spec.Name))
-	}
-	return spec.pick(tag, verr)
+	return spec.byTag(tag, verr)
 }
 
-// pick resolves a tag or version constraint to a release of s.
-func (s Spec) pick(want string, verr func(string) error) (Resolved, error) {
-	match, ok := parseConstraint(want)
-	if !ok {
-		return Resolved{}, verr(fmt.Sprintf("the tag %q is not a release of %s", want, s.Name))
+// byTag resolves an image's tag: a release (v0.4.1), the catalog's
+// floating tag of a line (v0.4), or latest (no tag is latest, as to kpt
+// and the container runtime): the newest release porchbot knows.
+func (s Spec) byTag(tag string, verr func(string) error) (Resolved, error) {
+	if tag == "" || tag == "latest" {
+		return s.latest(verr)
 	}
+	if _, n, ok := parsePartial(tag); !ok || n < 2 || !strings.HasPrefix(tag, "v") {
+		return Resolved{}, verr(fmt.Sprintf("the tag %q is not a release of %s", tag, s.Name))
+	}
+	return s.pick(tag, verr)
+}
+
+// latest resolves latest: kpt pulls whatever the catalog published last;
+// porchbot runs the newest release in its table of the catalog's releases
+// (its tag lister) and says so. When it does not reproduce that one, it
+// runs the newest it does and says that kpt would run the other.
+func (s Spec) latest(verr func(string) error) (Resolved, error) {
+	var newest, runs *release
+	for i := range s.releases {
+		r := &s.releases[i]
+		if newest == nil || less(mustVersion(newest.version), mustVersion(r.version)) {
+			newest = r
+		}
+		if r.new != nil && (runs == nil || less(mustVersion(runs.version), mustVersion(r.version))) {
+			runs = r
+		}
+	}
+	if runs == nil {
+		return Resolved{}, verr(fmt.Sprintf("porchbot reproduces no release of %s", s.Name))
+	}
+	note := fmt.Sprintf("latest is %s, the newest release of %s porchbot knows; kpt pulls whatever the catalog published last",
+		runs.version, s.Name)
+	if newest != runs {
+		note = fmt.Sprintf("latest ran as %s, the newest release of %s porchbot reproduces; kpt would pull %s or newer, "+
+			"which porchbot does not reproduce: pin %s to render as kpt does", runs.version, s.Name, newest.version, runs.version)
+	}
+	return Resolved{Spec: s, Version: runs.version, New: runs.new, Note: note}, nil
+}
+
+// byConstraint resolves the Kptfile's `tag` field as kpt does
+// (Masterminds semver, kpt's tag resolution): an exact version is the
+// image's tag as written; a constraint ("~0.4", "0.4.1 - 0.4.3",
+// "^0.4 || ^0.5") is the newest release of porchbot's table of the
+// catalog's releases (its tag lister) that meets it; anything else is a
+// literal tag, which must be a valid image tag.
+func (s Spec) byConstraint(constraint string, verr func(string) error) (Resolved, error) {
+	if _, err := semver.NewVersion(constraint); err == nil {
+		return s.byTag(constraint, verr)
+	}
+	c, err := semver.NewConstraint(constraint)
+	if err != nil {
+		if !imageTag.MatchString(constraint) {
+			return Resolved{}, verr(fmt.Sprintf("`tag` %q is neither a version constraint nor a valid image tag "+
+				"(letters, digits, underscores, periods and dashes, 128 at most, not starting with a period or dash)", constraint))
+		}
+		return s.byTag(constraint, verr)
+	}
+	var best *release
+	var bestV *semver.Version
+	for i := range s.releases {
+		r := &s.releases[i]
+		v, err := semver.NewVersion(r.version)
+		if err == nil && c.Check(v) && (best == nil || v.GreaterThan(bestV)) {
+			best, bestV = r, v
+		}
+	}
+	switch {
+	case best == nil:
+		return Resolved{}, verr(fmt.Sprintf("no release of %s meets the version constraint %q", s.Name, constraint))
+	case best.new == nil:
+		return Resolved{}, verr(fmt.Sprintf("%q is %s %s, a release porchbot does not reproduce", constraint, s.Name, best.version))
+	}
+	return Resolved{Spec: s, Version: best.version, New: best.new}, nil
+}
+
+// imageTag is an OCI image tag (distribution's reference.TagRegexp,
+// anchored).
+var imageTag = regexp.MustCompile(`^[\w][\w.-]{0,127}$`)
+
+// pick resolves an image tag, a release (v0.4.1) or a line (v0.4), to
+// the newest release of s it names.
+func (s Spec) pick(want string, verr func(string) error) (Resolved, error) {
+	base, n, _ := parsePartial(want)
+	match := func(v version) bool { return slices.Equal(v[:n], base[:n]) }
 	var best *release
 	for i := range s.releases {
 		r := &s.releases[i]
@@ -233,82 +312,4 @@ func less(a, b version) bool {
 		}
 	}
 	return false
-}
-
-// parseConstraint turns a tag or a semver constraint into a predicate over
-// releases: "v0.4.1" is that release, a floating tag "v0.4" (or "v0") the
-// releases of that line, and a constraint ("~0.4", "^0.4.1", ">=0.3, <0.4",
-// "0.4.x") as kpt's `tag` field reads it.
-func parseConstraint(c string) (func(version) bool, bool) {
-	var preds []func(version) bool
-	for _, term := range strings.FieldsFunc(c, func(r rune) bool { return r == ',' }) {
-		p, ok := parseTerm(strings.TrimSpace(term))
-		if !ok {
-			return nil, false
-		}
-		preds = append(preds, p)
-	}
-	if len(preds) == 0 {
-		return nil, false
-	}
-	return func(v version) bool {
-		for _, p := range preds {
-			if !p(v) {
-				return false
-			}
-		}
-		return true
-	}, true
-}
-
-func parseTerm(t string) (func(version) bool, bool) {
-	op := ""
-	for _, o := range []string{">=", "<=", "!=", ">", "<", "=", "~", "^"} {
-		if strings.HasPrefix(t, o) {
-			op, t = o, strings.TrimSpace(t[len(o):])
-			break
-		}
-	}
-	t = strings.TrimSuffix(strings.TrimSuffix(t, ".x"), ".*")
-	base, n, ok := parsePartial(t)
-	if !ok {
-		return nil, false
-	}
-	prefix := func(v version) bool { // v is in the line base names
-		for i := 0; i < n; i++ {
-			if v[i] != base[i] {
-				return false
-			}
-		}
-		return true
-	}
-	switch op {
-	case "", "=":
-		return prefix, true
-	case "!=":
-		return func(v version) bool { return !prefix(v) }, true
-	case ">=":
-		return func(v version) bool { return !less(v, base) }, true
-	case ">":
-		return func(v version) bool { return less(base, v) && !prefix(v) }, true
-	case "<":
-		return func(v version) bool { return less(v, base) }, true
-	case "<=":
-		return func(v version) bool { return !less(base, v) || prefix(v) }, true
-	case "~": // same minor (same major with only a major given), at least base
-		return func(v version) bool {
-			return !less(v, base) && v[0] == base[0] && (n == 1 || v[1] == base[1])
-		}, true
-	case "^": // same leftmost non-zero part, at least base
-		return func(v version) bool {
-			if less(v, base) || v[0] != base[0] {
-				return false
-			}
-			if base[0] == 0 && n > 1 {
-				return v[1] == base[1] && (base[1] != 0 || n < 3 || v[2] == base[2])
-			}
-			return true
-		}, true
-	}
-	return nil, false
 }

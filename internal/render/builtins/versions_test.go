@@ -24,6 +24,12 @@ func TestResolveTiesImagesToReleases(t *testing.T) {
 		{"gcr.io/kpt-fn/starlark", "^0.5", "starlark", "v0.5.1"},
 		{"gcr.io/kpt-fn/starlark", "0.4.x", "starlark", "v0.4.3"},
 		{"gcr.io/kpt-fn/starlark:latest", "v0.4.2", "starlark", "v0.4.2"}, // kpt: the tag field wins
+		{"gcr.io/kpt-fn/starlark", "0.4.1 - 0.4.2", "starlark", "v0.4.2"}, // kpt's constraints are Masterminds semver's
+		{"gcr.io/kpt-fn/set-namespace", "v0.4.0 || v0.3.4", "set-namespace", "v0.4.0"},
+		{"gcr.io/kpt-fn/set-namespace", "v0.4", "set-namespace", "v0.4.1"},    // a literal tag: the line's floating tag
+		{"gcr.io/kpt-fn/set-namespace:latest", "", "set-namespace", "v0.4.1"}, // latest: the newest release porchbot knows
+		{"gcr.io/kpt-fn/set-namespace", "", "set-namespace", "v0.4.1"},
+		{"starlark", "", "starlark", "v0.5.1"},
 	} {
 		r, err := Resolve(c.image, c.tag)
 		if err != nil {
@@ -41,9 +47,6 @@ func TestResolveTiesImagesToReleases(t *testing.T) {
 // and the two ways on.
 func TestResolveRefusesWhatItCannotTie(t *testing.T) {
 	for _, c := range []struct{ image, tag, why string }{
-		{"gcr.io/kpt-fn/set-namespace:latest", "", `the tag "latest"`},
-		{"gcr.io/kpt-fn/set-namespace", "", "an image without a tag is set-namespace:latest"},
-		{"set-namespace", "", "an image without a tag"},
 		{"gcr.io/kpt-fn/set-namespace:v0.9.0", "", `the tag "v0.9.0" is not a release of set-namespace`},
 		{"gcr.io/kpt-fn/set-namespace:v0.4.7", "", `the tag "v0.4.7" is not a release`},
 		{"gcr.io/kpt-fn/set-namespace:stable", "", `the tag "stable" is not a release`},
@@ -51,8 +54,9 @@ func TestResolveRefusesWhatItCannotTie(t *testing.T) {
 		{"gcr.io/kpt-fn/set-namespace:0.4.1", "", `the tag "0.4.1" is not a release`},
 		{"gcr.io/kpt-fn/set-namespace:v0.4.1@sha256:0123456789abcdef", "", "the digest sha256:0123456789abcdef"},
 		{"gcr.io/kpt-fn/set-namespace@sha256:0123456789abcdef", "", "the digest"},
-		{"gcr.io/kpt-fn/set-namespace", ">v0.9", `the tag ">v0.9" is not a release`},
-		{"gcr.io/kpt-fn/set-namespace", "v0.4.0 || v0.4.1", "is not a release"},
+		{"gcr.io/kpt-fn/set-namespace", ">v0.9", `no release of set-namespace meets the version constraint ">v0.9"`},
+		{"gcr.io/kpt-fn/set-namespace", "0.4.1", `the tag "0.4.1" is not a release`}, // an exact version is the tag as written
+		{"gcr.io/kpt-fn/set-namespace", "-bad", "neither a version constraint nor a valid image tag"},
 	} {
 		_, err := Resolve(c.image, c.tag)
 		var verr *VersionError
@@ -114,5 +118,28 @@ func TestVersionRanges(t *testing.T) {
 	s := Spec{releases: append(notReproduced("v0.1.0"), releases(nil, "v0.3.0", "v0.3.1", "v0.3.2", "v0.4.0", "v0.5.0", "v0.5.1")...)}
 	if got, want := s.VersionRanges(), "v0.3.0–v0.3.2, v0.4.0, v0.5.0–v0.5.1"; got != want {
 		t.Errorf("VersionRanges = %q, want %q", got, want)
+	}
+}
+
+// TestResolveLatestSaysWhatRan: latest (or no tag) runs the newest release
+// porchbot knows and says so; when porchbot's table of the catalog has a
+// newer release it does not reproduce, the note says kpt would pull that.
+func TestResolveLatestSaysWhatRan(t *testing.T) {
+	r, err := Resolve("gcr.io/kpt-fn/set-labels:latest", "")
+	if err != nil || r.Version != "v0.2.1" || !strings.Contains(r.Note, "latest is v0.2.1, the newest release of set-labels porchbot knows") {
+		t.Fatalf("set-labels:latest = %s %q (%v)", r.Version, r.Note, err)
+	}
+	if r, err := Resolve("gcr.io/kpt-fn/set-labels:v0.2.1", ""); err != nil || r.Note != "" {
+		t.Fatalf("a release named: note %q (%v)", r.Note, err)
+	}
+	made := func() Function { return nil }
+	s := Spec{Name: "fn", releases: []release{{version: "v0.1.0", new: made}, {version: "v0.1.1", new: made}, {version: "v0.2.0"}}}
+	r, err = s.latest(func(why string) error { return errors.New(why) })
+	if err != nil || r.Version != "v0.1.1" || !strings.Contains(r.Note, "kpt would pull v0.2.0 or newer, which porchbot does not reproduce: pin v0.1.1") {
+		t.Fatalf("newest not reproduced: %s %q (%v)", r.Version, r.Note, err)
+	}
+	none := Spec{Name: "fn", releases: []release{{version: "v0.1.0"}}}
+	if _, err := none.latest(func(why string) error { return errors.New(why) }); err == nil || !strings.Contains(err.Error(), "reproduces no release of fn") {
+		t.Fatalf("nothing reproduced: %v", err)
 	}
 }
