@@ -57,6 +57,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	truncate := fs.Bool("truncate-output", true, "truncate function results and stderr in the progress output")
 	fs.Bool("allow-network", false, "accepted for kpt compatibility: built-ins use no network")
 	fs.Bool("allow-alpha-wasm", false, "accepted for kpt compatibility: wasm functions are not supported")
+	kpt := fs.String("kpt", "", "the kpt `RELEASE` whose render to reproduce: v1.0.0-beta.56 (the default) or v1.0.0-beta.67 (records the render in the root Kptfile's status)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -85,9 +86,13 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Lstat(dir); err != nil {
 		return err
 	}
+	release, err := render.ParseKptRelease(*kpt)
+	if err != nil {
+		return err
+	}
 	// kpt has no package limits: those are the server's (docs/limits.md)
 	opts := render.Options{AllowExec: *allowExec, MaxFiles: -1, MaxBytes: -1,
-		Bounds: render.Bounds{MaxYAMLNodes: -1}, OwnProcess: true}
+		Bounds: render.Bounds{MaxYAMLNodes: -1}, OwnProcess: true, Kpt: release}
 	if *allowExec {
 		opts.ExecAllowlist = []string{"*"}
 		if strings.TrimSpace(*allowlist) != "" {

@@ -26,6 +26,11 @@ const (
 	OnDraftPushCheck  = "check"  // only report in the porchbot/render check
 )
 
+// KptReleases are render.kpt's values: the kpt releases whose render
+// porchbot reproduces (internal/render.KptReleases, which a test keeps
+// equal). "" is the render's default.
+var KptReleases = []string{"v1.0.0-beta.56", "v1.0.0-beta.67"}
+
 // updates.onConflict values: the side taken where both the local package and
 // the new upstream changed the same field.
 const (
@@ -136,6 +141,9 @@ func (u UserOrTeam) String() string {
 // Render configures the bot's rendering of drafts.
 type Render struct {
 	OnDraftPush string // OnDraftPushCommit or OnDraftPushCheck
+	// Kpt is the kpt release whose render to reproduce (KptReleases; ""
+	// the render's default).
+	Kpt string
 	// Mutators and Validators are repository-wide guardrail functions
 	// (kpt Function entries).
 	Mutators   []kptfile.Function

@@ -78,7 +78,7 @@ func TestParseFull(t *testing.T) {
 		Lifecycle: Lifecycle{PublishOn: PublishOnNever, Releases: false, IndexBranch: DefaultIndexBranch},
 		Approvals: Approvals{Required: 2, AllowSelfApproval: true, Approvers: []UserOrTeam{
 			{Login: "alice"}, {Org: "org", Team: "platform"}, {Login: "renovate[bot]"}}},
-		Render: Render{OnDraftPush: OnDraftPushCheck,
+		Render: Render{OnDraftPush: OnDraftPushCheck, Kpt: "v1.0.0-beta.67",
 			Mutators:   []kptfile.Function{{Image: "gcr.io/kpt-fn/set-labels:v0.2.0", ConfigMap: map[string]string{"team": "platform"}}},
 			Validators: []kptfile.Function{{Exec: "kubeconform", Selectors: []kptfile.Selector{{Kind: "Deployment"}}}}},
 		Functions: Functions{Exec: map[string]string{"kubeconform": "/usr/local/bin/kubeconform"}},

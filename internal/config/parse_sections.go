@@ -178,6 +178,11 @@ func (d *decoder) render(n *yaml.Node) {
 			d.cfg.Render.OnDraftPush = s
 		}
 	}
+	if v := f["kpt"]; v != nil {
+		if s, ok := d.r.Enum(v, "render.kpt", KptReleases...); ok {
+			d.cfg.Render.Kpt = s
+		}
+	}
 	if v := f["mutators"]; v != nil {
 		d.cfg.Render.Mutators = kptfile.DecodeFunctions(d.r, v, "render.mutators")
 		d.checkExecRefs(v, "render.mutators")

@@ -178,11 +178,14 @@ type Inventory struct {
 }
 
 // Status is the package's status: its conditions (which readiness gates
-// refer to). Newer kpt also writes status.renderStatus; it is accepted and
-// kept as written but not interpreted (HasRenderStatus reports it).
+// refer to) and, since kpt v1.0.0-beta.67, what the last render did
+// (RenderStatus). A render status read is accepted and kept as written but
+// not interpreted (HasRenderStatus reports it); RenderStatus is set only
+// by a render that writes it (WriteRenderStatus).
 type Status struct {
-	Conditions      []Condition `json:"conditions,omitempty" yaml:"conditions,omitempty"`
-	HasRenderStatus bool        `json:"-" yaml:"-"`
+	Conditions      []Condition   `json:"conditions,omitempty" yaml:"conditions,omitempty"`
+	RenderStatus    *RenderStatus `json:"renderStatus,omitempty" yaml:"renderStatus,omitempty"`
+	HasRenderStatus bool          `json:"-" yaml:"-"`
 }
 
 // Condition is one condition of the package status.

@@ -67,6 +67,11 @@ type Options struct {
 	// path in the file system rendered.
 	DisplayDir string
 
+	// Kpt is the kpt release whose render to reproduce ("": DefaultKpt).
+	// v1.0.0-beta.67 records the render in the root Kptfile's status
+	// (render_status.go).
+	Kpt KptRelease
+
 	// Progress hears of each package and function as the render goes.
 	Progress Progress
 	// Output, when set, takes the rendered resources instead of the package

@@ -83,7 +83,12 @@ func Render(ctx context.Context, fsys filesys.FileSystem, pkgPath string, opts O
 		res.stats.replays++
 		err = unwrapKyaml(r.run())
 	}
-	res.Packages = r.pkgCount
+	res.Packages, res.Kpt = r.pkgCount, opts.Kpt.orDefault()
+	if opts.Kpt.orDefault().WritesRenderStatus() && opts.Output == nil {
+		if serr := writeRenderStatus(fsys, root, res, err); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if err != nil && !errors.Is(err, ErrIncomplete) && res.Results.ExitCode == 0 {
 		// kpt exits 1 whatever failed: a Kptfile, a limit, the writer,
 		// between or before any function (skipped exec functions are no failure:

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,59 @@ func TestRenderLatestRunsTheNewestRelease(t *testing.T) {
 		if st.Release != wantRelease || (want == "") != (st.ReleaseNote == "") || !strings.Contains(st.ReleaseNote, want) {
 			t.Errorf("%s: ran as %s, note %q; want %s and a note with %q", image, st.Release, st.ReleaseNote, wantRelease, want)
 		}
+	}
+}
+
+// TestRenderAsKptBeta67RecordsItself: rendering as kpt v1.0.0-beta.67
+// records the render in the root Kptfile, on success (and the Kptfile
+// joins the files changed) and on a function's failure (nothing else is
+// written); as v1.0.0-beta.56 the Kptfile is left as the functions leave
+// it.
+func TestRenderAsKptBeta67RecordsItself(t *testing.T) {
+	pipeline := "pipeline:\n  mutators:\n    - image: set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n"
+	render := func(rel KptRelease, pipeline string) (filesys.FileSystem, *Result, error) {
+		fs := filesys.MakeFsInMemory()
+		for p, c := range map[string]string{"Kptfile": kptfile("app", pipeline), "cm.yaml": cm("a")} {
+			if err := fs.WriteFile("/pkg/"+p, []byte(c)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := Render(context.Background(), fs, "/pkg", Options{Kpt: rel})
+		return fs, res, err
+	}
+	fs, res, err := render(KptBeta67, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kf, _ := fs.ReadFile("/pkg/Kptfile")
+	for _, want := range []string{"    - type: Rendered\n      status: \"True\"\n      reason: RenderSuccess\n",
+		"  renderStatus:\n    mutationSteps:\n      - image: ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4.1\n        exitCode: 0\n"} {
+		if !strings.Contains(string(kf), want) {
+			t.Errorf("Kptfile lacks\n%s\n%s", want, kf)
+		}
+	}
+	if !slices.Contains(res.Changed, "Kptfile") {
+		t.Errorf("changed %v, want the Kptfile among them", res.Changed)
+	}
+	fs, _, err = render(KptBeta67, pipeline+"    - image: starlark:v0.5.1\n      configMap:\n        source: fail('no')\n")
+	if err == nil {
+		t.Fatal("a failing starlark program rendered")
+	}
+	kf, _ = fs.ReadFile("/pkg/Kptfile")
+	for _, want := range []string{"      status: \"False\"\n      reason: RenderFailed\n      message: |-\n        pkg.render: pkg .:\n        \tpipeline.run: already handled error\n",
+		"errorSummary: 'ghcr.io/kptdev/krm-functions-catalog/starlark:v0.5.1: exit code 1'"} {
+		if !strings.Contains(string(kf), want) {
+			t.Errorf("failed render: Kptfile lacks\n%s\n%s", want, kf)
+		}
+	}
+	if b, _ := fs.ReadFile("/pkg/cm.yaml"); strings.Contains(string(b), "namespace: prod") {
+		t.Errorf("a failed render wrote cm.yaml:\n%s", b)
+	}
+	fs, _, err = render(KptBeta56, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kf, _ := fs.ReadFile("/pkg/Kptfile"); strings.Contains(string(kf), "status") {
+		t.Errorf("kpt v1.0.0-beta.56 records no status:\n%s", kf)
 	}
 }

@@ -106,6 +106,10 @@ type Step struct {
 	// ReleaseNote says how a reference naming no one release (latest, no
 	// tag) was resolved, and where kpt may pull another release.
 	ReleaseNote string `json:"releaseNote,omitempty"`
+
+	// written is the image as kpt's render status records it (expanded
+	// under the release's registry, at the tag a `tag` field resolved to)
+	written string
 }
 
 // Function returns the step's image or exec line.
@@ -130,6 +134,8 @@ type Result struct {
 	Deleted []string `json:"deleted,omitempty"`
 	// Packages is the number of packages rendered (the root and its subpackages).
 	Packages int `json:"packages"`
+	// Kpt is the kpt release whose render this one reproduced.
+	Kpt KptRelease `json:"kpt"`
 
 	// how functions ran (tests look at it)
 	stats runStats

@@ -20,9 +20,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// defaultImagePrefix is where kpt looks for images named without a registry.
-const defaultImagePrefix = "gcr.io/kpt-fn/"
-
 // FunctionError is a function that failed while rendering.
 type FunctionError struct {
 	Package  string // relative to the root
@@ -77,6 +74,8 @@ type fnRun struct {
 	// release is the catalog release a built-in runs as, note how it was
 	// resolved (builtins.Resolved)
 	release, note string
+	// written is the image as kpt's render status records it
+	written string
 }
 
 func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool) (*fnRun, error) {
@@ -84,10 +83,14 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 	if fn.Image != "" {
 		run.image = fn.Image
 		if !strings.Contains(fn.Image, "/") {
-			run.image = defaultImagePrefix + fn.Image
+			run.image = r.opts.Kpt.orDefault().imagePrefix() + fn.Image
 		}
+		run.written = run.image
 		if b, err := builtins.Resolve(fn.Image, fn.Tag); err == nil {
 			run.release, run.note = b.Version, b.Note
+			if fn.Tag != "" { // kpt runs, and records, the image at the tag it resolved
+				run.written = withTag(run.image, b.Version)
+			}
 		}
 	}
 	if fn.Exec != "" {
@@ -183,7 +186,7 @@ func newConfigMap(data map[string]string) (*yaml.RNode, error) {
 func (f *fnRun) step(status StepStatus, start time.Time) Step {
 	return Step{Package: f.pkg.rel, Name: f.fn.Name, Image: f.image, Exec: f.fn.Exec, Guardrail: f.guard,
 		Kind: f.kind, Status: status, Duration: time.Since(start), Selected: f.selected,
-		Release: f.release, ReleaseNote: f.note}
+		Release: f.release, ReleaseNote: f.note, written: f.written}
 }
 
 // starts announces the function as it starts to run (Progress.Start), once.

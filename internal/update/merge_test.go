@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/kptfile"
 )
 
 // loadCase reads a conformance case's three inputs and its options.
@@ -84,6 +86,30 @@ func TestMergeFastForward(t *testing.T) {
 	}
 	if !strings.Contains(string(res.Files["Kptfile"]), "updateStrategy: fast-forward") {
 		t.Errorf("strategy override not recorded:\n%s", res.Files["Kptfile"])
+	}
+}
+
+// TestMergeFastForwardIgnoresRenderStatus: a local package whose only
+// change is what a render recorded in its Kptfile (kpt v1.0.0-beta.67's
+// Rendered condition and render status) fast-forwards, as kpt's does
+// (kpt #4488); another status condition is a local change.
+func TestMergeFastForwardIgnoresRenderStatus(t *testing.T) {
+	o, u, l, opts := loadCase(t, "readme-changed-upstream")
+	l["deployment.yaml"] = []byte(strings.Replace(string(l["deployment.yaml"]), "replicas: 2", "replicas: 1", 1))
+	rendered, err := kptfile.WriteRenderStatus(l["Kptfile"], kptfile.Condition{Type: kptfile.ConditionRendered,
+		Status: kptfile.ConditionTrue, Reason: kptfile.ReasonRenderSuccess},
+		&kptfile.RenderStatus{MutationSteps: []kptfile.PipelineStepResult{{Image: "set-labels:v0.2.1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l["Kptfile"] = rendered
+	opts.Strategy = "fast-forward"
+	if _, err := Merge(o, u, l, opts); err != nil {
+		t.Fatalf("a rendered package is not locally modified: %v", err)
+	}
+	l["Kptfile"] = []byte(strings.Replace(string(rendered), "type: Rendered", "type: Ready", 1))
+	if _, err := Merge(o, u, l, opts); !errors.Is(err, ErrLocalChanges) || !strings.Contains(err.Error(), "Kptfile") {
+		t.Fatalf("another condition: err = %v, want ErrLocalChanges naming the Kptfile", err)
 	}
 }
 

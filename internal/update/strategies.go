@@ -28,7 +28,8 @@ func (m *merger) fastForward(rel string, isRoot bool) error {
 
 // localChanges lists what local changed from origin: files added, removed
 // or changed, in the package and its local subpackages. The root Kptfile
-// counts only when it differs in more than upstream and upstreamLock.
+// counts only when it differs in more than upstream, upstreamLock and
+// what a render recorded (kpt #4488).
 func localChanges(rel string, local, origin tree) ([]string, error) {
 	lf, err := local.files()
 	if err != nil {
@@ -75,6 +76,7 @@ func sameKptfileBesidesUpstream(local, origin []byte) (bool, error) {
 		}
 		k := *f.Kptfile()
 		k.Upstream, k.UpstreamLock = nil, nil
+		kptfile.ClearRenderStatus(&k)
 		ks[i] = &k
 	}
 	ks[1].Metadata.Name = ks[0].Metadata.Name

@@ -480,14 +480,16 @@ func TestRenderDraftDeletedBranchDoesNothing(t *testing.T) {
 
 // rtKptfile is a Kptfile named name with the given pipeline (YAML, indented
 // under "pipeline:").
-// rtRenderNewDraft seeds a repository with a README, pushes branch with
-// files on it and renders the draft's head once: the outcome and the
-// head pushed.
-func rtRenderNewDraft(t *testing.T, h *lifecycletest.Rig, branch string, files map[string][]byte) (*rendercheck.RenderOutcome, plumbing.Hash) {
+// rtRenderNewDraft seeds a repository with seed (nil: a README), pushes
+// branch with files on it and renders the draft's head once: the outcome
+// and the head pushed.
+func rtRenderNewDraft(t *testing.T, h *lifecycletest.Rig, seed map[string][]byte, branch string, files map[string][]byte) (*rendercheck.RenderOutcome, plumbing.Hash) {
 	t.Helper()
-	readme := map[string][]byte{"README.md": []byte("x\n")}
-	h.Seed(t, readme)
-	pushed := rtPushDraft(t, h, branch, rtWith(readme, files))
+	if seed == nil {
+		seed = map[string][]byte{"README.md": []byte("x\n")}
+	}
+	h.Seed(t, seed)
+	pushed := rtPushDraft(t, h, branch, rtWith(seed, files))
 	s := h.Open(t)
 	out, err := rendercheck.RenderDraft(context.Background(), s, s.Hub, rendercheck.RenderRequest{Branch: branch, Head: pushed})
 	if err != nil {
@@ -516,7 +518,7 @@ spec:
 
 func TestRenderDraftFailingValidatorAnnotatesTheKptfile(t *testing.T) {
 	h := lifecycletest.New(t)
-	out, pushed := rtRenderNewDraft(t, h, "drafts/apps/web/w1", map[string][]byte{
+	out, pushed := rtRenderNewDraft(t, h, nil, "drafts/apps/web/w1", map[string][]byte{
 		"apps/web/Kptfile": rtKptfile("web", `  mutators:
     - image: set-labels:v0.2.0
       configMap:
@@ -635,7 +637,7 @@ func TestRenderDraftExecNotInAllowlistFailsNamingIt(t *testing.T) {
 // Kptfile.
 func TestRenderOfAResourceThatIsNotYAMLNamesTheFile(t *testing.T) {
 	h := lifecycletest.New(t)
-	out, pushed := rtRenderNewDraft(t, h, "drafts/apps/web/broken", map[string][]byte{
+	out, pushed := rtRenderNewDraft(t, h, nil, "drafts/apps/web/broken", map[string][]byte{
 		"apps/web/Kptfile": []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n"),
 		"apps/web/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: [1, 2\n  b: 3\n"),
 	})
@@ -661,7 +663,7 @@ func TestRenderOfAResourceThatIsNotYAMLNamesTheFile(t *testing.T) {
 // which release each ran as and that kpt pulls the catalog's newest.
 func TestRenderDraftOfLatestSaysWhichReleaseRan(t *testing.T) {
 	h := lifecycletest.New(t)
-	out, _ := rtRenderNewDraft(t, h, "drafts/apps/web/w1", map[string][]byte{
+	out, _ := rtRenderNewDraft(t, h, nil, "drafts/apps/web/w1", map[string][]byte{
 		"apps/web/Kptfile": rtKptfile("web", `  mutators:
     - image: ghcr.io/kptdev/krm-functions-catalog/set-labels:latest
       configMap:
@@ -684,5 +686,35 @@ func TestRenderDraftOfLatestSaysWhichReleaseRan(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the render check's table lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestRenderDraftAsKptBeta67: with render.kpt v1.0.0-beta.67 the draft's
+// render commit records the render in the package's Kptfile, as that kpt
+// release does, and the check says which release's render it was.
+func TestRenderDraftAsKptBeta67(t *testing.T) {
+	h := lifecycletest.New(t)
+	seed := map[string][]byte{"README.md": []byte("x\n"),
+		".github/porchbot.yaml": []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nrender:\n  kpt: v1.0.0-beta.67\n")}
+	out, _ := rtRenderNewDraft(t, h, seed, "drafts/apps/web/w1", map[string][]byte{
+		"apps/web/Kptfile":         rtKptfile("web", "  mutators:\n    - image: set-labels:v0.2.1\n      configMap:\n        app: web\n"),
+		"apps/web/deployment.yaml": []byte(rtDeployment),
+	})
+	if !out.Pushed || out.Conclusion != core.ConclusionSuccess {
+		t.Fatalf("outcome %+v", out)
+	}
+	s := h.Open(t)
+	kf, ok, err := s.ReadFile(context.Background(), out.Head, "apps/web/Kptfile")
+	if err != nil || !ok {
+		t.Fatalf("Kptfile at the render commit: %v %v", ok, err)
+	}
+	for _, want := range []string{"    - type: Rendered\n      status: \"True\"\n      reason: RenderSuccess\n",
+		"      - image: ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2.1\n        exitCode: 0\n"} {
+		if !strings.Contains(string(kf), want) {
+			t.Errorf("the render commit's Kptfile lacks\n%s\n%s", want, kf)
+		}
+	}
+	if sum := h.OneCheck(t, out.Head, core.RenderCheckName).GetOutput().GetSummary(); !strings.Contains(sum, "Rendered as kpt v1.0.0-beta.67 renders") {
+		t.Errorf("the check does not say which kpt's render it was:\n%s", sum)
 	}
 }

@@ -285,6 +285,7 @@ func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Op
 		}
 		ropts.ExtraMutators = cfg.Render.Mutators
 		ropts.ExtraValidators = cfg.Render.Validators
+		ropts.Kpt = render.KptRelease(cfg.Render.Kpt)
 	}
 	sort.Strings(names)
 	ropts.ExecAllowlist = core.SortedPaths(programs)

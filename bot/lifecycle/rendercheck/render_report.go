@@ -127,6 +127,9 @@ func renderReport(f renderFacts) core.CheckReport {
 	if f.Result != nil && len(steps) > 0 {
 		fmt.Fprintf(&sum, "\n%s\n", countSteps(steps, f.Result.Packages))
 	}
+	if f.Result != nil && f.Result.Kpt != "" && !f.Missing {
+		fmt.Fprintf(&sum, "\nRendered as kpt %s renders (%s in %s).\n", f.Result.Kpt, mdquote.Code("render.kpt"), mdquote.Code(".github/porchbot.yaml"))
+	}
 	if len(f.Changes) > 0 {
 		sum.WriteString("\n" + changesList(f.Changes, f.Dir, 50))
 	}

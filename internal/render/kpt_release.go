@@ -1,0 +1,82 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// KptRelease names the kpt release whose `kpt fn render` a render
+// reproduces (config render.kpt, `porchbot render --kpt`).
+type KptRelease string
+
+// The kpt releases porchbot reproduces.
+const (
+	// KptBeta56 renders as kpt v1.0.0-beta.56: the Kptfile is left as
+	// the functions leave it.
+	KptBeta56 KptRelease = "v1.0.0-beta.56"
+	// KptBeta67 renders as kpt v1.0.0-beta.67: the root Kptfile records
+	// the render (status.conditions Rendered, status.renderStatus), on
+	// success and on failure.
+	KptBeta67 KptRelease = "v1.0.0-beta.67"
+)
+
+// DefaultKpt is the release a render reproduces when none is named. It
+// stays v1.0.0-beta.56 until porchbot matches kpt's v1.0.0-beta.67
+// render suite (docs/functions.md, "kpt releases").
+const DefaultKpt = KptBeta56
+
+// KptReleases are the releases porchbot reproduces, oldest first.
+func KptReleases() []KptRelease { return []KptRelease{KptBeta56, KptBeta67} }
+
+// ParseKptRelease reads a release as written ("v1.0.0-beta.67", or
+// without its "v"); "" is DefaultKpt.
+func ParseKptRelease(s string) (KptRelease, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultKpt, nil
+	}
+	if !strings.HasPrefix(s, "v") {
+		s = "v" + s
+	}
+	if r := KptRelease(s); slices.Contains(KptReleases(), r) {
+		return r, nil
+	}
+	names := make([]string, 0, len(KptReleases()))
+	for _, r := range KptReleases() {
+		names = append(names, string(r))
+	}
+	return "", fmt.Errorf("kpt %s is not a release porchbot reproduces; it reproduces %s", s, strings.Join(names, ", "))
+}
+
+// WritesRenderStatus reports whether a render of this release records
+// itself in the root Kptfile.
+func (r KptRelease) WritesRenderStatus() bool { return r == KptBeta67 }
+
+// imagePrefix is where the release looks for an image named without a
+// registry (kpt's runneroptions.ResolveToImage).
+func (r KptRelease) imagePrefix() string {
+	if r == KptBeta56 {
+		return "gcr.io/kpt-fn/"
+	}
+	return "ghcr.io/kptdev/krm-functions-catalog/"
+}
+
+// withTag is image with its tag (and digest) replaced by tag.
+func withTag(image, tag string) string {
+	if i := strings.Index(image, "@"); i >= 0 {
+		image = image[:i]
+	}
+	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
+		image = image[:i]
+	}
+	return image + ":" + tag
+}
+
+// orDefault is r, or DefaultKpt for none.
+func (r KptRelease) orDefault() KptRelease {
+	if r == "" {
+		return DefaultKpt
+	}
+	return r
+}
