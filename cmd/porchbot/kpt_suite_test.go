@@ -18,6 +18,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/render"
 )
 
@@ -124,7 +125,7 @@ func TestKptFnRenderSuites(t *testing.T) {
 						case err != nil && !listed:
 							t.Errorf("differs from kpt %s: %v", rel, err)
 						case err != nil:
-							t.Logf("differs from kpt %s, as %s.differs says (%s)", rel, rel, why)
+							t.Logf("differs from kpt %s, as %s.differs says (%s): %s", rel, rel, why, mdquote.TruncateRunes(err.Error(), 2000, "…"))
 						}
 						if err == nil {
 							mu.Lock()
@@ -176,6 +177,11 @@ func runKptCase(t *testing.T, bin, shim string, rel render.KptRelease, dir strin
 	}
 	if cfg.TestType != "" && cfg.TestType != "render" {
 		return fmt.Errorf("test type %q is not a render", cfg.TestType)
+	}
+	for _, script := range []string{"setup.sh", "exec.sh"} {
+		if b, err := os.ReadFile(filepath.Join(dir, ".expected", script)); err == nil && strings.Contains(string(b), "docker ") {
+			return fmt.Errorf("its %s runs docker, which this runner does not run", script)
+		}
 	}
 	tmp, err := os.MkdirTemp("", "kpt-pipeline-e2e-*")
 	if err != nil {
