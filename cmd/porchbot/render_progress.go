@@ -262,6 +262,12 @@ func kptValidation(ke *render.KptfileError) (*render.ValidateError, bool) {
 			return &render.ValidateError{Field: pr.Field, Reason: "must specify a functon (`image` or `exec`) to execute"}, true
 		case strings.HasSuffix(msg, `a function has "image" or "exec", not both`):
 			return &render.ValidateError{Field: pr.Field, Reason: "must not specify both `image` and `exec` at the same time"}, true
+		case strings.HasSuffix(msg, `a function has "configPath" or "configMap", not both`):
+			return &render.ValidateError{Field: pr.Field, Reason: "functionConfig must not specify both `configMap` and `configPath` at the same time"}, true
+		case strings.HasSuffix(pr.Field, ".configPath") && configPathRE.MatchString(msg):
+			if v, err := strconv.Unquote(configPathRE.FindStringSubmatch(msg)[1]); err == nil {
+				return &render.ValidateError{Field: pr.Field, Value: v, Reason: kptConfigPathReason(v)}, true
+			}
 		case strings.HasSuffix(pr.Field, ".image") && imageSpaceRE.MatchString(msg):
 			if v, err := strconv.Unquote(imageSpaceRE.FindStringSubmatch(msg)[1]); err == nil {
 				return &render.ValidateError{Field: pr.Field, Value: v, Reason: fmt.Sprintf("function name %q is invalid", v)}, true
@@ -286,6 +292,10 @@ func kptfileDetails(ke *render.KptfileError) (details string, unknownFields bool
 				return pr.Cause, true // the parser's words, its line included, as kpt prints them
 			}
 			return "yaml: " + msg, true
+		}
+		if m := configMapValueRE.FindStringSubmatch(pr.Message); m != nil && configMapFieldRE.MatchString(pr.Field) {
+			unknown = append(unknown, fmt.Sprintf("  line %d: cannot unmarshal %s into string", pr.Line, yamlTags[m[1]]))
+			continue
 		}
 		if !strings.HasPrefix(pr.Message, "unknown field ") {
 			continue
@@ -322,6 +332,32 @@ func kptOldVersion(ke *render.KptfileError) (string, bool) {
 }
 
 var imageSpaceRE = regexp.MustCompile(`image (".*") contains whitespace$`)
+
+// configPathRE is the Kptfile reader's problem with a configPath.
+var configPathRE = regexp.MustCompile(`(".*") must be a slash-separated path inside the package$`)
+
+// kptConfigPathReason is why kpt refuses configPath p (its
+// validateFnConfigPathSyntax).
+func kptConfigPathReason(p string) string {
+	switch c := filepath.Clean(p); {
+	case strings.TrimSpace(p) == "":
+		return "path must not be empty"
+	case filepath.IsAbs(c):
+		return "path must be relative"
+	case strings.Contains(c, ".."):
+		return "path must not be outside the package"
+	}
+	return "path must be relative"
+}
+
+// configMapValueRE and configMapFieldRE are the Kptfile reader's problem
+// with a configMap value that is no string, which kpt's decoder reports as
+// "cannot unmarshal !!seq into string".
+var (
+	configMapValueRE = regexp.MustCompile(`must be a string, got (a list|a mapping)$`)
+	configMapFieldRE = regexp.MustCompile(`^pipeline\.(mutators|validators)\[[0-9]+\]\.configMap\.`)
+	yamlTags         = map[string]string{"a list": "!!seq", "a mapping": "!!map"}
+)
 
 var indexRE = regexp.MustCompile(`\[[0-9]+\]`)
 

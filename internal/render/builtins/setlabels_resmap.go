@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -88,6 +89,9 @@ func (v setLabelsResmap) process(rl *framework.ResourceList) error {
 	var labels map[string]string
 	configure := func(fc *yaml.RNode) (err error) {
 		labels, err = setLabelsResmapConfig(fc)
+		if v.unstructured && errors.Is(err, errSetLabelsConfigKind) {
+			return errors.New("function config must be a ConfigMap or SetLabelConfig") // v0.1.3–v0.1.4's words
+		}
 		return err
 	}
 	return runResmap(rl, v.unstructured, configure, func(items []*yaml.RNode) {
@@ -149,18 +153,22 @@ func setLabelAt(n *yaml.Node, path []string, create bool, key, value string) {
 	setLabelAt(next, path[1:], create, key, value)
 }
 
+// errSetLabelsConfigKind is a function config of neither kind set-labels
+// reads.
+var errSetLabelsConfigKind = errors.New("`functionConfig` must be either a `ConfigMap` or `SetLabels`")
+
 func setLabelsResmapConfig(fc *yaml.RNode) (map[string]string, error) {
 	var labels map[string]string
 	switch {
 	case fc == nil:
-		return nil, fmt.Errorf("`functionConfig` must be either a `ConfigMap` or `SetLabels`")
+		return nil, errSetLabelsConfigKind
 	case getString(fc, yaml.APIVersionField) == "v1" && getString(fc, yaml.KindField) == "ConfigMap":
 		labels = dataMap(fc)
 	case getString(fc, yaml.APIVersionField) == fnConfigGroup+"/"+fnConfigVersion &&
 		(getString(fc, yaml.KindField) == setLabelsKind || getString(fc, yaml.KindField) == "SetLabelConfig"):
 		labels = stringMapAt(fc, "labels")
 	default:
-		return nil, fmt.Errorf("`functionConfig` must be either a `ConfigMap` or `SetLabels`")
+		return nil, errSetLabelsConfigKind
 	}
 	if len(labels) == 0 {
 		return nil, fmt.Errorf("input label list cannot be empty")

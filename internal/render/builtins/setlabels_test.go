@@ -1,6 +1,12 @@
 package builtins
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
 
 func TestSetLabels(t *testing.T) {
 	workloads := `apiVersion: v1
@@ -223,4 +229,22 @@ labels:
 			wantErr: true,
 		},
 	})
+}
+
+// TestSetLabelsConfigKindInEachReleasesWords: a function config of
+// neither kind is refused in each release's own words.
+func TestSetLabelsConfigKindInEachReleasesWords(t *testing.T) {
+	for version, want := range map[string]string{
+		"v0.1.4": "function config must be a ConfigMap or SetLabelConfig",
+		"v0.1.5": "`functionConfig` must be either a `ConfigMap` or `SetLabels`",
+	} {
+		r, err := Resolve("gcr.io/kpt-fn/set-labels:"+version, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl := &framework.ResourceList{FunctionConfig: yaml.MustParse("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n")}
+		if err := r.New().Process(rl); err == nil || !strings.Contains(err.Error()+resultLines(rl.Results), want) {
+			t.Errorf("%s: %v %s; want %q", version, err, resultLines(rl.Results), want)
+		}
+	}
 }
