@@ -86,7 +86,8 @@ func setNamespaceReleases() []release {
 }
 
 func starlarkReleases() []release {
-	out := notReproduced("v0.1.0", "v0.1.1", "v0.1.2", "v0.2.0", "v0.2.1")
+	out := notReproduced("v0.1.0", "v0.1.1", "v0.1.2")
+	out = append(out, starlarkReleasesOf(&starlarkV021, "v0.2.0", "v0.2.1")...)
 	out = append(out, starlarkReleasesOf(&starlarkV02, "v0.2.2")...)
 	out = append(out, starlarkReleasesOf(&starlarkV03, "v0.3.0")...)
 	out = append(out, starlarkReleasesOf(&starlarkSDK2022, "v0.4.0", "v0.4.1", "v0.4.2")...)

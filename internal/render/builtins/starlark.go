@@ -2,10 +2,13 @@ package builtins
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	starjson "go.starlark.net/lib/json"
 	starmath "go.starlark.net/lib/math"
@@ -70,6 +73,15 @@ type starlarkEra struct {
 	// failure is the error the release returns (its stderr) after an error
 	// result with msg
 	failure func(msg string) error
+	// newlineOnNextLine: the release's Starlark scanner (of 2020) placed a
+	// line's end, the newline token, at the start of the next line, so a
+	// syntax error there names line+1, column 1
+	newlineOnNextLine bool
+	// refusesFlowStyle: the release reads each resource through a YAML
+	// encoder of 2021 that fails on flow-style collections where later
+	// releases do not; porchbot cannot fail in exactly the same places, so
+	// it refuses a resource holding one (errFlowStyle)
+	refusesFlowStyle bool
 }
 
 // starlarkSDK is v0.4.3 on, built on the kpt functions SDK.
@@ -99,12 +111,46 @@ var starlarkV03 = starlarkEra{
 }
 
 // starlarkV02 is v0.2.2: as v0.3.0 in the standard Starlark dialect (no
-// set, no top-level if/for/while, no global reassignment, no while) and
-// without load.
+// set, no top-level if/for/while, no global reassignment, no while),
+// without load, and with its Starlark scanner's place for a line's end.
 var starlarkV02 = starlarkEra{
-	options: &syntax.FileOptions{},
-	config:  starlarkFrameworkConfig,
-	failure: frameworkFailure,
+	options:           &syntax.FileOptions{},
+	config:            starlarkFrameworkConfig,
+	failure:           frameworkFailure,
+	newlineOnNextLine: true,
+}
+
+// starlarkV021 is v0.2.0–v0.2.1, which differ from v0.2.2 only in how a
+// resource becomes a Starlark value: written as YAML and read back, not
+// decoded directly. The values are the same (kpt's own v1.0.0-beta.56
+// suite, testdata/kpt-fn-render, pins v0.2.1 and shows it), but for the
+// flow-style collections that round trip fails on, which porchbot refuses.
+var starlarkV021 = func() starlarkEra {
+	e := starlarkV02
+	e.refusesFlowStyle = true
+	return e
+}()
+
+// errFlowStyle is starlark v0.2.0–v0.2.1's refusal of a flow-style
+// collection.
+var errFlowStyle = errors.New("starlark v0.2.0–v0.2.1 read each resource through a YAML encoder of 2021 that fails on " +
+	"flow-style collections ([a, b], {a: b}) where later releases do not (`yaml: invalid map key`); porchbot cannot fail " +
+	"in exactly the same places, so it refuses them: write the collection in block style, or pin starlark v0.2.2")
+
+// hasFlowStyle reports a flow-style mapping or sequence in n.
+func hasFlowStyle(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && n.Style&yaml.FlowStyle != 0 {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasFlowStyle(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // frameworkFailure is what kyaml's function framework of 2021 printed when a
@@ -194,6 +240,13 @@ func runStarlarkFunction(era starlarkEra, rl *framework.ResourceList, stderr io.
 	if err != nil {
 		return err
 	}
+	if era.refusesFlowStyle {
+		for _, it := range rl.Items {
+			if hasFlowStyle(it.YNode()) {
+				return errFlowStyle
+			}
+		}
+	}
 	resourceList, err := starlarkResourceList(rl.Items, fc)
 	if err != nil {
 		return err
@@ -211,6 +264,9 @@ func runStarlarkFunction(era starlarkEra, rl *framework.ResourceList, stderr io.
 	})
 	if _, err := starlark.ExecFileOptions(era.options, thread, name, source,
 		starlark.StringDict{"ctx": ctx}); err != nil {
+		if era.newlineOnNextLine {
+			return newlineOnNextLine(err, source)
+		}
 		return err
 	}
 
@@ -653,4 +709,21 @@ func (l *lazyOpenAPI) Get(k starlark.Value) (starlark.Value, bool, error) {
 		return m.Get(k)
 	}
 	return nil, false, nil
+}
+
+// newlineOnNextLine places a syntax error found at a line's end (the
+// newline token, just past the line's last column) at the start of the
+// next line, as the Starlark scanner of 2020 did.
+func newlineOnNextLine(err error, source string) error {
+	var se syntax.Error
+	if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "got newline") {
+		return err
+	}
+	lines := strings.Split(source, "\n")
+	if l := int(se.Pos.Line); l >= 1 && l <= len(lines) && int(se.Pos.Col) == utf8.RuneCountInString(lines[l-1])+1 {
+		file := se.Pos.Filename()
+		se.Pos = syntax.MakePosition(&file, se.Pos.Line+1, 1)
+		return se
+	}
+	return err
 }
