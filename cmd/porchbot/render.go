@@ -136,7 +136,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	p := &progress{w: stderr, root: filepath.Base(abs), truncate: *truncate}
+	p := &progress{w: stderr, root: filepath.Base(abs), truncate: *truncate, oneLine: release == render.KptBeta67}
 	opts.Progress = render.Progress{Package: p.pkg, Start: p.start, Step: p.step}
 
 	res, err := render.Render(ctx, filesys.MakeFsOnDisk(), dir, opts)

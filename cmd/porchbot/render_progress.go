@@ -31,12 +31,16 @@ type progress struct {
 	ended bool
 	// failedStep is the function that failed, its [FAIL] line printed
 	failedStep *render.Step
+	// oneLine: kpt v1.0.0-beta.67's output (`Package: "name"`, a
+	// function's results and stderr on one line each, no blank lines
+	// between packages)
+	oneLine bool
 }
 
 // endPackage prints the blank line that closes a package that ran
 // functions.
 func (p *progress) endPackage() {
-	if p.ended {
+	if p.ended && !p.oneLine {
 		fmt.Fprintln(p.w)
 		p.ended = false
 	}
@@ -51,7 +55,12 @@ func (p *progress) pkg(rel string) {
 		return
 	}
 	p.endPackage()
-	fmt.Fprintf(p.w, "Package %q: \n", filepath.ToSlash(filepath.Join(p.root, rel)))
+	name := filepath.ToSlash(filepath.Join(p.root, rel))
+	if p.oneLine {
+		fmt.Fprintf(p.w, "Package: %q\n", name)
+		return
+	}
+	fmt.Fprintf(p.w, "Package %q: \n", name)
 }
 
 // start prints a function's [RUNNING] line as it starts, as kpt does.
@@ -102,6 +111,10 @@ func (p *progress) failure(s render.Step) {
 
 // results prints a function's results and its stderr.
 func (p *progress) results(s render.Step) {
+	if p.oneLine {
+		p.resultsOnOneLine(s)
+		return
+	}
 	if len(s.Results) > 0 {
 		lines := make([]string, len(s.Results))
 		for i, r := range s.Results {
@@ -115,6 +128,30 @@ func (p *progress) results(s render.Step) {
 		p.block(strings.Split(s.Stderr, "\n"), true)
 	}
 }
+
+// resultsOnOneLine prints a function's results and its stderr as kpt
+// v1.0.0-beta.67 does: "[Results]: " and each result, ", " between them;
+// then " Stderr: " and its lines, ", " between them, with no line end
+// (kpt's own layout: the next line follows on it).
+func (p *progress) resultsOnOneLine(s render.Step) {
+	if len(s.Results) > 0 {
+		lines := make([]string, 0, len(s.Results))
+		for _, r := range s.Results {
+			lines = append(lines, oneLine(resultLine(r)))
+		}
+		fmt.Fprintf(p.w, "[Results]: %s\n", strings.Join(lines, ", "))
+	}
+	if s.Stderr != "" {
+		lines := strings.Split(s.Stderr, "\n")
+		for i, l := range lines {
+			lines[i] = oneLine(l)
+		}
+		fmt.Fprintf(p.w, " Stderr: %s", strings.Join(lines, ", "))
+	}
+}
+
+// oneLine is s with its line ends as spaces, trimmed.
+func oneLine(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "\n", " ")) }
 
 // block prints lines indented under a heading, the first four only unless
 // truncation is off.

@@ -482,7 +482,7 @@ func (r *renderer) runPipeline(pkg *pkgNode, input, local []*yaml.RNode) ([]*yam
 	pl := pkg.pipeline
 	if pl.IsEmpty() {
 		if err := areKRM(input); err != nil {
-			return nil, fmt.Errorf("package %s: input resource list must contain only KRM resources: %s", pkg.rel, err)
+			return nil, &PackageError{Package: pkg.rel, Err: fmt.Errorf("input resource list must contain only KRM resources: %s", err)}
 		}
 		return input, nil
 	}

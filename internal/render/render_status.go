@@ -24,22 +24,24 @@ const handledError = "already handled error"
 // they ran (porchbot's repository guardrails and skipped functions are no
 // pipeline's, and are left out). A root Kptfile that cannot be read or
 // parsed is left as it is, as kpt leaves it. On success the Kptfile joins
-// the files the render changed. A render that failed before any function
-// (a Kptfile or function config kpt refuses) records nothing, as kpt.
+// the files the render changed. A Kptfile or function config kpt refuses
+// records nothing, as kpt.
 func writeRenderStatus(fsys filesys.FileSystem, root string, res *Result, renderErr error) error {
 	path := filepath.Join(root, kfile.FileName)
 	data, err := fsys.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	rs, failed := renderStatusOf(res.Steps)
-	if renderErr != nil && failed == nil {
+	var kerr *KptfileError
+	var verr *ValidateError
+	if errors.As(renderErr, &kerr) || errors.As(renderErr, &verr) {
 		return nil // kpt finds a Kptfile or a function config it cannot use before any function: it writes no status
 	}
+	rs, failed := renderStatusOf(res.Steps)
 	cond := kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionTrue, Reason: kfile.ReasonRenderSuccess}
 	if renderErr != nil && !errors.Is(renderErr, ErrIncomplete) {
 		cond = kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionFalse, Reason: kfile.ReasonRenderFailed,
-			Message: renderFailedMessage(failed)}
+			Message: renderFailedMessage(failed, renderErr)}
 		if rs != nil {
 			rs.Summarize()
 		}
@@ -101,18 +103,43 @@ func renderStatusOf(steps []Step) (*kfile.RenderStatus, *Step) {
 	return rs, failed
 }
 
-// renderFailedMessage is kpt's message of a render failed in a function:
-// the package whose pipeline failed ("." the root, "./sub" a subpackage),
-// and either "already handled error" (a function that ran and failed said
-// why itself) or why the function could not run.
-func renderFailedMessage(failed *Step) string {
-	pkg := "."
-	if failed.Package != "." && failed.Package != "" {
-		pkg = "./" + failed.Package
+// renderFailedMessage is kpt's message of a failed render: the package
+// whose pipeline failed ("." the root, "./sub" a subpackage), and either
+// "already handled error" (a function that ran and failed said why
+// itself) or why the function could not run; any other failure is its
+// error, after the package it happened in.
+func renderFailedMessage(failed *Step, err error) string {
+	if failed == nil {
+		var pe *PackageError
+		if errors.As(err, &pe) {
+			return "pkg.render: pkg " + kptPackagePath(pe.Package) + ": " + pe.Err.Error()
+		}
+		return "pkg.render: pkg .: " + err.Error()
 	}
 	reason := handledError
 	if failed.ExitCode == 0 && len(failed.Results) == 0 && failed.Message != "" {
 		reason = failed.Message
 	}
-	return "pkg.render: pkg " + pkg + ":\n\tpipeline.run: " + reason
+	return "pkg.render: pkg " + kptPackagePath(failed.Package) + ":\n\tpipeline.run: " + reason
 }
+
+// kptPackagePath is a package's path as kpt's messages write it: "." the
+// root, "./sub" a subpackage.
+func kptPackagePath(rel string) string {
+	if rel == "." || rel == "" {
+		return "."
+	}
+	return "./" + rel
+}
+
+// PackageError is a render's failure in one package that is no function's
+// (a package without a pipeline holding a file that is not KRM): its
+// message is the error's alone, as kpt prints it.
+type PackageError struct {
+	Package string // relative to the root
+	Err     error
+}
+
+func (e *PackageError) Error() string { return e.Err.Error() }
+
+func (e *PackageError) Unwrap() error { return e.Err }
