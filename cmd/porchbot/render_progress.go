@@ -268,11 +268,27 @@ func (p *progress) printRenderError(err error, note func()) error {
 	}
 	var ve *render.ValidateError
 	if errors.As(err, &ve) {
+		if p.oneLine {
+			ve = beta67Validation(ve)
+		}
 		printValidation(w, ve)
 		return err
 	}
 	fmt.Fprintf(w, "Error: %v \n", err)
 	return err
+}
+
+// beta67Validation is a validation error in kpt v1.0.0-beta.67's words
+// where they changed: a configPath naming no file says which file it
+// failed to open.
+func beta67Validation(ve *render.ValidateError) *render.ValidateError {
+	if ve.Reason != "functionConfig must exist in the current package" || ve.File == "" {
+		return ve
+	}
+	out := *ve
+	path := filepath.Join(filepath.Dir(ve.File), ve.Value)
+	out.Reason = fmt.Sprintf("failed to open functionConfig from path %q: open %s: no such file or directory", ve.Value, path)
+	return &out
 }
 
 // printValidation prints a Kptfile validation error as kpt does (without

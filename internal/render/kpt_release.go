@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/porchbot/porchbot/internal/render/builtins"
 )
 
 // KptRelease names the kpt release whose `kpt fn render` a render
@@ -71,6 +73,21 @@ func withTag(image, tag string) string {
 		image = image[:i]
 	}
 	return image + ":" + tag
+}
+
+// configNotInPackage is why the release refuses a configPath naming a file
+// that is not one of the package's resources (a subpackage's, say): the
+// step is "mutator" or "validator".
+func (r KptRelease) configNotInPackage(step string, fn Function) string {
+	if r == KptBeta56 {
+		return "functionConfig must exist in the current package"
+	}
+	name := fn.Name
+	if name == "" {
+		name = builtins.ImageName(fn.Image)
+	}
+	return fmt.Sprintf("functionConfig resource for %s %q is missing from path %q, this also occurs if %q is part of a subpackage",
+		step, name, fn.ConfigPath, fn.ConfigPath)
 }
 
 // orDefault is r, or DefaultKpt for none.

@@ -498,10 +498,10 @@ func (r *renderer) runPipeline(pkg *pkgNode, input, local []*yaml.RNode) ([]*yam
 	}{{"mutators", pl.Mutators}, {"validators", pl.Validators}} {
 		for i, fn := range group.fns {
 			if fn.ConfigPath != "" && !paths[filepath.Clean(fn.ConfigPath)] {
-				return nil, &ValidateError{File: r.kptfilePath(pkg.abs), Function: fn.DisplayName(),
+				return nil, &PackageError{Package: pkg.rel, Err: &ValidateError{File: r.kptfilePath(pkg.abs), Function: fn.DisplayName(),
 					Field:  fmt.Sprintf("pipeline.%s[%d].configPath", group.name, i),
 					Value:  fn.ConfigPath,
-					Reason: "functionConfig must exist in the current package"}
+					Reason: r.opts.Kpt.orDefault().configNotInPackage(strings.TrimSuffix(group.name, "s"), fn)}}
 			}
 		}
 	}

@@ -34,7 +34,8 @@ func writeRenderStatus(fsys filesys.FileSystem, root string, res *Result, render
 	}
 	var kerr *KptfileError
 	var verr *ValidateError
-	if errors.As(renderErr, &kerr) || errors.As(renderErr, &verr) {
+	var perr *PackageError
+	if !errors.As(renderErr, &perr) && (errors.As(renderErr, &kerr) || errors.As(renderErr, &verr)) {
 		return nil // kpt finds a Kptfile or a function config it cannot use before any function: it writes no status
 	}
 	rs, failed := renderStatusOf(res.Steps)
@@ -112,7 +113,12 @@ func renderFailedMessage(failed *Step, err error) string {
 	if failed == nil {
 		var pe *PackageError
 		if errors.As(err, &pe) {
-			return "pkg.render: pkg " + kptPackagePath(pe.Package) + ": " + pe.Err.Error()
+			text := pe.Err.Error()
+			var ve *ValidateError
+			if errors.As(pe.Err, &ve) {
+				text = ve.KptText()
+			}
+			return "pkg.render: pkg " + kptPackagePath(pe.Package) + ": " + text
 		}
 		return "pkg.render: pkg .: " + err.Error()
 	}
@@ -133,8 +139,9 @@ func kptPackagePath(rel string) string {
 }
 
 // PackageError is a render's failure in one package that is no function's
-// (a package without a pipeline holding a file that is not KRM): its
-// message is the error's alone, as kpt prints it.
+// (a package without a pipeline holding a file that is not KRM, a
+// configPath naming no resource of the package): its message is the
+// error's alone, as kpt prints it.
 type PackageError struct {
 	Package string // relative to the root
 	Err     error

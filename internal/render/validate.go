@@ -77,6 +77,18 @@ func (e *ValidateError) Error() string {
 	return sb.String()
 }
 
+// KptText is the error as kpt prints it: "Kptfile is invalid:", the field,
+// the value and the reason, a line each.
+func (e *ValidateError) KptText() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Kptfile is invalid:\nField: `%s`\n", e.Field)
+	if e.Value != "" {
+		fmt.Fprintf(&sb, "Value: %q\n", e.Value)
+	}
+	fmt.Fprintf(&sb, "Reason: %s\n", e.Reason)
+	return sb.String()
+}
+
 // validatePipeline applies kpt's static pipeline checks; file names the
 // Kptfile in errors.
 func validatePipeline(fsys filesys.FileSystem, pkgPath, file string, p *kfile.Pipeline) error {
