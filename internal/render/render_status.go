@@ -11,7 +11,12 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	kfile "github.com/porchbot/porchbot/internal/kptfile"
+	"github.com/porchbot/porchbot/internal/strictyaml"
 )
+
+// execNotAllowed is kpt's reason for an exec function it was not allowed
+// to run.
+const execNotAllowed = "must run with `--allow-exec` option to allow running function binaries"
 
 // handledError is kpt's reason for a render that failed in a function:
 // the function's own output already said why.
@@ -35,12 +40,18 @@ func writeRenderStatus(fsys filesys.FileSystem, root string, res *Result, render
 	var kerr *KptfileError
 	var verr *ValidateError
 	var perr *PackageError
-	if !errors.As(renderErr, &perr) && (errors.As(renderErr, &kerr) || errors.As(renderErr, &verr)) {
+	subpkg := ""
+	if errors.As(renderErr, &kerr) {
+		subpkg = subpackageKptfileMessage(root, kerr)
+	}
+	if subpkg == "" && !errors.As(renderErr, &perr) && (kerr != nil || errors.As(renderErr, &verr)) {
 		return nil // kpt finds a Kptfile or a function config it cannot use before any function: it writes no status
 	}
 	rs, failed := renderStatusOf(res.Steps)
 	cond := kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionTrue, Reason: kfile.ReasonRenderSuccess}
-	if renderErr != nil && !errors.Is(renderErr, ErrIncomplete) {
+	if subpkg != "" {
+		cond = kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionFalse, Reason: kfile.ReasonRenderFailed, Message: subpkg}
+	} else if renderErr != nil && (!errors.Is(renderErr, ErrIncomplete) || failed != nil) {
 		cond = kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionFalse, Reason: kfile.ReasonRenderFailed,
 			Message: renderFailedMessage(failed, renderErr)}
 		if rs != nil {
@@ -64,15 +75,51 @@ func writeRenderStatus(fsys filesys.FileSystem, root string, res *Result, render
 	return nil
 }
 
+// subpackageKptfileMessage is kpt's message for a subpackage whose Kptfile
+// is not valid YAML, found as the root lists its subpackages ("" for any
+// other Kptfile problem, which kpt records nothing of).
+func subpackageKptfileMessage(root string, kerr *KptfileError) string {
+	rel, err := filepath.Rel(root, filepath.Dir(kerr.File))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	var ve *strictyaml.ValidationError
+	if !errors.As(kerr.Err, &ve) {
+		return ""
+	}
+	for _, p := range ve.Problems {
+		if strings.HasPrefix(p.Message, "invalid YAML: ") && p.Cause != "" {
+			rel = "./" + filepath.ToSlash(rel)
+			return fmt.Sprintf("pkg.render: pkg .:\n\tpkg.Subpackages: pkg %s: error reading Kptfile at %q: %s", rel, rel, p.Cause)
+		}
+	}
+	return ""
+}
+
 // renderStatusOf is kpt's renderStatus of steps (nil when no function
-// ran), and the step that failed, if one did.
+// ran), and the step that failed, if one did. An exec function skipped
+// for want of --allow-exec is, as kpt has it, one that could not run, and
+// the last: kpt stops there.
 func renderStatusOf(steps []Step) (*kfile.RenderStatus, *Step) {
 	rs := &kfile.RenderStatus{}
 	var failed *Step
 	for i := range steps {
 		s := &steps[i]
-		if s.Guardrail || s.Status == StepSkipped {
+		if s.Guardrail {
 			continue
+		}
+		if s.Status == StepSkipped {
+			if s.Exec == "" {
+				continue
+			}
+			failed = &Step{Package: s.Package, Exec: s.Exec, Kind: s.Kind, Status: StepFailed, Message: execNotAllowed}
+			r := kfile.PipelineStepResult{Name: s.Name, ExecPath: s.Exec, ExitCode: 1, ExecutionError: execNotAllowed}
+			if s.Kind == Validator {
+				rs.ValidationSteps = append(rs.ValidationSteps, r)
+			} else {
+				rs.MutationSteps = append(rs.MutationSteps, r)
+			}
+			break
 		}
 		r := kfile.PipelineStepResult{Name: s.Name, Image: s.written, ExecPath: s.Exec}
 		if s.Status == StepFailed {
