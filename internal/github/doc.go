@@ -11,6 +11,11 @@
 //   - Transport is the http.RoundTripper every client shares: retries with
 //     backoff, primary and secondary rate-limit handling, spacing of mutating
 //     calls, metrics and logging.
+//   - API is internal/hub's API over an installation's go-github client, the
+//     one place where the lifecycle's calls meet go-github (hub_api.go);
+//     HubClients gives it per installation, and PullOf, CheckRunOf,
+//     RepositoryOf and the other converters turn webhook payloads into hub
+//     values at the App's edge (hub_convert.go).
 //
 // The package name collides with go-github's, so import it under the alias
 // ghclient everywhere else in the module:
