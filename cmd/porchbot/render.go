@@ -150,7 +150,12 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if err != nil {
-		return reportedError{p.printRenderError(err, resultsNote)}
+		note := resultsNote
+		if res != nil && res.SavedOnFailure {
+			// kpt says how far the render it saved got, before the results
+			note = func() { fmt.Fprintln(stderr, partialSummary(res)); resultsNote() }
+		}
+		return reportedError{p.printRenderError(err, note)}
 	}
 	p.endPackage()
 	if output == "" {
@@ -185,4 +190,19 @@ func writeResults(dir string, l render.FunctionResultList) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "results.yaml"), y, 0o644)
+}
+
+// partialSummary is kpt's line on a failed render it saved
+// (kpt.dev/save-on-render-failure): how many functions ran and passed.
+func partialSummary(res *render.Result) string {
+	ran := 0
+	for _, s := range res.Steps {
+		if s.Status == render.StepOK {
+			ran++
+		}
+	}
+	if ran == 0 {
+		return fmt.Sprintf("Failed to execute any functions in %d package(s).", res.Packages)
+	}
+	return fmt.Sprintf("Partially executed %d function(s) in %d package(s).", ran, res.Packages)
 }

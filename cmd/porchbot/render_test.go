@@ -123,6 +123,34 @@ source: |
 	}
 }
 
+// TestRunRenderSavesOnFailure: as kpt v1.0.0-beta.67, a Kptfile asking to
+// save a failed render gets the mutators' output written, and kpt's line
+// on how far it got before the results note; as beta.56 nothing is written.
+func TestRunRenderSavesOnFailure(t *testing.T) {
+	kf := strings.Replace(renderKptfile, "  annotations:\n", "  annotations:\n    kpt.dev/save-on-render-failure: \"true\"\n", 1) +
+		"  validators:\n    - image: starlark:v0.5.0\n      configMap:\n        source: fail(\"denied\")\n"
+	for _, kpt := range []string{"v1.0.0-beta.67", "v1.0.0-beta.56"} {
+		dir := writePkg(t, map[string]string{"Kptfile": kf, "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"})
+		results := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		err := runRender(context.Background(), []string{dir, "--kpt", kpt, "--results-dir", results}, &stdout, &stderr)
+		if !errors.As(err, new(reportedError)) {
+			t.Fatalf("%s: want the failure, printed, got %v\n%s", kpt, err, stderr.String())
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "cm.yaml"))
+		summary := "Partially executed 1 function(s) in 1 package(s).\nFor complete results, see "
+		if kpt == "v1.0.0-beta.56" {
+			if strings.Contains(string(b), "namespace") || strings.Contains(stderr.String(), "Partially") {
+				t.Errorf("beta.56 saved a failed render:\n%s\n%s", b, stderr.String())
+			}
+			continue
+		}
+		if !strings.Contains(string(b), "namespace: shop") || !strings.Contains(stderr.String(), summary) {
+			t.Errorf("beta.67: cm.yaml\n%s\nstderr:\n%s", b, stderr.String())
+		}
+	}
+}
+
 // TestRunRenderUnknownImage: an image porchbot has no built-in for fails the
 // render with one message, shown once, under the function.
 func TestRunRenderUnknownImage(t *testing.T) {

@@ -144,6 +144,12 @@ type Render struct {
 	// Kpt is the kpt release whose render to reproduce (KptReleases; ""
 	// the render's default).
 	Kpt string
+	// PushOnFailure: a draft whose render failed, and whose root Kptfile
+	// asks kpt to save a failed render (kpt.dev/save-on-render-failure,
+	// with a Kpt release that reads it), gets what the render had rendered
+	// up to the failure pushed as the bot's Render commit, for debugging
+	// (Porch's porch.kpt.dev/push-on-render-failure). The check still fails.
+	PushOnFailure bool
 	// Mutators and Validators are repository-wide guardrail functions
 	// (kpt Function entries).
 	Mutators   []kptfile.Function

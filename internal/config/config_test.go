@@ -25,7 +25,7 @@ func TestDefault(t *testing.T) {
 	if c.Packages.Root != "" || c.Packages.DeploymentBranch != "" || c.Packages.Deployment ||
 		c.Lifecycle.PublishOn != PublishOnMerge || !c.Lifecycle.Releases || c.Lifecycle.IndexBranch != DefaultIndexBranch ||
 		c.Approvals.Required != 1 || len(c.Approvals.Approvers) != 0 || c.Approvals.AllowSelfApproval ||
-		c.Render.OnDraftPush != OnDraftPushCommit || len(c.Render.Mutators) != 0 || len(c.Functions.Exec) != 0 ||
+		c.Render.OnDraftPush != OnDraftPushCommit || c.Render.PushOnFailure || len(c.Render.Mutators) != 0 || len(c.Functions.Exec) != 0 ||
 		!reflect.DeepEqual(c.Updates.Labels, []string{"porch/update"}) || len(c.Updates.Reviewers) != 0 ||
 		c.Updates.PRConcurrentLimit != 10 || c.Updates.Automerge || c.Updates.Strategy != "" ||
 		c.Updates.OnConflict != ConflictUpstream || len(c.Variants) != 0 {
@@ -78,7 +78,7 @@ func TestParseFull(t *testing.T) {
 		Lifecycle: Lifecycle{PublishOn: PublishOnNever, Releases: false, IndexBranch: DefaultIndexBranch},
 		Approvals: Approvals{Required: 2, AllowSelfApproval: true, Approvers: []UserOrTeam{
 			{Login: "alice"}, {Org: "org", Team: "platform"}, {Login: "renovate[bot]"}}},
-		Render: Render{OnDraftPush: OnDraftPushCheck, Kpt: "v1.0.0-beta.67",
+		Render: Render{OnDraftPush: OnDraftPushCheck, Kpt: "v1.0.0-beta.67", PushOnFailure: true,
 			Mutators:   []kptfile.Function{{Image: "gcr.io/kpt-fn/set-labels:v0.2.0", ConfigMap: map[string]string{"team": "platform"}}},
 			Validators: []kptfile.Function{{Exec: "kubeconform", Selectors: []kptfile.Selector{{Kind: "Deployment"}}}}},
 		Functions: Functions{Exec: map[string]string{"kubeconform": "/usr/local/bin/kubeconform"}},

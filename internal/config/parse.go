@@ -21,7 +21,7 @@ var (
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
 	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
-	renderFields    = []string{"onDraftPush", "kpt", "mutators", "validators"}
+	renderFields    = []string{"onDraftPush", "kpt", "pushOnFailure", "mutators", "validators"}
 	functionsFields = []string{"exec"}
 	dashboardFields = []string{"enabled"}
 	flowsFields     = []string{"allowWiderReaders"}

@@ -183,6 +183,11 @@ func (d *decoder) render(n *yaml.Node) {
 			d.cfg.Render.Kpt = s
 		}
 	}
+	if v := f["pushOnFailure"]; v != nil {
+		if b, ok := d.r.Bool(v, "render.pushOnFailure"); ok {
+			d.cfg.Render.PushOnFailure = b
+		}
+	}
 	if v := f["mutators"]; v != nil {
 		d.cfg.Render.Mutators = kptfile.DecodeFunctions(d.r, v, "render.mutators")
 		d.checkExecRefs(v, "render.mutators")

@@ -94,6 +94,8 @@ func TestParseBadFiles(t *testing.T) {
 			`.github/porchbot.yaml:3:23: lifecycle.releases: must be true or false, got string "yes"`}},
 		{"kpt", minimal + "render: {kpt: v1.0.0-beta.60}\n", []string{
 			`.github/porchbot.yaml:3:15: render.kpt: must be one of v1.0.0-beta.56, v1.0.0-beta.67, got "v1.0.0-beta.60" (did you mean "v1.0.0-beta.67"?)`}},
+		{"pushOnFailure", minimal + "render: {pushOnFailure: sometimes}\n", []string{
+			`.github/porchbot.yaml:3:25: render.pushOnFailure: must be true or false, got string "sometimes"`}},
 		{"onDraftPush", minimal + "render: {onDraftPush: push}\n", []string{
 			`.github/porchbot.yaml:3:23: render.onDraftPush: must be one of commit, check, got "push"`}},
 		{"approvers", minimal + "approvals:\n  approvers: [alice, \"@org/\", \"@-x/t\", \"bob smith\", \"-bob\", \"@acme/Plat form\", ALICE]\n", []string{

@@ -1,6 +1,10 @@
 package kptfile
 
-import "github.com/porchbot/porchbot/internal/strictyaml"
+import (
+	"strings"
+
+	"github.com/porchbot/porchbot/internal/strictyaml"
+)
 
 // Identity of a Kptfile.
 const (
@@ -11,7 +15,22 @@ const (
 	// LocalConfigAnnotation marks a resource as local to kpt (not applied
 	// to a cluster); kpt pkg init sets it to "true" on the Kptfile.
 	LocalConfigAnnotation = "config.kubernetes.io/local-config"
+
+	// SaveOnRenderFailureAnnotation, "true" on the root Kptfile, asks kpt
+	// (from v1.0.0-beta.67) to write what a failed render had rendered up
+	// to the failure, for debugging.
+	SaveOnRenderFailureAnnotation = "kpt.dev/save-on-render-failure"
+	// BFSRenderingAnnotation, "true" on the root Kptfile, asks kpt (from
+	// v1.0.0-beta.67) to render top-down: a package before its
+	// subpackages, each seeing itself and its descendants.
+	BFSRenderingAnnotation = "kpt.dev/bfs-rendering"
 )
+
+// AnnotationTrue reports whether the Kptfile's annotation key says "true"
+// as kpt reads a condition (any case).
+func (k *Kptfile) AnnotationTrue(key string) bool {
+	return k != nil && strings.EqualFold(k.Metadata.Annotations[key], "true")
+}
 
 // oldAPIGroup is the group of the Kptfile schemas before v1 (v1alpha1,
 // v1alpha2), which kpt v1 refuses.

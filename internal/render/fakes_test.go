@@ -135,3 +135,15 @@ func benchResolver() Resolver {
 		"set-annotations": fakeSetAnnotations, "set-image": fakeSetImage,
 	})
 }
+
+// fakeDropConfigMaps removes every ConfigMap.
+var fakeDropConfigMaps = framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
+	var keep []*yaml.RNode
+	for _, it := range rl.Items {
+		if it.GetKind() != "ConfigMap" {
+			keep = append(keep, it)
+		}
+	}
+	rl.Items = keep
+	return nil
+})

@@ -55,6 +55,11 @@ func ParseKptRelease(s string) (KptRelease, error) {
 // itself in the root Kptfile.
 func (r KptRelease) WritesRenderStatus() bool { return r == KptBeta67 }
 
+// ReadsRenderAnnotations reports whether the release honours the root
+// Kptfile's kpt.dev/save-on-render-failure and kpt.dev/bfs-rendering
+// (kpt added both after v1.0.0-beta.56).
+func (r KptRelease) ReadsRenderAnnotations() bool { return r == KptBeta67 }
+
 // imagePrefix is where the release looks for an image named without a
 // registry (kpt's runneroptions.ResolveToImage).
 func (r KptRelease) imagePrefix() string {

@@ -83,7 +83,7 @@ func Render(ctx context.Context, fsys filesys.FileSystem, pkgPath string, opts O
 		res.stats.replays++
 		err = unwrapKyaml(r.run())
 	}
-	res.Packages, res.Kpt = r.pkgCount, opts.Kpt.orDefault()
+	res.Packages, res.Kpt, res.BreadthFirst = r.pkgCount, opts.Kpt.orDefault(), r.breadthFirst
 	if opts.Kpt.orDefault().WritesRenderStatus() && opts.Output == nil {
 		if serr := writeRenderStatus(fsys, root, res, err); serr != nil && err == nil {
 			err = serr
@@ -132,12 +132,13 @@ func (r *renderer) run() error {
 	if err != nil {
 		return err
 	}
-	out, err := hydrator{r}.Filter(nodes)
-	if err != nil {
-		return err
+	out, failed := hydrator{r}.Filter(nodes)
+	if failed != nil && (!r.res.SavedOnFailure || r.opts.Output != nil) {
+		// kpt writes a failed render only in place, and only saving on failure
+		return failed
 	}
 	if err := reconcile(out, snap); err != nil {
-		return err
+		return errors.Join(failed, err)
 	}
 	r.shapeSlab, r.marks = nil, nil // no function runs any more: the writer need not keep them
 	if r.largestCopy > bigCopy || (r.res.stats.inPlace > 0 && r.shapeHint <= bigCopy) {
@@ -152,6 +153,12 @@ func (r *renderer) run() error {
 	}
 	if r.opts.Output != nil {
 		return r.opts.Output(out)
+	}
+	if failed != nil {
+		if err := (treeWriter{r}).Write(out); err != nil {
+			return fmt.Errorf("failed to save resources: %w (original render error: %w)", err, failed)
+		}
+		return failed
 	}
 	return treeWriter{r}.Write(out)
 }
@@ -214,6 +221,11 @@ type renderer struct {
 	pkgCount   int
 	inputFiles map[string]bool
 
+	// the root Kptfile's render annotations (save_on_failure.go), and what
+	// the root had gathered when a render saving on failure failed
+	saveOnFailure, breadthFirst bool
+	partial                     []*yaml.RNode
+
 	marks       []*yaml.Node // stableUnshared's scratch space
 	largestCopy int          // most nodes the in-memory path copied for one function
 	readBytes   int64        // bytes of the files the direct reader read
@@ -253,6 +265,7 @@ func (t treeReader) Read() ([]*yaml.RNode, error) {
 		return nil, err
 	}
 	r.rootPkg = rootPkg
+	r.readRenderAnnotations(rootPkg)
 	var all []*yaml.RNode
 	var walk func(p *pkgNode) error
 	walk = func(p *pkgNode) error {
@@ -296,9 +309,24 @@ func (h hydrator) Filter(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
 		p, _ := annotation(annotationsOf(n), pkgPathAnnotation)
 		byPkg[p] = append(byPkg[p], n)
 	}
-	out, err := r.hydrate(r.rootPkg, byPkg)
+	hydrate := func() ([]*yaml.RNode, error) { return r.hydrate(r.rootPkg, byPkg) }
+	if r.breadthFirst {
+		hydrate = func() ([]*yaml.RNode, error) { return r.hydrateBreadthFirst(byPkg) }
+	}
+	out, err := hydrate()
 	if err != nil {
-		return nil, err
+		if !r.saveOnFailure {
+			return nil, err
+		}
+		// kpt writes what the root had gathered, and fails
+		r.res.SavedOnFailure = true
+		if aerr := r.adjustRelPaths(r.partial); aerr != nil {
+			return nil, err
+		}
+		if !r.opts.NoAttribution && os.Getenv("KPT_DISABLE_ATTRIBUTION") == "" {
+			attribute(r.partial)
+		}
+		return r.partial, err
 	}
 	if skipped := r.res.Skipped(); len(skipped) > 0 {
 		names := make([]string, len(skipped))
@@ -456,6 +484,10 @@ func (r *renderer) hydrate(pkg *pkgNode, byPkg map[string][]*yaml.RNode) ([]*yam
 	for _, sub := range pkg.subs {
 		out, err := r.hydrate(sub, byPkg)
 		if err != nil {
+			if r.saveOnFailure && out != nil {
+				// kpt keeps what this package gathered and returns nothing up
+				r.keepPartial(pkg, append(append(input, out...), byPkg[pkg.abs]...))
+			}
 			return nil, err
 		}
 		input = append(input, out...)
@@ -463,7 +495,15 @@ func (r *renderer) hydrate(pkg *pkgNode, byPkg map[string][]*yaml.RNode) ([]*yam
 	r.enterPackage(pkg)
 	local := byPkg[pkg.abs]
 	input = append(input, local...)
-	return r.runPipeline(pkg, input, local)
+	out, err := r.runPipeline(pkg, input, local)
+	if err != nil && r.saveOnFailure {
+		if out == nil {
+			out = input // failed before any function ran
+		}
+		r.keepPartial(pkg, out)
+		return out, err
+	}
+	return out, err
 }
 
 // localResources reads the package's own resources (not its subpackages').
@@ -507,9 +547,12 @@ func (r *renderer) runPipeline(pkg *pkgNode, input, local []*yaml.RNode) ([]*yam
 	}
 	out, err := r.runMutators(pkg, input)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	if err := r.runValidators(pkg, out); err != nil {
+		if r.saveOnFailure {
+			return out, err // a validator changes nothing: the mutators' output stands
+		}
 		return nil, err
 	}
 	return out, nil
@@ -556,7 +599,7 @@ func (r *renderer) runMutators(pkg *pkgNode, input []*yaml.RNode) ([]*yaml.RNode
 		selected := selectInput(input, fn.Selectors, fn.Exclude)
 		out, err := pipeline(selected, run)
 		if err != nil {
-			return nil, err
+			return r.failedInput(input), err
 		}
 		if selective {
 			input = mergeWithInput(out, selected, input)

@@ -53,7 +53,7 @@ func writeRenderStatus(fsys filesys.FileSystem, root string, res *Result, render
 		cond = kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionFalse, Reason: kfile.ReasonRenderFailed, Message: subpkg}
 	} else if renderErr != nil && (!errors.Is(renderErr, ErrIncomplete) || failed != nil) {
 		cond = kfile.Condition{Type: kfile.ConditionRendered, Status: kfile.ConditionFalse, Reason: kfile.ReasonRenderFailed,
-			Message: renderFailedMessage(failed, renderErr)}
+			Message: renderFailedMessage(failed, renderErr, res.BreadthFirst)}
 		if rs != nil {
 			rs.Summarize()
 		}
@@ -68,7 +68,7 @@ func writeRenderStatus(fsys filesys.FileSystem, root string, res *Result, render
 	if err := fsys.WriteFile(path, out); err != nil {
 		return fmt.Errorf("write the render status to %s: %w", kfile.FileName, err)
 	}
-	if renderErr == nil && !slices.Contains(res.Changed, kfile.FileName) {
+	if (renderErr == nil || res.SavedOnFailure) && !slices.Contains(res.Changed, kfile.FileName) {
 		res.Changed = append(res.Changed, kfile.FileName)
 		slices.Sort(res.Changed)
 	}
@@ -156,7 +156,10 @@ func renderStatusOf(steps []Step) (*kfile.RenderStatus, *Step) {
 // "already handled error" (a function that ran and failed said why
 // itself) or why the function could not run; any other failure is its
 // error, after the package it happened in.
-func renderFailedMessage(failed *Step, err error) string {
+//
+// Rendering breadth-first, kpt names the root first and the failed
+// package inside: "pkg.render: pkg .:\n\tpipeline.run: pkg ./sub: …".
+func renderFailedMessage(failed *Step, err error, breadthFirst bool) string {
 	if failed == nil {
 		var pe *PackageError
 		if errors.As(err, &pe) {
@@ -172,6 +175,13 @@ func renderFailedMessage(failed *Step, err error) string {
 	reason := handledError
 	if failed.ExitCode == 0 && len(failed.Results) == 0 && failed.Message != "" {
 		reason = failed.Message
+	}
+	if breadthFirst {
+		inner := ""
+		if p := kptPackagePath(failed.Package); p != "." {
+			inner = "pkg " + p + ": "
+		}
+		return "pkg.render: pkg .:\n\tpipeline.run: " + inner + reason
 	}
 	return "pkg.render: pkg " + kptPackagePath(failed.Package) + ":\n\tpipeline.run: " + reason
 }

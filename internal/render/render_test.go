@@ -178,9 +178,11 @@ func TestSelectiveMutationMergesBack(t *testing.T) {
 	}
 }
 
-func TestFailureWritesNothing(t *testing.T) {
-	files := map[string]string{
-		"Kptfile": kptfile("fail", `pipeline:
+// failureTree is a root whose validator "policy" fails after set-namespace
+// ran, a subpackage, and one whose function drops its only ConfigMap.
+func failureTree(rootKptfile func(name, pipeline string) string) map[string]string {
+	return map[string]string{
+		"Kptfile": rootKptfile("fail", `pipeline:
   mutators:
     - image: set-namespace
       configMap:
@@ -194,20 +196,17 @@ func TestFailureWritesNothing(t *testing.T) {
 		"drop/Kptfile":   kptfile("drop", "pipeline:\n  mutators:\n    - image: drop-all-cm\n"),
 		"drop/only.yaml": cm("gone"),
 	}
+}
+
+// failureResolver resolves failureTree's functions.
+var failureResolver = fakeResolver(map[string]framework.ResourceListProcessor{
+	"set-namespace": fakeSetNamespace, "policy": fakeFail, "drop-all-cm": fakeDropConfigMaps,
+})
+
+func TestFailureWritesNothing(t *testing.T) {
+	files := failureTree(kptfile)
 	fs, root := memPkg(t, files)
-	dropAll := framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
-		var keep []*yaml.RNode
-		for _, it := range rl.Items {
-			if it.GetKind() != "ConfigMap" {
-				keep = append(keep, it)
-			}
-		}
-		rl.Items = keep
-		return nil
-	})
-	res, err := Render(context.Background(), fs, root, Options{Resolve: fakeResolver(map[string]framework.ResourceListProcessor{
-		"set-namespace": fakeSetNamespace, "policy": fakeFail, "drop-all-cm": dropAll,
-	})})
+	res, err := Render(context.Background(), fs, root, Options{Resolve: failureResolver})
 	var fe *FunctionError
 	if !errors.As(err, &fe) || fe.Function != "policy" {
 		t.Fatalf("err = %v, want the policy function's failure", err)

@@ -129,9 +129,17 @@ type Result struct {
 	Steps []Step `json:"steps"`
 	// Changed lists files written (created or modified), slash-separated and
 	// relative to the package; Deleted lists files removed. Both are sorted and
-	// empty unless the render succeeded completely.
+	// empty unless the render succeeded completely (or SavedOnFailure).
 	Changed []string `json:"changed,omitempty"`
 	Deleted []string `json:"deleted,omitempty"`
+	// SavedOnFailure: the render failed and, as the root Kptfile's
+	// kpt.dev/save-on-render-failure asked (a kpt release that reads it),
+	// what it had rendered up to the failure was written: Changed lists
+	// those files, and no file was deleted.
+	SavedOnFailure bool `json:"savedOnFailure,omitempty"`
+	// BreadthFirst: the packages rendered top-down, as the root Kptfile's
+	// kpt.dev/bfs-rendering asked.
+	BreadthFirst bool `json:"breadthFirst,omitempty"`
 	// Packages is the number of packages rendered (the root and its subpackages).
 	Packages int `json:"packages"`
 	// Kpt is the kpt release whose render this one reproduced.

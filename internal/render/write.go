@@ -84,7 +84,7 @@ func (r *renderer) write(nodes []*yaml.RNode) (changed, deleted []string, err er
 	}
 	var prune []string
 	for f := range r.inputFiles {
-		if !outputFiles[f] {
+		if !outputFiles[f] && !r.res.SavedOnFailure { // a failed render's partial result deletes nothing
 			prune = append(prune, f)
 		}
 	}

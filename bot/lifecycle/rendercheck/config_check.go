@@ -157,6 +157,9 @@ func configSummary(cfg *config.Config) string {
 	fmt.Fprintf(&b, "| lifecycle.publishOn | %s |\n", mdquote.CodeCell(cfg.Lifecycle.PublishOn))
 	fmt.Fprintf(&b, "| approvals | %d from %s (self-approval %v) |\n", cfg.Approvals.Required, mdquote.Text(who), cfg.Approvals.AllowSelfApproval)
 	fmt.Fprintf(&b, "| render.onDraftPush | %s |\n", mdquote.CodeCell(cfg.Render.OnDraftPush))
+	if cfg.Render.PushOnFailure {
+		fmt.Fprintf(&b, "| render.pushOnFailure | %s |\n", mdquote.CodeCell("true"))
+	}
 	fmt.Fprintf(&b, "| render guardrails | %d mutator(s), %d validator(s) |\n", len(cfg.Render.Mutators), len(cfg.Render.Validators))
 	fmt.Fprintf(&b, "| functions.exec | %d declared |\n", len(cfg.Functions.Exec))
 	fmt.Fprintf(&b, "| variants | %d |\n", len(cfg.Variants))

@@ -183,12 +183,24 @@ func renderDraftAt(ctx context.Context, s *core.Session, api CheckRunAPI, req Re
 	}
 	*facts = run.facts(pkg, dir, head)
 	out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
-	if !commitMode || run.missing || run.Err != nil || len(run.changes) == 0 {
+	pushSaved := commitMode && run.Err != nil && len(run.savedChanges) > 0 && s.Config != nil && s.Config.Render.PushOnFailure
+	if !pushSaved && (!commitMode || run.missing || run.Err != nil || len(run.changes) == 0) {
 		return nil, nil
 	}
 	own, err := isBotRenderCommit(ctx, s, head, pkg, opts.Identity)
 	if err != nil {
 		return nil, err
+	}
+	if pushSaved {
+		if own {
+			return nil, nil // a failed render of the bot's own commit: it failed, and that is reported
+		}
+		facts.Changes, facts.Saved = run.savedChanges, true
+		*files = run.saved
+		return &core.PackageCommit{Parent: head,
+			Dir: dir, Files: run.saved, Message: savedRenderCommitMessage(pkg, head, run.savedChanges),
+			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
+				Task: &packages.Task{Type: packages.TaskRender}}}, nil
 	}
 	if own {
 		s.Log.WithFields(map[string]any{"package": pkg, "ref": req.Branch, "files": out.Differs}).
@@ -220,8 +232,25 @@ func isBotRenderCommit(ctx context.Context, s *core.Session, commit plumbing.Has
 // renderCommitMessage is "Render <package>" and a body naming the rendered
 // commit and the files the render changed (at most 20).
 func renderCommitMessage(pkg string, rendered plumbing.Hash, changes []treediff.Change) string {
+	return listedCommitMessage("Render "+pkg,
+		fmt.Sprintf("porchbot rendered %s with the Kptfile pipeline:", words.ShortSHA(rendered.String())), changes)
+}
+
+// savedRenderCommitMessage is "Render <package> (failed)" and a body
+// saying why a failed render was pushed, naming the files it changed (at
+// most 20).
+func savedRenderCommitMessage(pkg string, rendered plumbing.Hash, changes []treediff.Change) string {
+	return listedCommitMessage("Render "+pkg+" (failed)",
+		fmt.Sprintf("porchbot rendered %s with the Kptfile pipeline, and the render failed.\n"+
+			"The Kptfile's kpt.dev/save-on-render-failure and render.pushOnFailure ask\n"+
+			"for what it rendered up to the failure, for debugging:", words.ShortSHA(rendered.String())), changes)
+}
+
+// listedCommitMessage is subject, a blank line, intro and the changes, one
+// line each (at most 20).
+func listedCommitMessage(subject, intro string, changes []treediff.Change) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Render %s\n\nporchbot rendered %s with the Kptfile pipeline:\n", pkg, words.ShortSHA(rendered.String()))
+	fmt.Fprintf(&b, "%s\n\n%s\n", subject, intro)
 	for i, c := range changes {
 		if i == 20 {
 			fmt.Fprintf(&b, "- … and %d more\n", len(changes)-20)

@@ -148,7 +148,12 @@ type RenderRun struct {
 	Err              error             // the pipeline failed or was incomplete, or the package could not be read
 	Out              map[string][]byte // the rendered package (when err is nil)
 	changes          []treediff.Change // out against files
-	hint             string            // which exec functions may run
+	// saved is what a failed render wrote as the root Kptfile's
+	// kpt.dev/save-on-render-failure asked (render.Result.SavedOnFailure),
+	// and savedChanges it against files
+	saved        map[string][]byte
+	savedChanges []treediff.Change
+	hint         string // which exec functions may run
 }
 
 func (r *RenderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
@@ -208,13 +213,18 @@ func (run *RenderRun) Render(ctx context.Context, s *core.Session, dir string, f
 	}
 	if run.Err == nil {
 		run.changes = treediff.Files(run.Files, run.Out).Changes()
+	} else if run.Out != nil {
+		run.saved, run.Out = run.Out, nil
+		run.savedChanges = treediff.Files(run.Files, run.saved).Changes()
 	}
 	return nil
 }
 
 // renderFiles renders a package's files in memory and returns the rendered
 // files. Every failure is returned as the render's error, a panic of the
-// engine included, so that it reaches the check run.
+// engine included, so that it reaches the check run; a failed render that
+// saved what it had rendered (render.Result.SavedOnFailure) returns those
+// files with its error.
 func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files map[string][]byte, ropts render.Options) (res *render.Result, out map[string][]byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -228,6 +238,11 @@ func renderFiles(ctx context.Context, log logrus.FieldLogger, dir string, files 
 	}
 	res, err = render.Render(ctx, fsys.FS, fsys.Root, ropts)
 	if err != nil {
+		if res != nil && res.SavedOnFailure {
+			if out, ferr := fsys.Files(); ferr == nil {
+				return res, out, err
+			}
+		}
 		return res, nil, err
 	}
 	out, err = fsys.Files()

@@ -39,6 +39,9 @@ type renderFacts struct {
 	// Changes are the files the rendered result changes with respect to
 	// the content at Rendered.
 	Changes []treediff.Change
+	// Saved: the render failed and Pushed is what it had rendered up to
+	// the failure (render.pushOnFailure); Changes are its files.
+	Saved bool
 	// Loop: Rendered is the bot's own Render commit and rendering it again
 	// changes it (a pipeline that is not idempotent); nothing was pushed.
 	Loop bool
@@ -106,6 +109,12 @@ func renderReport(f renderFacts) core.CheckReport {
 		}
 		if f.ExecHint != "" && mentionsExec(steps) {
 			fmt.Fprintf(&sum, "\n%s\n", f.ExecHint)
+		}
+		if f.Saved && f.Pushed {
+			fmt.Fprintf(&sum, "\nAs the Kptfile's %s and %s ask, porchbot pushed %s (\"Render %s (failed)\") on top of %s: "+
+				"what the render had rendered up to the failure, for debugging. Fix the pipeline and push again.\n",
+				mdquote.Code("kpt.dev/save-on-render-failure"), mdquote.Code("render.pushOnFailure"),
+				words.ShortSHA(f.Head.String()), mdquote.Text(f.Package), words.ShortSHA(f.Rendered.String()))
 		}
 	case f.Loop:
 		rep.Title = fmt.Sprintf("Render of %s is not stable", f.Package)
