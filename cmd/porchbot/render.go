@@ -83,7 +83,8 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("invalid argument %q for \"--image-pull-policy\" flag: must be one of: Always, IfNotPresent, Never", p)
 		}
 	}
-	if _, err := os.Lstat(dir); err != nil {
+	dir, err = resolveSymlink(dir, stderr)
+	if err != nil {
 		return err
 	}
 	release, err := render.ParseKptRelease(*kpt)
@@ -205,4 +206,19 @@ func partialSummary(res *render.Result) string {
 		return fmt.Sprintf("Failed to execute any functions in %d package(s).", res.Packages)
 	}
 	return fmt.Sprintf("Partially executed %d function(s) in %d package(s).", ran, res.Packages)
+}
+
+// resolveSymlink is the package path kpt renders for dir: the directory a
+// symlink names, with kpt's warning that symlinks inside the package are
+// not followed (kpt's argutil.ResolveSymlink).
+func resolveSymlink(dir string, stderr io.Writer) (string, error) {
+	fi, lerr := os.Lstat(dir)
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	if lerr == nil && fi.Mode().Type() == os.ModeSymlink {
+		fmt.Fprintf(stderr, "[WARN] resolved symlink %q to %q, please note that the symlinks within the package are ignored\n", dir, resolved)
+	}
+	return resolved, nil
 }

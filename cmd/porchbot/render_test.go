@@ -151,6 +151,28 @@ func TestRunRenderSavesOnFailure(t *testing.T) {
 	}
 }
 
+// TestRunRenderThroughSymlink: as kpt, a package path that is a symlink
+// renders the directory it names, with kpt's warning, under its name.
+func TestRunRenderThroughSymlink(t *testing.T) {
+	dir := writePkg(t, map[string]string{"Kptfile": renderKptfile, "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"})
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := runRender(context.Background(), []string{link}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	resolved, _ := filepath.EvalSymlinks(dir)
+	want := fmt.Sprintf("[WARN] resolved symlink %q to %q, please note that the symlinks within the package are ignored\nPackage %q: \n", link, resolved, filepath.Base(dir))
+	if !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to begin\n%s", stderr.String(), want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "cm.yaml")); !strings.Contains(string(b), "namespace: shop") {
+		t.Errorf("the symlink's package is not rendered:\n%s", b)
+	}
+}
+
 // TestRunRenderUnknownImage: an image porchbot has no built-in for fails the
 // render with one message, shown once, under the function.
 func TestRunRenderUnknownImage(t *testing.T) {
