@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	goerrors "github.com/go-errors/errors"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -580,6 +581,9 @@ func (r *renderer) runMutators(pkg *pkgNode, input []*yaml.RNode) ([]*yaml.RNode
 			run.recordSkip()
 			continue
 		}
+		if run.unrunnable != nil {
+			return r.failedInput(input), run.fail(time.Now(), run.unrunnable)
+		}
 		fn := fns[i]
 		if fn.ConfigPath != "" {
 			// the config is the package's resource, as mutated so far
@@ -644,6 +648,9 @@ func (r *renderer) runValidators(pkg *pkgNode, input []*yaml.RNode) error {
 		if run.skip != "" {
 			run.recordSkip()
 			continue
+		}
+		if run.unrunnable != nil {
+			return run.fail(time.Now(), run.unrunnable)
 		}
 		clones := make([]*yaml.RNode, len(selected))
 		for j, n := range selected {

@@ -490,6 +490,34 @@ func TestUnsupportedImage(t *testing.T) {
 	}
 }
 
+// TestUnsupportedImageFailsAtItsTurn: as kpt, which pulls an image only
+// when its turn comes, the functions before an image porchbot cannot run
+// run first; a tag: constraint no release meets fails before anything
+// runs, as kpt resolves it first.
+func TestUnsupportedImageFailsAtItsTurn(t *testing.T) {
+	pipeline := "pipeline:\n  mutators:\n    - image: set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n    - image: ghcr.io/acme/frobnicate:v1\n"
+	fs, root := memPkg(t, map[string]string{"Kptfile": kptfile("x", pipeline), "r.yaml": cm("a")})
+	res, err := Render(context.Background(), fs, root, Options{})
+	if err == nil || len(res.Steps) != 2 || res.Steps[0].Status != StepOK || res.Steps[1].Status != StepFailed ||
+		!strings.Contains(res.Steps[1].Message, "frobnicate") {
+		t.Fatalf("err %v, steps %+v", err, res.Steps)
+	}
+	if b := treeFiles(t, fs, root)["r.yaml"]; strings.Contains(string(b), "namespace") {
+		t.Errorf("a failed render wrote:\n%s", b)
+	}
+	saving := strings.Replace(kptfile("x", pipeline), "  annotations:\n", "  annotations:\n    kpt.dev/save-on-render-failure: \"true\"\n", 1)
+	fs, root = memPkg(t, map[string]string{"Kptfile": saving, "r.yaml": cm("a")})
+	if res, err = Render(context.Background(), fs, root, Options{Kpt: KptBeta67}); err == nil || !res.SavedOnFailure ||
+		!strings.Contains(string(treeFiles(t, fs, root)["r.yaml"]), "namespace: prod") {
+		t.Errorf("saved on failure: %v %v\n%s", err, res.SavedOnFailure, treeFiles(t, fs, root)["r.yaml"])
+	}
+	constrained := "pipeline:\n  mutators:\n    - image: set-labels\n      configMap:\n        a: b\n    - image: set-namespace\n      tag: \"~9.9\"\n"
+	fs, root = memPkg(t, map[string]string{"Kptfile": kptfile("x", constrained), "r.yaml": cm("a")})
+	if res, err = Render(context.Background(), fs, root, Options{}); err == nil || len(res.Steps) != 1 || res.Steps[0].Status != StepFailed {
+		t.Errorf("an unmet tag constraint: err %v, steps %+v", err, res.Steps)
+	}
+}
+
 func TestKptfileErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ kf, want string }{
 		"unknown field":   {"apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: x\npipeline:\n  mutators:\n    - image: set-labels\n      args: [a]\n", `unknown field "args" in pipeline.mutators[0]`},

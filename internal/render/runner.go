@@ -62,6 +62,9 @@ type fnRun struct {
 	bare   builtins.Bare // proc's body alone, for the in-memory path
 	stream streamRunner
 	skip   string
+	// unrunnable: an image porchbot cannot run, which fails when its turn
+	// comes (kpt would pull it then), the functions before it having run
+	unrunnable error
 	// announced is set once Progress.Start heard of the function
 	announced bool
 	// selected is how many resources a function with selectors or
@@ -119,6 +122,13 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		err = &UnsupportedFunctionError{Function: fn, Reason: "not supported", Supported: SupportedFunctions()}
 	}
 	if err != nil {
+		if fn.Image != "" && fn.Tag == "" {
+			// kpt makes an image's runner without pulling it (a tag:
+			// constraint is resolved then, against the registry's tags)
+			// and fails where the pull or the run fails: so does porchbot
+			run.unrunnable = err
+			return run, nil
+		}
 		return nil, run.fail(time.Now(), err)
 	}
 	if r.opts.Sandbox != nil {
