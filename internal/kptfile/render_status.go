@@ -87,7 +87,7 @@ func WriteRenderStatus(data []byte, cond Condition, rs *RenderStatus) ([]byte, e
 	st.Conditions = append(st.Conditions, cond)
 	st.RenderStatus = rs
 	k.Status = &st
-	return Marshal(&k)
+	return marshalStatus(&k)
 }
 
 // ClearRenderStatus drops what a render recorded (the Rendered condition,
