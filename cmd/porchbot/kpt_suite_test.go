@@ -110,6 +110,7 @@ func TestKptFnRenderSuites(t *testing.T) {
 			suite := filepath.Join(root, string(rel))
 			differs := kptDiffers(t, filepath.Join(root, string(rel)+".differs"))
 			shim := kptShim(t, bin, rel)
+			e2e := kptE2EDir(t, suite)
 			cases := kptSuiteCases(t, suite)
 			var mu sync.Mutex
 			matched := 0
@@ -117,7 +118,7 @@ func TestKptFnRenderSuites(t *testing.T) {
 				for _, c := range cases {
 					t.Run(c, func(t *testing.T) {
 						t.Parallel()
-						err := runKptCase(t, bin, shim, rel, filepath.Join(suite, filepath.FromSlash(c)))
+						err := runKptCase(t, bin, shim, e2e, rel, filepath.Join(suite, filepath.FromSlash(c)))
 						why, listed := differs[c]
 						switch {
 						case err == nil && listed:
@@ -163,7 +164,26 @@ func kptShim(t *testing.T, bin string, rel render.KptRelease) string {
 // setup.sh run, then exec.sh or `porchbot render` with the case's flags;
 // exit code, stderr (contains), stdout (contains), results.yaml and the
 // git diff against the first commit compared.
-func runKptCase(t *testing.T, bin, shim string, rel render.KptRelease, dir string) error {
+// kptE2EDir is where kpt's runner runs `kpt fn render`: kpt's e2e
+// directory, whose testdata/fn-render is the suite (a case's exec path may
+// be relative to it).
+func kptE2EDir(t *testing.T, suite string) string {
+	t.Helper()
+	abs, err := filepath.Abs(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "testdata", "fn-render")); err != nil {
+		t.Skipf("kpt's suites need a symlink to stand for kpt's e2e directory: %v", err)
+	}
+	return dir
+}
+
+func runKptCase(t *testing.T, bin, shim, e2e string, rel render.KptRelease, dir string) error {
 	var cfg kptCaseConfig
 	raw, err := os.ReadFile(filepath.Join(dir, ".expected", "config.yaml"))
 	if err != nil {
@@ -248,6 +268,7 @@ func runKptCase(t *testing.T, bin, shim string, rel render.KptRelease, dir strin
 			args = append(args, "--truncate-output=false")
 		}
 		cmd = exec.Command(bin, args...)
+		cmd.Dir = e2e
 	}
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer

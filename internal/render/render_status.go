@@ -121,12 +121,14 @@ func renderStatusOf(steps []Step) (*kfile.RenderStatus, *Step) {
 			}
 			break
 		}
-		r := kfile.PipelineStepResult{Name: s.Name, Image: s.written, ExecPath: s.Exec}
+		// a function that passed has what it wrote to stderr recorded as
+		// it wrote it; one that failed, trimmed (kpt's exec error)
+		r := kfile.PipelineStepResult{Name: s.Name, Image: s.written, ExecPath: s.Exec, Stderr: s.Stderr}
 		if s.Status == StepFailed {
 			failed = s
 			r.ExitCode = max(s.ExitCode, 1)
 			if s.ExitCode == 0 && len(s.Results) == 0 {
-				r.ExecutionError = s.Message // it never ran
+				r.ExecutionError, r.Stderr = s.Message, "" // it never ran
 			} else {
 				r.Stderr = strings.TrimSpace(s.Stderr)
 			}
