@@ -134,8 +134,7 @@ func (r *renderer) run() error {
 		return err
 	}
 	out, failed := hydrator{r}.Filter(nodes)
-	if failed != nil && (!r.res.SavedOnFailure || r.opts.Output != nil) {
-		// kpt writes a failed render only in place, and only saving on failure
+	if failed != nil && !r.res.SavedOnFailure {
 		return failed
 	}
 	if err := reconcile(out, snap); err != nil {
@@ -316,8 +315,8 @@ func (h hydrator) Filter(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
 	}
 	out, err := hydrate()
 	if err != nil {
-		if !r.saveOnFailure {
-			return nil, err
+		if !r.saveOnFailure || r.opts.Output != nil {
+			return nil, err // kpt saves a failed render only in place
 		}
 		// kpt writes what the root had gathered, and fails
 		r.res.SavedOnFailure = true

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // savingKptfile is a root Kptfile that asks kpt (v1.0.0-beta.67) to save a
@@ -172,6 +173,25 @@ func TestBreadthFirst(t *testing.T) {
 			if !strings.Contains(string(got[p]), "namespace: "+ns) {
 				t.Errorf("%s: want namespace %s (the nearest ancestor's last word):\n%s", p, ns, got[p])
 			}
+		}
+	}
+}
+
+// TestSaveOnRenderFailureOutOfPlace: a render to an output (stdout, a
+// directory) saves nothing of a failed render, as kpt.
+func TestSaveOnRenderFailureOutOfPlace(t *testing.T) {
+	files := failureTree(func(name, pipeline string) string { return savingKptfile(name, false, pipeline) })
+	fs, root := memPkg(t, files)
+	wrote := false
+	res, err := Render(context.Background(), fs, root, Options{Resolve: failureResolver, Kpt: KptBeta67,
+		Output: func([]*yaml.RNode) error { wrote = true; return nil }})
+	if err == nil || wrote || res.SavedOnFailure {
+		t.Errorf("err %v, output written %v, saved %v", err, wrote, res.SavedOnFailure)
+	}
+	got := treeFiles(t, fs, root)
+	for p, c := range files {
+		if string(got[p]) != c {
+			t.Errorf("%s changed:\n%s", p, got[p])
 		}
 	}
 }
