@@ -135,6 +135,7 @@ func writeResults(b *bytes.Buffer, indent []byte, l []*framework.Result) error {
 	}
 	return nil
 }
+
 // placeholderNonce makes the placeholders of this process unlike any
 // message a function wrote.
 var placeholderNonce = fmt.Sprintf("%016x", rand.Uint64())
