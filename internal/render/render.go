@@ -319,10 +319,10 @@ func (h hydrator) Filter(nodes []*yaml.RNode) ([]*yaml.RNode, error) {
 			return nil, err // kpt saves a failed render only in place
 		}
 		// kpt writes what the root had gathered, and fails
-		r.res.SavedOnFailure = true
 		if aerr := r.adjustRelPaths(r.partial); aerr != nil {
 			return nil, err
 		}
+		r.res.SavedOnFailure = true
 		if !r.opts.NoAttribution && os.Getenv("KPT_DISABLE_ATTRIBUTION") == "" {
 			attribute(r.partial)
 		}
