@@ -183,7 +183,11 @@ func renderDraftAt(ctx context.Context, s *core.Session, api CheckRunAPI, req Re
 	}
 	*facts = run.facts(pkg, dir, head)
 	out.Head, out.Rendered, out.Result, out.Differs = head, head, run.result, changedPaths(run.changes)
-	pushSaved := commitMode && run.Err != nil && len(run.savedChanges) > 0 && s.Config != nil && s.Config.Render.PushOnFailure
+	var saved []treediff.Change // what a failed render saved, when render.pushOnFailure pushes it
+	if commitMode && run.Err != nil && run.saved != nil && s.Config != nil && s.Config.Render.PushOnFailure {
+		saved = treediff.Files(run.Files, run.saved).Changes()
+	}
+	pushSaved := len(saved) > 0
 	if !pushSaved && (!commitMode || run.missing || run.Err != nil || len(run.changes) == 0) {
 		return nil, nil
 	}
@@ -195,10 +199,10 @@ func renderDraftAt(ctx context.Context, s *core.Session, api CheckRunAPI, req Re
 		if own {
 			return nil, nil // a failed render of the bot's own commit: it failed, and that is reported
 		}
-		facts.Changes, facts.Saved = run.savedChanges, true
+		facts.Changes, facts.Saved = saved, true
 		*files = run.saved
 		return &core.PackageCommit{Parent: head,
-			Dir: dir, Files: run.saved, Message: savedRenderCommitMessage(pkg, head, run.savedChanges),
+			Dir: dir, Files: run.saved, Message: savedRenderCommitMessage(pkg, head, saved),
 			Trailer: packages.Trailer{Package: pkg, WorkspaceName: ws, Revision: "0",
 				Task: &packages.Task{Type: packages.TaskRender}}}, nil
 	}

@@ -149,11 +149,9 @@ type RenderRun struct {
 	Out              map[string][]byte // the rendered package (when err is nil)
 	changes          []treediff.Change // out against files
 	// saved is what a failed render wrote as the root Kptfile's
-	// kpt.dev/save-on-render-failure asked (render.Result.SavedOnFailure),
-	// and savedChanges it against files
-	saved        map[string][]byte
-	savedChanges []treediff.Change
-	hint         string // which exec functions may run
+	// kpt.dev/save-on-render-failure asked (render.Result.SavedOnFailure)
+	saved map[string][]byte
+	hint  string // which exec functions may run
 }
 
 func (r *RenderRun) facts(pkg, dir string, head plumbing.Hash) renderFacts {
@@ -215,7 +213,6 @@ func (run *RenderRun) Render(ctx context.Context, s *core.Session, dir string, f
 		run.changes = treediff.Files(run.Files, run.Out).Changes()
 	} else if run.Out != nil {
 		run.saved, run.Out = run.Out, nil
-		run.savedChanges = treediff.Files(run.Files, run.saved).Changes()
 	}
 	return nil
 }
