@@ -57,7 +57,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	truncate := fs.Bool("truncate-output", true, "truncate function results and stderr in the progress output")
 	fs.Bool("allow-network", false, "accepted for kpt compatibility: built-ins use no network")
 	fs.Bool("allow-alpha-wasm", false, "accepted for kpt compatibility: wasm functions are not supported")
-	kpt := fs.String("kpt", "", "the kpt `RELEASE` whose render to reproduce: v1.0.0-beta.56 (the default) or v1.0.0-beta.67 (records the render in the root Kptfile's status)")
+	kpt := fs.String("kpt", "", "the kpt `RELEASE` whose render to reproduce: v1.0.0-beta.67 (the default: records the render in the root Kptfile's status) or v1.0.0-beta.56 (leaves the Kptfile as the functions leave it)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/render/kpttest"
 )
 
 // The tests in this file run `porchbot render` as a built binary beside
@@ -50,17 +53,19 @@ func porchbotBinary(t *testing.T) string {
 type kptRig struct {
 	t        *testing.T
 	kpt, bin string
+	release  render.KptRelease // the installed kpt's, which porchbot is asked for
 	work     string
 	fns      string
 }
 
 func newKptRig(t *testing.T) *kptRig {
 	t.Helper()
-	kpt, err := exec.LookPath("kpt")
+	kpt, v := kpttest.Installed(t)
+	rel, err := render.ParseKptRelease(v)
 	if err != nil {
-		t.Skip("kpt is not on PATH, so there is nothing to compare porchbot render with: ", err)
+		t.Skipf("the installed kpt cannot be compared with: %v", err)
 	}
-	r := &kptRig{t: t, kpt: kpt, bin: porchbotBinary(t), work: t.TempDir()}
+	r := &kptRig{t: t, kpt: kpt, release: rel, bin: porchbotBinary(t), work: t.TempDir()}
 	r.fns = filepath.Join(r.work, "fns")
 	scripts := map[string]string{
 		"set-namespace": fmt.Sprintf("exec %s fn set-namespace\n", r.bin),
@@ -138,8 +143,8 @@ type runOut struct {
 
 var durationRE = regexp.MustCompile(`\] ("[^"]*") in [0-9.]+(ms|s|µs|m[0-9.]+s)\n`)
 
-// run runs `kpt fn render ARGS` in work/kpt and `porchbot render ARGS` in
-// work/porchbot.
+// run runs `kpt fn render ARGS` in work/kpt and `porchbot render --kpt
+// <the installed kpt's release> ARGS` in work/porchbot.
 func (r *kptRig) run(args ...string) (kpt, pb runOut) {
 	r.t.Helper()
 	one := func(dir string, name string, a ...string) runOut {
@@ -169,7 +174,7 @@ func (r *kptRig) run(args ...string) (kpt, pb runOut) {
 			r.t.Fatal(err)
 		}
 	}
-	return one(kd, r.kpt, append([]string{"fn", "render"}, args...)...), one(pd, r.bin, append([]string{"render"}, args...)...)
+	return one(kd, r.kpt, append([]string{"fn", "render"}, args...)...), one(pd, r.bin, append([]string{"render", "--kpt", string(r.release)}, args...)...)
 }
 
 // same requires the same exit code, stdout and stderr.

@@ -66,7 +66,8 @@ func TestRunRender(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "cm.yaml")); !strings.Contains(string(b), "namespace: shop") {
 		t.Errorf("not rendered:\n%s", b)
 	}
-	want := fmt.Sprintf("Package %q: \n[RUNNING] \"gcr.io/kpt-fn/set-namespace:v0.4.1\"\n[PASS] \"gcr.io/kpt-fn/set-namespace:v0.4.1\" in ", filepath.Base(dir))
+	// kpt v1.0.0-beta.67's words, the default release's
+	want := fmt.Sprintf("Package: %q\n[RUNNING] \"gcr.io/kpt-fn/set-namespace:v0.4.1\"\n[PASS] \"gcr.io/kpt-fn/set-namespace:v0.4.1\" in ", filepath.Base(dir))
 	if !strings.HasPrefix(stderr.String(), want) ||
 		!strings.HasSuffix(stderr.String(), "Successfully executed 1 function(s) in 1 package(s).\nFor complete results, see "+results+"/results.yaml\n") {
 		t.Errorf("stderr:\n%s", stderr.String())
@@ -93,7 +94,8 @@ source: |
 	if !errors.As(err, new(reportedError)) {
 		t.Fatalf("want an error already printed, got %v", err)
 	}
-	if !strings.Contains(stderr.String(), "[FAIL] \"gcr.io/kpt-fn/starlark\" in ") || !strings.Contains(stderr.String(), "  Exit code: 1\n") ||
+	// an image named without a registry is the catalog's, where the default release looks
+	if !strings.Contains(stderr.String(), "[FAIL] \"ghcr.io/kptdev/krm-functions-catalog/starlark\" in ") || !strings.Contains(stderr.String(), "  Exit code: 1\n") ||
 		strings.Contains(stderr.String(), "Successfully") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
@@ -164,7 +166,7 @@ func TestRunRenderThroughSymlink(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	resolved, _ := filepath.EvalSymlinks(dir)
-	want := fmt.Sprintf("[WARN] resolved symlink %q to %q, please note that the symlinks within the package are ignored\nPackage %q: \n", link, resolved, filepath.Base(dir))
+	want := fmt.Sprintf("[WARN] resolved symlink %q to %q, please note that the symlinks within the package are ignored\nPackage: %q\n", link, resolved, filepath.Base(dir))
 	if !strings.HasPrefix(stderr.String(), want) {
 		t.Errorf("stderr:\n%s\nwant it to begin\n%s", stderr.String(), want)
 	}
@@ -227,7 +229,7 @@ func TestRunRenderProgressIsLive(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(lines, "\n"))
 	}
-	want := []string{fmt.Sprintf("Package %q: ", filepath.Base(dir)), fmt.Sprintf("[RUNNING] %q", fn)}
+	want := []string{fmt.Sprintf("Package: %q", filepath.Base(dir)), fmt.Sprintf("[RUNNING] %q", fn)}
 	if len(lines) < 3 || lines[0] != want[0] || lines[1] != want[1] || !strings.HasPrefix(lines[2], fmt.Sprintf("[PASS] %q in ", fn)) {
 		t.Errorf("progress:\n%s", strings.Join(lines, "\n"))
 	}

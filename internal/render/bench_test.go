@@ -135,14 +135,11 @@ var imageLine = regexp.MustCompile(`image: gcr.io/kpt-fn/([a-z-]+):\S+`)
 // of each, their ratio (x-faster: how many times faster Render is), and
 // checks both leave the same files. Skipped when kpt is not installed.
 func BenchmarkKptExecVsRender(b *testing.B) {
-	kpt, err := exec.LookPath("kpt")
-	if err != nil {
-		b.Skip("kpt not installed, no kpt figure: ", err)
-	}
+	kpt, rel := installedKpt(b)
 	tmp := b.TempDir()
 	_, fnDir := benchBinary(b)
 	pipeline := imageLine.ReplaceAllString(benchPipeline, "exec: "+fnDir+"/$1")
-	opts := corpusOptions(fnDir)
+	opts := corpusOptions(fnDir, rel)
 	disk := filesys.MakeFsOnDisk()
 	var kptRun, inRun benchclock.Fastest
 	for i := 0; i < b.N; i++ {

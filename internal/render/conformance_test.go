@@ -60,7 +60,8 @@ func runCatalogCase(t *testing.T, dir string, fsName string) {
 		root = filepath.Join(t.TempDir(), "pkg")
 		copyDir(t, filepath.Join(dir, "pkg"), root)
 	}
-	res, err := Render(context.Background(), fs, root, Options{})
+	// the corpus was recorded by kpt v1.0.0-beta.56
+	res, err := Render(context.Background(), fs, root, Options{Kpt: KptBeta56})
 	wantCode := readExitCode(t, filepath.Join(dir, "exit-code"))
 	if (err != nil) != (wantCode != 0) {
 		t.Errorf("exit: got err=%v, want exit code %d", err, wantCode)

@@ -28,10 +28,7 @@ const corpusDir = "../../testdata/render"
 // messages and severities. Each package is also rendered in process with every
 // function forced through a serialized ResourceList, which must agree too.
 func TestConformanceKptOrchestration(t *testing.T) {
-	kpt, err := exec.LookPath("kpt")
-	if err != nil {
-		t.Skip("kpt not installed: ", err)
-	}
+	kpt, rel := installedKpt(t)
 	entries, err := os.ReadDir(corpusDir)
 	if err != nil {
 		t.Fatalf("corpus missing: %v", err)
@@ -76,7 +73,7 @@ func TestConformanceKptOrchestration(t *testing.T) {
 				t.Run(mode, func(t *testing.T) {
 					pdir := filepath.Join(tmp, mode, name)
 					copyCorpusPkg(t, src, pdir, fnDir)
-					opts := corpusOptions(fnDir)
+					opts := corpusOptions(fnDir, rel)
 					opts.serialized = serialized
 					res, err := Render(context.Background(), filesys.MakeFsOnDisk(), pdir, opts)
 					if (err != nil) != (kptCode != 0) {
@@ -118,9 +115,10 @@ func buildFnScripts(t testing.TB, dir string) string {
 	return fnDir
 }
 
-// corpusOptions renders exec functions of fnDir in process, as built-ins.
-func corpusOptions(fnDir string) Options {
-	opts := Options{AllowExec: true, Resolve: corpusResolver}
+// corpusOptions renders exec functions of fnDir in process, as built-ins,
+// as kpt release rel does.
+func corpusOptions(fnDir string, rel KptRelease) Options {
+	opts := Options{AllowExec: true, Resolve: corpusResolver, Kpt: rel}
 	for _, b := range builtins.Names() {
 		opts.ExecAllowlist = append(opts.ExecAllowlist, filepath.Join(fnDir, b))
 	}

@@ -23,10 +23,9 @@ const (
 	KptBeta67 KptRelease = "v1.0.0-beta.67"
 )
 
-// DefaultKpt is the release a render reproduces when none is named. It
-// stays v1.0.0-beta.56 until porchbot matches kpt's v1.0.0-beta.67
-// render suite (docs/functions.md, "kpt releases").
-const DefaultKpt = KptBeta56
+// DefaultKpt is the release a render reproduces when none is named: the
+// newest porchbot reproduces (docs/functions.md, "kpt releases").
+const DefaultKpt = KptBeta67
 
 // KptReleases are the releases porchbot reproduces, oldest first.
 func KptReleases() []KptRelease { return []KptRelease{KptBeta56, KptBeta67} }

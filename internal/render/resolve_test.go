@@ -80,7 +80,12 @@ func TestRenderLatestRunsTheNewestRelease(t *testing.T) {
 	for image, want := range map[string]string{
 		"ghcr.io/kptdev/krm-functions-catalog/set-namespace:latest": "latest is v0.4.1",
 		"set-namespace":                    "latest is v0.4.1",
-		"gcr.io/kpt-fn/set-namespace:v0.3": "",
+		"gcr.io/kpt-fn/set-namespace:v0.3": "", // a line v0.4 followed: closed
+		"gcr.io/kpt-fn/set-namespace:v0.4": "v0.4 is v0.4.1, the newest release of the v0.4 line of set-namespace porchbot knows; " +
+			"kpt pulls the release the catalog's v0.4 tag names now",
+		"set-namespace\n      tag: 0.4.1 - 0.4.3": `"0.4.1 - 0.4.3" is v0.4.1, the newest release of set-namespace porchbot knows that meets it; ` +
+			"kpt pulls the newest the catalog has published that meets it",
+		"set-namespace\n      tag: ~0.3": "",
 	} {
 		fs := filesys.MakeFsInMemory()
 		for p, c := range map[string]string{
@@ -100,7 +105,7 @@ func TestRenderLatestRunsTheNewestRelease(t *testing.T) {
 		}
 		st := res.Steps[0]
 		wantRelease := "v0.4.1"
-		if want == "" {
+		if strings.Contains(image, "0.3") {
 			wantRelease = "v0.3.4"
 		}
 		if st.Release != wantRelease || (want == "") != (st.ReleaseNote == "") || !strings.Contains(st.ReleaseNote, want) {

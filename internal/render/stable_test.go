@@ -341,10 +341,7 @@ func TestMergeKeyCandidatesCoverSchema(t *testing.T) {
 // with header comments, the other every placement (the same functions,
 // apply-setters in the first only).
 func TestCommentPlacementsAsKpt(t *testing.T) {
-	kpt, err := exec.LookPath("kpt")
-	if err != nil {
-		t.Skip("kpt not installed: ", err)
-	}
+	kpt, rel := installedKpt(t)
 	tmp := t.TempDir()
 	fnDir := buildFnScripts(t, tmp)
 	pipeline := imageLine.ReplaceAllString(benchPipeline, "exec: "+fnDir+"/$1")
@@ -397,7 +394,7 @@ func TestCommentPlacementsAsKpt(t *testing.T) {
 			for _, serialized := range []bool{false, true} {
 				dir := filepath.Join(tmp, name, fmt.Sprint(serialized))
 				write(dir)
-				opts := corpusOptions(fnDir)
+				opts := corpusOptions(fnDir, rel)
 				opts.serialized = serialized
 				res, err := Render(context.Background(), disk, dir, opts)
 				if err != nil {

@@ -31,10 +31,11 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 	for _, c := range cases {
 		dir := filepath.Dir(c)
 		rel, _ := filepath.Rel(builtinVersionsDir, dir)
-		modes := map[string]Options{"": {}}
+		// the cases were recorded under kpt v1.0.0-beta.56
+		modes := map[string]Options{"": {Kpt: KptBeta56}}
 		if strings.HasPrefix(filepath.ToSlash(rel), "starlark/") {
 			// as the server runs it: in the sandbox child, told the release
-			modes[" sandboxed"] = Options{Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
+			modes[" sandboxed"] = Options{Kpt: KptBeta56, Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
 		}
 		for mode, opts := range modes {
 			t.Run(filepath.ToSlash(rel)+mode, func(t *testing.T) {

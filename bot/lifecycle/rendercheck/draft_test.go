@@ -220,7 +220,8 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 		out.Package != "network/upf" || out.Workspace != "w1" || out.Attempts != 1 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if want := []string{"deployment.yaml", "service.yaml"}; strings.Join(out.Differs, ",") != strings.Join(want, ",") {
+	// the Kptfile records the render (kpt v1.0.0-beta.67, the default release)
+	if want := []string{"Kptfile", "deployment.yaml", "service.yaml"}; strings.Join(out.Differs, ",") != strings.Join(want, ",") {
 		t.Errorf("differs %v, want %v", out.Differs, want)
 	}
 
@@ -281,7 +282,7 @@ func TestRenderDraftPushesOneRenderCommit(t *testing.T) {
 			t.Errorf("check text lacks %q:\n%s", w, text)
 		}
 	}
-	if !strings.Contains(run.GetOutput().GetTitle(), "pushed 2 changed file(s)") {
+	if !strings.Contains(run.GetOutput().GetTitle(), "pushed 3 changed file(s)") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
 	if old := h.OneCheck(t, pushed, core.RenderCheckName); old.GetStatus() != "completed" || old.GetConclusion() != "success" {
@@ -350,12 +351,12 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 	}
 	run := h.OneCheck(t, pushed, core.RenderCheckName)
 	sum := run.GetOutput().GetSummary()
-	for _, w := range []string{"`network/upf/deployment.yaml` (modified)", "`network/upf/service.yaml` (modified)"} {
+	for _, w := range []string{"`network/upf/Kptfile` (modified)", "`network/upf/deployment.yaml` (modified)", "`network/upf/service.yaml` (modified)"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
 	}
-	if !strings.Contains(run.GetOutput().GetTitle(), "not rendered: 2 file(s) differ") {
+	if !strings.Contains(run.GetOutput().GetTitle(), "not rendered: 3 file(s) differ") {
 		t.Errorf("title %q", run.GetOutput().GetTitle())
 	}
 	anns := rtAnnotations(t, h, run.GetID())
@@ -366,7 +367,7 @@ func TestRenderDraftCheckModeListsDifferingFiles(t *testing.T) {
 		}
 	}
 	sort.Strings(paths)
-	if strings.Join(paths, ",") != "network/upf/deployment.yaml,network/upf/service.yaml" {
+	if strings.Join(paths, ",") != "network/upf/Kptfile,network/upf/deployment.yaml,network/upf/service.yaml" {
 		t.Errorf("failure annotations on %v", paths)
 	}
 	// Nothing was pushed.
@@ -681,7 +682,8 @@ func TestRenderDraftOfLatestSaysWhichReleaseRan(t *testing.T) {
 	for _, want := range []string{
 		"`ghcr.io/kptdev/krm-functions-catalog/set-labels:latest` ran as `v0.2.1`",
 		"latest is v0\\.2\\.1, the newest release of set\\-labels porchbot knows; kpt pulls whatever the catalog published last",
-		"`gcr.io/kpt-fn/set-namespace` ran as `v0.4.1`",
+		// an image named without a registry is the catalog's, where kpt v1.0.0-beta.67 looks
+		"`ghcr.io/kptdev/krm-functions-catalog/set-namespace` ran as `v0.4.1`",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the render check's table lacks %q:\n%s", want, text)

@@ -210,11 +210,26 @@ func (run *RenderRun) Render(ctx context.Context, s *core.Session, dir string, f
 		return err
 	}
 	if run.Err == nil {
-		run.changes = treediff.Files(run.Files, run.Out).Changes()
+		run.changes = renderedChanges(run.Files, run.Out)
 	} else if run.Out != nil {
 		run.saved, run.Out = run.Out, nil
 	}
 	return nil
+}
+
+// renderedChanges are the files a render changed, none when it changed
+// only the root Kptfile's record of a render (kptfile.RecordOnlyChange):
+// re-rendering a rendered package records results that differ from those
+// of the render that made it, and a package rendered before a kpt release
+// that records renders has no record; either is rendered, and porchbot
+// pushes no commit only to record a render.
+func renderedChanges(files, out map[string][]byte) []treediff.Change {
+	changes := treediff.Files(files, out).Changes()
+	if len(changes) == 1 && changes[0].Path == kptfile.FileName && changes[0].Kind == "modified" &&
+		kptfile.RecordOnlyChange(files[kptfile.FileName], out[kptfile.FileName]) {
+		return nil
+	}
+	return changes
 }
 
 // renderFiles renders a package's files in memory and returns the rendered

@@ -192,13 +192,14 @@ func TestRenderCheckSendsAnnotationsBeyondFiftyInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest, delta, _, _ := c.done()
-	if out.Conclusion != core.ConclusionFailure || len(out.Differs) != 60 {
+	// the 60 ConfigMaps and the Kptfile, which would record the render
+	if out.Conclusion != core.ConclusionFailure || len(out.Differs) != 61 {
 		t.Fatalf("outcome %+v", out)
 	}
 	if rest != 3 || delta["PATCH /repos/{owner}/{repo}/check-runs/{id}"] != 2 {
 		t.Errorf("want a create (in progress), its completion and an update, got %d %v", rest, delta)
 	}
-	if anns := rtAnnotations(t, h, out.CheckRunID); len(anns) != 60 {
-		t.Errorf("want 60 annotations, got %d", len(anns))
+	if anns := rtAnnotations(t, h, out.CheckRunID); len(anns) != 61 {
+		t.Errorf("want 61 annotations, got %d", len(anns))
 	}
 }

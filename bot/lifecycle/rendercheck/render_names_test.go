@@ -33,7 +33,7 @@ func TestRenderDraftTakesEveryNameGitTakes(t *testing.T) {
 	if !out.Pushed || out.Conclusion != core.ConclusionSuccess {
 		t.Fatalf("outcome %+v", out)
 	}
-	if strings.Join(out.Differs, ",") != "extra+dev.yaml,sous dossier/é.yaml" {
+	if strings.Join(out.Differs, ",") != "Kptfile,extra+dev.yaml,sous dossier/é.yaml" {
 		t.Errorf("differs %v", out.Differs)
 	}
 	run := h.OneCheck(t, out.Head, core.RenderCheckName)

@@ -185,7 +185,14 @@ func (s Spec) byConstraint(constraint string, verr func(string) error) (Resolved
 	case best.new == nil:
 		return Resolved{}, verr(fmt.Sprintf("%q is %s %s, a release porchbot does not reproduce", constraint, s.Name, best.version))
 	}
-	return Resolved{Spec: s, Version: best.version, New: best.new}, nil
+	res := Resolved{Spec: s, Version: best.version, New: best.new}
+	patch, minor := bestV.IncPatch(), bestV.IncMinor()
+	if s.newest(best) && (c.Check(&patch) || c.Check(&minor)) {
+		// the constraint admits releases newer than porchbot knows
+		res.Note = fmt.Sprintf("%q is %s, the newest release of %s porchbot knows that meets it; "+
+			"kpt pulls the newest the catalog has published that meets it", constraint, best.version, s.Name)
+	}
+	return res, nil
 }
 
 // imageTag is an OCI image tag (distribution's reference.TagRegexp,
@@ -211,7 +218,26 @@ func (s Spec) pick(want string, verr func(string) error) (Resolved, error) {
 	case best.new == nil:
 		return Resolved{}, verr(fmt.Sprintf("%q is %s %s, a release porchbot does not reproduce", want, s.Name, best.version))
 	}
-	return Resolved{Spec: s, Version: best.version, New: best.new}, nil
+	res := Resolved{Spec: s, Version: best.version, New: best.new}
+	if n < 3 && s.newest(best) {
+		// a floating tag of the newest line: the catalog moves it to each
+		// release of the line (a line a newer one followed is closed)
+		res.Note = fmt.Sprintf("%s is %s, the newest release of the %s line of %s porchbot knows; "+
+			"kpt pulls the release the catalog's %s tag names now", want, best.version, want, s.Name, want)
+	}
+	return res, nil
+}
+
+// newest reports whether r is the newest release in s's table: kpt may
+// find a newer one only beyond it.
+func (s Spec) newest(r *release) bool {
+	v := mustVersion(r.version)
+	for i := range s.releases {
+		if less(v, mustVersion(s.releases[i].version)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Versions lists the releases s reproduces, oldest first.
