@@ -4,27 +4,36 @@
 package kpttest
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 )
 
-// Installed is the path of the kpt on PATH and its release as porchbot
-// names releases ("v1.0.0-beta.56"). The test is skipped, saying so,
-// where kpt is absent or does not say its version.
-func Installed(t testing.TB) (path, release string) {
-	t.Helper()
-	path, err := exec.LookPath("kpt")
+// Find is the path of the kpt on PATH and its release as porchbot names
+// releases ("v1.0.0-beta.56"), or why there is none to compare with.
+func Find() (path, release string, err error) {
+	path, err = exec.LookPath("kpt")
 	if err != nil {
-		t.Skip("kpt is not on PATH, so there is nothing to compare porchbot with: ", err)
+		return "", "", fmt.Errorf("kpt is not on PATH, so there is nothing to compare porchbot with: %w", err)
 	}
 	out, err := exec.Command(path, "version").Output()
 	if err != nil {
-		t.Skipf("kpt version: %v", err)
+		return "", "", fmt.Errorf("kpt version: %w", err)
 	}
 	v := strings.TrimSpace(string(out))
 	if !strings.HasPrefix(v, "v") {
 		v = "v" + v
 	}
-	return path, v
+	return path, v, nil
+}
+
+// Installed is Find, the test skipped, saying why, where there is no kpt.
+func Installed(t testing.TB) (path, release string) {
+	t.Helper()
+	path, release, err := Find()
+	if err != nil {
+		t.Skip(err)
+	}
+	return path, release
 }
