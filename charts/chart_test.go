@@ -188,6 +188,23 @@ func TestChartOptions(t *testing.T) {
 			t.Errorf("catalog without url: %v", err)
 		}
 	})
+	t.Run("function images", func(t *testing.T) {
+		v := with(base(), "functionImages", map[string]any{"allow": []any{"ghcr.io/acme/fns/*:v1.*", "localhost:5000/fn"},
+			"existingClaim": "fn-cache"})
+		d := mustRender(t, v)["Deployment/rel-porchbot"]
+		env := field(t, d, "spec", "template", "spec", "containers", "[name=porchbot]", "env")
+		for _, want := range []string{"ghcr.io/acme/fns/*:v1.*,localhost:5000/fn", "PORCHBOT_FUNCTION_IMAGE_CACHE"} {
+			if !strings.Contains(env, want) {
+				t.Errorf("env lacks %s:\n%s", want, env)
+			}
+		}
+		if got := field(t, d, "spec", "template", "spec", "volumes", "[name=function-images]", "persistentVolumeClaim", "claimName"); got != "fn-cache" {
+			t.Errorf("claim %q", got)
+		}
+		if env := field(t, mustRender(t, base())["Deployment/rel-porchbot"], "spec", "template", "spec", "containers", "[name=porchbot]", "env"); strings.Contains(env, "FUNCTION_IMAGE") {
+			t.Errorf("function image settings by default:\n%s", env)
+		}
+	})
 	t.Run("extra settings", func(t *testing.T) {
 		v := base()
 		v["server"] = map[string]any{"extraEnv": []any{map[string]any{"name": "PORCHBOT_EXEC_ALLOWLIST", "value": "kubeval=/usr/bin/kubeval"}}}

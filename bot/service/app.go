@@ -77,7 +77,11 @@ func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus
 	} else {
 		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
 	}
-	return rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
+	o := rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
+	if p := s.FunctionImagePuller(); p != nil {
+		o.Images = p
+	}
+	return o
 }
 
 // startResync runs the periodic reconcile of every installed repository.

@@ -38,6 +38,12 @@ type Options struct {
 	// fail the render with an error naming them.
 	ExecAllowlist []string
 
+	// Images runs the function images porchbot does not build in that
+	// the server's allowlist names, pulled from their registries (nil:
+	// none). Their programs run user code: as exec functions, only with
+	// AllowExec and in the Sandbox.
+	Images FunctionImages
+
 	// ExtraMutators and ExtraValidators are repository-wide guardrails
 	// (config render.mutators / render.validators). They run as if appended to
 	// the root package's pipeline: after its mutators, respectively after its

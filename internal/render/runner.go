@@ -96,6 +96,12 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 			}
 		}
 	}
+	pulled := r.pulledImage(fn, run.image)
+	if pulled && !r.opts.AllowExec {
+		run.skip = "skipped: function images porchbot pulls run their own code, and do not run here (pull requests " +
+			"from forks are rendered with built-in functions only), so this render is incomplete"
+		return run, nil
+	}
 	if fn.Exec != "" {
 		if !r.opts.AllowExec {
 			run.skip = "skipped: exec functions do not run here (pull requests from forks are rendered " +
@@ -117,7 +123,16 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 	if resolve == nil {
 		resolve = DefaultResolver
 	}
-	proc, err := resolve(fn)
+	var proc framework.ResourceListProcessor
+	if pulled {
+		if ef, perr := r.pull(fn, run.image); perr != nil {
+			err = perr
+		} else {
+			proc = ef
+		}
+	} else {
+		proc, err = resolve(fn)
+	}
 	if err == nil && proc == nil {
 		err = &UnsupportedFunctionError{Function: fn, Reason: "not supported", Supported: SupportedFunctions()}
 	}

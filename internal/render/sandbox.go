@@ -96,7 +96,7 @@ func (sb *Sandbox) wrap(fn Function, proc any) any {
 	if sb == nil {
 		return proc
 	}
-	if ef, ok := proc.(*ExecFunction); ok && fn.Exec != "" {
+	if ef, ok := proc.(*ExecFunction); ok { // an exec function, or a pulled image's program
 		return &sandboxed{sb: sb, argv: append([]string{ef.Path}, ef.Args...)}
 	}
 	if fn.Image != "" {

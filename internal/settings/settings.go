@@ -33,8 +33,14 @@ type Settings struct {
 	MutationSpacing time.Duration
 	ShutdownTimeout time.Duration
 
-	ExecAllowlist  []string
-	ResyncInterval time.Duration
+	ExecAllowlist []string
+	// FunctionImages are the function images repositories may run,
+	// pulled from their registries (fnimage.ParseAllowlist's entries);
+	// FunctionImageCache is where their programs are kept ("": under
+	// DataDir).
+	FunctionImages     []string
+	FunctionImageCache string
+	ResyncInterval     time.Duration
 	// Bounds on repository configs (they may narrow these, never widen).
 	MinApprovals         int
 	MaxPRConcurrentLimit int
@@ -103,6 +109,8 @@ var Options = []Option{
 	{"mutation-spacing", "PORCHBOT_MUTATION_SPACING", "800ms", "least time between two mutating GitHub API calls (0 with the embedded forge)"},
 	{"shutdown-timeout", "PORCHBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for the queue to drain"},
 	{"exec-allowlist", "PORCHBOT_EXEC_ALLOWLIST", "", "exec functions repositories may run, comma-separated: name, or name=/path pinning the program"},
+	{"function-images", "PORCHBOT_FUNCTION_IMAGES", "", "function images repositories may run, pulled from their registries, comma-separated: REPOSITORY, REPOSITORY:TAG-GLOB or REPOSITORY@sha256:DIGEST, the registry host first (docs/functions.md)"},
+	{"function-image-cache", "PORCHBOT_FUNCTION_IMAGE_CACHE", "", "directory the programs of pulled function images are kept in, by digest (default: DATA-DIR/function-images)"},
 	{"min-approvals", "PORCHBOT_MIN_APPROVALS", "0", "least approvals.required a repository may ask for"},
 	{"max-pr-concurrent-limit", "PORCHBOT_MAX_PR_CONCURRENT_LIMIT", "50", "largest updates.prConcurrentLimit a repository may set"},
 	{"forbid-self-approval", "PORCHBOT_FORBID_SELF_APPROVAL", "false", "refuse repository configs with approvals.allowSelfApproval: true"},
@@ -166,6 +174,7 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.ShutdownTimeout = r.duration("PORCHBOT_SHUTDOWN_TIMEOUT")
 	s.ResyncInterval = r.duration("PORCHBOT_RESYNC_INTERVAL")
 	r.limits(s)
+	r.functionImages(s)
 	s.RenderMaxFiles = r.int("PORCHBOT_RENDER_MAX_FILES", 1)
 	s.RenderMaxBytes = int64(r.int("PORCHBOT_RENDER_MAX_BYTES", 1))
 	s.RenderMaxYAMLNodes = int64(r.int("PORCHBOT_RENDER_MAX_YAML_NODES", 1))

@@ -50,6 +50,10 @@ type RenderOptions struct {
 	StaleAfter time.Duration
 	// Bounds are the server's other limits on a render (docs/limits.md).
 	Bounds render.Bounds
+	// Images pulls the function images the server's allowlist names
+	// (--function-images); nil: none run. Like exec functions, they never
+	// run for forks.
+	Images render.FunctionImages
 }
 
 // RenderOutcome is what a render step did.
@@ -299,7 +303,7 @@ func PackageDir(cfg *config.Config, pkg string) string {
 // "NAME=PATH" with the declared path); `exec: PATH` runs when PATH is such
 // a declared path. Nothing else runs, and for forks nothing at all.
 func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Options, string) {
-	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds}
+	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds, Images: o.Images}
 	programs := map[string]string{} // name or path in an exec line -> program to run
 	var names []string
 	if cfg != nil {
@@ -334,7 +338,7 @@ func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Op
 	var hint string
 	switch {
 	case fork:
-		hint = "Pull requests from forks are rendered with built-in functions only; exec functions never run for them."
+		hint = "Pull requests from forks are rendered with built-in functions only; exec functions and function images never run for them."
 	case len(names) == 0:
 		hint = "No exec function may run in this repository: an exec function must be declared in `functions.exec` of " +
 			mdquote.Code(config.Path) + " and named by the server's exec allowlist."
