@@ -57,6 +57,8 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	truncate := fs.Bool("truncate-output", true, "truncate function results and stderr in the progress output")
 	fs.Bool("allow-network", false, "accepted for kpt compatibility: built-ins use no network")
 	fs.Bool("allow-alpha-wasm", false, "accepted for kpt compatibility: wasm functions are not supported")
+	images := fs.String("function-images", "", "pull and run these function images, which porchbot does not build in, without a container runtime: comma-separated `REPOSITORY`, REPOSITORY:TAG-GLOB or REPOSITORY@sha256:DIGEST, registry host first (docs/functions.md, \"Function images\")")
+	imageCache := fs.String("function-image-cache", "", "where the programs of pulled function images are kept, by digest (default: the user's cache directory, porchbot/function-images)")
 	kpt := fs.String("kpt", "", "the kpt `RELEASE` whose render to reproduce: v1.0.0-beta.67 (the default: records the render in the root Kptfile's status) or v1.0.0-beta.56 (leaves the Kptfile as the functions leave it)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -99,6 +101,13 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if strings.TrimSpace(*allowlist) != "" {
 			opts.ExecAllowlist = strings.Split(*allowlist, ",")
 		}
+	}
+	if strings.TrimSpace(*images) != "" {
+		p, err := functionImagePuller(*images, *imageCache)
+		if err != nil {
+			return err
+		}
+		opts.Images, opts.ImagesWithoutExec = p, true
 	}
 	switch output {
 	case "":

@@ -43,6 +43,10 @@ type Options struct {
 	// none). Their programs run user code: as exec functions, only with
 	// AllowExec and in the Sandbox.
 	Images FunctionImages
+	// ImagesWithoutExec lets Images run where AllowExec is unset: on the
+	// command line, whose user names the images to pull (as kpt runs
+	// images without --allow-exec). The server never sets it: forks.
+	ImagesWithoutExec bool
 
 	// ExtraMutators and ExtraValidators are repository-wide guardrails
 	// (config render.mutators / render.validators). They run as if appended to

@@ -97,7 +97,7 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		}
 	}
 	pulled := r.pulledImage(fn, run.image)
-	if pulled && !r.opts.AllowExec {
+	if pulled && !r.opts.AllowExec && !r.opts.ImagesWithoutExec {
 		run.skip = "skipped: function images porchbot pulls run their own code, and do not run here (pull requests " +
 			"from forks are rendered with built-in functions only), so this render is incomplete"
 		return run, nil
