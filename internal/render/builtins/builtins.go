@@ -1,7 +1,7 @@
 // Package builtins holds porchbot's in-process implementations of the common
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
-// ensure-name-substring, starlark).
+// ensure-name-substring, starlark, and the validator gatekeeper).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -77,6 +77,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "gatekeeper",
+			Kind:     "validator",
+			Summary:  "validate resources against the package's Gatekeeper ConstraintTemplates and constraints (Rego, by OPA)",
+			releases: gatekeeperReleases(),
 		},
 		{
 			Name:     "search-replace",
