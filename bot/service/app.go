@@ -77,7 +77,8 @@ func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus
 	} else {
 		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
 	}
-	return rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
+	return rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b,
+		SchemaDir: s.SchemaDir}
 }
 
 // startResync runs the periodic reconcile of every installed repository.

@@ -119,7 +119,7 @@ func TestRunFnList(t *testing.T) {
 			t.Errorf("list lacks %s:\n%s", name, out.String())
 		}
 	}
-	if err := runFn(context.Background(), []string{"kubeval"}, strings.NewReader(""), &out, &out); err == nil ||
+	if err := runFn(context.Background(), []string{"gatekeeper"}, strings.NewReader(""), &out, &out); err == nil ||
 		!strings.Contains(err.Error(), "set-namespace") {
 		t.Errorf("unknown function error = %v", err)
 	}

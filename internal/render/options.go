@@ -38,6 +38,13 @@ type Options struct {
 	// fail the render with an error naming them.
 	ExecAllowlist []string
 
+	// SchemaDir is the server's directory of Kubernetes JSON schemas for
+	// the schema validators (kubeconform, kubeval), in kubeconform's
+	// layout (docs/functions.md). "" gives them none: they then read only
+	// the schema directories inside the package a functionConfig names and
+	// the package's CustomResourceDefinitions. Nothing is ever fetched.
+	SchemaDir string
+
 	// ExtraMutators and ExtraValidators are repository-wide guardrails
 	// (config render.mutators / render.validators). They run as if appended to
 	// the root package's pipeline: after its mutators, respectively after its

@@ -50,6 +50,9 @@ type RenderOptions struct {
 	StaleAfter time.Duration
 	// Bounds are the server's other limits on a render (docs/limits.md).
 	Bounds render.Bounds
+	// SchemaDir is the server's directory of Kubernetes JSON schemas for
+	// the schema validators (render.Options.SchemaDir).
+	SchemaDir string
 }
 
 // RenderOutcome is what a render step did.
@@ -299,7 +302,8 @@ func PackageDir(cfg *config.Config, pkg string) string {
 // "NAME=PATH" with the declared path); `exec: PATH` runs when PATH is such
 // a declared path. Nothing else runs, and for forks nothing at all.
 func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Options, string) {
-	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds}
+	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds,
+		SchemaDir: o.SchemaDir}
 	programs := map[string]string{} // name or path in an exec line -> program to run
 	var names []string
 	if cfg != nil {

@@ -102,7 +102,7 @@ func TestResolveOtherImages(t *testing.T) {
 		"gcr.io/example/frobnicate:v1":         "has no built-in named frobnicate",
 		"docker.io/foo/set-namespace:v0.4.1":   "has no built-in for images of docker.io/foo",
 		"localhost:5000/kpt-fn/set-labels":     "has no built-in for images of localhost:5000/kpt-fn",
-		"gcr.io/kpt-fn/kubeval:v0.3":           "has no built-in named kubeval",
+		"gcr.io/kpt-fn/gatekeeper:v0.2":        "has no built-in named gatekeeper",
 		"gcr.io/kpt-fn/set-namespace-x:v0.1":   "has no built-in named set-namespace-x",
 		"gcr.io/kpt-fn/sub/set-namespace:v0.1": "has no built-in for images of gcr.io/kpt-fn/sub",
 	} {
