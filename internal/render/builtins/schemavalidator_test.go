@@ -260,3 +260,31 @@ func TestResolveValidators(t *testing.T) {
 		t.Error("kubeconform with a tag constraint resolved, want a refusal")
 	}
 }
+
+// kubeval's SDK keeps one resource per apiVersion/kind/namespace/name, the
+// last one read.
+func TestKubevalSeesOneResourcePerKey(t *testing.T) {
+	twice := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: 1\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  b: [x]\n"
+	got, err := validate(t, "kubeval:v0.1.1", "", map[string]string{"c.yaml": twice})
+	want := formatResult("Invalid type. Expected: string, given: array", "error", "data.b", "c.yaml", 1) + " ref=ConfigMap//c"
+	if err == nil || got != want {
+		t.Errorf("%v\n%s\nwant:\n%s", err, got, want)
+	}
+}
+
+// kubernetes_version picks the schemas' directory; skip_kinds takes kinds
+// or apiVersion/kind.
+func TestKubeconformVersionAndSkips(t *testing.T) {
+	files := map[string]string{"resources.yaml": badDeployment}
+	got, err := validate(t, "kubeconform", cm("kubernetes_version", "1.30.0"), files)
+	if err != nil || got != "" {
+		t.Errorf("kubernetes_version 1.30.0 (no v1.30.0-standalone schemas here): %v\n%s", err, got)
+	}
+	for _, skip := range []string{"Deployment", "apps/v1/Deployment", "Custom,Deployment"} {
+		got, err := validate(t, "kubeconform", cm("skip_kinds", skip), files)
+		if err != nil || got != "" {
+			t.Errorf("skip_kinds %q: %v\n%s", skip, err, got)
+		}
+	}
+}
