@@ -77,7 +77,8 @@ func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus
 	} else {
 		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
 	}
-	o := rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b}
+	o := rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b,
+		SchemaDir: s.SchemaDir}
 	if p := s.FunctionImagePuller(); p != nil {
 		o.Images = p
 	}

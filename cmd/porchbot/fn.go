@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -39,7 +40,13 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			spec.Name, args[1:])
 	}
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
-	if err := framework.Execute(newFn(), rw); err != nil {
+	f := newFn()
+	if u, ok := f.(builtins.SchemaUser); ok {
+		// a schema validator reads the schema directory PORCHBOT_SCHEMA_DIR
+		// names, and the resources' CRDs; it has no package to read
+		u.UseSchemas(builtins.SchemaSources{Dir: os.Getenv("PORCHBOT_SCHEMA_DIR")})
+	}
+	if err := framework.Execute(f, rw); err != nil {
 		var f builtins.Failure
 		if errors.As(err, &f) {
 			fmt.Fprint(stderr, f.Stderr) // as the catalog function prints it

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,7 +120,7 @@ func TestRunFnList(t *testing.T) {
 			t.Errorf("list lacks %s:\n%s", name, out.String())
 		}
 	}
-	if err := runFn(context.Background(), []string{"kubeval"}, strings.NewReader(""), &out, &out); err == nil ||
+	if err := runFn(context.Background(), []string{"enable-gcp-services"}, strings.NewReader(""), &out, &out); err == nil ||
 		!strings.Contains(err.Error(), "set-namespace") {
 		t.Errorf("unknown function error = %v", err)
 	}
@@ -166,5 +167,22 @@ func TestRunFnVersions(t *testing.T) {
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("%s: got %v, want %q", arg, err, want)
 		}
+	}
+}
+
+// `porchbot fn kubeconform` reads the schemas PORCHBOT_SCHEMA_DIR names.
+func TestFnValidatorReadsSchemaDir(t *testing.T) {
+	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" +
+		"- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: invalid\n"
+	var out, errOut bytes.Buffer
+	t.Setenv("PORCHBOT_SCHEMA_DIR", "")
+	if err := runFn(context.Background(), []string{"kubeconform"}, strings.NewReader(in), &out, &errOut); err != nil {
+		t.Errorf("no schemas: %v", err)
+	}
+	t.Setenv("PORCHBOT_SCHEMA_DIR", filepath.Join("..", "..", "testdata", "kube-schemas"))
+	out.Reset()
+	err := runFn(context.Background(), []string{"kubeconform"}, strings.NewReader(in), &out, &errOut)
+	if err == nil || !strings.Contains(out.String(), "got string, want null or integer") {
+		t.Errorf("with schemas: %v\n%s", err, out.String())
 	}
 }

@@ -148,11 +148,13 @@ func TestKptFnRenderSuites(t *testing.T) {
 
 // kptShim is a directory holding `kpt`, a script that runs `kpt fn
 // render ARGS` as `porchbot render --kpt rel ARGS` for the cases' scripts.
+// Both give the schema validators the schemas in testdata/kube-schemas, in
+// place of those the catalog's images bundle.
 func kptShim(t *testing.T, bin string, rel render.KptRelease) string {
 	t.Helper()
 	dir := t.TempDir()
-	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = fn ] && [ \"$2\" = render ]; then\n  shift 2\n  exec %q render --kpt %s \"$@\"\nfi\n"+
-		"echo \"porchbot's kpt stand-in runs only kpt fn render\" >&2\nexit 127\n", bin, rel)
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = fn ] && [ \"$2\" = render ]; then\n  shift 2\n  exec %q render --kpt %s --schema-dir %q \"$@\"\nfi\n"+
+		"echo \"porchbot's kpt stand-in runs only kpt fn render\" >&2\nexit 127\n", bin, rel, kubeSchemas(t))
 	if err := os.WriteFile(filepath.Join(dir, "kpt"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +250,7 @@ func runKptCase(t *testing.T, bin, shim, e2e string, rel render.KptRelease, dir 
 		cmd = exec.Command("bash", abs)
 		cmd.Dir = pkg
 	} else {
-		args := []string{"render", "--kpt", string(rel), pkg}
+		args := []string{"render", "--kpt", string(rel), "--schema-dir", kubeSchemas(t), pkg}
 		if results != "" {
 			args = append(args, "--results-dir", results)
 		}
@@ -367,4 +369,15 @@ func kptNormalizeDiff(diff, strip string) string {
 		out = append(out, hunk.ReplaceAllString(line, "@@ NORMALIZED @@"))
 	}
 	return strings.Join(out, "\n")
+}
+
+// kubeSchemas is the schema directory the suites' validators read
+// (testdata/kube-schemas, README there).
+func kubeSchemas(t *testing.T) string {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("..", "..", "testdata", "kube-schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

@@ -48,6 +48,13 @@ type Options struct {
 	// images without --allow-exec). The server never sets it: forks.
 	ImagesWithoutExec bool
 
+	// SchemaDir is the server's directory of Kubernetes JSON schemas for
+	// the schema validators (kubeconform, kubeval), in kubeconform's
+	// layout (docs/functions.md). "" gives them none: they then read only
+	// the schema directories inside the package a functionConfig names and
+	// the package's CustomResourceDefinitions. Nothing is ever fetched.
+	SchemaDir string
+
 	// ExtraMutators and ExtraValidators are repository-wide guardrails
 	// (config render.mutators / render.validators). They run as if appended to
 	// the root package's pipeline: after its mutators, respectively after its

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"runtime/debug"
@@ -156,6 +157,9 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 			proc = p
 		}
 	}
+	if u, ok := proc.(builtins.SchemaUser); ok {
+		u.UseSchemas(r.schemaSources(pkg))
+	}
 	run.proc = proc
 	if s, ok := proc.(streamRunner); ok {
 		run.stream = s
@@ -164,6 +168,23 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		run.bare = b
 	}
 	return run, nil
+}
+
+// schemaSources are where a schema validator of pkg's pipeline reads
+// schemas: the server's directory, and the package's own files (a
+// functionConfig's schema locations are relative paths inside it).
+func (r *renderer) schemaSources(pkg *pkgNode) builtins.SchemaSources {
+	return builtins.SchemaSources{Dir: r.opts.SchemaDir, Package: func(rel string) ([]byte, error) {
+		p := filepath.Join(pkg.abs, filepath.FromSlash(rel))
+		if !filepath.IsLocal(filepath.FromSlash(rel)) || !r.fsys.Exists(p) || r.fsys.IsDir(p) {
+			return nil, fs.ErrNotExist
+		}
+		b, err := r.fsys.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", rel, err)
+		}
+		return b, nil
+	}}
 }
 
 // newFnConfig builds the functionConfig as kpt does: the configPath file

@@ -41,6 +41,9 @@ type Settings struct {
 	FunctionImages     []string
 	FunctionImageCache string
 	ResyncInterval     time.Duration
+	// SchemaDir is the schema validators' directory of Kubernetes JSON
+	// schemas (render.Options.SchemaDir).
+	SchemaDir string
 	// Bounds on repository configs (they may narrow these, never widen).
 	MinApprovals         int
 	MaxPRConcurrentLimit int
@@ -111,6 +114,7 @@ var Options = []Option{
 	{"exec-allowlist", "PORCHBOT_EXEC_ALLOWLIST", "", "exec functions repositories may run, comma-separated: name, or name=/path pinning the program"},
 	{"function-images", "PORCHBOT_FUNCTION_IMAGES", "", "function images repositories may run, pulled from their registries, comma-separated: REPOSITORY, REPOSITORY:TAG-GLOB or REPOSITORY@sha256:DIGEST, the registry host first (docs/functions.md)"},
 	{"function-image-cache", "PORCHBOT_FUNCTION_IMAGE_CACHE", "", "directory the programs of pulled function images are kept in, by digest (default: DATA-DIR/function-images)"},
+	{"schema-dir", "PORCHBOT_SCHEMA_DIR", "", "directory of Kubernetes JSON schemas (kubeconform's layout) the kubeconform and kubeval built-ins read (docs/functions.md)"},
 	{"min-approvals", "PORCHBOT_MIN_APPROVALS", "0", "least approvals.required a repository may ask for"},
 	{"max-pr-concurrent-limit", "PORCHBOT_MAX_PR_CONCURRENT_LIMIT", "50", "largest updates.prConcurrentLimit a repository may set"},
 	{"forbid-self-approval", "PORCHBOT_FORBID_SELF_APPROVAL", "false", "refuse repository configs with approvals.allowSelfApproval: true"},
@@ -153,6 +157,7 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 		Listen: r.get("PORCHBOT_LISTEN"), GitHubURL: r.get("PORCHBOT_GITHUB_URL"), DataDir: r.get("PORCHBOT_DATA_DIR"),
 		LogLevel: r.get("PORCHBOT_LOG_LEVEL"), LogFormat: r.get("PORCHBOT_LOG_FORMAT"),
 		ForgeListen: r.get("PORCHBOT_FORGE_LISTEN"), ForgeSeed: r.get("PORCHBOT_FORGE_SEED"),
+		SchemaDir: r.get("PORCHBOT_SCHEMA_DIR"),
 	}
 	if v := r.get("PORCHBOT_APP_ID"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)

@@ -148,3 +148,26 @@ func TestBooleanFlagsStandAlone(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+// The schema validators' directory comes from --schema-dir or
+// PORCHBOT_SCHEMA_DIR; none by default.
+func TestSchemaDir(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, nil, ""},
+		{nil, map[string]string{"PORCHBOT_SCHEMA_DIR": "/srv/schemas"}, "/srv/schemas"},
+		{[]string{"--schema-dir", "/opt/s"}, map[string]string{"PORCHBOT_SCHEMA_DIR": "/srv/schemas"}, "/opt/s"},
+	} {
+		s, err := Parse(c.args, env(c.env))
+		if err != nil {
+			t.Errorf("Parse(%v, %v): %v", c.args, c.env, err)
+			continue
+		}
+		if s.SchemaDir != c.want {
+			t.Errorf("Parse(%v, %v): SchemaDir %q, want %q", c.args, c.env, s.SchemaDir, c.want)
+		}
+	}
+}

@@ -54,6 +54,9 @@ type RenderOptions struct {
 	// (--function-images); nil: none run. Like exec functions, they never
 	// run for forks.
 	Images render.FunctionImages
+	// SchemaDir is the server's directory of Kubernetes JSON schemas for
+	// the schema validators (render.Options.SchemaDir).
+	SchemaDir string
 }
 
 // RenderOutcome is what a render step did.
@@ -303,7 +306,8 @@ func PackageDir(cfg *config.Config, pkg string) string {
 // "NAME=PATH" with the declared path); `exec: PATH` runs when PATH is such
 // a declared path. Nothing else runs, and for forks nothing at all.
 func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Options, string) {
-	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds, Images: o.Images}
+	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds,
+		Images: o.Images, SchemaDir: o.SchemaDir}
 	programs := map[string]string{} // name or path in an exec line -> program to run
 	var names []string
 	if cfg != nil {

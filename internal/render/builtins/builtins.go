@@ -1,7 +1,8 @@
 // Package builtins holds porchbot's in-process implementations of the common
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
-// ensure-name-substring, starlark, and the validator gatekeeper).
+// ensure-name-substring, starlark) and validators (gatekeeper, kubeconform,
+// kubeval).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -83,6 +84,18 @@ func All() []Spec {
 			Kind:     "validator",
 			Summary:  "validate resources against the package's Gatekeeper ConstraintTemplates and constraints (Rego, by OPA)",
 			releases: gatekeeperReleases(),
+		},
+		{
+			Name:     "kubeconform",
+			Kind:     "validator",
+			Summary:  "validate resources against the JSON schemas of their kinds (kubeconform's wording)",
+			releases: kubeconformReleases(),
+		},
+		{
+			Name:     "kubeval",
+			Kind:     "validator",
+			Summary:  "validate resources against the JSON schemas of their kinds (kubeval's wording)",
+			releases: kubevalReleases(),
 		},
 		{
 			Name:     "search-replace",

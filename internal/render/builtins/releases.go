@@ -104,3 +104,23 @@ func starlarkReleasesOf(era *starlarkEra, versions ...string) []release {
 	}
 	return out
 }
+
+// kubeval's catalog releases are TypeScript functions around kubeval
+// v0.16.1 (functions/ts/kubeval, tags kubeval/vX.Y.Z). v0.1.1 and v0.1.2
+// differ only in their base image; v0.1.0 reported missing schemas as
+// unparsable output, and v0.2.0 on moved to another SDK and bundled
+// other schemas, which porchbot does not reproduce.
+func kubevalReleases() []release {
+	out := notReproduced("v0.1.0")
+	out = append(out, validatorReleases(true, "v0.1.1", "v0.1.2")...)
+	return append(out, notReproduced("v0.2.0", "v0.2.1", "v0.3.0")...)
+}
+
+// kubeconform's catalog function (functions/go/kubeconform) is newer than
+// porchbot's copy of the catalog: porchbot reproduces it as kpt
+// v1.0.0-beta.67's fn-render suite recorded its `latest` image, and ties
+// no release tag to that behaviour, so it runs kubeconform only as latest
+// (or untagged) and refuses every tag.
+func kubeconformReleases() []release {
+	return validatorReleases(false, latestOnly)
+}

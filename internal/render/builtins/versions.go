@@ -19,6 +19,11 @@ var catalogRegistries = []string{
 	"ghcr.io/kptdev/krm-functions-catalog/",
 }
 
+// latestOnly is the version of a function porchbot runs only as its
+// latest image: it reproduces what the catalog published last as a
+// recorded kpt run shows it, and ties no release tag to it.
+const latestOnly = "latest"
+
 // A release is one catalog release of a function and the behaviour that
 // reproduces it (nil: porchbot does not reproduce that release).
 type release struct {
@@ -119,6 +124,10 @@ func (s Spec) byTag(tag string, verr func(string) error) (Resolved, error) {
 	if tag == "" || tag == "latest" {
 		return s.latest(verr)
 	}
+	if s.latestOnly() {
+		return Resolved{}, verr(fmt.Sprintf("the tag %q is a release porchbot does not reproduce: "+
+			"it reproduces %s only as the catalog's latest image", tag, s.Name))
+	}
 	if _, n, ok := parsePartial(tag); !ok || n < 2 || !strings.HasPrefix(tag, "v") {
 		return Resolved{}, verr(fmt.Sprintf("the tag %q is not a release of %s", tag, s.Name))
 	}
@@ -145,7 +154,11 @@ func (s Spec) latest(verr func(string) error) (Resolved, error) {
 	}
 	note := fmt.Sprintf("latest is %s, the newest release of %s porchbot knows; kpt pulls whatever the catalog published last",
 		runs.version, s.Name)
-	if newest != runs {
+	switch {
+	case runs.version == latestOnly:
+		note = fmt.Sprintf("latest ran as porchbot reproduces %s's latest image (as kpt v1.0.0-beta.67's tests recorded it); "+
+			"kpt pulls whatever the catalog published last", s.Name)
+	case newest != runs:
 		note = fmt.Sprintf("latest ran as %s, the newest release of %s porchbot reproduces; kpt would pull %s or newer, "+
 			"which porchbot does not reproduce: pin %s to render as kpt does", runs.version, s.Name, newest.version, runs.version)
 	}
@@ -228,6 +241,11 @@ func (s Spec) pick(want string, verr func(string) error) (Resolved, error) {
 	return res, nil
 }
 
+// latestOnly reports whether porchbot runs s only as its latest image.
+func (s Spec) latestOnly() bool {
+	return len(s.releases) == 1 && s.releases[0].version == latestOnly
+}
+
 // newest reports whether r is the newest release in s's table: kpt may
 // find a newer one only beyond it.
 func (s Spec) newest(r *release) bool {
@@ -258,6 +276,9 @@ func (s Spec) VersionRanges() string { return compact(s.Versions()) }
 // RefusedRanges lists, as VersionRanges does, the catalog releases s does
 // not reproduce ("" when it reproduces them all).
 func (s Spec) RefusedRanges() string {
+	if s.latestOnly() {
+		return "every release tag"
+	}
 	var out []string
 	for _, r := range s.releases {
 		if r.new == nil {
