@@ -33,7 +33,8 @@ const (
 
 // gatekeeperReleases: v0.2.0 reads templates.gatekeeper.sh/v1beta1
 // ConstraintTemplates only; v0.2.1 reads v1alpha1, v1beta1 and v1.
-// The v0.1 releases (Gatekeeper v3.4's framework) are not reproduced.
+// The v0.1 releases (Gatekeeper v3.4's framework) match differently
+// (no match.name, no namespace prefixes) and are not reproduced.
 func gatekeeperReleases() []release {
 	out := notReproduced("v0.1.1", "v0.1.2", "v0.1.3")
 	out = append(out, releases(gatekeeperRelease{templateVersions: []string{"v1beta1"}}.process, "v0.2.0")...)

@@ -58,6 +58,9 @@ func (e *ErrNotBuiltin) Error() string {
 		what = "has no built-in for images of " + strings.TrimSuffix(repo, "/"+name) +
 			" (another registry's " + name + " may be anything)"
 	}
+	if why := notBuiltInWhy(name); why != "" && isCatalogImage(repo, name) {
+		what += " (" + why + ")"
+	}
 	return fmt.Sprintf("not supported: porchbot runs functions in process and %s; "+
 		"its built-ins are the kpt catalog's images (%s<name>, or <name> alone as kpt expands it): %s",
 		what, strings.Join(catalogRegistries, "<name>, "), strings.Join(Names(), ", "))
