@@ -1,7 +1,7 @@
 // Package builtins holds porchbot's in-process implementations of the common
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
-// ensure-name-substring, starlark).
+// ensure-name-substring, starlark, upsert-resource).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -113,6 +113,12 @@ func All() []Spec {
 			Kind:     "both",
 			Summary:  "run a Starlark program (StarlarkRun) over the resources",
 			releases: starlarkReleases(),
+		},
+		{
+			Name:     "upsert-resource",
+			Kind:     "mutator",
+			Summary:  "replace the resources of the functionConfig's kind and name with it, or add it",
+			releases: upsertResourceReleases(),
 		},
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })

@@ -21,6 +21,22 @@ func releases(fn processFunc, versions ...string) []release {
 	return out
 }
 
+// onFramework010 marks releases built on kyaml v0.10's function framework
+// (see Unreconciled).
+func onFramework010(rs []release) []release {
+	for i := range rs {
+		newFn := rs[i].new
+		rs[i].new = func() Function {
+			f := newFn()
+			if k, ok := f.(*kptFunction); ok {
+				k.unreconciled = true
+			}
+			return f
+		}
+	}
+	return rs
+}
+
 func notReproduced(versions ...string) []release {
 	out := make([]release, 0, len(versions))
 	for _, v := range versions {
@@ -83,6 +99,11 @@ func setNamespaceReleases() []release {
 	out = append(out, releases(setNamespaceSDK{allBindings: true, results: 4}.process, "v0.3.4")...)
 	out = append(out, releases(setNamespaceSDK{v4: true}.process, "v0.4.0")...)
 	return append(out, releases(setNamespace, "v0.4.1")...)
+}
+
+func upsertResourceReleases() []release {
+	return onFramework010(append(releases(upsertResource{v01: true}.process, "v0.1.0"),
+		releases(upsertResource{}.process, "v0.2.0")...))
 }
 
 func starlarkReleases() []release {

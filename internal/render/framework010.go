@@ -1,0 +1,35 @@
+package render
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// executeUnreconciled is framework.Execute as kyaml v0.10's framework ran a
+// function (builtins.Unreconciled): the items are written back with the
+// annotations the function left them, no internal annotation reconciled
+// with a legacy one it changed.
+func executeUnreconciled(p framework.ResourceListProcessor, rw *kio.ByteReadWriter) error {
+	items, err := rw.Read()
+	if err != nil {
+		return fmt.Errorf("failed to read ResourceList input: %w", err)
+	}
+	rl := framework.ResourceList{Items: items, FunctionConfig: rw.FunctionConfig}
+	procErr := p.Process(&rl)
+	if len(rl.Results) > 0 {
+		b, err := yaml.Marshal(rl.Results)
+		if err != nil {
+			return fmt.Errorf("failed to write the results: %w", err)
+		}
+		if rw.Results, err = yaml.Parse(string(b)); err != nil {
+			return fmt.Errorf("failed to write the results: %w", err)
+		}
+	}
+	if err := rw.Write(rl.Items); err != nil {
+		return err
+	}
+	return procErr
+}
