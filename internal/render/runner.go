@@ -60,7 +60,7 @@ type fnRun struct {
 	config *yaml.RNode
 	proc   framework.ResourceListProcessor
 	bare   builtins.Bare // proc's body alone, for the in-memory path
-	// unreconciled: a release on kyaml v0.10's framework (builtins.Unreconciled)
+	// unreconciled: a release on kyaml v0.10–v0.11's framework (builtins.Unreconciled)
 	unreconciled bool
 	stream       streamRunner
 	skip         string

@@ -38,7 +38,7 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 			modes[" sandboxed"] = Options{Kpt: KptBeta56, Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
 		}
 		if strings.HasPrefix(filepath.ToSlash(rel), "upsert-resource/") {
-			// a release on kyaml v0.10's framework (builtins.Unreconciled),
+			// a release on kyaml v0.10–v0.11's framework (builtins.Unreconciled),
 			// through a ResourceList as well as in memory
 			modes[" serialized"] = Options{Kpt: KptBeta56, serialized: true}
 		}

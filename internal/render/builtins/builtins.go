@@ -1,7 +1,8 @@
 // Package builtins holds porchbot's in-process implementations of the common
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
-// ensure-name-substring, starlark, upsert-resource).
+// ensure-name-substring, starlark, upsert-resource,
+// remove-local-config-resources).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -77,6 +78,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "remove-local-config-resources",
+			Kind:     "mutator",
+			Summary:  "drop the resources annotated config.kubernetes.io/local-config: \"true\"",
+			releases: removeLocalConfigResourcesReleases(),
 		},
 		{
 			Name:     "search-replace",

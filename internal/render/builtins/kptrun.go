@@ -56,7 +56,7 @@ type Bare interface {
 }
 
 // Unreconciled is implemented by every built-in Function. It reports
-// whether the release ran on kyaml v0.10's function framework, which wrote
+// whether the release ran on kyaml v0.10–v0.11's function framework, which wrote
 // the items back with their annotations as the function left them: a caller
 // that runs ProcessBare in kyaml's later framework.Execute (which, when the
 // function changed a legacy path or index annotation and not the internal

@@ -21,9 +21,9 @@ func releases(fn processFunc, versions ...string) []release {
 	return out
 }
 
-// onFramework010 marks releases built on kyaml v0.10's function framework
+// onOldFramework marks releases built on kyaml v0.10–v0.11's function framework
 // (see Unreconciled).
-func onFramework010(rs []release) []release {
+func onOldFramework(rs []release) []release {
 	for i := range rs {
 		newFn := rs[i].new
 		rs[i].new = func() Function {
@@ -101,8 +101,12 @@ func setNamespaceReleases() []release {
 	return append(out, releases(setNamespace, "v0.4.1")...)
 }
 
+func removeLocalConfigResourcesReleases() []release {
+	return onOldFramework(releases(removeLocalConfigResources, "v0.1.0"))
+}
+
 func upsertResourceReleases() []release {
-	return onFramework010(append(releases(upsertResource{v01: true}.process, "v0.1.0"),
+	return onOldFramework(append(releases(upsertResource{v01: true}.process, "v0.1.0"),
 		releases(upsertResource{}.process, "v0.2.0")...))
 }
 

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// executeUnreconciled is framework.Execute as kyaml v0.10's framework ran a
+// executeUnreconciled is framework.Execute as kyaml v0.10–v0.11's framework ran a
 // function (builtins.Unreconciled): the items are written back with the
 // annotations the function left them, no internal annotation reconciled
 // with a legacy one it changed.
