@@ -25,12 +25,16 @@ build() {
   local fn=$1 ver=$2 bin=$WORK/bin/$1@$2
   [ -x "$bin" ] && { echo "$bin"; return; }
   local src=$WORK/src/$fn@$ver tag
-  tag=$(git -C "$CATALOG" tag -l "functions/go/$fn/$ver" "$fn/$ver" | head -1)
+  tag=$(git -C "$CATALOG" tag -l "functions/go/$fn/$ver" "$fn/$ver" "go/$fn/$ver" | head -1)
   [ -n "$tag" ] || { echo "no catalog tag for $fn $ver" >&2; return 1; }
   rm -rf "$src"; mkdir -p "$src"
-  git -C "$CATALOG" archive "$tag" "functions/go/$fn" | tar -x -C "$src"
+  # a function without a go.mod of its own (set-name-prefix) is a package of
+  # the functions/go module, and may import its siblings: that whole module
+  local dir=functions/go/$fn
+  git -C "$CATALOG" cat-file -e "$tag:$dir/go.mod" 2>/dev/null || dir=functions/go
+  git -C "$CATALOG" archive "$tag" "$dir" | tar -x -C "$src"
   (
-    cd "$src/functions/go/$fn"
+    cd "$src/$dir"
     export GOFLAGS=-mod=mod
     # The SDK moved from GoogleContainerTools/kpt-functions-sdk to
     # kptdev/krm-functions-sdk and the proxy no longer serves the old path's
@@ -50,13 +54,15 @@ build() {
     done
     # generated/ (help texts made from the README at release time) is missing
     # from some tags; the help texts do not change what the function does.
-    if grep -q "/$fn/generated\"" ./*.go && [ ! -d generated ]; then
+    if grep -qs "/$fn/generated\"" ./*.go && [ ! -d generated ]; then
       mkdir generated
       { echo "package generated"
         for v in $(grep -ohE 'generated\.[A-Za-z]+' ./*.go | sort -u | sed 's/generated\.//'); do echo "var $v = \"\""; done
       } > generated/docs.go
     fi
-    go build -o "$bin" . >&2
+    pkg=.
+    [ "$dir" = functions/go ] && pkg=./$fn
+    go build -o "$bin" "$pkg" >&2
   )
   echo "$bin"
 }

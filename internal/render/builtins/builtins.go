@@ -2,7 +2,7 @@
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
 // ensure-name-substring, starlark, upsert-resource,
-// remove-local-config-resources).
+// remove-local-config-resources, set-name-prefix).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -108,6 +108,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "add labels to resources, selectors and templates",
 			releases: setLabelsReleases(),
+		},
+		{
+			Name:     "set-name-prefix",
+			Kind:     "mutator",
+			Summary:  "rename packagename-* resources after the package, and the references to them",
+			releases: setNamePrefixReleases(),
 		},
 		{
 			Name:     "set-namespace",

@@ -105,6 +105,10 @@ func removeLocalConfigResourcesReleases() []release {
 	return onOldFramework(releases(removeLocalConfigResources, "v0.1.0"))
 }
 
+func setNamePrefixReleases() []release {
+	return releases(setNamePrefix, "v0.0.1", "v0.0.2", "v0.0.3")
+}
+
 func upsertResourceReleases() []release {
 	return onOldFramework(append(releases(upsertResource{v01: true}.process, "v0.1.0"),
 		releases(upsertResource{}.process, "v0.2.0")...))
