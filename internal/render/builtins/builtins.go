@@ -2,7 +2,7 @@
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
 // ensure-name-substring, starlark, upsert-resource,
-// remove-local-config-resources, set-name-prefix).
+// remove-local-config-resources, set-name-prefix, create-setters).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -72,6 +72,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "set field values tagged with `# kpt-set: ${name}` comments (scalars, arrays, partial patterns)",
 			releases: applySettersReleases(),
+		},
+		{
+			Name:     "create-setters",
+			Kind:     "mutator",
+			Summary:  "add `# kpt-set: ${name}` comments to the fields holding the setters' values",
+			releases: createSettersReleases(),
 		},
 		{
 			Name:     "ensure-name-substring",

@@ -61,6 +61,10 @@ func applySettersReleases() []release {
 	return releases(applySetters, "v0.1.0", "v0.1.1", "v0.2.0", "v0.2.1")
 }
 
+func createSettersReleases() []release {
+	return onOldFramework(releases(createSettersV010, "v0.1.0"))
+}
+
 func ensureNameSubstringReleases() []release {
 	return append(append(releases(ensureNameSubstringV01{withoutLocalConfig: true}.process, "v0.1.0"),
 		releases(ensureNameSubstringV01{}.process, "v0.1.1")...),
