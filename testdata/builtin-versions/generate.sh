@@ -73,26 +73,55 @@ if [ ${#cases[@]} -eq 0 ]; then
 fi
 for c in "${cases[@]}"; do
   dir=$here/$c
-  # case.yaml: "release: <fn> <version>", the release the expected output comes from
+  # case.yaml: "release: <fn> <version>", the release the expected output
+  # comes from; "also: <fn> <version>" lines name other catalog functions the
+  # pipeline runs, built and run the same way
   read -r fn ver < <(sed -n 's/^release: *//p' "$dir/case.yaml")
-  bin=$(build "$fn" "$ver")
   tmp=$(mktemp -d); cp -r "$dir/pkg" "$tmp/pkg"
-  # run the release as kpt runs a pipeline function: the same Kptfile with the
-  # image entry pointing at the built binary
-  find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?$fn:[^ ]*#exec: $bin#" {} +
+  runs=() restore="" unrestore=""
+  while read -r f v; do
+    [ -n "$f" ] || continue
+    r=$(build "$f" "$v")
+    img=$(grep -ohE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/Kptfile" | head -1 | sed 's/image: *//')
+    if [ "$f" = "$fn" ]; then main=$r; mainimg=$img; continue; fi
+    runs+=("$f|$r")
+    restore="$restore -e 's#exec: $r\$#image: $img#'" unrestore="$unrestore -e 's#image: $img\$#exec: $r#'"
+  done < <(sed -n 's/^release: *//p; s/^also: *//p' "$dir/case.yaml")
+  # A function that reads the Kptfile's pipeline (list-setters) must see it
+  # as written: with "kptfile-image: as-written" in case.yaml it runs behind
+  # a wrapper that puts the image lines back in its input, and the exec lines
+  # back in its output, for kpt.
+  run=$main
+  if grep -q '^kptfile-image: *as-written' "$dir/case.yaml"; then
+    run=$tmp/$fn@$ver
+    printf '#!/usr/bin/env bash\nset -o pipefail\nsed -e "s#exec: %s\\$#image: %s#" %s | %s | sed -e "s#image: %s\\$#exec: %s#" %s\n' \
+      "$run" "$mainimg" "$restore" "$main" "$mainimg" "$run" "$unrestore" > "$run"
+    chmod +x "$run"
+  fi
+  runs+=("$fn|$run")
+  # run the releases as kpt runs pipeline functions: the same Kptfile with
+  # the image entries pointing at the built binaries
+  for fr in "${runs[@]}"; do
+    find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?${fr%%|*}:[^ ]*#exec: ${fr#*|}#" {} +
+  done
   mkdir -p "$tmp/results"
   set +e; kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"; code=$?; set -e
-  find "$tmp/pkg" -name Kptfile -exec sed -i "s#exec: $bin#image: IMAGE#" {} +
-  # put each Kptfile's image line back as the case wrote it
-  for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
-    img=$(grep -oE "image: *[^ ]*$fn:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//')
-    sed -i "s#image: IMAGE#image: $img#" "$tmp/pkg/$k"
+  cp "$tmp/results/results.yaml" "$tmp/results.yaml"
+  # put each Kptfile's image lines back as the case wrote them, and name
+  # each binary by its release in what kpt recorded of the functions
+  # (stderr, exit code, results)
+  for fr in "${runs[@]}"; do
+    f=${fr%%|*} r=${fr#*|}
+    for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
+      img=$(grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//')
+      sed -i "s#exec: $r\$#image: $img#" "$tmp/pkg/$k"
+    done
+    v=$(sed -n "s/^\(release\|also\): *$f //p" "$dir/case.yaml" | head -1)
+    sed -i "s#exec: $r\$#exec: $f@$v#" "$tmp/results.yaml"
   done
   rm -rf "$dir/expected"; mv "$tmp/pkg" "$dir/expected"
   echo "$code" > "$dir/exit-code"
-  # what kpt recorded of the function (stderr, exit code, results), the
-  # binary's path named by its release
-  sed "s#exec: $bin#exec: $fn@$ver#" "$tmp/results/results.yaml" > "$dir/results.yaml"
+  mv "$tmp/results.yaml" "$dir/results.yaml"
   echo "$c: $fn $ver exit $code" >&2
   [ "$code" = 0 ] || cat "$tmp/stderr" >&2
   rm -rf "$tmp"

@@ -2,7 +2,8 @@
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
 // ensure-name-substring, starlark, upsert-resource,
-// remove-local-config-resources, set-name-prefix, create-setters).
+// remove-local-config-resources, set-name-prefix, create-setters,
+// list-setters).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -84,6 +85,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "list-setters",
+			Kind:     "both",
+			Summary:  "report the setters of the Kptfile's apply-setters and of `# kpt-set:` comments",
+			releases: listSettersReleases(),
 		},
 		{
 			Name:     "remove-local-config-resources",

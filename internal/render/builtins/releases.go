@@ -105,6 +105,10 @@ func setNamespaceReleases() []release {
 	return append(out, releases(setNamespace, "v0.4.1")...)
 }
 
+func listSettersReleases() []release {
+	return onOldFramework(releases(listSettersV010, "v0.1.0"))
+}
+
 func removeLocalConfigResourcesReleases() []release {
 	return onOldFramework(releases(removeLocalConfigResources, "v0.1.0"))
 }
