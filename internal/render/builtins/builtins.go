@@ -3,7 +3,7 @@
 // apply-setters, apply-replacements, search-replace, set-image,
 // ensure-name-substring, starlark, upsert-resource,
 // remove-local-config-resources, set-name-prefix, create-setters,
-// list-setters).
+// list-setters, format).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -85,6 +85,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "format",
+			Kind:     "mutator",
+			Summary:  "format resources with kyaml's format filter and the Kubernetes schema",
+			releases: formatReleases(),
 		},
 		{
 			Name:     "list-setters",

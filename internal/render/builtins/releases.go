@@ -105,6 +105,10 @@ func setNamespaceReleases() []release {
 	return append(out, releases(setNamespace, "v0.4.1")...)
 }
 
+func formatReleases() []release {
+	return onOldFramework(releases(formatV010, "v0.1.0"))
+}
+
 func listSettersReleases() []release {
 	return onOldFramework(releases(listSettersV010, "v0.1.0"))
 }
