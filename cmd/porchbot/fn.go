@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/porchbot/porchbot/internal/render/builtins"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
@@ -39,7 +38,7 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			spec.Name, args[1:])
 	}
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
-	if err := framework.Execute(newFn(), rw); err != nil {
+	if err := builtins.Execute(newFn(), rw); err != nil {
 		var f builtins.Failure
 		if errors.As(err, &f) {
 			fmt.Fprint(stderr, f.Stderr) // as the catalog function prints it

@@ -397,7 +397,7 @@ func (f *fnRun) run(in io.Reader, out io.Writer) (err error) {
 	}
 	execute := framework.Execute
 	if f.unreconciled {
-		execute = executeUnreconciled
+		execute = builtins.ExecuteUnreconciled
 	}
 	if e := execute(proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
 		return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
