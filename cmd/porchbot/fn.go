@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/porchbot/porchbot/internal/render/builtins"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
@@ -46,7 +45,7 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// names, and the resources' CRDs; it has no package to read
 		u.UseSchemas(builtins.SchemaSources{Dir: os.Getenv("PORCHBOT_SCHEMA_DIR")})
 	}
-	if err := framework.Execute(f, rw); err != nil {
+	if err := builtins.Execute(f, rw); err != nil {
 		var f builtins.Failure
 		if errors.As(err, &f) {
 			fmt.Fprint(stderr, f.Stderr) // as the catalog function prints it

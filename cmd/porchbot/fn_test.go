@@ -186,3 +186,44 @@ func TestFnValidatorReadsSchemaDir(t *testing.T) {
 		t.Errorf("with schemas: %v\n%s", err, out.String())
 	}
 }
+
+// upsert-resource ran on kyaml v0.10's framework, which did not reconcile
+// the internal path annotation with the legacy one the function changed:
+// `porchbot fn` hands the copy back with the config's internal path, as the
+// release did (kpt then finds two resources at fn-config.yaml).
+func TestRunFnUnreconciled(t *testing.T) {
+	in := `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cm
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'cm.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'cm.yaml'
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cm
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'fn-config.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'fn-config.yaml'
+  data:
+    k: v
+`
+	var out, errOut bytes.Buffer
+	if err := runFn(context.Background(), []string{"upsert-resource:v0.2.0"}, strings.NewReader(in), &out, &errOut); err != nil {
+		t.Fatalf("runFn: %v (stderr %q)", err, errOut.String())
+	}
+	for _, want := range []string{"config.kubernetes.io/path: cm.yaml\n", "internal.config.kubernetes.io/path: fn-config.yaml\n", "k: v\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("want %q in:\n%s", want, out.String())
+		}
+	}
+}

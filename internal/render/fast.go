@@ -513,9 +513,11 @@ func copyResults(rs framework.Results) (out []*framework.Result, ok bool) {
 
 // execute is framework.Execute minus the reading and writing.
 func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
-	annos, err := preprocess(rl.Items)
-	if err != nil {
-		return nil, err
+	var annos snapshot
+	if !f.unreconciled {
+		if annos, err = preprocess(rl.Items); err != nil {
+			return nil, err
+		}
 	}
 	exit = func() (e error) {
 		defer func() {
@@ -533,6 +535,9 @@ func (f *fnRun) execute(rl *framework.ResourceList) (exit error, err error) {
 		}
 		return nil
 	}()
+	if f.unreconciled {
+		return exit, nil
+	}
 	if err := reconcile(rl.Items, annos); err != nil {
 		// framework.Execute fails before writing anything
 		rl.Items, rl.Results = nil, nil

@@ -61,8 +61,10 @@ type fnRun struct {
 	config *yaml.RNode
 	proc   framework.ResourceListProcessor
 	bare   builtins.Bare // proc's body alone, for the in-memory path
-	stream streamRunner
-	skip   string
+	// unreconciled: a release on kyaml v0.10–v0.11's framework (builtins.Unreconciled)
+	unreconciled bool
+	stream       streamRunner
+	skip         string
 	// unrunnable: an image porchbot cannot run, which fails when its turn
 	// comes (kpt would pull it then), the functions before it having run
 	unrunnable error
@@ -166,6 +168,9 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 	}
 	if b, ok := proc.(builtins.Bare); ok {
 		run.bare = b
+	}
+	if u, ok := proc.(builtins.Unreconciled); ok {
+		run.unreconciled = u.Unreconciled()
 	}
 	return run, nil
 }
@@ -426,7 +431,11 @@ func (f *fnRun) run(in io.Reader, out io.Writer) (err error) {
 		// FunctionFilter's around this call: the built-in need not repeat it
 		proc = framework.ResourceListProcessorFunc(f.bare.ProcessBare)
 	}
-	if e := framework.Execute(proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
+	execute := framework.Execute
+	if f.unreconciled {
+		execute = builtins.ExecuteUnreconciled
+	}
+	if e := execute(proc, &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}); e != nil {
 		return &ExecError{ExitCode: 1, Stderr: e.Error(), Err: e}
 	}
 	return nil

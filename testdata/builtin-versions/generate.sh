@@ -25,12 +25,16 @@ build() {
   local fn=$1 ver=$2 bin=$WORK/bin/$1@$2
   [ -x "$bin" ] && { echo "$bin"; return; }
   local src=$WORK/src/$fn@$ver tag
-  tag=$(git -C "$CATALOG" tag -l "functions/go/$fn/$ver" "$fn/$ver" | head -1)
+  tag=$(git -C "$CATALOG" tag -l "functions/go/$fn/$ver" "$fn/$ver" "go/$fn/$ver" | head -1)
   [ -n "$tag" ] || { echo "no catalog tag for $fn $ver" >&2; return 1; }
   rm -rf "$src"; mkdir -p "$src"
-  git -C "$CATALOG" archive "$tag" "functions/go/$fn" | tar -x -C "$src"
+  # a function without a go.mod of its own (set-name-prefix) is a package of
+  # the functions/go module, and may import its siblings: that whole module
+  local dir=functions/go/$fn
+  git -C "$CATALOG" cat-file -e "$tag:$dir/go.mod" 2>/dev/null || dir=functions/go
+  git -C "$CATALOG" archive "$tag" "$dir" | tar -x -C "$src"
   (
-    cd "$src/functions/go/$fn"
+    cd "$src/$dir"
     export GOFLAGS=-mod=mod
     # The SDK moved from GoogleContainerTools/kpt-functions-sdk to
     # kptdev/krm-functions-sdk and the proxy no longer serves the old path's
@@ -50,13 +54,15 @@ build() {
     done
     # generated/ (help texts made from the README at release time) is missing
     # from some tags; the help texts do not change what the function does.
-    if grep -q "/$fn/generated\"" ./*.go && [ ! -d generated ]; then
+    if grep -qs "/$fn/generated\"" ./*.go && [ ! -d generated ]; then
       mkdir generated
       { echo "package generated"
         for v in $(grep -ohE 'generated\.[A-Za-z]+' ./*.go | sort -u | sed 's/generated\.//'); do echo "var $v = \"\""; done
       } > generated/docs.go
     fi
-    go build -o "$bin" . >&2
+    pkg=.
+    [ "$dir" = functions/go ] && pkg=./$fn
+    go build -o "$bin" "$pkg" >&2
   )
   echo "$bin"
 }
@@ -67,26 +73,58 @@ if [ ${#cases[@]} -eq 0 ]; then
 fi
 for c in "${cases[@]}"; do
   dir=$here/$c
-  # case.yaml: "release: <fn> <version>", the release the expected output comes from
+  # case.yaml: "release: <fn> <version>", the release the expected output
+  # comes from; "also: <fn> <version>" lines name other catalog functions the
+  # pipeline runs, built and run the same way
   read -r fn ver < <(sed -n 's/^release: *//p' "$dir/case.yaml")
-  bin=$(build "$fn" "$ver")
   tmp=$(mktemp -d); cp -r "$dir/pkg" "$tmp/pkg"
-  # run the release as kpt runs a pipeline function: the same Kptfile with the
-  # image entry pointing at the built binary
-  find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?$fn:[^ ]*#exec: $bin#" {} +
+  runs=() restore="" unrestore=""
+  while read -r f v; do
+    [ -n "$f" ] || continue
+    r=$(build "$f" "$v")
+    img=$(grep -ohE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/Kptfile" | head -1 | sed 's/image: *//')
+    if [ "$f" = "$fn" ]; then main=$r; mainimg=$img; continue; fi
+    runs+=("$f|$r")
+    restore="$restore -e 's#exec: $r\$#image: $img#'" unrestore="$unrestore -e 's#image: $img\$#exec: $r#'"
+  done < <(sed -n 's/^release: *//p; s/^also: *//p' "$dir/case.yaml")
+  # A function that reads the Kptfile's pipeline (list-setters) must see it
+  # as written: with "kptfile-image: as-written" in case.yaml it runs behind
+  # a wrapper that puts the image lines back in its input, and the exec lines
+  # back in its output, for kpt.
+  run=$main
+  if grep -q '^kptfile-image: *as-written' "$dir/case.yaml"; then
+    run=$tmp/$fn@$ver
+    printf '#!/usr/bin/env bash\nset -o pipefail\nsed -e "s#exec: %s\\$#image: %s#" %s | %s | sed -e "s#image: %s\\$#exec: %s#" %s\n' \
+      "$run" "$mainimg" "$restore" "$main" "$mainimg" "$run" "$unrestore" > "$run"
+    chmod +x "$run"
+  fi
+  runs+=("$fn|$run")
+  # run the releases as kpt runs pipeline functions: the same Kptfile with
+  # the image entries pointing at the built binaries
+  for fr in "${runs[@]}"; do
+    find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?${fr%%|*}:[^ ]*#exec: ${fr#*|}#" {} +
+  done
   mkdir -p "$tmp/results"
   set +e; kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"; code=$?; set -e
-  find "$tmp/pkg" -name Kptfile -exec sed -i "s#exec: $bin#image: IMAGE#" {} +
-  # put each Kptfile's image line back as the case wrote it
-  for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
-    img=$(grep -oE "image: *[^ ]*$fn:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//')
-    sed -i "s#image: IMAGE#image: $img#" "$tmp/pkg/$k"
+  cp "$tmp/results/results.yaml" "$tmp/results.yaml"
+  # put each Kptfile's image lines back as the case wrote them, and name
+  # each binary by its release in what kpt recorded of the functions
+  # (stderr, exit code, results)
+  for fr in "${runs[@]}"; do
+    f=${fr%%|*} r=${fr#*|}
+    for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
+      img=$(grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//')
+      sed -i "s#exec: $r\$#image: $img#" "$tmp/pkg/$k"
+    done
+    v=$(sed -n "s/^\(release\|also\): *$f //p" "$dir/case.yaml" | head -1)
+    sed -i "s#exec: $r\$#exec: $f@$v#" "$tmp/results.yaml"
   done
   rm -rf "$dir/expected"; mv "$tmp/pkg" "$dir/expected"
   echo "$code" > "$dir/exit-code"
-  # what kpt recorded of the function (stderr, exit code, results), the
-  # binary's path named by its release
-  sed "s#exec: $bin#exec: $fn@$ver#" "$tmp/results/results.yaml" > "$dir/results.yaml"
+  # "results: not-kept": what kpt records there cannot be reproduced (a Go
+  # stack trace of this build, or kpt's exit code 0 for a render that failed
+  # after the function)
+  if grep -q '^results: *not-kept' "$dir/case.yaml"; then rm -f "$dir/results.yaml"; else mv "$tmp/results.yaml" "$dir/results.yaml"; fi
   echo "$c: $fn $ver exit $code" >&2
   [ "$code" = 0 ] || cat "$tmp/stderr" >&2
   rm -rf "$tmp"

@@ -1,8 +1,9 @@
 // Package builtins holds porchbot's in-process implementations of the common
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
-// ensure-name-substring, starlark) and validators (gatekeeper, kubeconform,
-// kubeval).
+// ensure-name-substring, starlark, upsert-resource,
+// remove-local-config-resources, set-name-prefix, create-setters,
+// list-setters, format) and validators (gatekeeper, kubeconform, kubeval).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -74,10 +75,22 @@ func All() []Spec {
 			releases: applySettersReleases(),
 		},
 		{
+			Name:     "create-setters",
+			Kind:     "mutator",
+			Summary:  "add `# kpt-set: ${name}` comments to the fields holding the setters' values",
+			releases: createSettersReleases(),
+		},
+		{
 			Name:     "ensure-name-substring",
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "format",
+			Kind:     "mutator",
+			Summary:  "format resources with kyaml's format filter and the Kubernetes schema",
+			releases: formatReleases(),
 		},
 		{
 			Name:     "gatekeeper",
@@ -96,6 +109,18 @@ func All() []Spec {
 			Kind:     "validator",
 			Summary:  "validate resources against the JSON schemas of their kinds (kubeval's wording)",
 			releases: kubevalReleases(),
+		},
+		{
+			Name:     "list-setters",
+			Kind:     "both",
+			Summary:  "report the setters of the Kptfile's apply-setters and of `# kpt-set:` comments",
+			releases: listSettersReleases(),
+		},
+		{
+			Name:     "remove-local-config-resources",
+			Kind:     "mutator",
+			Summary:  "drop the resources annotated config.kubernetes.io/local-config: \"true\"",
+			releases: removeLocalConfigResourcesReleases(),
 		},
 		{
 			Name:     "search-replace",
@@ -122,6 +147,12 @@ func All() []Spec {
 			releases: setLabelsReleases(),
 		},
 		{
+			Name:     "set-name-prefix",
+			Kind:     "mutator",
+			Summary:  "rename packagename-* resources after the package, and the references to them",
+			releases: setNamePrefixReleases(),
+		},
+		{
 			Name:     "set-namespace",
 			Kind:     "mutator",
 			Summary:  "set the namespace of namespace-scoped resources and update depends-on annotations",
@@ -132,6 +163,12 @@ func All() []Spec {
 			Kind:     "both",
 			Summary:  "run a Starlark program (StarlarkRun) over the resources",
 			releases: starlarkReleases(),
+		},
+		{
+			Name:     "upsert-resource",
+			Kind:     "mutator",
+			Summary:  "replace the resources of the functionConfig's kind and name with it, or add it",
+			releases: upsertResourceReleases(),
 		},
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })

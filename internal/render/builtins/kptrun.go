@@ -27,6 +27,8 @@ type processFunc func(rl *framework.ResourceList) error
 //     itself runs under kpt as an exec function).
 type kptFunction struct {
 	fn processFunc
+	// unreconciled: see Unreconciled
+	unreconciled bool
 }
 
 func wrap(fn processFunc) Function { return &kptFunction{fn: fn} }
@@ -52,6 +54,21 @@ func wrap(fn processFunc) Function { return &kptFunction{fn: fn} }
 type Bare interface {
 	ProcessBare(rl *framework.ResourceList) error
 }
+
+// Unreconciled is implemented by every built-in Function. It reports
+// whether the release ran on kyaml v0.10–v0.11's function framework, which wrote
+// the items back with their annotations as the function left them: a caller
+// that runs ProcessBare in kyaml's later framework.Execute (which, when the
+// function changed a legacy path or index annotation and not the internal
+// one, or the other way round, updates the other) runs it without that
+// reconciliation for these releases, as kpt ran them. kpt's own checks of
+// the paths after the function, and its pipeline's reconciliation, stay.
+type Unreconciled interface {
+	Unreconciled() bool
+}
+
+// Unreconciled implements Unreconciled.
+func (k *kptFunction) Unreconciled() bool { return k.unreconciled }
 
 // ProcessBare implements Bare.
 func (k *kptFunction) ProcessBare(rl *framework.ResourceList) error {

@@ -21,6 +21,22 @@ func releases(fn processFunc, versions ...string) []release {
 	return out
 }
 
+// onOldFramework marks releases built on kyaml v0.10–v0.11's function framework
+// (see Unreconciled).
+func onOldFramework(rs []release) []release {
+	for i := range rs {
+		newFn := rs[i].new
+		rs[i].new = func() Function {
+			f := newFn()
+			if k, ok := f.(*kptFunction); ok {
+				k.unreconciled = true
+			}
+			return f
+		}
+	}
+	return rs
+}
+
 func notReproduced(versions ...string) []release {
 	out := make([]release, 0, len(versions))
 	for _, v := range versions {
@@ -43,6 +59,10 @@ func applyReplacementsReleases() []release {
 
 func applySettersReleases() []release {
 	return releases(applySetters, "v0.1.0", "v0.1.1", "v0.2.0", "v0.2.1")
+}
+
+func createSettersReleases() []release {
+	return onOldFramework(releases(createSettersV010, "v0.1.0"))
 }
 
 func ensureNameSubstringReleases() []release {
@@ -83,6 +103,27 @@ func setNamespaceReleases() []release {
 	out = append(out, releases(setNamespaceSDK{allBindings: true, results: 4}.process, "v0.3.4")...)
 	out = append(out, releases(setNamespaceSDK{v4: true}.process, "v0.4.0")...)
 	return append(out, releases(setNamespace, "v0.4.1")...)
+}
+
+func formatReleases() []release {
+	return onOldFramework(releases(formatV010, "v0.1.0"))
+}
+
+func listSettersReleases() []release {
+	return onOldFramework(releases(listSettersV010, "v0.1.0"))
+}
+
+func removeLocalConfigResourcesReleases() []release {
+	return onOldFramework(releases(removeLocalConfigResources, "v0.1.0"))
+}
+
+func setNamePrefixReleases() []release {
+	return releases(setNamePrefix, "v0.0.1", "v0.0.2", "v0.0.3")
+}
+
+func upsertResourceReleases() []release {
+	return onOldFramework(append(releases(upsertResource{v01: true}.process, "v0.1.0"),
+		releases(upsertResource{}.process, "v0.2.0")...))
 }
 
 func starlarkReleases() []release {
