@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,6 +44,24 @@ func TestNotBuiltInSaysWhy(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("the built-in %s is not in catalogFunctions", name)
+		}
+	}
+}
+
+// TestDocsListTheFunctionsNotBuiltIn: docs/functions.md names every
+// catalog function porchbot does not build in, in its section.
+func TestDocsListTheFunctionsNotBuiltIn(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "functions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "## Catalog functions porchbot does not build in\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, name := range catalogFunctions {
+		_, built := Lookup(name)
+		listed := strings.Contains(strings.ReplaceAll(section, "\n", " "), name)
+		if built == listed {
+			t.Errorf("%s: built in %v, listed as not built in %v", name, built, listed)
 		}
 	}
 }
