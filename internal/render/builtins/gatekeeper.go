@@ -2,11 +2,11 @@ package builtins
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -130,14 +130,26 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 			return nil, fmt.Errorf("Constraint kind %s is not recognized", c.kind)
 		}
 	}
+	params := make([]ast.Value, len(constraints))
+	for i, c := range constraints {
+		if params[i], err = opaValue(parametersOf(c.object)); err != nil {
+			return nil, fmt.Errorf("constraint %s: %w", c.name, err)
+		}
+	}
 	var out []gkViolation
 	for _, o := range reviewed {
 		review := makeReview(o)
-		for _, c := range constraints {
+		var reviewValue ast.Value // made once, for the first constraint that matches
+		for i, c := range constraints {
 			if !constraintMatches(c.object, review, inv) {
 				continue
 			}
-			msgs, err := byKind[c.kind].violations(ctx, review, parametersOf(c.object))
+			if reviewValue == nil {
+				if reviewValue, err = opaValue(review); err != nil {
+					return nil, fmt.Errorf("resource %s: %w", o.name, err)
+				}
+			}
+			msgs, err := byKind[c.kind].violations(ctx, reviewValue, params[i])
 			if err != nil {
 				return nil, err
 			}
@@ -159,19 +171,12 @@ func contains(l []string, s string) bool {
 }
 
 func newGKObject(it *yaml.RNode) (*gkObject, error) {
-	b, err := it.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("read a resource: %w", err)
+	m, ok := jsonValue(it.YNode()).(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("a resource is not a mapping")
 	}
-	var m map[string]any
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("read a resource: %w", err)
-	}
-	o := &gkObject{apiVersion: it.GetApiVersion(), kind: it.GetKind(), name: it.GetName(), namespace: it.GetNamespace(),
-		object: m, node: it}
-	return o, nil
+	return &gkObject{apiVersion: it.GetApiVersion(), kind: it.GetKind(), name: it.GetName(), namespace: it.GetNamespace(),
+		object: m, node: it}, nil
 }
 
 // splitAPIVersion is an apiVersion's group ("" for the core group) and

@@ -77,9 +77,13 @@ func (t *gkTemplate) compile(ctx context.Context, store storage.Store) error {
 }
 
 // violations are the messages of the template's violation set for a
-// review with a constraint's parameters.
-func (t *gkTemplate) violations(ctx context.Context, review map[string]any, params any) ([]string, error) {
-	rs, err := t.query.Eval(ctx, rego.EvalInput(map[string]any{"review": review, "parameters": params}))
+// review with a constraint's parameters, both already OPA values (made
+// once per resource and per constraint, not per evaluation).
+func (t *gkTemplate) violations(ctx context.Context, review, params ast.Value) ([]string, error) {
+	input := ast.NewObject(
+		ast.Item(ast.InternedTerm("review"), ast.NewTerm(review)),
+		ast.Item(ast.InternedTerm("parameters"), ast.NewTerm(params)))
+	rs, err := t.query.Eval(ctx, rego.EvalParsedInput(input))
 	if err != nil {
 		return nil, fmt.Errorf("ConstraintTemplate %s: %w", t.name, err)
 	}
@@ -105,6 +109,9 @@ func (t *gkTemplate) violations(ctx context.Context, review map[string]any, para
 	}
 	return out, nil
 }
+
+// opaValue is v as an OPA value.
+func opaValue(v any) (ast.Value, error) { return ast.InterfaceToValue(v) }
 
 // inventoryStore holds the inventory as data.inventory.
 func inventoryStore(inv map[string]any) storage.Store {

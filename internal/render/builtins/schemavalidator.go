@@ -151,14 +151,7 @@ func (v *schemaValidator) validate(s *schemaSet, it *yaml.RNode) ([]*framework.R
 	if err != nil {
 		return nil, err
 	}
-	b, err := it.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("reading the resource as JSON: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
-	if err != nil {
-		return nil, fmt.Errorf("reading the resource as JSON: %w", err)
-	}
+	doc := jsonValue(it.YNode())
 	var verr *jsonschema.ValidationError
 	if err := schema.Validate(doc); !errors.As(err, &verr) {
 		return nil, nil
