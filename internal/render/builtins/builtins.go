@@ -135,6 +135,12 @@ func All() []Spec {
 			releases: setAnnotationsReleases(),
 		},
 		{
+			Name:     "set-enforcement-action",
+			Kind:     "mutator",
+			Summary:  "set spec.enforcementAction (deny, warn, dryrun) of the package's Gatekeeper constraints",
+			releases: releases(setEnforcementAction, "v0.1.0"),
+		},
+		{
 			Name:     "set-image",
 			Kind:     "mutator",
 			Summary:  "update container image names, tags and digests",
