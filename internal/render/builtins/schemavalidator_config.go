@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -76,11 +77,17 @@ func (v *schemaValidator) readConfig(fc *yaml.RNode) (validatorConfig, error) {
 	if !v.kubeval {
 		cfg.locations = append(cfg.locations, list("schema_locations")...)
 		if s := strings.TrimSpace(get("kubernetes_version")); s != "" && s != "master" {
+			if !k8sVersion.MatchString(s) {
+				return cfg, fmt.Errorf("kubernetes_version %q is not a Kubernetes version (1.30.0) or master", s)
+			}
 			cfg.k8sVersion = "v" + strings.TrimPrefix(s, "v")
 		}
 	}
 	return cfg, nil
 }
+
+// k8sVersion is a Kubernetes version as kubernetes_version names it.
+var k8sVersion = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)
 
 // locations are where the run reads schemas: the directories inside the
 // package the config names or, when it names none, the server's directory

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -286,5 +287,40 @@ func TestKubeconformVersionAndSkips(t *testing.T) {
 		if err != nil || got != "" {
 			t.Errorf("skip_kinds %q: %v\n%s", skip, err, got)
 		}
+	}
+}
+
+// TestSchemaValidatorStaysInItsDirectories: neither the config's
+// kubernetes_version nor a resource's kind or group can make the
+// validator read a file outside the schema directory: a version that is
+// none is refused, a kind naming another directory has no schema.
+func TestSchemaValidatorStaysInItsDirectories(t *testing.T) {
+	files := map[string]string{"resources.yaml": badDeployment}
+	_, err := validate(t, "kubeconform", cm("kubernetes_version", "1/../../../../etc"), files)
+	if err == nil {
+		t.Error("kubernetes_version naming other directories was taken")
+	}
+	// a schema outside the schema directory that refuses everything: the
+	// kind below would lead to it
+	root := t.TempDir()
+	schemas, outside := filepath.Join(root, "schemas"), filepath.Join(root, "outside")
+	for _, d := range []string{schemas, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "x-apps-v1.json"), []byte(`{"not": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	item := yaml.MustParse("apiVersion: apps/v1\nkind: ../../outside/x\nmetadata:\n  name: web\n")
+	r, err := Resolve("kubeconform", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.New()
+	f.(SchemaUser).UseSchemas(SchemaSources{Dir: schemas})
+	rl := &framework.ResourceList{Items: []*yaml.RNode{item}}
+	if err := f.Process(rl); err != nil || len(rl.Results) != 0 {
+		t.Errorf("a kind naming a file outside the schema directory: %v %s", err, resultLines(rl.Results))
 	}
 }
