@@ -165,6 +165,13 @@ func All() []Spec {
 			releases: setNamespaceReleases(),
 		},
 		{
+			Name:    "set-project-id",
+			Kind:    "mutator",
+			Summary: "set the project-id setter of the Kptfiles' apply-setters and Config Connector resources' project annotation",
+			releases: onOldFramework(append(releases(setProjectID{setters: "gcr.io/kpt-fn/apply-setters:v0.1"}.process, "v0.1.0"),
+				releases(setProjectID{setters: "gcr.io/kpt-fn/apply-setters:v0.2"}.process, "v0.2.0")...)),
+		},
+		{
 			Name:     "starlark",
 			Kind:     "both",
 			Summary:  "run a Starlark program (StarlarkRun) over the resources",

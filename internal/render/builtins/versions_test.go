@@ -108,7 +108,7 @@ func TestResolveOtherImages(t *testing.T) {
 	} {
 		_, err := Resolve(image, "")
 		var nb *ErrNotBuiltin
-		if !errors.As(err, &nb) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set-namespace, starlark") {
+		if !errors.As(err, &nb) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "set-namespace, set-project-id, starlark") {
 			t.Errorf("Resolve(%q) = %v, want ErrNotBuiltin saying %q", image, err, want)
 		}
 	}
