@@ -120,7 +120,7 @@ func TestRunFnList(t *testing.T) {
 			t.Errorf("list lacks %s:\n%s", name, out.String())
 		}
 	}
-	if err := runFn(context.Background(), []string{"enable-gcp-services"}, strings.NewReader(""), &out, &out); err == nil ||
+	if err := runFn(context.Background(), []string{"source-gcloud-config"}, strings.NewReader(""), &out, &out); err == nil ||
 		!strings.Contains(err.Error(), "set-namespace") {
 		t.Errorf("unknown function error = %v", err)
 	}

@@ -81,6 +81,12 @@ func All() []Spec {
 			releases: createSettersReleases(),
 		},
 		{
+			Name:     "enable-gcp-services",
+			Kind:     "mutator",
+			Summary:  "generate the serviceusage Service resources of the package's ProjectServiceSets",
+			releases: releases(enableGCPServices, "v0.1.0"),
+		},
+		{
 			Name:     "ensure-name-substring",
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",

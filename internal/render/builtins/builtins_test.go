@@ -57,7 +57,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", image, s.Name, ok, want)
 		}
 	}
-	for _, image := range []string{"gcr.io/kpt-fn/enable-gcp-services:v0.1", "", "set-namespace-extra", "gcr.io/set-namespace/other:v1"} {
+	for _, image := range []string{"gcr.io/kpt-fn/source-gcloud-config:v0.1", "", "set-namespace-extra", "gcr.io/set-namespace/other:v1"} {
 		if s, ok := Lookup(image); ok {
 			t.Errorf("Lookup(%q) = %q, want no match", image, s.Name)
 		}

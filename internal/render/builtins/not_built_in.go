@@ -21,6 +21,10 @@ var outsideWorld = map[string]string{
 		"write the values into the package (a ConfigMap, apply-setters) instead",
 }
 
+// unreleased are the catalog functions with no release: only unstable
+// images, which no Kptfile can pin to one behaviour.
+var unreleased = map[string]bool{"bind": true, "generate-kpt-pkg-docs": true, "set-gcp-resource-ids": true}
+
 // notBuiltInWhy says why a catalog function is not built in, and what
 // to do instead ("" for a name that is no catalog function, or a built-in).
 func notBuiltInWhy(name string) string {
@@ -29,6 +33,11 @@ func notBuiltInWhy(name string) string {
 	}
 	if _, built := Lookup(name); built || !slices.Contains(catalogFunctions, name) {
 		return ""
+	}
+	if unreleased[name] {
+		return "the kpt catalog has published no release of " + name + ", only unstable images, so porchbot has no " +
+			"behaviour to reproduce: the server's operator can let its image run as a function image (docs/functions.md, " +
+			"\"Function images\"), or a repository can run it as an exec function"
 	}
 	return name + " is a kpt catalog function porchbot does not build in yet: the server's operator can let its image run " +
 		"as a function image (docs/functions.md, \"Function images\"), or a repository can run it as an exec function"

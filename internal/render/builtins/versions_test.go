@@ -99,12 +99,12 @@ func TestResolveNeverSubstitutesARelease(t *testing.T) {
 
 func TestResolveOtherImages(t *testing.T) {
 	for image, want := range map[string]string{
-		"gcr.io/example/frobnicate:v1":           "has no built-in named frobnicate",
-		"docker.io/foo/set-namespace:v0.4.1":     "has no built-in for images of docker.io/foo",
-		"localhost:5000/kpt-fn/set-labels":       "has no built-in for images of localhost:5000/kpt-fn",
-		"gcr.io/kpt-fn/enable-gcp-services:v0.1": "has no built-in named enable-gcp-services",
-		"gcr.io/kpt-fn/set-namespace-x:v0.1":     "has no built-in named set-namespace-x",
-		"gcr.io/kpt-fn/sub/set-namespace:v0.1":   "has no built-in for images of gcr.io/kpt-fn/sub",
+		"gcr.io/example/frobnicate:v1":            "has no built-in named frobnicate",
+		"docker.io/foo/set-namespace:v0.4.1":      "has no built-in for images of docker.io/foo",
+		"localhost:5000/kpt-fn/set-labels":        "has no built-in for images of localhost:5000/kpt-fn",
+		"gcr.io/kpt-fn/source-gcloud-config:v0.1": "has no built-in named source-gcloud-config",
+		"gcr.io/kpt-fn/set-namespace-x:v0.1":      "has no built-in named set-namespace-x",
+		"gcr.io/kpt-fn/sub/set-namespace:v0.1":    "has no built-in for images of gcr.io/kpt-fn/sub",
 	} {
 		_, err := Resolve(image, "")
 		var nb *ErrNotBuiltin
