@@ -1,9 +1,6 @@
 package builtins
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -14,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/porchbot/porchbot/internal/render/builtins/charttest"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -51,26 +49,14 @@ func memPackage(files map[string]string) *PackageFiles {
 	}
 }
 
+// chartTgz is the chart webapp's archive.
 func chartTgz(t *testing.T, files map[string]string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
+	prefixed := map[string]string{}
 	for name, c := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: "webapp/" + name, Mode: 0o644, Size: int64(len(c)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(c)); err != nil {
-			t.Fatal(err)
-		}
+		prefixed["webapp/"+name] = c
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return charttest.Archive(t, prefixed)
 }
 
 // runHelmChart runs render-helm-chart v0.3.0 with config over no items.
