@@ -65,3 +65,32 @@ func TestRunRenderFetchesChartsFromListedRepositories(t *testing.T) {
 		t.Errorf("a bad list: %v", err)
 	}
 }
+
+// TestFnRenderHelmChartReadsTheWorkingDirectory: `porchbot fn
+// render-helm-chart`, as an exec function, reads a chart directory
+// relative to its working directory, as the catalog's image does, and
+// nothing outside it.
+func TestFnRenderHelmChartReadsTheWorkingDirectory(t *testing.T) {
+	dir := writePkg(t, map[string]string{
+		"charts/webapp/Chart.yaml":        "apiVersion: v2\nname: webapp\nversion: 0.1.0\n",
+		"charts/webapp/values.yaml":       "color: green\n",
+		"charts/webapp/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cm\ndata:\n  color: {{ .Values.color }}\n",
+	})
+	t.Chdir(dir)
+	in := func(home string) string {
+		return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n" +
+			"  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data:\n    chartHome: " + home +
+			"\n    name: webapp\n    releaseName: x\n"
+	}
+	var out, errOut bytes.Buffer
+	if err := runFn(context.Background(), []string{"render-helm-chart"}, strings.NewReader(in("charts")), &out, &errOut); err != nil ||
+		!strings.Contains(out.String(), "name: x-cm") || !strings.Contains(out.String(), "color: green") {
+		t.Errorf("the working directory's chart: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	err := runFn(context.Background(), []string{"render-helm-chart"}, strings.NewReader(in("../"+filepath.Base(dir)+"/charts")), &out, &errOut)
+	if err == nil || !strings.Contains(errOut.String(), "is not a path inside the package") {
+		t.Errorf("a chartHome outside: %v\n%s", err, errOut.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,45 @@ type PackageFiles struct {
 	// List lists the files under a directory, recursively, as paths
 	// relative to the package: fs.ErrNotExist when rel is no directory.
 	List func(rel string) ([]string, error)
+}
+
+// DirFiles reads the files under dir on disk as a package's (relative
+// paths that stay inside it only).
+func DirFiles(dir string) *PackageFiles {
+	local := func(rel string) (string, error) {
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return "", fs.ErrNotExist
+		}
+		return filepath.Join(dir, filepath.FromSlash(rel)), nil
+	}
+	return &PackageFiles{
+		Read: func(rel string) ([]byte, error) {
+			p, err := local(rel)
+			if err != nil {
+				return nil, err
+			}
+			return os.ReadFile(p)
+		},
+		List: func(rel string) ([]string, error) {
+			root, err := local(rel)
+			if err != nil {
+				return nil, err
+			}
+			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+				return nil, fs.ErrNotExist
+			}
+			var out []string
+			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				sub, err := filepath.Rel(dir, p)
+				out = append(out, filepath.ToSlash(sub))
+				return err
+			})
+			return out, err
+		},
+	}
 }
 
 // ChartUser is implemented by the built-ins that read charts; the render

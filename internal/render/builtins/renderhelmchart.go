@@ -77,6 +77,9 @@ func (h *renderHelmChart) process(rl *framework.ResourceList) error {
 	return nil
 }
 
+// maxHelmOutput bounds what one chart may render to.
+const maxHelmOutput = 16 << 20
+
 // render renders one chart into its resources.
 func (h *renderHelmChart) render(c *helmChart, items []*yaml.RNode) ([]*yaml.RNode, error) {
 	if c.Auth != nil {
@@ -95,6 +98,9 @@ func (h *renderHelmChart) render(c *helmChart, items []*yaml.RNode) ([]*yaml.RNo
 	out, err := c.helmTemplate(ch.files, vals, h.kube)
 	if err != nil {
 		return nil, fmt.Errorf("failed to run generator: %w", err)
+	}
+	if len(out) > maxHelmOutput {
+		return nil, fmt.Errorf("failed to run generator: the chart %s rendered more than %d bytes", c.Name, maxHelmOutput)
 	}
 	nodes, err := (&kio.ByteReader{Reader: bytes.NewBufferString(out), OmitReaderAnnotations: true}).Read()
 	if err != nil {

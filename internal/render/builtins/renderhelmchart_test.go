@@ -226,3 +226,44 @@ func TestRenderHelmChartBoundsTheChart(t *testing.T) {
 		t.Errorf("got %v, want the archive refused for its size", err)
 	}
 }
+
+// Templates run client-only: lookup finds nothing (no cluster is asked),
+// and a hook is rendered with the manifests, never run.
+// defaultHomeChart is a package holding the chart webapp, with these
+// templates, in the default chartHome.
+func defaultHomeChart(templates map[string]string) map[string]string {
+	pkg := map[string]string{"tmp/charts/webapp/Chart.yaml": testChart["Chart.yaml"], "tmp/charts/webapp/values.yaml": "{}\n"}
+	for name, c := range templates {
+		pkg["tmp/charts/webapp/templates/"+name] = c
+	}
+	return pkg
+}
+
+func TestRenderHelmChartIsClientOnly(t *testing.T) {
+	pkg := defaultHomeChart(map[string]string{
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: looked-up\ndata:\n" +
+			"  found: {{ lookup \"v1\" \"Namespace\" \"\" \"kube-system\" | len | quote }}\n",
+		"hook.yaml": "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n" +
+			"    helm.sh/hook: post-install\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: []\n",
+	})
+	items, err := runHelmChart(t, remoteConfig(""), ChartSources{Package: memPackage(pkg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, it.GetKind()+"/"+it.GetName()+" "+scalarValue(it, "data", "found"))
+	}
+	if strings.Join(got, ", ") != "ConfigMap/looked-up 0, Job/migrate " {
+		t.Errorf("got %q, want the ConfigMap with nothing looked up, then the hook", got)
+	}
+}
+
+func TestRenderHelmChartBoundsTheOutput(t *testing.T) {
+	pkg := defaultHomeChart(map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n" +
+		fmt.Sprintf("  x: {{ repeat %d \"x\" }}\n", maxHelmOutput)})
+	_, err := runHelmChart(t, remoteConfig(""), ChartSources{Package: memPackage(pkg)})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rendered more than %d bytes", maxHelmOutput)) {
+		t.Errorf("got %v, want the output refused for its size", err)
+	}
+}
