@@ -164,7 +164,7 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 		u.UseSchemas(r.schemaSources(pkg))
 	}
 	if u, ok := proc.(builtins.ChartUser); ok {
-		u.UseCharts(builtins.ChartSources{Package: r.packageFiles(pkg), Repos: r.opts.ChartRepos})
+		u.UseCharts(builtins.ChartSources{Package: r.packageFiles(pkg), Repos: r.opts.ChartRepos, Template: r.helmTemplater()})
 	}
 	run.proc = proc
 	if s, ok := proc.(streamRunner); ok {

@@ -23,6 +23,10 @@ type ChartSources struct {
 	Package *PackageFiles
 	// Repos fetches charts from the allowlisted repositories (nil: none).
 	Repos *ChartRepos
+	// Template templates a chart (a job RunHelmJob runs) where the chart
+	// author's templates cannot hurt the server: the render engine's
+	// sandbox (nil: in process).
+	Template func(job []byte) ([]byte, error)
 }
 
 // PackageFiles reads the files of the package a function runs in, by

@@ -95,7 +95,7 @@ func (h *renderHelmChart) render(c *helmChart, items []*yaml.RNode) ([]*yaml.RNo
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.helmTemplate(ch.files, vals, h.kube)
+	out, err := h.template(&helmJob{Files: ch.files, Values: vals, Chart: *c, Kube: h.kube})
 	if err != nil {
 		return nil, fmt.Errorf("failed to run generator: %w", err)
 	}

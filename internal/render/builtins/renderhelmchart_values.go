@@ -8,16 +8,17 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// helmValues are the values the chart is rendered with, as the release
-// makes them: each values file is read and, unless valuesMerge is replace,
-// merged with valuesInline (override: inline wins where it is not a zero
-// value, which mergo leaves alone; merge: the file wins), and the result
-// becomes valuesInline for the next file; each result is handed to Helm
-// as a values file, the later ones over the earlier (Helm's -f).
+// helmValues are the values files the chart is rendered with, as the
+// release makes them: each values file is read and, unless valuesMerge is
+// replace, merged with valuesInline (override: inline wins where it is
+// not a zero value, which mergo leaves alone; merge: the file wins), and
+// the result becomes valuesInline for the next file; each result is
+// handed to Helm as a values file, the later ones over the earlier (Helm's
+// -f).
 //
 // read reads a values file by the path the config names.
-func (c *helmChart) helmValues(read func(string) ([]byte, error)) (map[string]any, error) {
-	out := map[string]any{}
+func (c *helmChart) helmValues(read func(string) ([]byte, error)) ([][]byte, error) {
+	var out [][]byte
 	for _, f := range c.Values.ValuesFiles {
 		b, err := read(f)
 		if err != nil {
@@ -37,14 +38,23 @@ func (c *helmChart) helmValues(read func(string) ([]byte, error)) (map[string]an
 			}
 			c.Values.ValuesInline = file
 		}
-		// through YAML and back, as Helm reads the file the release writes
 		y, err := sigsyaml.Marshal(c.Values.ValuesInline)
 		if err != nil {
 			return nil, err
 		}
+		out = append(out, y)
+	}
+	return out, nil
+}
+
+// readHelmValues reads values files as Helm reads its -f files, the later
+// over the earlier.
+func readHelmValues(docs [][]byte) (map[string]any, error) {
+	out := map[string]any{}
+	for i, y := range docs {
 		vals, err := chartutil.ReadValues(y)
 		if err != nil {
-			return nil, fmt.Errorf("failed to parse %s: %w", f, err)
+			return nil, fmt.Errorf("failed to parse values file %d: %w", i+1, err)
 		}
 		out = mergeHelmValues(out, vals)
 	}
