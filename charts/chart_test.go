@@ -205,6 +205,19 @@ func TestChartOptions(t *testing.T) {
 			t.Errorf("function image settings by default:\n%s", env)
 		}
 	})
+	t.Run("chart repositories", func(t *testing.T) {
+		v := with(base(), "chartRepositories", []any{"https://charts.example/stable", "http://10.0.0.5/charts"})
+		env := field(t, mustRender(t, v)["Deployment/rel-porchbot"], "spec", "template", "spec", "containers", "[name=porchbot]", "env")
+		if !strings.Contains(env, "PORCHBOT_CHART_REPOSITORIES") || !strings.Contains(env, "https://charts.example/stable,http://10.0.0.5/charts") {
+			t.Errorf("env lacks the chart repositories:\n%s", env)
+		}
+		if env := field(t, mustRender(t, base())["Deployment/rel-porchbot"], "spec", "template", "spec", "containers", "[name=porchbot]", "env"); strings.Contains(env, "CHART_REPOSITORIES") {
+			t.Errorf("chart repositories by default:\n%s", env)
+		}
+		if _, err := render(t, with(base(), "chartRepositories", []any{"oci://registry.example/charts"})); err == nil {
+			t.Errorf("an oci:// entry passed the values schema")
+		}
+	})
 	t.Run("extra settings", func(t *testing.T) {
 		v := base()
 		v["server"] = map[string]any{"extraEnv": []any{map[string]any{"name": "PORCHBOT_EXEC_ALLOWLIST", "value": "kubeval=/usr/bin/kubeval"}}}

@@ -78,7 +78,7 @@ func renderOptions(s *settings.Settings, limits config.ServerLimits, log *logrus
 		log.WithError(err).Warn("starlark and exec functions run in process, without memory or time limits")
 	}
 	o := rendercheck.RenderOptions{Limits: limits, MaxFiles: s.RenderMaxFiles, MaxBytes: s.RenderMaxBytes, Bounds: b,
-		SchemaDir: s.SchemaDir}
+		SchemaDir: s.SchemaDir, ChartRepos: s.ChartRepos()}
 	if p := s.FunctionImagePuller(); p != nil {
 		o.Images = p
 	}

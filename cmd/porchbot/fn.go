@@ -45,6 +45,16 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// names, and the resources' CRDs; it has no package to read
 		u.UseSchemas(builtins.SchemaSources{Dir: os.Getenv("PORCHBOT_SCHEMA_DIR")})
 	}
+	if u, ok := f.(builtins.ChartUser); ok {
+		// render-helm-chart reads charts relative to its working directory,
+		// as the catalog's image does, and fetches from the repositories
+		// PORCHBOT_CHART_REPOSITORIES lists
+		repos, err := builtins.ParseChartRepos(strings.Split(os.Getenv("PORCHBOT_CHART_REPOSITORIES"), ","))
+		if err != nil {
+			return fmt.Errorf("PORCHBOT_CHART_REPOSITORIES: %w", err)
+		}
+		u.UseCharts(builtins.ChartSources{Package: builtins.DirFiles("."), Repos: repos})
+	}
 	if err := builtins.Execute(f, rw); err != nil {
 		var f builtins.Failure
 		if errors.As(err, &f) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/render/builtins"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -59,6 +60,7 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Bool("allow-alpha-wasm", false, "accepted for kpt compatibility: wasm functions are not supported")
 	images := fs.String("function-images", "", "pull and run these function images, which porchbot does not build in, without a container runtime: comma-separated `REPOSITORY`, REPOSITORY:TAG-GLOB or REPOSITORY@sha256:DIGEST, registry host first (docs/functions.md, \"Function images\")")
 	imageCache := fs.String("function-image-cache", "", "where the programs of pulled function images are kept, by digest (default: the user's cache directory, porchbot/function-images)")
+	chartRepos := fs.String("chart-repositories", "", "the Helm chart repositories render-helm-chart may fetch the charts a package does not carry from: comma-separated http(s) `URL`s (none by default: charts come from the package)")
 	schemaDir := fs.String("schema-dir", "", "the `DIR` of Kubernetes JSON schemas (kubeconform's layout) the kubeconform and kubeval built-ins read, in place of the schemas the catalog's images bundle")
 	kpt := fs.String("kpt", "", "the kpt `RELEASE` whose render to reproduce: v1.0.0-beta.67 (the default: records the render in the root Kptfile's status) or v1.0.0-beta.56 (leaves the Kptfile as the functions leave it)")
 	positional, err := parseInterspersed(fs, args)
@@ -97,6 +99,11 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// kpt has no package limits: those are the server's (docs/limits.md)
 	opts := render.Options{AllowExec: *allowExec, MaxFiles: -1, MaxBytes: -1,
 		Bounds: render.Bounds{MaxYAMLNodes: -1}, OwnProcess: true, Kpt: release, SchemaDir: *schemaDir}
+	if *chartRepos != "" {
+		if opts.ChartRepos, err = builtins.ParseChartRepos(strings.Split(*chartRepos, ",")); err != nil {
+			return fmt.Errorf("--chart-repositories: %w", err)
+		}
+	}
 	if *allowExec {
 		opts.ExecAllowlist = []string{"*"}
 		if strings.TrimSpace(*allowlist) != "" {

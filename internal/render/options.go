@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/porchbot/porchbot/internal/render/builtins"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
@@ -54,6 +55,11 @@ type Options struct {
 	// the schema directories inside the package a functionConfig names and
 	// the package's CustomResourceDefinitions. Nothing is ever fetched.
 	SchemaDir string
+
+	// ChartRepos are the Helm chart repositories the server lets
+	// render-helm-chart fetch the charts a package does not carry from
+	// (nil: none; charts then come from the package only).
+	ChartRepos *builtins.ChartRepos
 
 	// ExtraMutators and ExtraValidators are repository-wide guardrails
 	// (config render.mutators / render.validators). They run as if appended to

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -162,6 +163,9 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 	if u, ok := proc.(builtins.SchemaUser); ok {
 		u.UseSchemas(r.schemaSources(pkg))
 	}
+	if u, ok := proc.(builtins.ChartUser); ok {
+		u.UseCharts(builtins.ChartSources{Package: r.packageFiles(pkg), Repos: r.opts.ChartRepos, Template: r.helmTemplater()})
+	}
 	run.proc = proc
 	if s, ok := proc.(streamRunner); ok {
 		run.stream = s
@@ -190,6 +194,52 @@ func (r *renderer) schemaSources(pkg *pkgNode) builtins.SchemaSources {
 		}
 		return b, nil
 	}}
+}
+
+// packageFiles reads pkg's files for a function that reads them besides
+// its resources (render-helm-chart's charts): paths inside the package only.
+func (r *renderer) packageFiles(pkg *pkgNode) *builtins.PackageFiles {
+	abs := func(rel string) (string, bool) {
+		return filepath.Join(pkg.abs, filepath.FromSlash(rel)), filepath.IsLocal(filepath.FromSlash(rel))
+	}
+	return &builtins.PackageFiles{
+		Read: func(rel string) ([]byte, error) {
+			p, ok := abs(rel)
+			if !ok || !r.fsys.Exists(p) || r.fsys.IsDir(p) {
+				return nil, fs.ErrNotExist
+			}
+			b, err := r.fsys.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", rel, err)
+			}
+			return b, nil
+		},
+		List: func(rel string) ([]string, error) {
+			dir, ok := abs(rel)
+			if !ok || !r.fsys.IsDir(dir) {
+				return nil, fs.ErrNotExist
+			}
+			var out []string
+			err := r.fsys.Walk(dir, func(p string, info fs.FileInfo, err error) error {
+				if err != nil {
+					return err
+				}
+				if !info.IsDir() {
+					sub, err := filepath.Rel(pkg.abs, p)
+					if err != nil {
+						return err
+					}
+					out = append(out, filepath.ToSlash(sub))
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("listing %s: %w", rel, err)
+			}
+			sort.Strings(out)
+			return out, nil
+		},
+	}
 }
 
 // newFnConfig builds the functionConfig as kpt does: the configPath file

@@ -85,7 +85,8 @@ func (e *LimitExceededError) Error() string {
 type sandboxed struct {
 	sb      *Sandbox
 	builtin string   // a built-in's image at its release (starlark:v0.4.3), or
-	argv    []string // a program and its arguments
+	argv    []string // a program and its arguments, or
+	helm    bool     // render-helm-chart's templating of one chart
 }
 
 // sandboxedBuiltins are the built-ins that run user code.
@@ -113,6 +114,9 @@ func (s *sandboxed) args() []string {
 		"--cpu", strconv.FormatInt(int64((l.CPU+time.Second-1)/time.Second), 10)}
 	if s.builtin != "" {
 		return append(a, "--builtin", s.builtin)
+	}
+	if s.helm {
+		return append(a, "--helm-template")
 	}
 	return append(append(a, "--"), s.argv...)
 }
@@ -265,12 +269,16 @@ func RunSandboxChild(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	memory := fs.Int64("memory", DefaultFnMemory, "bytes of writable memory")
 	cpu := fs.Int64("cpu", int64(DefaultFnCPU/time.Second), "seconds of CPU time")
 	builtin := fs.String("builtin", "", "built-in function to run")
+	helmJob := fs.Bool("helm-template", false, "template the chart render-helm-chart hands over on stdin")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2, true
 	}
 	if err := setLimits(*memory+raceOverhead, *cpu); err != nil {
 		fmt.Fprintf(stderr, "sandbox: %v\n", err)
 		return 2, true
+	}
+	if *helmJob {
+		return runHelmJob(*memory, stdin, stdout, stderr), true
 	}
 	if *builtin == "" {
 		if fs.NArg() == 0 {

@@ -41,6 +41,9 @@ type Settings struct {
 	FunctionImages     []string
 	FunctionImageCache string
 	ResyncInterval     time.Duration
+	// ChartRepositories are the Helm chart repositories render-helm-chart
+	// may fetch charts from (builtins.ParseChartRepos); none by default.
+	ChartRepositories []string
 	// SchemaDir is the schema validators' directory of Kubernetes JSON
 	// schemas (render.Options.SchemaDir).
 	SchemaDir string
@@ -114,6 +117,7 @@ var Options = []Option{
 	{"exec-allowlist", "PORCHBOT_EXEC_ALLOWLIST", "", "exec functions repositories may run, comma-separated: name, or name=/path pinning the program"},
 	{"function-images", "PORCHBOT_FUNCTION_IMAGES", "", "function images repositories may run, pulled from their registries, comma-separated: REPOSITORY, REPOSITORY:TAG-GLOB or REPOSITORY@sha256:DIGEST, the registry host first (docs/functions.md)"},
 	{"function-image-cache", "PORCHBOT_FUNCTION_IMAGE_CACHE", "", "directory the programs of pulled function images are kept in, by digest (default: DATA-DIR/function-images)"},
+	{"chart-repositories", "PORCHBOT_CHART_REPOSITORIES", "", "Helm chart repositories render-helm-chart may fetch the charts a package does not carry from, comma-separated http(s) URLs; none by default (docs/functions.md)"},
 	{"schema-dir", "PORCHBOT_SCHEMA_DIR", "", "directory of Kubernetes JSON schemas (kubeconform's layout) the kubeconform and kubeval built-ins read (docs/functions.md)"},
 	{"min-approvals", "PORCHBOT_MIN_APPROVALS", "0", "least approvals.required a repository may ask for"},
 	{"max-pr-concurrent-limit", "PORCHBOT_MAX_PR_CONCURRENT_LIMIT", "50", "largest updates.prConcurrentLimit a repository may set"},
@@ -180,6 +184,7 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.ResyncInterval = r.duration("PORCHBOT_RESYNC_INTERVAL")
 	r.limits(s)
 	r.functionImages(s)
+	r.chartRepositories(s)
 	s.RenderMaxFiles = r.int("PORCHBOT_RENDER_MAX_FILES", 1)
 	s.RenderMaxBytes = int64(r.int("PORCHBOT_RENDER_MAX_BYTES", 1))
 	s.RenderMaxYAMLNodes = int64(r.int("PORCHBOT_RENDER_MAX_YAML_NODES", 1))

@@ -68,6 +68,22 @@ build() {
   echo "$bin"
 }
 
+# helm <version>: the path of the helm binary at that release, built as
+# helm's Makefile builds its release binaries (the Kubernetes version its
+# client-only capabilities report comes from its client-go), for the
+# releases that run `helm` (render-helm-chart)
+helm_bin() {
+  local v=$1 bin=$WORK/helm/$1/helm
+  [ -x "$bin" ] && { echo "$bin"; return; }
+  local cg minor
+  cg=$(curl -fsS "$(go env GOPROXY | cut -d, -f1)/helm.sh/helm/v3/@v/$v.mod" | sed -n 's#^[[:space:]]*k8s.io/client-go v0\.\([0-9]*\)\..*#\1#p' | head -1)
+  [ -n "$cg" ] || { echo "no client-go version for helm $v" >&2; return 1; }
+  GOFLAGS= GOBIN=$WORK/helm/$v go install -trimpath -ldflags "-w -s -X helm.sh/helm/v3/internal/version.version=$v \
+    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$cg" \
+    "helm.sh/helm/v3/cmd/helm@$v" >&2
+  echo "$bin"
+}
+
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
   for d in "$here"/*/*/case.yaml; do d=${d%/case.yaml}; cases+=("${d#$here/}"); done
@@ -106,7 +122,15 @@ for c in "${cases[@]}"; do
     find "$tmp/pkg" -name Kptfile -exec sed -i -E "s#image: *([^ ]*/)?${fr%%|*}:[^ ]*#exec: ${fr#*|}#" {} +
   done
   mkdir -p "$tmp/results"
-  set +e; kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"; code=$?; set -e
+  # "helm: <version>": the release runs `helm` (render-helm-chart's image
+  # bundles it), found on PATH; kpt, and so the release, runs in the
+  # package's directory, which a chart's path in the config is relative to
+  # (porchbot's reading)
+  path=$PATH rundir=$PWD
+  hv=$(sed -n 's/^helm: *//p' "$dir/case.yaml")
+  if [ -n "$hv" ]; then hb=$(helm_bin "$hv"); path=$(dirname "$hb"):$PATH rundir=$tmp/pkg; fi
+  set +e; (cd "$rundir" && PATH=$path HELM_CONFIG_HOME=$tmp/helm HELM_CACHE_HOME=$tmp/helm HELM_DATA_HOME=$tmp/helm \
+    kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"); code=$?; set -e
   cp "$tmp/results/results.yaml" "$tmp/results.yaml"
   # put each Kptfile's image lines back as the case wrote them, and name
   # each binary by its release in what kpt recorded of the functions

@@ -23,6 +23,7 @@ import (
 	"github.com/porchbot/porchbot/internal/mdquote"
 	"github.com/porchbot/porchbot/internal/packages"
 	"github.com/porchbot/porchbot/internal/render"
+	"github.com/porchbot/porchbot/internal/render/builtins"
 	"github.com/porchbot/porchbot/internal/treediff"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -57,6 +58,9 @@ type RenderOptions struct {
 	// SchemaDir is the server's directory of Kubernetes JSON schemas for
 	// the schema validators (render.Options.SchemaDir).
 	SchemaDir string
+	// ChartRepos are the chart repositories render-helm-chart may fetch
+	// from (--chart-repositories); nil: none.
+	ChartRepos *builtins.ChartRepos
 }
 
 // RenderOutcome is what a render step did.
@@ -307,7 +311,7 @@ func PackageDir(cfg *config.Config, pkg string) string {
 // a declared path. Nothing else runs, and for forks nothing at all.
 func renderOptionsFor(cfg *config.Config, fork bool, o RenderOptions) (render.Options, string) {
 	ropts := render.Options{AllowExec: !fork, MaxFiles: o.MaxFiles, MaxBytes: o.MaxBytes, Bounds: o.Bounds,
-		Images: o.Images, SchemaDir: o.SchemaDir}
+		Images: o.Images, SchemaDir: o.SchemaDir, ChartRepos: o.ChartRepos}
 	programs := map[string]string{} // name or path in an exec line -> program to run
 	var names []string
 	if cfg != nil {

@@ -3,7 +3,7 @@
 // apply-setters, apply-replacements, search-replace, set-image,
 // ensure-name-substring, starlark, upsert-resource,
 // remove-local-config-resources, set-name-prefix, create-setters,
-// list-setters, format) and validators (gatekeeper, kubeconform, kubeval).
+// list-setters, format, render-helm-chart) and validators (gatekeeper, kubeconform, kubeval).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -127,6 +127,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "drop the resources annotated config.kubernetes.io/local-config: \"true\"",
 			releases: removeLocalConfigResourcesReleases(),
+		},
+		{
+			Name:     "render-helm-chart",
+			Kind:     "mutator",
+			Summary:  "render Helm charts, from the package or an allowed chart repository, into resources (helm template)",
+			releases: renderHelmChartReleases(),
 		},
 		{
 			Name:     "search-replace",

@@ -1,0 +1,216 @@
+package builtins
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// render-helm-chart (catalog v0.2.2–v0.3.0, on the kpt functions SDK of May
+// 2022): renders Helm charts as `helm template` does and appends the
+// resources to the package, but for those the package already has (same
+// apiVersion, kind, name and namespace), which it leaves as they are: a
+// second render adds nothing.
+//
+// The release runs the helm binary it bundles; porchbot runs Helm's
+// library in process, client-only (templates only: no cluster, no hooks
+// run), with the Kubernetes version that binary reports. A chart is a
+// directory {chartHome}/{name} of the package (chartHome is relative to the
+// package; the release's default tmp/charts), or, where the package has no
+// such directory, a chart fetched from a repository the server allows
+// (ChartSources). The release would pull a missing chart from anywhere a
+// package names and read values files from any URL; porchbot refuses both.
+// An error fails the function with the error on stderr and no result.
+type renderHelmChart struct {
+	src ChartSources
+	// kube is the Kubernetes version the release's helm binary reports
+	kube string
+}
+
+// helmChartFunction is render-helm-chart as a built-in: it runs as kpt
+// runs a function and hears where charts are.
+type helmChartFunction struct {
+	*kptFunction
+	h *renderHelmChart
+}
+
+// UseCharts implements ChartUser.
+func (f *helmChartFunction) UseCharts(s ChartSources) { f.h.src = s }
+
+func renderHelmChartRelease(kube string, versions ...string) []release {
+	out := make([]release, 0, len(versions))
+	for _, v := range versions {
+		out = append(out, release{version: v, new: func() Function {
+			h := &renderHelmChart{kube: kube}
+			return &helmChartFunction{kptFunction: &kptFunction{fn: h.process}, h: h}
+		}})
+	}
+	return out
+}
+
+func (h *renderHelmChart) process(rl *framework.ResourceList) error {
+	// the SDK prints the error and reports no result
+	fail := func(err error) error { return Failure{"failed to evaluate function: " + err.Error()} }
+	if isEmptyConfig(rl.FunctionConfig) {
+		return fail(fmt.Errorf("failed to configure function: `functionConfig` must be `%s` or `%s`", configMapKind, renderHelmChartKind))
+	}
+	charts, err := helmChartsOf(rl.FunctionConfig)
+	if err != nil {
+		return fail(fmt.Errorf("failed to configure function: %w", err))
+	}
+	for _, c := range charts {
+		objs, err := h.render(c, rl.Items)
+		if err != nil {
+			return fail(fmt.Errorf("failed to run function: %w", err))
+		}
+		for _, o := range objs {
+			if !hasSameObject(rl.Items, o) {
+				rl.Items = append(rl.Items, o)
+			}
+		}
+	}
+	return nil
+}
+
+// maxHelmOutput bounds what one chart may render to.
+const maxHelmOutput = 16 << 20
+
+// render renders one chart into its resources.
+func (h *renderHelmChart) render(c *helmChart, items []*yaml.RNode) ([]*yaml.RNode, error) {
+	if c.Auth != nil {
+		if err := helmAuthSecret(c.Auth, items); err != nil {
+			return nil, err
+		}
+	}
+	ch, err := h.chart(c)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := c.helmValues(ch.values)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.template(&helmJob{Files: ch.files, Values: vals, Chart: *c, Kube: h.kube})
+	if err != nil {
+		return nil, fmt.Errorf("failed to run generator: %w", err)
+	}
+	if len(out) > maxHelmOutput {
+		return nil, fmt.Errorf("failed to run generator: the chart %s rendered more than %d bytes", c.Name, maxHelmOutput)
+	}
+	nodes, err := (&kio.ByteReader{Reader: bytes.NewBufferString(out), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		return nil, fmt.Errorf("failed to run generator: %w", err)
+	}
+	objs := make([]*yaml.RNode, 0, len(nodes))
+	for _, n := range nodes {
+		if n.YNode().Kind != yaml.MappingNode || len(n.YNode().Content) == 0 {
+			continue // helm's output between resources, which the release skips
+		}
+		objs = append(objs, n)
+	}
+	return objs, nil
+}
+
+// hasSameObject reports whether items hold an object of o's apiVersion,
+// kind, name and namespace.
+func hasSameObject(items []*yaml.RNode, o *yaml.RNode) bool {
+	for _, it := range items {
+		if getString(it, yaml.APIVersionField) == getString(o, yaml.APIVersionField) &&
+			getString(it, yaml.KindField) == getString(o, yaml.KindField) &&
+			it.GetName() == o.GetName() && it.GetNamespace() == o.GetNamespace() {
+			return true
+		}
+	}
+	return false
+}
+
+// helmAuthSecret checks the Secret auth names is among the items with a
+// username and a password, as the release does before it pulls.
+func helmAuthSecret(auth *yaml.ResourceIdentifier, items []*yaml.RNode) error {
+	if auth.Kind != "Secret" {
+		return fmt.Errorf("auth `kind` must be `Secret`")
+	}
+	ns := auth.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	var secret *yaml.RNode
+	for _, it := range items {
+		ins := it.GetNamespace()
+		if ins == "" {
+			ins = "default"
+		}
+		if it.GetKind() == "Secret" && it.GetName() == auth.Name && ins == ns {
+			secret = it
+		}
+	}
+	if secret == nil {
+		return fmt.Errorf("could not find Secret %q identified by auth", fmt.Sprint(auth))
+	}
+	for _, k := range []string{"username", "password"} {
+		if scalarValue(secret, "data", k) == "" {
+			return fmt.Errorf("could not find %s in Secret %s", k, auth.Name)
+		}
+	}
+	return nil
+}
+
+// aChart is a chart's files and how its values files are read.
+type aChart struct {
+	files  []*loader.BufferedFile
+	values func(string) ([]byte, error)
+}
+
+// chart finds the chart: the package's directory {chartHome}/{name}, else
+// a chart from an allowed repository.
+func (h *renderHelmChart) chart(c *helmChart) (*aChart, error) {
+	home, err := packageRel(c.ChartHome, "chartHome")
+	if err != nil {
+		return nil, err
+	}
+	dir := path.Join(home, c.Name)
+	files, ok, err := loadPackageChart(h.src.Package, dir)
+	if err != nil {
+		return nil, err
+	}
+	fromPackage := func(f string) ([]byte, error) {
+		rel, err := packageRel(f, "values file")
+		if err != nil {
+			return nil, err
+		}
+		if h.src.Package != nil {
+			if b, err := h.src.Package.Read(rel); err == nil {
+				return b, nil
+			}
+		}
+		return nil, fmt.Errorf("could not read provided values file %q: no such file in the package", f)
+	}
+	if ok {
+		return &aChart{files: files, values: fromPackage}, nil
+	}
+	if c.Repo == "" {
+		return nil, fmt.Errorf("the chart %q is not a directory of the package (%s) and no repo is given", c.Name, dir)
+	}
+	files, err = h.src.Repos.fetch(c.Repo, c.Name, c.Version)
+	if err != nil {
+		return nil, err
+	}
+	// the release pulls the chart into {chartHome}/{name}: its default
+	// values file is the chart's values.yaml
+	chartValues := path.Join(dir, "values.yaml")
+	return &aChart{files: files, values: func(f string) ([]byte, error) {
+		if rel, err := packageRel(f, "values file"); err == nil && rel == chartValues {
+			for _, cf := range files {
+				if cf.Name == "values.yaml" {
+					return cf.Data, nil
+				}
+			}
+		}
+		return fromPackage(f)
+	}}, nil
+}
