@@ -2,7 +2,6 @@ package render
 
 import (
 	"errors"
-	"regexp"
 
 	"github.com/porchbot/porchbot/internal/fnimage"
 	"github.com/porchbot/porchbot/internal/render/builtins"
@@ -21,25 +20,19 @@ type FunctionImages interface {
 }
 
 // pulledImage reports whether the step's image is one Options.Images
-// pulls: not one of the built-ins, and named by the server's allowlist.
-func (r *renderer) pulledImage(fn Function, image string) bool {
-	if r.opts.Images == nil || fn.Image == "" || fn.Exec != "" || !r.opts.Images.Allows(image) {
-		return false
-	}
-	_, err := builtins.Resolve(fn.Image, fn.Tag)
+// pulls: not one of the built-ins (resolveErr, builtins.Resolve's), and
+// named by the server's allowlist.
+func (r *renderer) pulledImage(fn Function, image string, resolveErr error) bool {
 	var nb *builtins.ErrNotBuiltin
-	return errors.As(err, &nb)
+	return r.opts.Images != nil && fn.Image != "" && fn.Exec == "" && errors.As(resolveErr, &nb) && r.opts.Images.Allows(image)
 }
-
-// literalTag is a `tag:` that names a tag as written, not a constraint
-// resolved against the registry's tags (which porchbot does not do for
-// images it pulls).
-var literalTag = regexp.MustCompile(`^[\w][\w.-]{0,127}$`)
 
 // pull is the program of a pulled image step, as an exec function.
 func (r *renderer) pull(fn Function, image string) (*ExecFunction, error) {
 	if fn.Tag != "" {
-		if !literalTag.MatchString(fn.Tag) {
+		// a tag as written, not a constraint resolved against the
+		// registry's tags (which porchbot does not do for images it pulls)
+		if !builtins.IsImageTag(fn.Tag) {
 			return nil, &UnsupportedFunctionError{Function: fn, Reason: "porchbot does not resolve a `tag:` constraint " +
 				"against a registry: name the tag or the digest in `image:`"}
 		}

@@ -87,20 +87,22 @@ type fnRun struct {
 
 func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool) (*fnRun, error) {
 	run := &fnRun{r: r, pkg: pkg, fn: fn, kind: kind, guard: guard}
+	var resolveErr error // why the image is no built-in release, if it is not
 	if fn.Image != "" {
 		run.image = fn.Image
 		if !strings.Contains(fn.Image, "/") {
 			run.image = r.opts.Kpt.orDefault().imagePrefix() + fn.Image
 		}
 		run.written = run.image
-		if b, err := builtins.Resolve(fn.Image, fn.Tag); err == nil {
+		b, err := builtins.Resolve(fn.Image, fn.Tag)
+		if resolveErr = err; err == nil {
 			run.release, run.note = b.Version, b.Note
 			if fn.Tag != "" { // kpt runs, and records, the image at the tag it resolved
 				run.written = withTag(run.image, b.Version)
 			}
 		}
 	}
-	pulled := r.pulledImage(fn, run.image)
+	pulled := r.pulledImage(fn, run.image, resolveErr)
 	if pulled && !r.opts.AllowExec && !r.opts.ImagesWithoutExec {
 		run.skip = "skipped: function images porchbot pulls run their own code, and do not run here (pull requests " +
 			"from forks are rendered with built-in functions only), so this render is incomplete"
@@ -183,17 +185,7 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 // schemas: the server's directory, and the package's own files (a
 // functionConfig's schema locations are relative paths inside it).
 func (r *renderer) schemaSources(pkg *pkgNode) builtins.SchemaSources {
-	return builtins.SchemaSources{Dir: r.opts.SchemaDir, Package: func(rel string) ([]byte, error) {
-		p := filepath.Join(pkg.abs, filepath.FromSlash(rel))
-		if !filepath.IsLocal(filepath.FromSlash(rel)) || !r.fsys.Exists(p) || r.fsys.IsDir(p) {
-			return nil, fs.ErrNotExist
-		}
-		b, err := r.fsys.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", rel, err)
-		}
-		return b, nil
-	}}
+	return builtins.SchemaSources{Dir: r.opts.SchemaDir, Package: r.packageFiles(pkg).Read}
 }
 
 // packageFiles reads pkg's files for a function that reads them besides

@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,7 +99,7 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 		group, version := splitAPIVersion(o.apiVersion)
 		switch {
 		case group == templateGroup && o.kind == "ConstraintTemplate":
-			if !contains(r.templateVersions, version) {
+			if !slices.Contains(r.templateVersions, version) {
 				objs = append(objs, o) // not read as a template: a resource like any
 				continue
 			}
@@ -159,15 +160,6 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 		}
 	}
 	return out, nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func newGKObject(it *yaml.RNode) (*gkObject, error) {

@@ -67,10 +67,6 @@ type schemaLocation struct {
 // serverLocation reads the server's schema directory.
 func serverLocation(dir string) schemaLocation {
 	return schemaLocation{name: "file://" + filepath.ToSlash(dir), read: func(file string) ([]byte, error) {
-		if !filepath.IsLocal(filepath.FromSlash(file)) {
-			// a kind or group naming another directory: never outside dir
-			return nil, fs.ErrNotExist
-		}
 		return os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
 	}}
 }
@@ -85,9 +81,6 @@ func packageLocation(src SchemaSources, loc string) (schemaLocation, error) {
 			"(a relative path) and from the package's CustomResourceDefinitions, and fetches nothing", loc)
 	}
 	return schemaLocation{name: loc, read: func(file string) ([]byte, error) {
-		if !filepath.IsLocal(filepath.FromSlash(file)) {
-			return nil, fs.ErrNotExist
-		}
 		return src.Package(path.Join(rel, file))
 	}}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -200,6 +201,12 @@ func (s *schemaSet) find(apiVersion, kind string) (*jsonschema.Schema, error) {
 			return nil, errNoSchema
 		}
 		return c, nil
+	}
+	if !filepath.IsLocal(filepath.FromSlash(file)) {
+		// a kind or group naming another directory: no location is read
+		// outside itself
+		s.compiled[file] = nil
+		return nil, errNoSchema
 	}
 	url := "file:///schemas/" + file
 	for _, l := range s.locs {

@@ -145,7 +145,9 @@ func hasFlowStyle(n *yaml.Node) bool {
 
 // frameworkFailure is what kyaml's function framework of 2021 printed when a
 // function failed: its result.
-func frameworkFailure(msg string) error { return Failure{"[error] : " + msg} }
+func frameworkFailure(msg string) error {
+	return Failure{frameworkItemString(&framework.Result{Message: msg, Severity: framework.Error})}
+}
 
 // NewStarlark is the starlark built-in, at release version, with the
 // program's print output written to stderr, one line per call (the catalog

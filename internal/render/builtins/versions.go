@@ -211,6 +211,9 @@ func (s Spec) byConstraint(constraint string, verr func(string) error) (Resolved
 	return res, nil
 }
 
+// IsImageTag reports whether s is a valid OCI image tag.
+func IsImageTag(s string) bool { return imageTag.MatchString(s) }
+
 // imageTag is an OCI image tag (distribution's reference.TagRegexp,
 // anchored).
 var imageTag = regexp.MustCompile(`^[\w][\w.-]{0,127}$`)
