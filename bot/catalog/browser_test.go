@@ -2,73 +2,14 @@ package catalog_test
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/porchbot/porchbot/internal/browsertest"
 )
-
-// chromiumNames are the programs tried, in order, for the browser tests.
-var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"}
-
-// chromium is the Chromium on PATH; the test is skipped, saying so, when
-// there is none.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, n := range chromiumNames {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	t.Skipf("SKIPPED browser test: no Chromium on PATH (tried %s); install one, e.g. `apt-get install -y chromium` (README: browser tests)",
-		strings.Join(chromiumNames, ", "))
-	return ""
-}
-
-// browser starts a headless Chromium of its own (a fresh profile: no
-// cookie shared with another browser) and returns its context.
-func browser(t *testing.T, exe string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		// no UserDataDir: the allocator makes a fresh profile of its own and
-		// removes it once the browser has exited, as well as it can (its
-		// helper processes may outlive it for a moment, writing there; in
-		// t.TempDir that failed the test's cleanup)
-	}
-	// Chromium, started beside a busy test run, now and then exits before
-	// it listens ("chrome failed to start", nothing of porchbot's running
-	// yet): a browser that did not start is started again, twice at most.
-	var errs []string
-	for attempt := 1; attempt <= 3; attempt++ {
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancelCtx := chromedp.NewContext(actx)
-		ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-		stop := func() {
-			cancelTimeout()
-			cancelCtx()
-			cancelAlloc()
-		}
-		if err := chromedp.Run(ctx); err != nil { // starts the browser
-			stop()
-			errs = append(errs, fmt.Sprintf("attempt %d: %v", attempt, err))
-			continue
-		}
-		for _, e := range errs {
-			t.Logf("start %s: %s", exe, e)
-		}
-		t.Cleanup(stop)
-		return ctx
-	}
-	t.Fatalf("start %s:\n%s", exe, strings.Join(errs, "\n"))
-	return nil
-}
 
 // signInBrowser opens the catalog signed out, which leads to the forge's
 // authorize page, and fills its form as login.
@@ -95,10 +36,10 @@ func signInBrowser(t *testing.T, ctx context.Context, w *world, login string) {
 // its embedded forge: sign in, browse to a package, open a revision diff;
 // and a user without access sees nothing of the private repository.
 func TestCatalogInBrowser(t *testing.T) {
-	exe := chromium(t)
+	exe := browsertest.Chromium(t)
 	w := startWorld(t)
 
-	alice := browser(t, exe)
+	alice := browsertest.Browser(t, exe, 2*time.Minute)
 	signInBrowser(t, alice, w, "alice")
 	var who, repos, revisions, diffTitle, diff, url string
 	if err := chromedp.Run(alice,
@@ -128,7 +69,7 @@ func TestCatalogInBrowser(t *testing.T) {
 		t.Errorf("diff page at %s: %q\n%s", url, diffTitle, diff)
 	}
 
-	dave := browser(t, exe)
+	dave := browsertest.Browser(t, exe, 2*time.Minute)
 	signInBrowser(t, dave, w, "dave")
 	var home, page string
 	if err := chromedp.Run(dave,

@@ -157,6 +157,7 @@ func (e *Embedded) PrintWelcome(w io.Writer, botURL string) {
 	fmt.Fprintf(w, "\nporchbot is running against its embedded local forge (no GitHub App credentials were given).\n\n")
 	fmt.Fprintf(w, "  forge (GitHub API):  %s/api/v3/\n", base)
 	fmt.Fprintf(w, "  porchbot webhooks:   %s\n", botURL)
+	fmt.Fprintf(w, "  forge in a browser:  %s/ (sign in with a user's login and token)\n", base)
 	fmt.Fprintf(w, "  forge call counts:   %s/_forge/stats\n\n", base)
 	fmt.Fprintf(w, "Users and their tokens (use a token as the password for git, or as `Authorization: token T`):\n")
 	for _, u := range e.Seed.Users {
@@ -183,6 +184,6 @@ func (e *Embedded) PrintWelcome(w io.Writer, botURL string) {
 		fmt.Fprintf(w, "  git clone http://%s:%s@%s/%s.git && cd %s\n", firstUser, firstToken, hostPath, repo, dir)
 		fmt.Fprintf(w, "  git switch -c drafts/<package>/<workspace>   # edit a package, commit, then:\n")
 		fmt.Fprintf(w, "  git push -u origin HEAD\n")
-		fmt.Fprintf(w, "  curl -H 'Authorization: token %s' %s/api/v3/repos/%s/pulls\n\n", firstToken, base, repo)
+		fmt.Fprintf(w, "  then open the pull request, approve and merge on %s/%s (README: Trying it)\n\n", base, repo)
 	}
 }

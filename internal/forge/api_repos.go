@@ -14,6 +14,7 @@ import (
 func (f *Forge) routesRepos(api *mux.Router) {
 	api.HandleFunc("/repos/{owner}/{repo}", f.repoHandler(PermRead, f.getRepo)).Methods(http.MethodGet)
 	api.HandleFunc("/user/repos", f.createUserRepo).Methods(http.MethodPost)
+	api.HandleFunc("/user/repos", f.listUserRepos).Methods(http.MethodGet)
 	api.HandleFunc("/orgs/{org}/repos", f.createOrgRepo).Methods(http.MethodPost)
 	api.HandleFunc("/orgs/{org}/repos", f.listOwnerRepos("org")).Methods(http.MethodGet)
 	api.HandleFunc("/users/{org}/repos", f.listOwnerRepos("user")).Methods(http.MethodGet)
@@ -111,6 +112,37 @@ func (f *Forge) listOwnerRepos(kind string) http.HandlerFunc {
 		}
 		writeJSON(w, r, http.StatusOK, paginate(w, r, f.apiBase(), out))
 	}
+}
+
+// listUserRepos is GET /user/repos: the repositories the signed-in user
+// owns, collaborates on or reaches as a member of their organisation,
+// sorted by full name.
+func (f *Forge) listUserRepos(w http.ResponseWriter, r *http.Request) {
+	p := caller(r)
+	if p == nil || p.kind != principalUser {
+		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return
+	}
+	f.mu.RLock()
+	var all []*Repo
+	for _, repo := range f.repos {
+		all = append(all, repo)
+	}
+	f.mu.RUnlock()
+	var mine []*Repo
+	for _, repo := range all {
+		if f.explicitRead(p, repo) {
+			mine = append(mine, repo)
+		}
+	}
+	sortRepos(mine)
+	out := []*github.Repository{}
+	for _, repo := range mine {
+		if f.permission(p, repo) >= PermRead {
+			out = append(out, f.repoObjectFor(repo, p))
+		}
+	}
+	writeJSON(w, r, http.StatusOK, paginate(w, r, f.apiBase(), out))
 }
 
 func (f *Forge) getAuthenticatedUser(w http.ResponseWriter, r *http.Request) {

@@ -62,9 +62,10 @@ type Forge struct {
 
 	repoHooks hookStore
 
-	appManifests appManifests // App manifests waiting for their conversion (web_app_manifests.go)
-	appHold      appHold      // a running embedded porchbot holds the App (app_hold.go)
-	oauth        oauthGrants  // the App's user authorization codes (web_oauth.go)
+	appManifests appManifests         // App manifests waiting for their conversion (web_app_manifests.go)
+	appHold      appHold              // a running embedded porchbot holds the App (app_hold.go)
+	oauth        expiring[oauthGrant] // the App's user authorization codes (web_oauth.go)
+	sessions     expiring[webSession] // browsers signed in to the web pages (web_session.go)
 
 	webAPIOnce   sync.Once
 	webAPIRouter http.Handler // the REST API the web pages read (web.go)

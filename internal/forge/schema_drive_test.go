@@ -74,6 +74,7 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "POST", "/orgs/acme/repos", map[string]any{"name": "blueprints"}, created)
 	d.do(alice, "GET", "/orgs/acme/repos", nil, ok)
 	d.do(alice, "POST", "/user/repos", map[string]any{"name": "scratch"}, created)
+	d.do(alice, "GET", "/user/repos", nil, ok)
 	d.do(alice, "GET", "/rate_limit", nil, ok)
 
 	// What a user-to-server token (the App's OAuth web flow) sees of the

@@ -28,6 +28,10 @@ func (f *Forge) routesWeb(root *mux.Router) {
 	get := func(path string, h func(http.ResponseWriter, *http.Request, *webViewer)) {
 		root.HandleFunc(path, f.webHandler(h)).Methods(http.MethodGet)
 	}
+	root.HandleFunc("/login", f.webSignIn).Methods(http.MethodGet, http.MethodPost)
+	root.HandleFunc("/logout", f.webSignOut).Methods(http.MethodPost)
+	f.routesWebActions(root)
+	get("/", f.webHome)
 	get("/apps/{slug}", f.webApp)
 	get("/orgs/{org}/teams/{slug}", f.webTeam)
 	get("/settings/installations/{id:[0-9]+}", f.webInstallation)
@@ -48,19 +52,38 @@ type webViewer struct {
 	f    *Forge
 	p    *principal
 	anon bool
+	// formKey is the session's form key ("" when not signed in by a
+	// session: a viewer by basic auth reads pages but posts no form).
+	formKey string
 }
 
 // webHandler authenticates the viewer (basic auth or a token; none is
 // anonymous) and renders the page, or its error.
 func (f *Forge) webHandler(h func(http.ResponseWriter, *http.Request, *webViewer)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := f.authenticate(r)
+		v, err := f.viewer(r)
 		if err != nil {
 			webDenied(w, "Bad credentials")
 			return
 		}
-		h(w, r, &webViewer{f: f, p: p, anon: p == nil})
+		h(w, r, v)
 	}
+}
+
+// viewer is who r comes from: its Authorization header, else its
+// session, else nobody.
+func (f *Forge) viewer(r *http.Request) (*webViewer, error) {
+	if r.Header.Get("Authorization") != "" {
+		p, err := f.authenticate(r)
+		if err != nil {
+			return nil, err
+		}
+		return &webViewer{f: f, p: p, anon: p == nil}, nil
+	}
+	if p, ws := f.sessionPrincipal(r); p != nil {
+		return &webViewer{f: f, p: p, formKey: ws.formKey}, nil
+	}
+	return &webViewer{f: f, anon: true}, nil
 }
 
 func webDenied(w http.ResponseWriter, msg string) {
@@ -113,36 +136,104 @@ func (f *Forge) webAPI() http.Handler {
 // ---------------------------------------------------------------------
 // Pages.
 
-// webPage is what a page shows: a title, facts, a text (shown as is) and
-// sections of rows or text. Everything is escaped by html/template.
+// webPage is what a page shows: a title, facts, a text (shown as is) or
+// a body (markdown, rendered), and sections of rows, entries (comments,
+// reviews, checks), text and forms. Everything else is escaped by
+// html/template.
 type webPage struct {
 	Title    string
 	Facts    []webFact
 	Text     string
+	Body     template.HTML
 	Sections []webSection
+
+	// Set by writePage: who looks, their session's form key, where they
+	// are (to come back after signing in) and what their last action did.
+	Viewer, FormKey, Here, Notice string
 }
 
-type webFact struct{ Label, Value string }
+type webFact struct{ Label, Value, Href string }
 
 type webSection struct {
+	ID      string
 	Heading string
 	Columns []string
-	Rows    [][]string
+	Rows    [][]webCell
 	Text    string
+	Entries []webEntry
+	Forms   []webForm
+	// Note is a line under the heading (what to do to act here).
+	Note     string
+	NoteHref string
 }
+
+// webCell is a table cell, linked when Href is set.
+type webCell struct{ Text, Href string }
+
+// webEntry is one item of a conversation or of a pull request's checks.
+type webEntry struct {
+	ID, Who, WhoHref, What, When string
+	Body                         template.HTML
+}
+
+// webForm posts to one of the page actions (web_actions.go).
+type webForm struct {
+	ID, Action string
+	Fields     []webField
+	Buttons    []webButton
+}
+
+// webField is a form field: Kind text, textarea or select (Options).
+type webField struct {
+	Name, Label, Kind, Value string
+	Options                  []string
+}
+
+type webButton struct{ ID, Name, Value, Label string }
 
 var webTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}pre{background:#f6f8fa;padding:1em;overflow:auto}
-table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left}dt{font-weight:bold}</style></head>
-<body><p>local forge</p><h1>{{.Title}}</h1>
-{{if .Facts}}<dl>{{range .Facts}}<dt>{{.Label}}</dt><dd>{{.Value}}</dd>{{end}}</dl>{{end}}
+<style>body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em}pre{background:#f6f8fa;padding:1em;overflow:auto}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left}dt{font-weight:bold}
+nav{border-bottom:1px solid #ddd;padding:.5em 0}nav form{display:inline}#notice{background:#fff8c5;padding:.5em}
+article{border:1px solid #ddd;margin:.5em 0;padding:0 .8em}article header{background:#f6f8fa;margin:0 -.8em;padding:.4em .8em}
+form.action{margin:.8em 0}textarea{width:100%;min-height:5em}label{display:block;margin:.3em 0}</style></head>
+<body><nav><a href="/">local forge</a> · {{if .Viewer}}signed in as <a id="viewer" href="/{{.Viewer}}">{{.Viewer}}</a>
+<form method="post" action="/logout"><input type="hidden" name="form_key" value="{{.FormKey}}"><button id="sign-out" type="submit">Sign out</button></form>
+{{else}}<a id="sign-in" href="/login?return_to={{.Here}}">Sign in</a>{{end}}</nav>
+{{if .Notice}}<p id="notice" role="status">{{.Notice}}</p>{{end}}
+<h1>{{.Title}}</h1>
+{{if .Facts}}<dl>{{range .Facts}}<dt>{{.Label}}</dt><dd>{{if .Href}}<a href="{{.Href}}">{{.Value}}</a>{{else}}{{.Value}}{{end}}</dd>{{end}}</dl>{{end}}
+{{if .Body}}<div class="markdown" id="body">{{.Body}}</div>{{end}}
 {{if .Text}}<pre>{{.Text}}</pre>{{end}}
-{{range .Sections}}<h2>{{.Heading}}</h2>{{if .Text}}<pre>{{.Text}}</pre>{{end}}{{if .Rows}}<table>{{if .Columns}}<tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>{{end}}{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}{{end}}
-</body></html>
+{{range .Sections}}<section{{if .ID}} id="{{.ID}}"{{end}}><h2>{{.Heading}}</h2>
+{{if .Note}}<p>{{if .NoteHref}}<a href="{{.NoteHref}}">{{.Note}}</a>{{else}}{{.Note}}{{end}}</p>{{end}}
+{{if .Text}}<pre>{{.Text}}</pre>{{end}}
+{{if .Rows}}<table>{{if .Columns}}<tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>{{end}}{{range .Rows}}<tr>{{range .}}<td>{{if .Href}}<a href="{{.Href}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>{{end}}</table>{{end}}
+{{range .Entries}}<article{{if .ID}} id="{{.ID}}"{{end}}><header><strong>{{if .WhoHref}}<a href="{{.WhoHref}}">{{.Who}}</a>{{else}}{{.Who}}{{end}}</strong> {{.What}}{{if .When}} <time>{{.When}}</time>{{end}}</header>
+<div class="markdown">{{.Body}}</div></article>{{end}}
+{{range .Forms}}<form class="action" id="{{.ID}}" method="post" action="{{.Action}}"><input type="hidden" name="form_key" value="{{$.FormKey}}">
+{{range .Fields}}<label>{{.Label}} {{if eq .Kind "textarea"}}<textarea name="{{.Name}}">{{.Value}}</textarea>{{else if eq .Kind "select"}}<select name="{{.Name}}">{{range .Options}}<option>{{.}}</option>{{end}}</select>{{else}}<input name="{{.Name}}" value="{{.Value}}">{{end}}</label>
+{{end}}{{range .Buttons}}<button id="{{.ID}}" type="submit"{{if .Name}} name="{{.Name}}" value="{{.Value}}"{{end}}>{{.Label}}</button> {{end}}</form>
+{{end}}</section>
+{{end}}</body></html>
 `))
 
-func writePage(w http.ResponseWriter, pg webPage) {
+// writePage renders pg for the viewer: their name and form key, the page
+// they are on, and the notice their last action left (read once).
+func (v *webViewer) writePage(w http.ResponseWriter, r *http.Request, pg webPage) {
+	if v.p != nil && v.p.account != nil {
+		pg.Viewer = v.p.account.Login
+	}
+	pg.FormKey = v.formKey
+	pg.Here = r.URL.RequestURI()
+	if c, err := r.Cookie(noticeCookie); err == nil {
+		if b, err := base64.RawURLEncoding.DecodeString(c.Value); err == nil {
+			pg.Notice = string(b)
+		}
+		http.SetCookie(w, &http.Cookie{Name: noticeCookie, Value: "", Path: "/", HttpOnly: true,
+			SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	}
 	var buf bytes.Buffer
 	if err := webTemplate.Execute(&buf, pg); err != nil {
 		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
@@ -150,8 +241,10 @@ func writePage(w http.ResponseWriter, pg webPage) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-store")
 	_, _ = w.Write(buf.Bytes())
 }
 
@@ -188,16 +281,32 @@ func items(v any) []any {
 }
 
 // rows makes a table's rows of a list, one column per path.
-func rows(v any, paths ...string) [][]string {
-	var out [][]string
+func rows(v any, paths ...string) [][]webCell {
+	var out [][]webCell
 	for _, it := range items(v) {
-		row := make([]string, len(paths))
+		row := make([]webCell, len(paths))
 		for i, p := range paths {
-			row[i] = str(it, p)
+			row[i] = webCell{Text: str(it, p)}
 		}
 		out = append(out, row)
 	}
 	return out
+}
+
+// linkColumn links column col of each row to href of the item it shows.
+func linkColumn(rs [][]webCell, v any, col int, href func(item any) string) [][]webCell {
+	for i, it := range items(v) {
+		if i < len(rs) && col < len(rs[i]) {
+			rs[i][col].Href = href(it)
+		}
+	}
+	return rs
+}
+
+// webRepoPath is the web path of the request's repository (/owner/repo).
+func webRepoPath(r *http.Request) string {
+	v := mux.Vars(r)
+	return "/" + url.PathEscape(v["owner"]) + "/" + url.PathEscape(v["repo"])
 }
 
 func repoPath(r *http.Request) string {
@@ -205,99 +314,14 @@ func repoPath(r *http.Request) string {
 	return "/repos/" + url.PathEscape(v["owner"]) + "/" + url.PathEscape(v["repo"])
 }
 
-func (f *Forge) webRepo(w http.ResponseWriter, r *http.Request, v *webViewer) {
-	base := repoPath(r)
-	repo, ok := v.must(w, base)
-	if !ok {
-		return
-	}
-	_, pulls := v.get(base + "/pulls?state=all&per_page=100")
-	_, releases := v.get(base + "/releases?per_page=100")
-	_, branches := v.get(base + "/branches?per_page=100")
-	writePage(w, webPage{Title: str(repo, "full_name"), Text: str(repo, "description"),
-		Facts: []webFact{{"Default branch", str(repo, "default_branch")}, {"Visibility", str(repo, "visibility")},
-			{"Clone", str(repo, "clone_url")}},
-		Sections: []webSection{
-			{Heading: "Pull requests", Columns: []string{"#", "Title", "State", "Author"}, Rows: rows(pulls, "number", "title", "state", "user.login")},
-			{Heading: "Releases", Columns: []string{"Tag", "Name"}, Rows: rows(releases, "tag_name", "name")},
-			{Heading: "Branches", Columns: []string{"Branch", "Head"}, Rows: rows(branches, "name", "commit.sha")},
-		}})
-}
-
-func (f *Forge) webPull(w http.ResponseWriter, r *http.Request, v *webViewer) {
-	base := repoPath(r) + "/pulls/" + mux.Vars(r)["number"]
-	pr, ok := v.must(w, base)
-	if !ok {
-		return
-	}
-	state := str(pr, "state")
-	if str(pr, "merged") == "true" {
-		state = "merged"
-	}
-	_, files := v.get(base + "/files?per_page=100")
-	_, commits := v.get(base + "/commits?per_page=100")
-	_, reviews := v.get(base + "/reviews?per_page=100")
-	_, comments := v.get(repoPath(r) + "/issues/" + mux.Vars(r)["number"] + "/comments?per_page=100")
-	writePage(w, webPage{Title: str(pr, "title") + " #" + str(pr, "number"), Text: str(pr, "body"),
-		Facts: []webFact{{"State", state}, {"Author", str(pr, "user.login")},
-			{"Wants to merge", str(pr, "head.ref") + " (" + str(pr, "head.sha") + ") into " + str(pr, "base.ref")},
-			{"Merge commit", str(pr, "merge_commit_sha")}},
-		Sections: []webSection{
-			filesSection(files),
-			commitsSection(commits),
-			{Heading: "Reviews", Columns: []string{"Reviewer", "State", "Comment"}, Rows: rows(reviews, "user.login", "state", "body")},
-			conversationSection(comments),
-		}})
-}
-
-func (f *Forge) webIssue(w http.ResponseWriter, r *http.Request, v *webViewer) {
-	base := repoPath(r) + "/issues/" + mux.Vars(r)["number"]
-	is, ok := v.must(w, base)
-	if !ok {
-		return
-	}
-	if str(is, "pull_request.url") != "" {
-		f.webPull(w, r, v) // a pull request's issue is shown as the pull request, as on GitHub
-		return
-	}
-	_, comments := v.get(base + "/comments?per_page=100")
-	var labels []string
-	for _, l := range items(asMap(is)["labels"]) {
-		labels = append(labels, str(l, "name"))
-	}
-	writePage(w, webPage{Title: str(is, "title") + " #" + str(is, "number"), Text: str(is, "body"),
-		Facts: []webFact{{"State", str(is, "state")}, {"Author", str(is, "user.login")}, {"Labels", strings.Join(labels, ", ")}},
-		Sections: []webSection{
-			conversationSection(comments),
-		}})
-}
-
-func filesSection(files any) webSection {
-	return webSection{Heading: "Files changed", Columns: []string{"File", "Status", "+", "-"},
-		Rows: rows(files, "filename", "status", "additions", "deletions")}
-}
-
-func commitsSection(commits any) webSection {
-	return webSection{Heading: "Commits", Columns: []string{"Commit", "Message"}, Rows: rows(commits, "sha", "commit.message")}
-}
-
-func conversationSection(comments any) webSection {
-	return webSection{Heading: "Conversation", Columns: []string{"Author", "Comment"}, Rows: rows(comments, "user.login", "body")}
-}
-
-func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
 func (f *Forge) webCommit(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	c, ok := v.must(w, repoPath(r)+"/commits/"+mux.Vars(r)["sha"])
 	if !ok {
 		return
 	}
-	writePage(w, webPage{Title: "Commit " + str(c, "sha"), Text: str(c, "commit.message"),
-		Facts: []webFact{{"Author", str(c, "commit.author.name") + " <" + str(c, "commit.author.email") + ">"},
-			{"Date", str(c, "commit.author.date")}, {"Parents", joinPaths(asMap(c)["parents"], "sha")}},
+	v.writePage(w, r, webPage{Title: "Commit " + str(c, "sha"), Text: str(c, "commit.message"),
+		Facts: []webFact{{Label: "Author", Value: str(c, "commit.author.name") + " <" + str(c, "commit.author.email") + ">"},
+			{Label: "Date", Value: str(c, "commit.author.date")}, {Label: "Parents", Value: joinPaths(asMap(c)["parents"], "sha")}},
 		Sections: []webSection{
 			filesSection(asMap(c)["files"]),
 		}})
@@ -318,10 +342,10 @@ func (f *Forge) webCompare(w http.ResponseWriter, r *http.Request, v *webViewer)
 		return
 	}
 	m := asMap(c)
-	writePage(w, webPage{Title: "Comparing " + basehead,
-		Facts: []webFact{{"Status", str(c, "status")}, {"Ahead by", str(c, "ahead_by")}, {"Behind by", str(c, "behind_by")}},
+	v.writePage(w, r, webPage{Title: "Comparing " + basehead,
+		Facts: []webFact{{Label: "Status", Value: str(c, "status")}, {Label: "Ahead by", Value: str(c, "ahead_by")}, {Label: "Behind by", Value: str(c, "behind_by")}},
 		Sections: []webSection{
-			commitsSection(m["commits"]),
+			commitsSection(webRepoPath(r), m["commits"]),
 			filesSection(m["files"]),
 		}})
 }
@@ -332,10 +356,10 @@ func (f *Forge) webRelease(w http.ResponseWriter, r *http.Request, v *webViewer)
 	if !ok {
 		return
 	}
-	writePage(w, webPage{Title: str(rel, "name"), Text: str(rel, "body"),
-		Facts: []webFact{{"Tag", str(rel, "tag_name")}, {"Target", str(rel, "target_commitish")},
-			{"Author", str(rel, "author.login")}, {"Published", str(rel, "published_at")},
-			{"Pre-release", str(rel, "prerelease")}}})
+	v.writePage(w, r, webPage{Title: str(rel, "name"), Text: str(rel, "body"),
+		Facts: []webFact{{Label: "Tag", Value: str(rel, "tag_name")}, {Label: "Target", Value: str(rel, "target_commitish")},
+			{Label: "Author", Value: str(rel, "author.login")}, {Label: "Published", Value: str(rel, "published_at")},
+			{Label: "Pre-release", Value: str(rel, "prerelease")}}})
 }
 
 // splitRef splits "<ref>/<path>" where the ref may hold slashes
@@ -368,8 +392,8 @@ func (f *Forge) webTree(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	if _, isList := entries.([]any); !isList {
 		entries = []any{entries}
 	}
-	writePage(w, webPage{Title: mux.Vars(r)["owner"] + "/" + mux.Vars(r)["repo"] + " at " + ref + "/" + path,
-		Facts: []webFact{{"Commit", str(commit, "sha")}, {"Message", str(commit, "commit.message")}},
+	v.writePage(w, r, webPage{Title: mux.Vars(r)["owner"] + "/" + mux.Vars(r)["repo"] + " at " + ref + "/" + path,
+		Facts: []webFact{{Label: "Commit", Value: str(commit, "sha")}, {Label: "Message", Value: str(commit, "commit.message")}},
 		Sections: []webSection{
 			{Heading: "Files", Columns: []string{"Name", "Type", "Size"}, Rows: rows(entries, "name", "type", "size")},
 		}})
@@ -401,8 +425,8 @@ func (f *Forge) webBlob(w http.ResponseWriter, r *http.Request, v *webViewer) {
 		return
 	}
 	text := decodeContent(str(file, "content"))
-	writePage(w, webPage{Title: path + " at " + ref, Text: text,
-		Facts: []webFact{{"Size", str(file, "size")}, {"Blob", str(file, "sha")}}})
+	v.writePage(w, r, webPage{Title: path + " at " + ref, Text: text,
+		Facts: []webFact{{Label: "Size", Value: str(file, "size")}, {Label: "Blob", Value: str(file, "sha")}}})
 }
 
 func (f *Forge) webCheckRun(w http.ResponseWriter, r *http.Request, v *webViewer) {
@@ -412,9 +436,9 @@ func (f *Forge) webCheckRun(w http.ResponseWriter, r *http.Request, v *webViewer
 		return
 	}
 	_, ann := v.get(base + "/annotations?per_page=100")
-	writePage(w, webPage{Title: str(run, "name") + ": " + str(run, "output.title"), Text: str(run, "output.summary"),
-		Facts: []webFact{{"Status", str(run, "status")}, {"Conclusion", str(run, "conclusion")},
-			{"Commit", str(run, "head_sha")}, {"Details", str(run, "details_url")}},
+	v.writePage(w, r, webPage{Title: str(run, "name") + ": " + str(run, "output.title"), Text: str(run, "output.summary"),
+		Facts: []webFact{{Label: "Status", Value: str(run, "status")}, {Label: "Conclusion", Value: str(run, "conclusion")},
+			{Label: "Commit", Value: str(run, "head_sha")}, {Label: "Details", Value: str(run, "details_url")}},
 		Sections: []webSection{
 			{Heading: "Details", Text: str(run, "output.text")},
 			{Heading: "Annotations", Columns: []string{"File", "Line", "Level", "Message"},
@@ -427,17 +451,17 @@ func (f *Forge) webUser(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	if !ok {
 		return
 	}
-	writePage(w, webPage{Title: str(u, "login"), Facts: []webFact{{"Type", str(u, "type")}, {"Name", str(u, "name")}}})
+	v.writePage(w, r, webPage{Title: str(u, "login"), Facts: []webFact{{Label: "Type", Value: str(u, "type")}, {Label: "Name", Value: str(u, "name")}}})
 }
 
-func (f *Forge) webApp(w http.ResponseWriter, r *http.Request, _ *webViewer) {
+func (f *Forge) webApp(w http.ResponseWriter, r *http.Request, v *webViewer) {
 	app := f.appInfo()
 	if app == nil || app.Slug != mux.Vars(r)["slug"] {
 		http.Error(w, "404: Not Found", http.StatusNotFound)
 		return
 	}
-	writePage(w, webPage{Title: app.Slug, Facts: []webFact{{"App id", strconv.FormatInt(app.ID, 10)},
-		{"Events", strings.Join(f.appEvents(), ", ")}}})
+	v.writePage(w, r, webPage{Title: app.Slug, Facts: []webFact{{Label: "App id", Value: strconv.FormatInt(app.ID, 10)},
+		{Label: "Events", Value: strings.Join(f.appEvents(), ", ")}}})
 }
 
 func (f *Forge) webTeam(w http.ResponseWriter, r *http.Request, v *webViewer) {
@@ -447,7 +471,7 @@ func (f *Forge) webTeam(w http.ResponseWriter, r *http.Request, v *webViewer) {
 		return
 	}
 	_, members := v.get(base + "/members?per_page=100")
-	writePage(w, webPage{Title: str(t, "organization.login") + "/" + str(t, "slug"),
+	v.writePage(w, r, webPage{Title: str(t, "organization.login") + "/" + str(t, "slug"),
 		Sections: []webSection{{Heading: "Members", Rows: rows(members, "login")}}})
 }
 
@@ -465,8 +489,8 @@ func (f *Forge) webInstallation(w http.ResponseWriter, r *http.Request, v *webVi
 		http.Error(w, "404: Not Found", http.StatusNotFound)
 		return
 	}
-	writePage(w, webPage{Title: "Installation " + strconv.FormatInt(inst.ID, 10),
-		Facts: []webFact{{"Account", inst.Account.Login}, {"Repositories", "all"}}})
+	v.writePage(w, r, webPage{Title: "Installation " + strconv.FormatInt(inst.ID, 10),
+		Facts: []webFact{{Label: "Account", Value: inst.Account.Login}, {Label: "Repositories", Value: "all"}}})
 }
 
 // canSeeAccount: the account itself, or a member of the organisation.
@@ -485,4 +509,9 @@ func decodeContent(s string) string {
 		return ""
 	}
 	return string(b)
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -37,13 +36,6 @@ const (
 type oauthGrant struct {
 	account     *Account
 	redirectURI string
-	expires     time.Time
-}
-
-// oauthGrants are the codes issued and not yet exchanged.
-type oauthGrants struct {
-	mu      sync.Mutex
-	pending map[string]oauthGrant
 }
 
 // SetAppCallbackURLs sets the callback URLs of the App's user
@@ -167,37 +159,12 @@ func (f *Forge) signIn(login, token string) *Account {
 
 // grantCode issues a single-use code for who (false when too many wait).
 func (f *Forge) grantCode(who *Account, redirectURI string) (string, bool) {
-	g := &f.oauth
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := f.now()
-	if g.pending == nil {
-		g.pending = map[string]oauthGrant{}
-	}
-	for c, p := range g.pending {
-		if !now.Before(p.expires) {
-			delete(g.pending, c)
-		}
-	}
-	if len(g.pending) >= maxPendingOAuth {
-		return "", false
-	}
-	code := randomHex(10)
-	g.pending[code] = oauthGrant{account: who, redirectURI: redirectURI, expires: now.Add(oauthCodeTTL)}
-	return code, true
+	return f.oauth.add(f.now(), oauthGrant{account: who, redirectURI: redirectURI}, oauthCodeTTL, maxPendingOAuth, 10)
 }
 
 // takeCode removes and returns the grant of code: a code is exchanged once.
 func (f *Forge) takeCode(code string) (oauthGrant, bool) {
-	g := &f.oauth
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	p, ok := g.pending[code]
-	delete(g.pending, code)
-	if !ok || !f.now().Before(p.expires) {
-		return oauthGrant{}, false
-	}
-	return p, true
+	return f.oauth.take(f.now(), code)
 }
 
 // oauthAccessToken trades a code for a user-to-server token. As GitHub, it

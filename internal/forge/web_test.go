@@ -167,7 +167,8 @@ func TestWebPullRequestPage(t *testing.T) {
 	}
 	pr, _, err := alice.PullRequests.Create(ctx, "acme", "catalog", &github.NewPullRequest{
 		Title: github.String(`<script>alert("x")</script> upf`), Head: github.String("drafts/upf/w1"), Base: github.String("main"),
-		Body: github.String("Proposes <b>upf</b> & more")})
+		Body: github.String("Proposes <b>upf</b> & more <script>alert(1)</script> <img src=x onerror=alert(1)> " +
+			"[click](javascript:alert(1)) <!-- porchbot:marker -->\n\n<details><summary>Why</summary>\n\nBecause.\n\n</details>")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,14 +176,20 @@ func TestWebPullRequestPage(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("GET %s: %d", pr.GetHTMLURL(), status)
 	}
-	for _, want := range []string{"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; upf", "Proposes &lt;b&gt;upf&lt;/b&gt; &amp; more",
+	// The title is text; the body markdown as GitHub renders it: its bare
+	// <b>, <details> and <summary> kept, any other tag shown as text, HTML
+	// comments (porchbot's markers) dropped, no javascript: link.
+	for _, want := range []string{"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; upf", "Proposes <b>upf</b> &amp; more",
+		"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;", "<details><summary>Why</summary>",
 		"open", "network/upf/cm.yaml", "drafts/upf/w1", c.GetSHA()} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the pull request page lacks %q:\n%s", want, page)
 		}
 	}
-	if strings.Contains(page, "<script>") || strings.Contains(page, "<b>upf") {
-		t.Errorf("the page does not escape what the author wrote:\n%s", page)
+	for _, bad := range []string{"<script>", "<img", "javascript:", "porchbot:marker"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page carries %q of what the author wrote:\n%s", bad, page)
+		}
 	}
 	if s, _, _ := webGet(t, pr.GetHTMLURL(), "", ""); s != http.StatusUnauthorized {
 		t.Errorf("anonymous GET of a private repository's page: %d, want 401 (sign in)", s)
