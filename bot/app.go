@@ -12,6 +12,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
+	"github.com/porchbot/porchbot/bot/lifecycle/onboarding"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
@@ -27,6 +28,11 @@ import (
 // interfaces (PushReactor, PullRequestReactor, ...); the handlers stay thin.
 type App struct {
 	Opener *core.Opener
+	// Onboard opens the "Configure porchbot" pull request in a repository
+	// without .github/porchbot.yaml when an event or the resync opens it
+	// (bot/lifecycle/onboarding); Opener.RequireConfig makes porchbot do
+	// nothing else there until the file is on the default branch.
+	Onboard bool
 	// Render configures draft and proposal renders (server limits, bot identity).
 	Render rendercheck.RenderOptions
 	// BotLogin is the App's bot user, e.g. "porchbot[bot]".
@@ -106,7 +112,7 @@ func (a *App) Handlers() ingress.Handlers {
 	h["installation"], h["installation_repositories"] = installation, installation
 	for name, handler := range h {
 		if name != "installation" && name != "installation_repositories" {
-			h[name] = touching{h: seeingRepos{h: handler, app: a}, app: a}
+			h[name] = notOnboardedSkipped{touching{h: seeingRepos{h: handler, app: a}, app: a}}
 		}
 	}
 	return h
@@ -122,7 +128,37 @@ func (a *App) open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 		return nil, fmt.Errorf("event for %s carries no installation", repo.FullName())
 	}
 	a.knownRepos.remember(repo)
-	return a.Opener.Open(ctx, repo)
+	s, err := a.Opener.OpenUnconfigured(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if !s.ConfigFound && a.Onboard {
+		a.onboard(ctx, s)
+	}
+	if a.Opener.RequireConfig && !s.ConfigFound {
+		return nil, core.NotOnboarded(s.Repo)
+	}
+	return s, nil
+}
+
+// Open opens a repository as an event does: its onboarding pull request
+// opened when it has no configuration file, and refused then
+// (core.ErrNotOnboarded) while onboarding is required. The resync opens
+// repositories so.
+func (a *App) Open(ctx context.Context, repo core.Repo) (*core.Session, error) { return a.open(ctx, repo) }
+
+// onboard opens the onboarding pull request of a repository without its
+// configuration file, if it has none; a failure is logged, not the
+// event's.
+func (a *App) onboard(ctx context.Context, s *core.Session) {
+	res, err := onboarding.Onboard(ctx, s, s.Hub, a.Opener.Limits)
+	if err != nil {
+		s.Log.WithError(err).Warn("onboarding failed")
+		return
+	}
+	if res.Outcome == onboarding.Opened {
+		s.Log.WithField("pull", res.Pull.HTMLURL).Info("onboarding: opened the \"Configure porchbot\" pull request")
+	}
 }
 
 // proposalAPI is the proposal steps' view of the installation client.

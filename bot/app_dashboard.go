@@ -271,8 +271,8 @@ func (a *App) OnInstallation(ctx context.Context, installationID int64, names []
 			continue
 		}
 		repo := repoOf(installationID, owner, name, r.DefaultBranch)
-		if _, err := a.SyncDashboard(ctx, repo, true); err != nil {
-			errs = append(errs, err)
+		if _, err := a.SyncDashboard(ctx, repo, true); err != nil && !errors.Is(err, core.ErrNotOnboarded) {
+			errs = append(errs, err) // a repository not set up yet got its onboarding pull request instead
 		}
 	}
 	return errors.Join(errs...)

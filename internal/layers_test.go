@@ -34,6 +34,7 @@ var layers = []string{
 	"bot/lifecycle/proposals",     // propose, reject, delete, new drafts, clone, list
 	"bot/lifecycle/approval",      // what a proposal is, the approval policy and its check
 	"bot/lifecycle/rendercheck",   // draft render, the render and config checks
+	"bot/lifecycle/onboarding",    // the "Configure porchbot" pull request
 	"bot/lifecycle/core",          // sessions, the lease, commits, landings, revision tags, check runs
 	"bot/ingress",                 // the webhook ingress: imports nothing of bot/
 	"internal",                    // the engines: never import bot/ or cmd/

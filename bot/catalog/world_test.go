@@ -122,6 +122,7 @@ func startWorld(t *testing.T) *world {
 
 	// globex/secret, private to bob: edge, a copy of web at v1.
 	sec := w.clone(t, "bob", "globex/secret")
+	write(t, sec, ".github/porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n")
 	write(t, sec, "edge/Kptfile", "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: edge\nupstream:\n  type: git\n  git:\n    repo: "+
 		w.forge+"/acme/blueprints.git\n    directory: web\n    ref: web/v1\n  updateStrategy: resource-merge\n")
 	write(t, sec, "edge/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n")

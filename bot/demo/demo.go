@@ -89,7 +89,10 @@ func Run(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	fmt.Fprintf(out, "porchbot demo: the kpt package lifecycle on GitHub primitives, against porchbot's embedded local forge.\n")
-	w, err := StartWorld(ctx, WorldOptions{DataDir: dataDir, Seed: seedPath, Listen: o.Listen, ForgeListen: o.ForgeListen, Log: log})
+	// The story sets its repositories up itself (alice commits the
+	// catalog's configuration): no onboarding pull request in between.
+	w, err := StartWorld(ctx, WorldOptions{DataDir: dataDir, Seed: seedPath, Listen: o.Listen, ForgeListen: o.ForgeListen, Log: log,
+		Args: []string{"--onboarding", "off"}})
 	if err != nil {
 		return err
 	}

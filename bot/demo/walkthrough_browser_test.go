@@ -16,11 +16,12 @@ import (
 )
 
 // README's walkthrough ("Trying it in a browser"), driven in Chromium on
-// the world `make run` seeds (testdata/forge/seed.yaml): alice pushes a
-// draft with git, then everything else happens on the forge's pages:
-// she opens the pull request and sees porchbot's checks, bob approves,
-// alice merges and porchbot publishes basens/v1; in acme/edge-1 alice
-// clones it with /porch clone in an issue, proposes it and, once bob
+// the world `make run` seeds (testdata/forge/seed.yaml), with its default
+// settings: alice pushes a draft with git, then everything else happens
+// on the forge's pages: she opens the pull request and sees porchbot's
+// checks, bob approves, alice merges and porchbot publishes basens/v1; in
+// acme/edge-1 she merges porchbot's onboarding pull request, clones the
+// package with /porch clone in an issue, proposes it and, once bob
 // approved, merges it; a second catalog revision then brings an update
 // pull request to acme/edge-1.
 func TestWalkthroughInBrowser(t *testing.T) {
@@ -45,8 +46,17 @@ func TestWalkthroughInBrowser(t *testing.T) {
 	wt.click(pull, "#merge")
 	wt.want(wt.web+"/acme/catalog", "#releases", "basens/v1")
 
-	// Deployed at the edge: cloned, proposed, approved, merged.
+	// acme/edge-1 has no configuration: the first command there brings its
+	// onboarding pull request, and nothing else happens until it is merged.
 	issue := wt.openIssue("acme/edge-1", "Deploy basens")
+	wt.comment(issue, "/porch clone acme/catalog/basens@v1 basens")
+	wt.want(issue, "#conversation", "porchbot is not set up in acme/edge-1 yet")
+	onboarding := wt.pullOf("acme/edge-1", "porchbot/configure")
+	wt.want(onboarding, "h1", "Configure porchbot")
+	wt.want(onboarding, "#files", ".github/porchbot.yaml")
+	wt.click(onboarding, "#merge")
+
+	// Deployed at the edge: cloned, proposed, approved, merged.
 	wt.comment(issue, "/porch clone acme/catalog/basens@v1 basens")
 	wt.want(issue, "#conversation", "drafts/basens/v1")
 	wt.comment(issue, "/porch propose basens/v1")

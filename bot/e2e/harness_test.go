@@ -47,7 +47,10 @@ func newWorld(t testing.TB, extraArgs ...string) *world {
 func newWorldLogging(t testing.TB, log *logrus.Logger, extraArgs ...string) *world {
 	t.Helper()
 	args := append([]string{"--listen", "127.0.0.1:0", "--forge-listen", "127.0.0.1:0",
-		"--data-dir", t.TempDir(), "--forge-seed", "../../testdata/forge/seed.yaml", "--resync-interval", "0"}, extraArgs...)
+		"--data-dir", t.TempDir(), "--forge-seed", "../../testdata/forge/seed.yaml", "--resync-interval", "0",
+		// The scenarios predate onboarding and set their repositories up
+		// themselves; onboarding_test.go turns it on.
+		"--onboarding", "off"}, extraArgs...)
 	s, err := settings.Parse(args, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -88,7 +88,7 @@ func startReplica(t testing.TB, w *world, name string) *service.Service {
 	emb := w.svc.Embedded
 	env := map[string]string{"PORCHBOT_PRIVATE_KEY": string(emb.PrivateKeyPEM), "PORCHBOT_WEBHOOK_SECRET": string(emb.WebhookSecret)}
 	s, err := settings.Parse([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--resync-interval", "0",
-		"--mutation-spacing", "0", "--app-id", strconv.FormatInt(emb.AppID, 10), "--github-url", emb.Forge.BaseURL()},
+		"--mutation-spacing", "0", "--onboarding", "off", "--app-id", strconv.FormatInt(emb.AppID, 10), "--github-url", emb.Forge.BaseURL()},
 		func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

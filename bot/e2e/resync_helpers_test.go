@@ -37,7 +37,7 @@ func (w *world) resyncPass(deps resync.Deps) map[string]int64 {
 	w.t.Helper()
 	fg := w.svc.Embedded.Forge
 	before := fg.Stats().Snapshot()
-	resync.Pass(w.ctx, w.svc.App.InstalledRepos(w.svc.Clients), w.svc.App.Opener.Open, deps)
+	resync.Pass(w.ctx, w.svc.App.InstalledRepos(w.svc.Clients), w.svc.App.Open, deps)
 	d := forge.StatsDelta(before, fg.Stats().Snapshot())
 	w.settle()
 	return d

@@ -10,6 +10,7 @@
 //	proposals    propose, reject, delete, new drafts (init, edit, rollback), clone, list
 //	approval     what a proposal is, what it changes, the pure policy and its check
 //	rendercheck  draft render, render attempts and states, the render and config checks
+//	onboarding   the "Configure porchbot" pull request of a repository without its config file
 //	core         sessions, config history, commits under a lease, landings, revision tags, check runs
 //
 // Every step is written against small consumer-side interfaces of the

@@ -29,8 +29,9 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	limits := s.ServerLimits()
 	key := core.RecordKey(s.WebhookSecret)
 	opener := &core.Opener{Clients: ghclient.HubClients{Clients: clients}, Git: git, GitURL: clients.URLs().GitURL,
-		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key}
-	app := &bot.App{Opener: opener, Render: renderOptions(s, limits, log),
+		Configs: &config.Cache{}, Limits: limits, Logger: log, RecordKey: key,
+		RequireConfig: s.Onboarding == settings.OnboardingRequired}
+	app := &bot.App{Opener: opener, Onboard: s.Onboarding != settings.OnboardingOff, Render: renderOptions(s, limits, log),
 		BotLogin: approval.DefaultBotLogin, RecordKey: key,
 		Memberships: &approval.MembershipCache{}, Renders: &rendercheck.RenderStates{}, Log: log,
 		Flows: &flow.Checker{Permissions: &flow.PermissionCache{}}}
@@ -46,7 +47,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 		// forge, with no spacing, has none).
 		app.Updates.Pacer = &updates.Budget{Limit: updates.DefaultBudget}
 	}
-	runner := &commands.Runner{Clients: opener.Clients, Sessions: opener, Lifecycle: bot.CommandOps{App: app},
+	runner := &commands.Runner{Clients: opener.Clients, Sessions: app, Lifecycle: bot.CommandOps{App: app},
 		Web: clients.URLs().Web, Permissions: app.Flows.Permissions, Flows: app.Flows, Log: log,
 		InstallationFor: installationFor}
 	app.Comments = &bot.Commands{Runner: runner}
@@ -93,7 +94,7 @@ func (s *Service) startResync(ctx context.Context, interval time.Duration) {
 	app, deps := s.App, s.ResyncDeps()
 	go func() {
 		defer close(s.resyncDone)
-		_ = resync.Loop(ctx, interval, app.InstalledRepos(s.Clients), app.Opener.Open, deps)
+		_ = resync.Loop(ctx, interval, app.InstalledRepos(s.Clients), app.Open, deps)
 	}()
 }
 

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"net/http"
 	"strings"
 	"time"
@@ -35,7 +36,9 @@ func (s *Service) newCatalog(st *settings.Settings, listen string, log logrus.Fi
 		s.Embedded.Forge.SetAppCallbackURLs(base + botcatalog.CallbackPath)
 	}
 	web := s.Clients.URLs().Web
-	loader := &botcatalog.RepoLoader{Sessions: s.App.Opener, Downstreams: s.App, Web: web}
+	// The catalog only reads: a repository not set up yet (onboarding) is
+	// shown as its defaults read it.
+	loader := &botcatalog.RepoLoader{Sessions: readingOpener{s.App.Opener}, Downstreams: s.App, Web: web}
 	views := &catalog.Cache{Loader: loader, MaxAge: st.CatalogRefresh, RetryAfter: catalogRetry, Log: log}
 	srv, err := botcatalog.New(botcatalog.Options{
 		Repos: &botcatalog.InstalledRepos{Clients: s.Clients, MaxAge: st.CatalogRefresh},
@@ -63,4 +66,11 @@ func withCatalog(botRoutes, cat http.Handler) http.Handler {
 			cat.ServeHTTP(w, r)
 		}
 	})
+}
+
+// readingOpener opens repositories for reading, onboarded or not.
+type readingOpener struct{ o *core.Opener }
+
+func (r readingOpener) Open(ctx context.Context, repo core.Repo) (*core.Session, error) {
+	return r.o.OpenUnconfigured(ctx, repo)
 }

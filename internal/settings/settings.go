@@ -41,6 +41,12 @@ type Settings struct {
 	FunctionImages     []string
 	FunctionImageCache string
 	ResyncInterval     time.Duration
+	// Onboarding is what porchbot does in a repository without
+	// .github/porchbot.yaml: required (open the "Configure porchbot" pull
+	// request and act on nothing else there until it is merged), optional
+	// (open it, and act on the defaults meanwhile) or off (the defaults,
+	// silently).
+	Onboarding string
 	// ChartRepositories are the Helm chart repositories render-helm-chart
 	// may fetch charts from (builtins.ParseChartRepos); none by default.
 	ChartRepositories []string
@@ -97,6 +103,13 @@ type Option struct {
 }
 
 // Options lists every setting (the help table is data).
+// The onboarding modes (Settings.Onboarding).
+const (
+	OnboardingRequired = "required"
+	OnboardingOptional = "optional"
+	OnboardingOff      = "off"
+)
+
 var Options = []Option{
 	{"listen", "PORCHBOT_LISTEN", ":8080", "address the webhook, health and metrics server listens on (in the embedded mode, unless given: " + EmbeddedListen + ", loopback only, as the forge)"},
 	{"app-id", "PORCHBOT_APP_ID", "", "GitHub App id; with no App id and no key, the embedded local forge is used"},
@@ -124,6 +137,7 @@ var Options = []Option{
 	{"forbid-self-approval", "PORCHBOT_FORBID_SELF_APPROVAL", "false", "refuse repository configs with approvals.allowSelfApproval: true"},
 	{"forbid-automerge", "PORCHBOT_FORBID_AUTOMERGE", "false", "refuse repository configs with updates.automerge: true"},
 	{"resync-interval", "PORCHBOT_RESYNC_INTERVAL", "10m", "how often every installed repository is reconciled (0: never)"},
+	{"onboarding", "PORCHBOT_ONBOARDING", "required", "a repository without .github/porchbot.yaml gets a \"Configure porchbot\" pull request: required (nothing else happens there until it is merged), optional (the defaults apply meanwhile) or off (no pull request, the defaults) (docs/onboarding.md)"},
 	{"forge-listen", "PORCHBOT_FORGE_LISTEN", "127.0.0.1:3000", "embedded forge address (embedded mode only)"},
 	{"forge-seed", "PORCHBOT_FORGE_SEED", "", "seed file for the embedded forge (default: the example organisation)"},
 	{"catalog", "PORCHBOT_CATALOG", "auto", "the web catalog at /: auto (on in embedded mode, off with a GitHub App), true or false (docs/catalog.md)"},
@@ -182,6 +196,12 @@ func Parse(args []string, getenv func(string) string) (*Settings, error) {
 	s.MutationSpacing = r.duration("PORCHBOT_MUTATION_SPACING")
 	s.ShutdownTimeout = r.duration("PORCHBOT_SHUTDOWN_TIMEOUT")
 	s.ResyncInterval = r.duration("PORCHBOT_RESYNC_INTERVAL")
+	s.Onboarding = r.get("PORCHBOT_ONBOARDING")
+	switch s.Onboarding {
+	case OnboardingRequired, OnboardingOptional, OnboardingOff:
+	default:
+		r.errorf("PORCHBOT_ONBOARDING", "%q is not required, optional or off", s.Onboarding)
+	}
 	r.limits(s)
 	r.functionImages(s)
 	r.chartRepositories(s)

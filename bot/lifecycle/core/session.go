@@ -60,6 +60,11 @@ type Opener struct {
 	// RecordKey signs and verifies revision records (RecordKey; the App's).
 	RecordKey []byte
 
+	// RequireConfig refuses a repository whose default branch has no
+	// .github/porchbot.yaml (ErrNotOnboarded): the server's onboarding
+	// "required". OpenUnconfigured opens it all the same, for onboarding.
+	RequireConfig bool
+
 	// ReadThrough makes sessions remember nothing they read: every read
 	// goes to the git cache. It is the reference BenchmarkLifecycleAPICalls
 	// measures the snapshot against; nothing else sets it.
@@ -90,6 +95,9 @@ type Session struct {
 	// history whose version passes (lastGoodConfig), or zero when none
 	// does within the bound (the defaults apply).
 	ConfigInForce plumbing.Hash
+	// ConfigFound says the default branch has .github/porchbot.yaml (good
+	// or broken): the repository is onboarded.
+	ConfigFound bool
 	// DeploymentBranch is config packages.deploymentBranch, or the
 	// repository's default branch.
 	DeploymentBranch string
@@ -110,7 +118,22 @@ type Session struct {
 }
 
 // Open fetches the repository (branches and tags) and reads its config.
+// With RequireConfig, a repository without its config file is refused
+// (ErrNotOnboarded).
 func (o *Opener) Open(ctx context.Context, repo Repo) (*Session, error) {
+	s, err := o.OpenUnconfigured(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if o.RequireConfig && !s.ConfigFound {
+		return nil, NotOnboarded(s.Repo)
+	}
+	return s, nil
+}
+
+// OpenUnconfigured is Open without the onboarding gate: the onboarding
+// step opens a repository that has no config file yet.
+func (o *Opener) OpenUnconfigured(ctx context.Context, repo Repo) (*Session, error) {
 	gh, err := o.Clients.Installation(ctx, repo.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: installation client: %w", repo.FullName(), err)
@@ -144,6 +167,7 @@ func (s *Session) loadConfig(ctx context.Context, cache *config.Cache, limits co
 	if err != nil {
 		return err
 	}
+	s.ConfigFound = rc.found
 	if d := rc.cfg.Packages.DeploymentBranch; d != "" && d != branch {
 		branch = d
 		if rc, err = s.readConfig(ctx, branch, cache, limits); err != nil {
@@ -168,6 +192,7 @@ type readConfigResult struct {
 	head    plumbing.Hash
 	inForce plumbing.Hash // the commit whose version cfg is
 	err     error         // the head's file is broken
+	found   bool          // the head has the file (good or broken)
 }
 
 // readConfig reads and parses the config at the head of branch. A missing
@@ -190,9 +215,9 @@ func (s *Session) readConfig(ctx context.Context, branch string, cache *config.C
 	}
 	cfg, perr := config.Parse(config.Path, data, limits)
 	if perr == nil {
-		return readConfigResult{cfg: cfg, head: head, inForce: head}, nil
+		return readConfigResult{cfg: cfg, head: head, inForce: head, found: true}, nil
 	}
-	out := readConfigResult{head: head, err: perr}
+	out := readConfigResult{head: head, err: perr, found: true}
 	if good, sha, ok := cache.LastGood(s.Repo.FullName(), head.String()); ok {
 		out.cfg, out.inForce = good, plumbing.NewHash(sha)
 		return out, nil

@@ -640,6 +640,11 @@ func resyncOne(ctx context.Context, r core.Repo, open func(context.Context, core
 		}
 	}()
 	s, err := open(ctx, r)
+	if errors.Is(err, core.ErrNotOnboarded) {
+		log.Debug("resync: porchbot is not set up in the repository (its onboarding pull request is open, or was closed)")
+		err = nil
+		return
+	}
 	if err != nil {
 		log.WithError(err).Warn("resync: opening the repository failed")
 		return

@@ -161,7 +161,12 @@ func (f *Fanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Result, err
 			}
 			f.queued(-1)
 			state := "failed"
-			if _, refused := FlowRefusal(res.Err); refused {
+			if errors.Is(res.Err, core.ErrNotOnboarded) {
+				// A downstream not set up yet is left alone until its
+				// onboarding pull request is merged (bot/lifecycle/onboarding).
+				state = NotOnboarded
+				log.WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Info("update skipped: porchbot is not set up in the downstream repository")
+			} else if _, refused := FlowRefusal(res.Err); refused {
 				// The flow rule's answer, reported on the downstream
 				// commit that asked (flow_check.go): not a failure.
 				state = Refused

@@ -75,15 +75,16 @@ func NewAPI(api hub.API, proposal approval.ProposalAPI) API {
 
 // Update outcomes.
 const (
-	Opened         = "opened"     // a new pull request
-	Refreshed      = "refreshed"  // the open pull request now proposes this revision
-	Current        = "current"    // the branch already held this update (another replica, a redelivery)
-	Waiting        = "waiting"    // pushed; the pull request waits for updates.prConcurrentLimit
-	Held           = "held"       // someone else pushed to the branch: commented, not overwritten
-	Declined       = "declined"   // a pull request for this revision was closed unmerged
-	UpToDate       = "up-to-date" // the package tracks this revision or a later one
-	Refused        = "refused"    // onConflict fail or fast-forward: conflicts listed, nothing pushed
-	OwnedByVariant = "variant"    // a variant owns the package: its reconcile updates it (variant_update.go)
+	Opened         = "opened"        // a new pull request
+	Refreshed      = "refreshed"     // the open pull request now proposes this revision
+	Current        = "current"       // the branch already held this update (another replica, a redelivery)
+	Waiting        = "waiting"       // pushed; the pull request waits for updates.prConcurrentLimit
+	Held           = "held"          // someone else pushed to the branch: commented, not overwritten
+	Declined       = "declined"      // a pull request for this revision was closed unmerged
+	UpToDate       = "up-to-date"    // the package tracks this revision or a later one
+	Refused        = "refused"       // onConflict fail or fast-forward: conflicts listed, nothing pushed
+	OwnedByVariant = "variant"       // a variant owns the package: its reconcile updates it (variant_update.go)
+	NotOnboarded   = "not-onboarded" // porchbot is not set up in the downstream yet (core.ErrNotOnboarded)
 )
 
 // Outcome is what ProposeUpdate did.
