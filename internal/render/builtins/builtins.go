@@ -3,7 +3,7 @@
 // apply-setters, apply-replacements, search-replace, set-image,
 // ensure-name-substring, starlark, upsert-resource,
 // remove-local-config-resources, set-name-prefix, create-setters,
-// list-setters, format, render-helm-chart) and validators (gatekeeper, kubeconform, kubeval).
+// list-setters, format, render-helm-chart, fix) and validators (gatekeeper, kubeconform, kubeval).
 //
 // Each built-in reproduces what the catalog function of the same name does
 // when kpt runs it in a pipeline, release by release: Resolve ties an image's
@@ -91,6 +91,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "fix",
+			Kind:     "mutator",
+			Summary:  "migrate kpt v0.x packages: Kptfile to v1, openAPI setters to apply-setters and `# kpt-set:` comments, function configs to the pipeline",
+			releases: fixReleases(),
 		},
 		{
 			Name:     "format",

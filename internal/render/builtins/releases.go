@@ -105,6 +105,10 @@ func setNamespaceReleases() []release {
 	return append(out, releases(setNamespace, "v0.4.1")...)
 }
 
+func fixReleases() []release {
+	return onOldFramework(append(releases(fixRelease{}.process, "v0.2.0"), releases(fixRelease{v021: true}.process, "v0.2.1")...))
+}
+
 func formatReleases() []release {
 	return onOldFramework(releases(formatV010, "v0.1.0"))
 }
