@@ -145,7 +145,9 @@ func (a *App) open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 // opened when it has no configuration file, and refused then
 // (core.ErrNotOnboarded) while onboarding is required. The resync opens
 // repositories so.
-func (a *App) Open(ctx context.Context, repo core.Repo) (*core.Session, error) { return a.open(ctx, repo) }
+func (a *App) Open(ctx context.Context, repo core.Repo) (*core.Session, error) {
+	return a.open(ctx, repo)
+}
 
 // onboard opens the onboarding pull request of a repository without its
 // configuration file, if it has none; a failure is logged, not the

@@ -97,3 +97,39 @@ func TestValidateConfigUsesServeDefaults(t *testing.T) {
 		t.Fatalf("within an explicit limit: %v %q", err, out.String())
 	}
 }
+
+// A file that extends the organisation's preset and a built-in one is
+// checked with them (--org: a checkout of the organisation's .github
+// repository), and each value is listed with the file and line it came
+// from; without --org, the organisation's preset is a problem at its line.
+func TestValidateConfigResolvesExtends(t *testing.T) {
+	org := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(org, "porchbot"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head := "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n"
+	if err := os.WriteFile(filepath.Join(org, "porchbot.yaml"), []byte(head+"approvals:\n  required: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(org, "porchbot", "edge.yaml"), []byte(head+"updates:\n  labels: [edge]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := writeConfig(t, head+"extends: [org, org:edge, porchbot:check-only]\nlifecycle:\n  releases: false\n")
+	var out, errOut bytes.Buffer
+	if err := runValidateConfig(context.Background(), []string{p, "--org", org}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	want := p + ": ok\nWhere each value comes from (any other is the default):\n" +
+		"  approvals.required  " + filepath.Join(org, "porchbot.yaml") + ":4\n" +
+		"  lifecycle.releases  " + p + ":5\n" +
+		"  render.onDraftPush  preset porchbot:check-only:4\n" +
+		"  updates.labels      " + filepath.Join(org, "porchbot", "edge.yaml") + ":4\n"
+	if out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	err := runValidateConfig(context.Background(), []string{p}, &out, &errOut)
+	if err == nil || !strings.Contains(out.String(), p+`:3:11: extends[0]: "org" is read from the organisation's .github repository, which cannot be read here`) {
+		t.Errorf("without --org: %v\n%s", err, out.String())
+	}
+}

@@ -17,7 +17,7 @@ var Limits = strictyaml.DefaultLimits
 
 // Fields of each mapping, in the order the specification documents them.
 var (
-	topFields       = []string{"apiVersion", "kind", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard", "flows"}
+	topFields       = []string{"apiVersion", "kind", "extends", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard", "flows"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
 	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
@@ -37,23 +37,12 @@ var (
 // Every problem is reported, each at its line and column, in a
 // *ValidationError; the Config is nil then. A file that exists must say
 // apiVersion: porchbot.dev/v1alpha1 and kind: RepositoryConfig; a missing
-// file is not Parse's business (use DefaultFor).
+// file is not Parse's business (use DefaultFor). A file that extends
+// presets gets them (ParseChain), but for the organisation's, which
+// Parse cannot read: use ParseChain with a PresetReader for those.
 func Parse(filename string, data []byte, limits ServerLimits) (*Config, error) {
-	doc, err := strictyaml.Parse(filename, data, Limits)
-	if err != nil {
-		return nil, err
-	}
-	r := strictyaml.NewReader(filename)
-	if doc == nil {
-		r.Report(nil, "", fmt.Sprintf("the file is empty: delete it to use the defaults, or start it with apiVersion: %s and kind: %s", APIVersion, Kind))
-		return nil, r.Err()
-	}
-	d := &decoder{r: r, limits: limits, cfg: DefaultFor(limits), declaredExec: map[string]bool{}}
-	d.top(strictyaml.Root(doc))
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return d.cfg, nil
+	cfg, _, err := ParseChain(filename, data, limits, nil)
+	return cfg, err
 }
 
 type decoder struct {

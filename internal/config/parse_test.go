@@ -73,7 +73,7 @@ func TestParseBadFiles(t *testing.T) {
 		{"typo nested", minimal + "approvals:\n  requird: 2\n", []string{
 			`.github/porchbot.yaml:4:3: unknown field "requird" in approvals (did you mean "required"?)`}},
 		{"no suggestion", minimal + "colour: blue\n", []string{
-			`.github/porchbot.yaml:3:1: unknown field "colour" (known fields: apiVersion, kind, packages, lifecycle, approvals, render, functions, updates, variants, dashboard, flows)`}},
+			`.github/porchbot.yaml:3:1: unknown field "colour" (known fields: apiVersion, kind, extends, packages, lifecycle, approvals, render, functions, updates, variants, dashboard, flows)`}},
 		{"duplicate key", minimal + "kind: RepositoryConfig\n", []string{
 			`.github/porchbot.yaml:3:1: duplicate field "kind" (first at 2:1)`}},
 		{"section type", minimal + "approvals: 2\n", []string{

@@ -73,17 +73,21 @@ while True:
     s = s + s
 `
 
-// attacks are the packages a user could push to take the server down.
+// attacks are the packages a user could push to take the server down,
+// each rendered under the server's default function memory (a smaller
+// limit would leave the sandbox child, this test binary with Helm, OPA
+// and the Kubernetes libraries linked in, too little room on a loaded
+// machine for the ordinary render that follows the attack).
 var attacks = map[string]func() (filesys.FileSystem, string, Options){
 	"alias-bomb": func() (filesys.FileSystem, string, Options) {
 		fs, root := memPkgT(map[string]string{"Kptfile": kptfile("bomb", starlarkPipeline(readsEverything)),
 			"bomb.yaml": billionLaughs()})
-		return fs, root, Options{Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{Memory: 128 << 20})}}
+		return fs, root, Options{Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{Memory: DefaultFnMemory})}}
 	},
 	"string-doubling": func() (filesys.FileSystem, string, Options) {
 		fs, root := memPkgT(map[string]string{"Kptfile": kptfile("doubling", starlarkPipeline(doublesAString)),
 			"cm.yaml": cm("a")})
-		return fs, root, Options{Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{Memory: 128 << 20})}}
+		return fs, root, Options{Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{Memory: DefaultFnMemory})}}
 	},
 }
 
@@ -230,7 +234,7 @@ func TestAttackAliasBombFailsTheRender(t *testing.T) {
 func TestAttackStringDoublingStarlarkFailsTheRender(t *testing.T) {
 	out, rss := attackChild(t, "string-doubling", 1<<30)
 	for _, want := range []string{`function "gcr.io/kpt-fn/starlark:v0.4.3" failed`,
-		"exceeded its memory limit of 128 MiB (server setting fn-memory", "next render: ok"} {
+		"exceeded its memory limit of 192 MiB (server setting fn-memory", "next render: ok"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}

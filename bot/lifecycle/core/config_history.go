@@ -69,7 +69,7 @@ func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits
 			if err != nil {
 				return fmt.Errorf("%s at %s: %w", config.Path, c.Hash, err)
 			}
-			if good, perr := config.Parse(config.Path, data, limits); perr == nil {
+			if good, _, perr := s.ParseConfig(ctx, data, limits); perr == nil {
 				cfg, at = good, c.Hash
 				return nil
 			}

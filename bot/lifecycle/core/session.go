@@ -115,6 +115,9 @@ type Session struct {
 	// snap remembers what this event read from the git cache
 	// (snapshot.go).
 	snap snapshot
+	// presets reads the organisation presets the configuration extends
+	// (config_presets.go).
+	presets *orgPresets
 }
 
 // Open fetches the repository (branches and tags) and reads its config.
@@ -150,6 +153,9 @@ func (o *Opener) OpenUnconfigured(ctx context.Context, repo Repo) (*Session, err
 	s := &Session{Repo: repo, Hub: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams,
 		snap:      snapshot{facts: &o.facts, off: o.ReadThrough},
 		RecordKey: o.RecordKey}
+	s.presets = &orgPresets{owner: repo.Owner, hub: gh, fetch: func(ctx context.Context, branch string) (*gitstore.Cache, error) {
+		return o.Git.Fetch(ctx, o.GitURL(repo.Owner, config.OrgRepository), gitstore.BranchRefSpec(branch))
+	}}
 	if err := s.loadConfig(ctx, o.Configs, o.Limits); err != nil {
 		return nil, err
 	}
@@ -213,7 +219,7 @@ func (s *Session) readConfig(ctx context.Context, branch string, cache *config.C
 	if !ok {
 		return readConfigResult{cfg: config.DefaultFor(limits), head: head, inForce: head}, nil
 	}
-	cfg, perr := config.Parse(config.Path, data, limits)
+	cfg, _, perr := s.ParseConfig(ctx, data, limits)
 	if perr == nil {
 		return readConfigResult{cfg: cfg, head: head, inForce: head, found: true}, nil
 	}

@@ -42,7 +42,7 @@ func ConfigCheck(ctx context.Context, s *core.Session, api core.CheckRunWriter, 
 			Summary: fmt.Sprintf("There is no %s at %s: once merged, the repository runs with the defaults "+
 				"(within the server's limits).\n", mdquote.Code(config.Path), head)}
 	} else {
-		cfg, perr := config.Parse(config.Path, data, limits)
+		cfg, _, perr := s.ParseConfig(ctx, data, limits)
 		out.Problems = configProblems(perr)
 		rep = configReport(cfg, perr, head, s.DeploymentBranch)
 		if perr != nil {

@@ -104,7 +104,7 @@ func (f *variantFacts) entryCommit(ctx context.Context, up *core.Session, i int,
 	}
 	want := up.Config.Variants[i]
 	at, err := updates.HeldSince(ctx, up, config.Path, func(data []byte) bool {
-		cfg, err := config.Parse(config.Path, data, limits)
+		cfg, _, err := up.ParseConfig(ctx, data, limits)
 		return err == nil && containsVariant(cfg.Variants, want)
 	})
 	if err != nil {
