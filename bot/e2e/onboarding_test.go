@@ -147,13 +147,29 @@ func TestOnboardingClosedLeavesTheRepositoryAlone(t *testing.T) {
 }
 
 // With onboarding optional, the pull request is opened and the defaults
-// apply meanwhile.
+// apply meanwhile; where the organisation has its porchbot.yaml, the
+// proposed file extends it.
 func TestOnboardingOptional(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "--onboarding", "optional")
+	if _, _, err := w.client("alice").Repositories.Create(w.ctx, "acme", &github.Repository{Name: github.String(".github"), AutoInit: github.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	org := w.clone("alice", "acme/.github")
+	w.write(org, "porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n")
+	w.git(org, "add", "-A")
+	w.git(org, "commit", "-qm", "The organisation's porchbot preset")
+	w.git(org, "push", "-q", "origin", "HEAD")
+	w.settle()
 	seedEdge(w)
 	if w.pullFrom(onboardRepo, "porchbot/configure") == nil {
-		t.Error("no onboarding pull request with onboarding optional")
+		t.Fatal("no onboarding pull request with onboarding optional")
+	}
+	if w.pullFrom("acme/.github", "porchbot/configure") != nil {
+		t.Error("the organisation's .github repository got an onboarding pull request")
+	}
+	if text, _ := w.file(onboardRepo, "porchbot/configure", ".github/porchbot.yaml"); !strings.Contains(text, "extends: [org]") {
+		t.Errorf("the onboarding file does not extend the organisation's porchbot.yaml:\n%s", text)
 	}
 	if run := w.checkRunMaybe(onboardRepo, "drafts/basens/w1", "porchbot/render"); run == nil || run.GetConclusion() != "success" {
 		t.Errorf("with onboarding optional, the draft's render: %v", run)

@@ -105,3 +105,14 @@ func (s *Session) ParseConfig(ctx context.Context, data []byte, limits config.Se
 	}
 	return config.ParseChain(config.Path, data, limits, org)
 }
+
+// OrgPreset says whether the owner's .github repository has its
+// porchbot.yaml, and its name; an error is a repository porchbot cannot
+// read.
+func (s *Session) OrgPreset(ctx context.Context) (string, bool, error) {
+	if s.presets == nil {
+		return "", false, nil
+	}
+	name, _, found, err := s.presets.reader(ctx)("")
+	return name, found, err
+}

@@ -25,6 +25,10 @@ func Body(repo string, f Findings) string {
 		fmt.Fprintf(&b, "- %s on %s: %s.\n", words.Count(len(f.Packages), "package", "packages"), mdquote.Code(f.Branch),
 			codes(limitList(f.Packages, 20)))
 	}
+	if f.OrgPreset != "" {
+		fmt.Fprintf(&b, "- The organisation's configuration, %s: the proposed file extends it, and lists what this "+
+			"repository may set over it, commented out.\n", mdquote.Code(f.OrgPreset))
+	}
 	if len(f.Drafts) > 0 {
 		fmt.Fprintf(&b, "- %s: %s. They are rendered and checked once porchbot is on.\n",
 			words.Count(len(f.Drafts), "draft", "drafts"), codes(limitList(f.Drafts, 20)))

@@ -44,3 +44,25 @@ func TestBodySaysWhatWasFound(t *testing.T) {
 		t.Errorf("an empty repository's body:\n%s", empty)
 	}
 }
+
+// With the organisation's porchbot.yaml, the proposed file extends it and
+// sets nothing over it: parsed with the organisation's preset, it is the
+// organisation's configuration.
+func TestConfigTextExtendsTheOrganisation(t *testing.T) {
+	org := func(name string) (string, []byte, bool, error) {
+		return "acme/.github: porchbot.yaml", []byte("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: 2\n"), name == "", nil
+	}
+	text := ConfigText("acme/edge-1", config.ServerLimits{}, Findings{Branch: "main", OrgPreset: "acme/.github: porchbot.yaml"})
+	got, _, err := config.ParseChain(config.Path, []byte(text), config.ServerLimits{}, org)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	want := config.DefaultFor(config.ServerLimits{})
+	want.Approvals.Required = 2
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant the organisation's\n%+v\n%s", got, want, text)
+	}
+	if !strings.Contains(text, "extends: [org]") || !strings.Contains(text, "# approvals:\n#   required: 1") {
+		t.Errorf("the file does not extend the organisation with the keys commented out:\n%s", text)
+	}
+}

@@ -21,6 +21,10 @@ type Findings struct {
 	Packages []string
 	// Drafts are the draft branches (drafts/<package>/<workspace>).
 	Drafts []string
+	// OrgPreset names the organisation's porchbot.yaml in its .github
+	// repository ("" when it has none, or porchbot cannot read it): the
+	// proposed file extends it.
+	OrgPreset string
 }
 
 // Find reads the findings from the session's git cache (no API call).
@@ -49,5 +53,8 @@ func Find(ctx context.Context, s *core.Session) (Findings, error) {
 	}
 	sort.Strings(f.Packages)
 	sort.Strings(f.Drafts)
+	if name, found, err := s.OrgPreset(ctx); err == nil && found {
+		f.OrgPreset = name
+	}
 	return f, nil
 }

@@ -48,6 +48,8 @@ const (
 	Declined Outcome = "declined"
 	// Opened: the branch was pushed and the pull request opened now.
 	Opened Outcome = "opened"
+	// Skipped: the organisation's .github repository, never onboarded.
+	Skipped Outcome = "skipped"
 )
 
 // Result is an Onboard's outcome and the pull request it opened.
@@ -64,6 +66,11 @@ type Result struct {
 func Onboard(ctx context.Context, s *core.Session, api API, limits config.ServerLimits) (Result, error) {
 	if s.ConfigFound {
 		return Result{Outcome: Configured}, nil
+	}
+	if s.Repo.Name == config.OrgRepository {
+		// The organisation's .github repository holds its presets
+		// (porchbot.yaml at the root), not packages: never onboarded.
+		return Result{Outcome: Skipped}, nil
 	}
 	if s.DeploymentHead.IsZero() {
 		return Result{Outcome: Empty}, nil
