@@ -15,15 +15,7 @@ import (
 func TestConfigExtendsTheOrganisationPreset(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	gh := w.client("alice")
-	if _, _, err := gh.Repositories.Create(w.ctx, "acme", &github.Repository{Name: github.String(".github"), AutoInit: github.Bool(true)}); err != nil {
-		t.Fatal(err)
-	}
-	org := w.clone("alice", "acme/.github")
-	w.write(org, "porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: 2\n  approvers: [\"@acme/platform\"]\n")
-	w.git(org, "add", "-A")
-	w.git(org, "commit", "-qm", "The organisation's porchbot preset")
-	w.git(org, "push", "-q", "origin", "HEAD")
+	w.orgPreset("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\napprovals:\n  required: 2\n  approvers: [\"@acme/platform\"]\n")
 
 	cat := w.clone("alice", "acme/catalog")
 	w.write(cat, ".github/porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\nextends: [org]\n")
@@ -53,4 +45,18 @@ func TestConfigExtendsTheOrganisationPreset(t *testing.T) {
 	if check.GetConclusion() != "failure" || !strings.Contains(strings.ReplaceAll(check.GetOutput().GetSummary(), `\`, ""), `"org:edge": acme/.github: porchbot/edge.yaml has no such file`) {
 		t.Errorf("the config check of a file extending a missing preset: %s\n%s", check.GetConclusion(), check.GetOutput().GetSummary())
 	}
+}
+
+// orgPreset creates acme's .github repository with porchbot.yaml as its
+// content, the organisation's configuration repositories extend.
+func (w *world) orgPreset(content string) {
+	w.t.Helper()
+	if _, _, err := w.client("alice").Repositories.Create(w.ctx, "acme", &github.Repository{Name: github.String(".github"), AutoInit: github.Bool(true)}); err != nil {
+		w.t.Fatal(err)
+	}
+	org := w.clone("alice", "acme/.github")
+	w.write(org, "porchbot.yaml", content)
+	w.git(org, "add", "-A")
+	w.git(org, "commit", "-qm", "The organisation's porchbot preset")
+	w.git(org, "push", "-q", "origin", "HEAD")
 }

@@ -152,14 +152,7 @@ func TestOnboardingClosedLeavesTheRepositoryAlone(t *testing.T) {
 func TestOnboardingOptional(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "--onboarding", "optional")
-	if _, _, err := w.client("alice").Repositories.Create(w.ctx, "acme", &github.Repository{Name: github.String(".github"), AutoInit: github.Bool(true)}); err != nil {
-		t.Fatal(err)
-	}
-	org := w.clone("alice", "acme/.github")
-	w.write(org, "porchbot.yaml", "apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n")
-	w.git(org, "add", "-A")
-	w.git(org, "commit", "-qm", "The organisation's porchbot preset")
-	w.git(org, "push", "-q", "origin", "HEAD")
+	w.orgPreset("apiVersion: porchbot.dev/v1alpha1\nkind: RepositoryConfig\n")
 	w.settle()
 	seedEdge(w)
 	if w.pullFrom(onboardRepo, "porchbot/configure") == nil {
