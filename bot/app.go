@@ -12,7 +12,6 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
-	"github.com/porchbot/porchbot/bot/lifecycle/onboarding"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
@@ -85,6 +84,9 @@ type App struct {
 	downstreamsOnce sync.Once
 	// knownRepos are the repositories events named (app_updates.go).
 	knownRepos knownRepos
+	// declined are the repositories whose onboarding pull request was
+	// closed unmerged: not asked again in this process (app_onboarding.go).
+	declined declinedRepos
 	// dashboardHints are the repositories with a dashboard this process
 	// has seen (app_dashboard.go).
 	dashboardHints dashboardHints
@@ -147,20 +149,6 @@ func (a *App) open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 // repositories so.
 func (a *App) Open(ctx context.Context, repo core.Repo) (*core.Session, error) {
 	return a.open(ctx, repo)
-}
-
-// onboard opens the onboarding pull request of a repository without its
-// configuration file, if it has none; a failure is logged, not the
-// event's.
-func (a *App) onboard(ctx context.Context, s *core.Session) {
-	res, err := onboarding.Onboard(ctx, s, s.Hub, a.Opener.Limits)
-	if err != nil {
-		s.Log.WithError(err).Warn("onboarding failed")
-		return
-	}
-	if res.Outcome == onboarding.Opened {
-		s.Log.WithField("pull", res.Pull.HTMLURL).Info("onboarding: opened the \"Configure porchbot\" pull request")
-	}
 }
 
 // proposalAPI is the proposal steps' view of the installation client.
