@@ -3,6 +3,7 @@ package bot
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	ghclient "github.com/porchbot/porchbot/internal/github"
 
@@ -29,6 +30,16 @@ func (a *App) OnPullRequest(ctx context.Context, installationID int64, ev *githu
 	switch ev.GetAction() {
 	case "opened", "reopened", "synchronize", "ready_for_review":
 		s, err := a.open(ctx, repo)
+		if errors.Is(err, core.ErrNotOnboarded) && !rendercheck.IsForkPullRequest(repo, pr) {
+			// Not set up yet: of a pull request (the onboarding one among
+			// them) only the configuration it proposes is judged.
+			if s, uerr := a.Opener.OpenUnconfigured(ctx, repo); uerr == nil {
+				if cerr := a.checkConfigEdit(ctx, s, pr); cerr != nil {
+					return cerr
+				}
+			}
+			return err
+		}
 		if err != nil {
 			return err
 		}

@@ -70,6 +70,10 @@ func TestOnboardingRequired(t *testing.T) {
 	if _, ok := w.file(onboardRepo, "porchbot/configure", ".github/workflows/ci.yaml"); !ok {
 		t.Error("the onboarding commit dropped .github/workflows/ci.yaml")
 	}
+	// The proposed file is judged, as any edit of the configuration is.
+	if run := w.checkRunMaybe(onboardRepo, "porchbot/configure", "porchbot/config"); run == nil || run.GetConclusion() != "success" {
+		t.Errorf("the onboarding pull request's porchbot/config check: %v", run)
+	}
 	if run := w.checkRunMaybe(onboardRepo, "drafts/basens/w1", "porchbot/render"); run != nil {
 		t.Errorf("porchbot rendered a draft in a repository it is not set up in: %s", run.GetConclusion())
 	}
