@@ -107,7 +107,7 @@ func TestChartDefaults(t *testing.T) {
 		t.Errorf("capabilities.drop %q", got)
 	}
 	env := field(t, dep, "spec", "template", "spec", "containers", "[name=porchbot]", "env")
-	for _, want := range []string{"PORCHBOT_APP_ID", "12345", "PORCHBOT_LOG_FORMAT", "PORCHBOT_RESYNC_INTERVAL"} {
+	for _, want := range []string{"PORCHBOT_APP_ID", "12345", "PORCHBOT_LOG_FORMAT", "PORCHBOT_RESYNC_INTERVAL", "PORCHBOT_ONBOARDING"} {
 		if !strings.Contains(env, want) {
 			t.Errorf("env lacks %s:\n%s", want, env)
 		}
