@@ -37,9 +37,10 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 			// as the server runs it: in the sandbox child, told the release
 			modes[" sandboxed"] = Options{Kpt: KptBeta56, Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
 		}
-		if strings.HasPrefix(filepath.ToSlash(rel), "upsert-resource/") {
-			// a release on kyaml v0.10–v0.11's framework (builtins.Unreconciled),
-			// through a ResourceList as well as in memory
+		if strings.HasPrefix(filepath.ToSlash(rel), "upsert-resource/") || strings.HasPrefix(filepath.ToSlash(rel), "export-terraform/") {
+			// a release on kyaml v0.10–v0.11's framework, or on an SDK that
+			// writes the items as they are (builtins.Unreconciled), through a
+			// ResourceList as well as in memory
 			modes[" serialized"] = Options{Kpt: KptBeta56, serialized: true}
 		}
 		for mode, opts := range modes {

@@ -138,7 +138,9 @@ for c in "${cases[@]}"; do
   for fr in "${runs[@]}"; do
     f=${fr%%|*} r=${fr#*|}
     for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
-      img=$(grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//')
+      # a subpackage's Kptfile need not run the function
+      img=$( (grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" || true) | head -1 | sed 's/image: *//')
+      [ -n "$img" ] || continue
       sed -i "s#exec: $r\$#image: $img#" "$tmp/pkg/$k"
     done
     v=$(sed -n "s/^\(release\|also\): *$f //p" "$dir/case.yaml" | head -1)

@@ -15,9 +15,9 @@ func TestNotBuiltInSaysWhy(t *testing.T) {
 	for image, want := range map[string]string{
 		"gcr.io/kpt-fn/source-gcloud-config:v0.1":       "porchbot does not run source-gcloud-config: it runs `gcloud config list`",
 		"ghcr.io/kptdev/krm-functions-catalog/fix:v0.2": "fix is a kpt catalog function porchbot does not build in yet",
-		"export-terraform:v0.1":                         "export-terraform is a kpt catalog function porchbot does not build in yet",
-		"example.com/fns/fix:v1":                        "",
-		"gcr.io/kpt-fn/frobnicate:v1":                   "",
+		"fix:v0.1":                    "fix is a kpt catalog function porchbot does not build in yet",
+		"example.com/fns/fix:v1":      "",
+		"gcr.io/kpt-fn/frobnicate:v1": "",
 	} {
 		_, err := Resolve(image, "")
 		if err == nil {
