@@ -40,6 +40,9 @@ func runFn(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
 	f := newFn()
+	if u, ok := f.(builtins.StderrUser); ok {
+		u.UseStderr(stderr) // as the catalog function prints it
+	}
 	if u, ok := f.(builtins.SchemaUser); ok {
 		// a schema validator reads the schema directory PORCHBOT_SCHEMA_DIR
 		// names, and the resources' CRDs; it has no package to read

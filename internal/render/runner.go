@@ -162,6 +162,11 @@ func (r *renderer) prepare(pkg *pkgNode, fn Function, kind StepKind, guard bool)
 			proc = p
 		}
 	}
+	if u, ok := proc.(builtins.StderrUser); ok {
+		// what the release says on stderr, which kpt records
+		run.printed = &capWriter{max: 64 << 10}
+		u.UseStderr(run.printed)
+	}
 	if u, ok := proc.(builtins.SchemaUser); ok {
 		u.UseSchemas(r.schemaSources(pkg))
 	}

@@ -37,9 +37,11 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 			// as the server runs it: in the sandbox child, told the release
 			modes[" sandboxed"] = Options{Kpt: KptBeta56, Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
 		}
-		if strings.HasPrefix(filepath.ToSlash(rel), "upsert-resource/") || strings.HasPrefix(filepath.ToSlash(rel), "fix/") {
-			// a release on kyaml v0.10–v0.11's framework (builtins.Unreconciled)
-			// that moves resources by their legacy path, through a ResourceList
+		if rel := filepath.ToSlash(rel); strings.HasPrefix(rel, "upsert-resource/") || strings.HasPrefix(rel, "fix/") ||
+			strings.HasPrefix(rel, "export-terraform/") {
+			// a release on kyaml v0.10–v0.11's framework, or on an SDK that
+			// writes the items as they are (builtins.Unreconciled), some
+			// moving resources by their legacy path: through a ResourceList
 			// as well as in memory
 			modes[" serialized"] = Options{Kpt: KptBeta56, serialized: true}
 		}

@@ -138,8 +138,8 @@ for c in "${cases[@]}"; do
   for fr in "${runs[@]}"; do
     f=${fr%%|*} r=${fr#*|}
     for k in $(cd "$tmp/pkg" && find . -name Kptfile); do
-      # a Kptfile that does not name the function (a subpackage's) is left as it is
-      img=$(grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" | head -1 | sed 's/image: *//' || true)
+      # a subpackage's Kptfile need not run the function
+      img=$( (grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" || true) | head -1 | sed 's/image: *//')
       [ -n "$img" ] || continue
       sed -i "s#exec: $r\$#image: $img#" "$tmp/pkg/$k"
     done

@@ -1,7 +1,7 @@
 // Package builtins holds porchbot's in-process implementations of the common
 // kpt catalog functions (set-namespace, set-labels, set-annotations,
 // apply-setters, apply-replacements, search-replace, set-image,
-// ensure-name-substring, starlark, upsert-resource,
+// ensure-name-substring, starlark, upsert-resource, export-terraform,
 // remove-local-config-resources, set-name-prefix, create-setters,
 // list-setters, format, render-helm-chart, fix) and validators (gatekeeper, kubeconform, kubeval).
 //
@@ -91,6 +91,12 @@ func All() []Spec {
 			Kind:     "mutator",
 			Summary:  "prepend or append a substring to resource names and fix name references",
 			releases: ensureNameSubstringReleases(),
+		},
+		{
+			Name:     "export-terraform",
+			Kind:     "mutator",
+			Summary:  "write the package's Config Connector resources as Terraform (the ConfigMap terraform, terraform.yaml)",
+			releases: exportTerraformReleases(),
 		},
 		{
 			Name:     "fix",

@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/comments"
@@ -65,6 +66,13 @@ type Bare interface {
 // the paths after the function, and its pipeline's reconciliation, stay.
 type Unreconciled interface {
 	Unreconciled() bool
+}
+
+// StderrUser is a built-in whose release writes to stderr while it passes
+// (export-terraform's diagnostics), which kpt records in the function's
+// results: the caller says where to write it (by default, nowhere).
+type StderrUser interface {
+	UseStderr(w io.Writer)
 }
 
 // Unreconciled implements Unreconciled.

@@ -13,11 +13,11 @@ import (
 // same name, and a name no catalog function has, say neither.
 func TestNotBuiltInSaysWhy(t *testing.T) {
 	for image, want := range map[string]string{
-		"gcr.io/kpt-fn/source-gcloud-config:v0.1":                    "porchbot does not run source-gcloud-config: it runs `gcloud config list`",
-		"ghcr.io/kptdev/krm-functions-catalog/export-terraform:v0.1": "export-terraform is a kpt catalog function porchbot does not build in yet",
-		"export-terraform:v0.1":                                      "export-terraform is a kpt catalog function porchbot does not build in yet",
-		"example.com/fns/export-terraform:v0.1":                      "",
-		"gcr.io/kpt-fn/frobnicate:v1":                                "",
+		"gcr.io/kpt-fn/source-gcloud-config:v0.1":          "porchbot does not run source-gcloud-config: it runs `gcloud config list`",
+		"ghcr.io/kptdev/krm-functions-catalog/bind:latest": "the kpt catalog has published no release of bind",
+		"bind:v0.1":                   "the kpt catalog has published no release of bind",
+		"example.com/fns/bind:v0.1":   "",
+		"gcr.io/kpt-fn/frobnicate:v1": "",
 	} {
 		_, err := Resolve(image, "")
 		if err == nil {
