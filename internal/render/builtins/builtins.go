@@ -126,7 +126,7 @@ func All() []Spec {
 			Name:     "kubeval",
 			Kind:     "validator",
 			Summary:  "validate resources against the JSON schemas of their kinds (kubeval's wording)",
-			releases: kubevalReleases(),
+			releases: kubevalCatalogReleases(),
 		},
 		{
 			Name:     "list-setters",

@@ -151,14 +151,10 @@ func starlarkReleasesOf(era *starlarkEra, versions ...string) []release {
 }
 
 // kubeval's catalog releases are TypeScript functions around kubeval
-// v0.16.1 (functions/ts/kubeval, tags kubeval/vX.Y.Z). v0.1.1 and v0.1.2
-// differ only in their base image; v0.1.0 reported missing schemas as
-// unparsable output, and v0.2.0 on moved to another SDK and bundled
-// other schemas, which porchbot does not reproduce.
-func kubevalReleases() []release {
-	out := notReproduced("v0.1.0")
-	out = append(out, validatorReleases(true, "v0.1.1", "v0.1.2")...)
-	return append(out, notReproduced("v0.2.0", "v0.2.1", "v0.3.0")...)
+// v0.16.1 (functions/ts/kubeval, tags kubeval/vX.Y.Z); kubevalRelease says
+// what differs between them.
+func kubevalCatalogReleases() []release {
+	return kubevalReleases("v0.1.0", "v0.1.1", "v0.1.2", "v0.2.0", "v0.2.1", "v0.3.0")
 }
 
 // kubeconform's catalog function (functions/go/kubeconform) is newer than
@@ -167,7 +163,7 @@ func kubevalReleases() []release {
 // no release tag to that behaviour, so it runs kubeconform only as latest
 // (or untagged) and refuses every tag.
 func kubeconformReleases() []release {
-	return validatorReleases(false, latestOnly)
+	return validatorReleases(nil, latestOnly)
 }
 
 // render-helm-chart's releases bundle a helm binary (v0.1.0 helm v3.6.3,

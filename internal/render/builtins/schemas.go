@@ -85,13 +85,18 @@ func packageLocation(src SchemaSources, loc string) (schemaLocation, error) {
 	}}, nil
 }
 
-// compileSchema compiles one schema document; url names it in errors.
-func compileSchema(url string, doc []byte) (*jsonschema.Schema, error) {
+// compileSchema reads and compiles one schema document; url names it in
+// errors.
+func compileSchema(url string, doc []byte) (*compiledSchema, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, fmt.Errorf("reading the schema %s: %w", url, err)
 	}
-	return compileValue(url, v)
+	c, err := compileValue(url, v)
+	if err != nil {
+		return nil, err
+	}
+	return &compiledSchema{doc: v, compiled: c}, nil
 }
 
 func compileValue(url string, v any) (*jsonschema.Schema, error) {

@@ -3,10 +3,9 @@ package builtins
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -20,14 +19,14 @@ import (
 //
 // The two differ in what they report:
 //
-//   - kubeval v0.1.1 and v0.1.2 (TypeScript, kubeval v0.16.1 underneath, its
-//     gojsonschema wording): every violation, `selector is required` at
-//     field `selector` (gojsonschema names the missing property, not where
-//     it is missing), `Invalid type. Expected: [integer,null], given: string`
-//     at `spec.replicas`; a resource without a schema is an error unless
-//     ignore_missing_schemas or skip_kinds covers it; it fails with
-//     nothing on stderr. Its SDK hands it the resources sorted by
-//     apiVersion/kind/namespace/name, one per key.
+//   - kubeval (TypeScript around kubeval v0.16.1 and its gojsonschema; see
+//     kubevalRelease for what differs between its releases): every
+//     violation in gojsonschema's wording and with its notion of the field
+//     (gojsonschema.go), `selector is required` at field `selector`,
+//     `Invalid type. Expected: [integer,null], given: string` at
+//     `spec.replicas`; a resource without a schema is an error unless
+//     ignore_missing_schemas or skip_kinds covers it. Its SDK hands it the
+//     resources sorted by apiVersion/kind/namespace/name, one per key.
 //   - kubeconform (Go, kubeconform with santhosh-tekuri/jsonschema v6
 //     underneath): the violations at the resource's top level, where the
 //     validator nests the others under `validation failed` (a single
@@ -41,8 +40,9 @@ import (
 // itself, then its fields' by name (the validators visit fields in map
 // order, so theirs may vary from run to run).
 type schemaValidator struct {
-	kubeval bool // kubeval v0.1's behaviour, else kubeconform's
+	kubeval *kubevalRelease // kubeval's behaviour, else (nil) kubeconform's
 	src     SchemaSources
+	stderr  io.Writer // what the release prints on stderr as it passes
 }
 
 // validatorFunction is a schema validator as a built-in: it runs as kpt
@@ -55,11 +55,16 @@ type validatorFunction struct {
 // UseSchemas implements SchemaUser.
 func (f *validatorFunction) UseSchemas(s SchemaSources) { f.v.src = s }
 
-func validatorReleases(kubeval bool, versions ...string) []release {
+// UseStderr implements StderrUser.
+func (f *validatorFunction) UseStderr(w io.Writer) { f.v.stderr = w }
+
+// validatorReleases are releases of kubeval (kv, the behaviour of those
+// releases) or, with kv nil, of kubeconform.
+func validatorReleases(kv *kubevalRelease, versions ...string) []release {
 	out := make([]release, 0, len(versions))
 	for _, version := range versions {
 		out = append(out, release{version: version, new: func() Function {
-			v := &schemaValidator{kubeval: kubeval}
+			v := &schemaValidator{kubeval: kv, stderr: io.Discard}
 			return &validatorFunction{kptFunction: &kptFunction{fn: v.process}, v: v}
 		}})
 	}
@@ -67,7 +72,7 @@ func validatorReleases(kubeval bool, versions ...string) []release {
 }
 
 func (v *schemaValidator) failure() error {
-	if v.kubeval {
+	if v.kubeval != nil {
 		return ErrResultsOnly
 	}
 	return errFunctionFailure
@@ -89,9 +94,12 @@ func (v *schemaValidator) process(rl *framework.ResourceList) error {
 		rl.Results = append(rl.Results, errorResult(err))
 		return v.failure()
 	}
-	s := &schemaSet{cfg: cfg, locs: locs, crds: crds, compiled: map[string]*jsonschema.Schema{}}
+	s := &schemaSet{cfg: cfg, locs: locs, crds: crds, compiled: map[string]*compiledSchema{}}
+	if v.kubeval != nil {
+		return v.kubeval.process(s, rl, v.stderr)
+	}
 	failed := false
-	for _, it := range v.order(rl.Items) {
+	for _, it := range rl.Items {
 		results, err := v.validate(s, it)
 		if err != nil {
 			rl.Results = append(rl.Results, objectResult(err.Error(), framework.Error, it))
@@ -107,34 +115,8 @@ func (v *schemaValidator) process(rl *framework.ResourceList) error {
 	return nil
 }
 
-// order is the order the validator goes through the resources in:
-// kubeconform's is the input's; kubeval's TypeScript SDK keeps them sorted
-// by apiVersion/kind/namespace/name, the last of several with one key
-// standing for them all.
-func (v *schemaValidator) order(items []*yaml.RNode) []*yaml.RNode {
-	if !v.kubeval {
-		return items
-	}
-	byKey := map[string]*yaml.RNode{}
-	var keys []string
-	for _, it := range items {
-		k := strings.Join([]string{getString(it, yaml.APIVersionField), getString(it, yaml.KindField),
-			getString(it, yaml.MetadataField, yaml.NamespaceField), getString(it, yaml.MetadataField, yaml.NameField)}, "/")
-		if _, dup := byKey[k]; !dup {
-			keys = append(keys, k)
-		}
-		byKey[k] = it
-	}
-	slices.Sort(keys)
-	out := make([]*yaml.RNode, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, byKey[k])
-	}
-	return out
-}
-
-// validate validates one resource: its violations as results, or an
-// error when its schema cannot be read.
+// validate validates one resource as kubeconform does: its violations as
+// results, or an error when its schema cannot be read.
 func (v *schemaValidator) validate(s *schemaSet, it *yaml.RNode) ([]*framework.Result, error) {
 	apiVersion, kind := getString(it, yaml.APIVersionField), getString(it, yaml.KindField)
 	if apiVersion == "" || kind == "" || s.cfg.skipKinds[kind] || s.cfg.skipKinds[apiVersion+"/"+kind] {
@@ -142,27 +124,19 @@ func (v *schemaValidator) validate(s *schemaSet, it *yaml.RNode) ([]*framework.R
 	}
 	schema, err := s.find(apiVersion, kind)
 	if errors.Is(err, errNoSchema) {
-		if !v.kubeval || s.cfg.ignoreMissing {
-			// kubeconform reports a resource without a schema as an
-			// error without violations: the function reports nothing
-			return nil, nil
-		}
-		return []*framework.Result{objectResult(kubevalMissingSchema(s, apiVersion, kind), framework.Error, it)}, nil
+		// kubeconform reports a resource without a schema as an error
+		// without violations: the function reports nothing
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	doc := jsonValue(it.YNode())
 	var verr *jsonschema.ValidationError
-	if err := schema.Validate(doc); !errors.As(err, &verr) {
+	if err := schema.compiled.Validate(doc); !errors.As(err, &verr) {
 		return nil, nil
 	}
-	var vs []violation
-	if v.kubeval {
-		vs = kubevalViolations(verr)
-	} else {
-		vs = kubeconformViolations(verr)
-	}
+	vs := kubeconformViolations(verr)
 	out := make([]*framework.Result, 0, len(vs))
 	for _, x := range vs {
 		r := objectResult(x.msg, framework.Error, it)
@@ -172,31 +146,31 @@ func (v *schemaValidator) validate(s *schemaSet, it *yaml.RNode) ([]*framework.R
 	return out, nil
 }
 
-// kubevalMissingSchema is kubeval v0.1's result for a resource it has no
-// schema for: the image's message, naming the file kubeval looked for.
-func kubevalMissingSchema(s *schemaSet, apiVersion, kind string) string {
-	base := "file:///tmp" // where the image writes the schemas it bundles
-	if len(s.cfg.locations) > 0 {
-		base = strings.TrimSuffix(s.cfg.locations[0], "/")
-	}
-	url := base + "/" + schemaFile(s.cfg.k8sVersion, s.cfg.strict, apiVersion, kind)
-	return "Validating arbitrary CRDs is not supported yet. You can skip them by setting " +
-		"ignore_missing_schemas or skip_kinds in the function config:\n" +
-		"ERR  - stdin: Failed initializing schema " + url + ": open " + strings.TrimPrefix(url, "file://") +
-		": no such file or directory\n"
-}
-
 // schemaSet finds and compiles the schemas of one run.
 type schemaSet struct {
 	cfg      validatorConfig
 	locs     []schemaLocation
 	crds     map[string]map[string]any
-	compiled map[string]*jsonschema.Schema
+	compiled map[string]*compiledSchema // nil: no schema
 }
 
-func (s *schemaSet) find(apiVersion, kind string) (*jsonschema.Schema, error) {
+// compiledSchema is a schema as read (kubeval checks that) and compiled
+// (kubeconform checks that).
+type compiledSchema struct {
+	doc      any
+	compiled *jsonschema.Schema
+}
+
+func (s *schemaSet) find(apiVersion, kind string) (*compiledSchema, error) {
+	return s.findIn(s.locs, apiVersion, kind)
+}
+
+// findIn finds a kind's schema in the given locations, else in the
+// package's CRDs.
+func (s *schemaSet) findIn(locs []schemaLocation, apiVersion, kind string) (*compiledSchema, error) {
 	file := schemaFile(s.cfg.k8sVersion, s.cfg.strict, apiVersion, kind)
-	if c, ok := s.compiled[file]; ok {
+	key := fmt.Sprintf("%d:%s", len(locs), file)
+	if c, ok := s.compiled[key]; ok {
 		if c == nil {
 			return nil, errNoSchema
 		}
@@ -205,11 +179,11 @@ func (s *schemaSet) find(apiVersion, kind string) (*jsonschema.Schema, error) {
 	if !filepath.IsLocal(filepath.FromSlash(file)) {
 		// a kind or group naming another directory: no location is read
 		// outside itself
-		s.compiled[file] = nil
+		s.compiled[key] = nil
 		return nil, errNoSchema
 	}
 	url := "file:///schemas/" + file
-	for _, l := range s.locs {
+	for _, l := range locs {
 		b, err := l.read(file)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -221,17 +195,18 @@ func (s *schemaSet) find(apiVersion, kind string) (*jsonschema.Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.compiled[file] = c
+		s.compiled[key] = c
 		return c, nil
 	}
 	if crd, ok := s.crds[apiVersion+"/"+kind]; ok {
-		c, err := compileValue(url, crdJSONSchema(crd, s.cfg.strict))
+		doc := crdJSONSchema(crd, s.cfg.strict)
+		c, err := compileValue(url, doc)
 		if err != nil {
 			return nil, fmt.Errorf("the package's CustomResourceDefinition of %s: %w", kind, err)
 		}
-		s.compiled[file] = c
-		return c, nil
+		s.compiled[key] = &compiledSchema{doc: doc, compiled: c}
+		return s.compiled[key], nil
 	}
-	s.compiled[file] = nil
+	s.compiled[key] = nil
 	return nil, errNoSchema
 }

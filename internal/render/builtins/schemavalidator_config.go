@@ -23,7 +23,7 @@ type validatorConfig struct {
 
 func (v *schemaValidator) readConfig(fc *yaml.RNode) (validatorConfig, error) {
 	get := func(key string) string {
-		if !v.kubeval {
+		if v.kubeval == nil {
 			if s := scalarValue(fc, key); s != "" {
 				return s
 			}
@@ -31,7 +31,7 @@ func (v *schemaValidator) readConfig(fc *yaml.RNode) (validatorConfig, error) {
 		return scalarValue(fc, "data", key)
 	}
 	flag := func(key string) (bool, error) {
-		if !v.kubeval {
+		if v.kubeval == nil {
 			if n, err := fc.Pipe(yaml.Lookup(key)); err == nil && n != nil && n.YNode().Tag == yaml.NodeTagBool {
 				return n.YNode().Value == "true", nil
 			}
@@ -51,7 +51,10 @@ func (v *schemaValidator) readConfig(fc *yaml.RNode) (validatorConfig, error) {
 	list := func(key string) []string {
 		var out []string
 		for _, s := range strings.Split(get(key), ",") {
-			if s = strings.TrimSpace(s); s != "" {
+			if v.kubeval == nil {
+				s = strings.TrimSpace(s) // kubeval takes the names as they are
+			}
+			if s != "" {
 				out = append(out, s)
 			}
 		}
@@ -74,7 +77,7 @@ func (v *schemaValidator) readConfig(fc *yaml.RNode) (validatorConfig, error) {
 		cfg.locations = append(cfg.locations, s)
 	}
 	cfg.locations = append(cfg.locations, list("additional_schema_locations")...)
-	if !v.kubeval {
+	if v.kubeval == nil {
 		cfg.locations = append(cfg.locations, list("schema_locations")...)
 		if s := strings.TrimSpace(get("kubernetes_version")); s != "" && s != "master" {
 			if !k8sVersion.MatchString(s) {

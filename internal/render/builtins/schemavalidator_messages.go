@@ -1,7 +1,6 @@
 package builtins
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 type violation struct {
 	msg, field string
 	at         []string // the instance location, for ordering
-	rank       int      // among the violations of one object
 	// afterFields: reported after the violations of the object's fields
 	afterFields bool
 }
@@ -39,80 +37,8 @@ func kubeconformViolations(verr *jsonschema.ValidationError) []violation {
 	return out
 }
 
-// kubevalViolations are kubeval's: every violation, in gojsonschema's
-// wording and with its notion of the field (the property, for a missing
-// or an unexpected one; "(root)" for the resource itself).
-func kubevalViolations(verr *jsonschema.ValidationError) []violation {
-	var out []violation
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		out = append(out, gojsonschemaWording(e)...)
-	}
-	walk(verr)
-	sortViolations(out)
-	return out
-}
-
-func gojsonschemaWording(e *jsonschema.ValidationError) []violation {
-	ctx := "(root)"
-	if len(e.InstanceLocation) > 0 {
-		ctx = strings.Join(e.InstanceLocation, ".")
-	}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		out := make([]violation, 0, len(k.Missing))
-		for _, p := range k.Missing {
-			out = append(out, violation{msg: p + " is required", field: p, at: e.InstanceLocation})
-		}
-		return out
-	case *kind.AdditionalProperties:
-		out := make([]violation, 0, len(k.Properties))
-		for _, p := range k.Properties {
-			out = append(out, violation{msg: "Additional property " + p + " is not allowed", field: p, at: e.InstanceLocation, rank: 1})
-		}
-		return out
-	case *kind.Type:
-		return []violation{{msg: "Invalid type. Expected: " + gojsonschemaTypes(k.Want) + ", given: " + k.Got,
-			field: ctx, at: e.InstanceLocation, rank: 2}}
-	case *kind.Enum:
-		allowed := make([]string, 0, len(k.Want))
-		for _, w := range k.Want {
-			b, _ := json.Marshal(w)
-			allowed = append(allowed, string(b))
-		}
-		return []violation{{msg: ctx + " must be one of the following: " + strings.Join(allowed, ", "),
-			field: ctx, at: e.InstanceLocation, rank: 2}}
-	}
-	return []violation{{msg: e.ErrorKind.LocalizedString(english), field: ctx, at: e.InstanceLocation, rank: 2}}
-}
-
-// gojsonschemaTypes writes a schema's types as gojsonschema does: one
-// alone, several as [a,b] in the schema's order, which for the
-// Kubernetes schemas is the type and then null.
-func gojsonschemaTypes(want []string) string {
-	if len(want) == 1 {
-		return want[0]
-	}
-	var types []string
-	for _, t := range want {
-		if t != "null" {
-			types = append(types, t)
-		}
-	}
-	if len(types) < len(want) {
-		types = append(types, "null")
-	}
-	return "[" + strings.Join(types, ",") + "]"
-}
-
 // sortViolations orders violations as a walk of the resource does: an
-// object's own violations (by rank) before its fields', fields by name,
+// object's own violations before its fields', fields by name,
 // array items by index. Violations of an object come after its
 // fields' when afterFields says so (kubeconform's unexpected properties).
 func sortViolations(vs []violation) {
@@ -130,7 +56,7 @@ func sortViolations(vs []violation) {
 			}
 			return -1
 		case len(a.at) == len(b.at):
-			return a.rank - b.rank
+			return 0
 		case len(a.at) < len(b.at): // a is at the object, b in a field
 			if a.afterFields {
 				return 1

@@ -24,6 +24,12 @@ var testSchemas = filepath.Join("..", "..", "..", "testdata", "kube-schemas")
 // testSchemas and the package's files as the package location.
 func validate(t *testing.T, image, fnConfig string, files map[string]string) (string, error) {
 	t.Helper()
+	return validateIn(t, testSchemas, image, fnConfig, files)
+}
+
+// validateIn is validate with the server's schema directory dir.
+func validateIn(t *testing.T, dir, image, fnConfig string, files map[string]string) (string, error) {
+	t.Helper()
 	var inputs []kio.Reader
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if !strings.HasSuffix(p, ".yaml") && p != "Kptfile" {
@@ -49,7 +55,7 @@ func validate(t *testing.T, image, fnConfig string, files map[string]string) (st
 	if !ok {
 		t.Fatalf("%s does not read schemas", image)
 	}
-	u.UseSchemas(SchemaSources{Dir: testSchemas, Package: func(rel string) ([]byte, error) {
+	u.UseSchemas(SchemaSources{Dir: dir, Package: func(rel string) ([]byte, error) {
 		if c, ok := files[rel]; ok {
 			return []byte(c), nil
 		}
@@ -244,14 +250,17 @@ func TestResolveValidators(t *testing.T) {
 		"kubeconform":                  "latest",
 		"gcr.io/kpt-fn/kubeval:v0.1.1": "v0.1.1",
 		"kubeval:v0.1":                 "v0.1.2",
-		"kubeval":                      "v0.1.2",
+		"kubeval:v0.1.0":               "v0.1.0",
+		"kubeval:v0.2":                 "v0.2.1",
+		"kubeval:v0.3.0":               "v0.3.0",
+		"kubeval":                      "v0.3.0",
 	} {
 		r, err := Resolve(image, "")
 		if err != nil || r.Version != version {
 			t.Errorf("Resolve(%q) = %q, %v; want %s", image, r.Version, err, version)
 		}
 	}
-	for _, image := range []string{"kubeconform:v0.1.1", "kubeval:v0.3.0", "kubeval:v0.1.0", "kubeval:v0.2"} {
+	for _, image := range []string{"kubeconform:v0.1.1", "kubeval:v0.4.0", "kubeval:v0.0.1"} {
 		var verr *VersionError
 		if _, err := Resolve(image, ""); !errors.As(err, &verr) {
 			t.Errorf("Resolve(%q) = %v, want a VersionError", image, err)
@@ -263,12 +272,12 @@ func TestResolveValidators(t *testing.T) {
 }
 
 // kubeval's SDK keeps one resource per apiVersion/kind/namespace/name, the
-// last one read.
+// last one read; gojsonschema reports a map's value at the map's field.
 func TestKubevalSeesOneResourcePerKey(t *testing.T) {
 	twice := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: 1\n---\n" +
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  b: [x]\n"
 	got, err := validate(t, "kubeval:v0.1.1", "", map[string]string{"c.yaml": twice})
-	want := formatResult("Invalid type. Expected: string, given: array", "error", "data.b", "c.yaml", 1) + " ref=ConfigMap//c"
+	want := formatResult("Invalid type. Expected: string, given: array", "error", "data", "c.yaml", 1) + " ref=ConfigMap//c"
 	if err == nil || got != want {
 		t.Errorf("%v\n%s\nwant:\n%s", err, got, want)
 	}
@@ -322,5 +331,58 @@ func TestSchemaValidatorStaysInItsDirectories(t *testing.T) {
 	rl := &framework.ResourceList{Items: []*yaml.RNode{item}}
 	if err := f.Process(rl); err != nil || len(rl.Results) != 0 {
 		t.Errorf("a kind naming a file outside the schema directory: %v %s", err, resultLines(rl.Results))
+	}
+}
+
+// v0.1's image makes no schema for a group with a dot (its
+// openapi2jsonschema matches the apiVersion against the OpenAPI name's
+// group); v0.2.0 on do, so the server's schema of such a kind is used.
+func TestKubevalDottedGroups(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"master-standalone"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		schema := `{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer"}}}}}`
+		if err := os.WriteFile(filepath.Join(dir, d, "widget-example-v1.json"), []byte(schema), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	widget := "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: big\n"
+	for version, want := range map[string]string{
+		"v0.1.2": "Validating arbitrary CRDs is not supported yet",
+		"v0.2.0": "Invalid type. Expected: integer, given: string",
+	} {
+		got, err := validateIn(t, dir, "kubeval:"+version, "", map[string]string{"w.yaml": widget})
+		if err == nil || !strings.Contains(got, want) {
+			t.Errorf("%s: %v\n%s\nwant %q", version, err, got, want)
+		}
+	}
+}
+
+// What the image of v0.2.1 on validates against the schemas it bundles
+// (the Kptfile; Config Connector's kinds from v0.2.0) and porchbot's
+// schemas lack is refused, not reported as a resource without a schema.
+func TestKubevalRefusesWhatOnlyTheImageHas(t *testing.T) {
+	cc := "apiVersion: compute.cnrm.cloud.google.com/v1beta1\nkind: ComputeNetwork\nmetadata:\n  name: n\n"
+	for _, c := range []struct {
+		image, file, content string
+		refused              bool
+	}{
+		{"kubeval:v0.2.1", "Kptfile", kptfile, true},
+		{"kubeval:v0.3.0", "Kptfile", kptfile, true},
+		{"kubeval:v0.2.0", "Kptfile", kptfile, false},
+		{"kubeval:v0.2.0", "cc.yaml", cc, true},
+		{"kubeval:v0.1.2", "cc.yaml", cc, false},
+	} {
+		got, err := validate(t, c.image, "", map[string]string{c.file: c.content})
+		refused := strings.Contains(got, "which porchbot does not have and does not fetch")
+		if err == nil || refused != c.refused {
+			t.Errorf("%s %s: %v\n%s\nwant refused=%v", c.image, c.file, err, got, c.refused)
+		}
+	}
+	// skipped by kind, the Kptfile needs no schema
+	if got, err := validate(t, "kubeval:v0.3.0", cm("skip_kinds", "Kptfile"), map[string]string{"Kptfile": kptfile}); err != nil || got != "" {
+		t.Errorf("skip_kinds Kptfile: %v\n%s", err, got)
 	}
 }
