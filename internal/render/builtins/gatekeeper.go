@@ -2,20 +2,20 @@ package builtins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // The catalog's gatekeeper function validates a package against the
 // Gatekeeper ConstraintTemplates and constraints it holds: every resource
-// (but the templates) is reviewed, as Gatekeeper's audit reviews a
+// (but the templates and what else the release decodes into Go types,
+// gatekeeper_objects.go) is reviewed, as Gatekeeper's audit reviews a
 // cluster's, by every constraint that matches it, with the template's Rego
 // evaluated by OPA (gatekeeper_rego.go) and the match as Gatekeeper's
 // Kubernetes target decides it (gatekeeper_match.go). A violation is a
@@ -32,28 +32,60 @@ const (
 	gatekeeperTarget = "admission.k8s.gatekeeper.sh"
 )
 
-// gatekeeperReleases: v0.2.0 reads templates.gatekeeper.sh/v1beta1
-// ConstraintTemplates only; v0.2.1 reads v1alpha1, v1beta1 and v1.
-// The v0.1 releases (Gatekeeper v3.4's framework) match differently
-// (no match.name, no namespace prefixes) and are not reproduced.
+// gatekeeperReleases: v0.1.x and v0.2.0 are built on Gatekeeper v3.4–v3.5
+// (its target matches no constraint by name and compares namespaces
+// whole) and read only templates.gatekeeper.sh/v1beta1 ConstraintTemplates;
+// v0.1.x differ in how they fail and print (gatekeeper_v01.go). v0.2.1 is
+// built on Gatekeeper v3.7 and reads v1alpha1, v1beta1 and v1.
 func gatekeeperReleases() []release {
-	out := notReproduced("v0.1.1", "v0.1.2", "v0.1.3")
-	out = append(out, releases(gatekeeperRelease{templateVersions: []string{"v1beta1"}}.process, "v0.2.0")...)
-	return append(out, releases(gatekeeperRelease{templateVersions: []string{"v1alpha1", "v1beta1", "v1"}}.process, "v0.2.1")...)
+	v020 := gatekeeperRelease{templateVersions: []string{"v1beta1"}, typedVersions: []string{"v1alpha1", "v1beta1"}, exportOptions: true,
+		opa: "v0.24.0", framework2021: true}
+	v01 := v020
+	v01.v01 = true
+	v011 := v01
+	v011.kyaml01020 = true
+	v021 := gatekeeperRelease{templateVersions: []string{"v1alpha1", "v1beta1", "v1"}, typedVersions: []string{"v1alpha1", "v1beta1", "v1"},
+		externalData: true, opa: "v0.29.4", v37Target: true}
+	out := releases(v011.process, "v0.1.1")
+	out = append(out, releases(v01.process, "v0.1.2", "v0.1.3")...)
+	out = append(out, releases(v020.process, "v0.2.0")...)
+	return append(out, releases(v021.process, "v0.2.1")...)
 }
 
 // gatekeeperRelease is how one release reads a package.
 type gatekeeperRelease struct {
 	// templateVersions are the ConstraintTemplate versions the release
-	// reads (others it skips, as not templates).
+	// reads as templates.
 	templateVersions []string
+	// typedVersions are the templates.gatekeeper.sh versions whose kinds
+	// the release's runtime scheme decodes into Go types, which never reach
+	// the audit (a ConstraintTemplate of such a version the release does
+	// not read is no resource either); exportOptions and externalData say
+	// what else it types (gatekeeper_objects.go).
+	typedVersions []string
+	exportOptions bool
+	externalData  bool
+	// opa is the OPA release it was built with, whose built-in functions
+	// templates may use.
+	opa string
+	// framework2021: Gatekeeper's constraint framework of 2021 checks
+	// templates and constraints as gatekeeper_framework.go says.
+	framework2021 bool
+	// v37Target: Gatekeeper v3.7's target, which also selects by a
+	// constraint's match.name and takes a trailing * in namespaces and
+	// excludedNamespaces for a prefix.
+	v37Target bool
+	// v01: the v0.1 releases, on Gatekeeper's constraint framework of
+	// January 2021 and kyaml's command.Build (gatekeeper_v01.go).
+	v01 bool
+	// kyaml01020: v0.1.1, on kyaml v0.10.20's results, unsorted.
+	kyaml01020 bool
 }
 
 // gkObject is one resource of the package as the audit sees it.
 type gkObject struct {
 	apiVersion, kind, name, namespace string
 	object                            map[string]any
-	node                              *yaml.RNode
 }
 
 // gkViolation is one violation the audit found.
@@ -65,32 +97,62 @@ type gkViolation struct {
 }
 
 func (r gatekeeperRelease) process(rl *framework.ResourceList) error {
-	vs, err := r.audit(context.Background(), rl.Items)
-	var results framework.Results
+	results, err := r.results(context.Background(), rl.Items)
 	if err != nil {
-		results = framework.Results{{Message: err.Error(), Severity: framework.Error}}
-	} else {
-		results = gatekeeperResults(vs)
+		rl.Results = append(rl.Results, errorResult(err))
+		return err
 	}
 	rl.Results = append(rl.Results, results...)
 	var lines []string
 	failed := false
 	for _, res := range results {
 		failed = failed || res.Severity == framework.Error
-		lines = append(lines, frameworkItemString(res))
+		lines = append(lines, r.itemString(res))
 	}
-	if failed {
-		return Failure{Stderr: strings.Join(lines, "\n\n") + "\n"}
+	if !failed {
+		return nil
 	}
-	return nil
+	if r.v01 {
+		// kyaml's command.Build prints the error as it is
+		return Failure{Stderr: strings.Join(lines, "\n\n")}
+	}
+	// v0.2's main prints it with a newline
+	return Failure{Stderr: strings.Join(lines, "\n\n") + "\n"}
+}
+
+// results are what the release reports: its violations, or the error the
+// audit failed with. An error is what porchbot refuses to reproduce
+// (errGatekeeperNotReproduced).
+func (r gatekeeperRelease) results(ctx context.Context, items []*yaml.RNode) (framework.Results, error) {
+	vs, err := r.audit(ctx, items)
+	var results framework.Results
+	switch {
+	case err != nil:
+	case r.kyaml01020:
+		results, err = v011Results(vs)
+	default:
+		results, err = gatekeeperResults(vs)
+	}
+	switch {
+	case errors.Is(err, errGatekeeperNotReproduced):
+		return nil, err
+	case err != nil:
+		return framework.Results{errorResult(err)}, nil
+	}
+	for _, res := range results {
+		if strings.IndexAny(res.Message, " \t\n") == 0 {
+			// the yaml.v3 of the releases writes such a message as a block
+			// it cannot read back, and the release fails there
+			return nil, gatekeeperRefusal("the release fails to write its results when a message starts with a blank or a line break: %q", res.Message)
+		}
+	}
+	return results, nil
 }
 
 // audit reviews every resource of items with every constraint that
 // matches it.
 func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gkViolation, error) {
-	var objs []*gkObject
-	var templates []*gkTemplate
-	var constraints []*gkObject
+	var objs, templateObjs, constraints []*gkObject
 	for _, it := range items {
 		o, err := newGKObject(it)
 		if err != nil {
@@ -98,30 +160,44 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 		}
 		group, version := splitAPIVersion(o.apiVersion)
 		switch {
-		case group == templateGroup && o.kind == "ConstraintTemplate":
-			if !slices.Contains(r.templateVersions, version) {
-				objs = append(objs, o) // not read as a template: a resource like any
-				continue
-			}
-			t, err := newGKTemplate(o)
-			if err != nil {
-				return nil, err
-			}
-			templates = append(templates, t)
+		case group == templateGroup && o.kind == "ConstraintTemplate" && slices.Contains(r.templateVersions, version):
+			templateObjs = append(templateObjs, o)
 			continue // typed, so never in the inventory
+		case r.typed(group, version, o.kind):
+			continue
 		case group == constraintGroup:
 			constraints = append(constraints, o)
 		}
 		objs = append(objs, o)
+	}
+	if r.v01 {
+		if err := v01ConvertSchemas(templateObjs); err != nil {
+			return nil, err
+		}
 	}
 	inv, reviewed, err := inventory(objs)
 	if err != nil {
 		return nil, err
 	}
 	store := inventoryStore(inv)
+	caps, err := opaCapabilities(r.opa)
+	if err != nil {
+		return nil, err
+	}
+	// each template checked and compiled in turn, then each constraint
 	byKind := map[string]*gkTemplate{}
-	for _, t := range templates {
-		if err := t.compile(ctx, store); err != nil {
+	for _, o := range templateObjs {
+		if r.framework2021 {
+			if err := checkTemplate2021(o); err != nil {
+				return nil, err
+			}
+		}
+		t, err := newGKTemplate(o)
+		if err != nil {
+			return nil, err
+		}
+		t.checks2021 = r.framework2021
+		if err := t.compile(ctx, store, caps); err != nil {
 			return nil, err
 		}
 		byKind[t.kind] = t
@@ -130,6 +206,14 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 		if byKind[c.kind] == nil {
 			return nil, fmt.Errorf("Constraint kind %s is not recognized", c.kind)
 		}
+		if r.framework2021 {
+			if err := checkConstraint2021(c, r.v01); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if r.framework2021 {
+		constraints = lastOfEach(constraints)
 	}
 	params := make([]ast.Value, len(constraints))
 	for i, c := range constraints {
@@ -142,7 +226,7 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 		review := makeReview(o)
 		var reviewValue ast.Value // made once, for the first constraint that matches
 		for i, c := range constraints {
-			if !constraintMatches(c.object, review, inv) {
+			if !constraintMatches(c.object, review, inv, r.v37Target) {
 				continue
 			}
 			if reviewValue == nil {
@@ -160,15 +244,6 @@ func (r gatekeeperRelease) audit(ctx context.Context, items []*yaml.RNode) ([]gk
 		}
 	}
 	return out, nil
-}
-
-func newGKObject(it *yaml.RNode) (*gkObject, error) {
-	m, ok := jsonValue(it.YNode()).(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("a resource is not a mapping")
-	}
-	return &gkObject{apiVersion: it.GetApiVersion(), kind: it.GetKind(), name: it.GetName(), namespace: it.GetNamespace(),
-		object: m, node: it}, nil
 }
 
 // splitAPIVersion is an apiVersion's group ("" for the core group) and
@@ -254,83 +329,4 @@ func enforcementAction(constraint map[string]any) string {
 		return a
 	}
 	return "deny"
-}
-
-// gatekeeperResults are the violations as the catalog function reports
-// them, sorted by file, severity, resource and message.
-func gatekeeperResults(vs []gkViolation) framework.Results {
-	var out framework.Results
-	for _, v := range vs {
-		res := &framework.Result{
-			Message: v.msg + "\nviolatedConstraint: " + v.constraint,
-			ResourceRef: &yaml.ResourceIdentifier{
-				TypeMeta: yaml.TypeMeta{APIVersion: v.obj.apiVersion, Kind: v.obj.kind},
-				NameMeta: yaml.NameMeta{Name: v.obj.name, Namespace: v.obj.namespace},
-			},
-		}
-		switch v.action {
-		case "dryrun":
-			res.Severity = framework.Info
-		case "warn":
-			res.Severity = framework.Warning
-		default:
-			res.Severity = framework.Error
-		}
-		annos := v.obj.node.GetAnnotations()
-		if p, ok := annos[kioutil.PathAnnotation]; ok {
-			res.File = &framework.File{Path: p}
-			if i, ok := annos[kioutil.IndexAnnotation]; ok {
-				fmt.Sscan(i, &res.File.Index)
-			}
-		}
-		out = append(out, res)
-	}
-	rank := map[framework.Severity]int{framework.Error: 0, framework.Warning: 1, framework.Info: 2}
-	file := func(r *framework.Result) (string, int) {
-		if r.File == nil {
-			return "", 0
-		}
-		return r.File.Path, r.File.Index
-	}
-	key := func(r *framework.Result) string {
-		ref := r.ResourceRef
-		return fmt.Sprintf("resource-ref:{{%s %s} {%s %s}},field:{  },message:%s",
-			ref.APIVersion, ref.Kind, ref.Name, ref.Namespace, r.Message)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		pi, ii := file(out[i])
-		pj, ij := file(out[j])
-		switch {
-		case pi != pj:
-			return pi < pj
-		case ii != ij:
-			return ii < ij
-		case rank[out[i].Severity] != rank[out[j].Severity]:
-			return rank[out[i].Severity] < rank[out[j].Severity]
-		}
-		return key(out[i]) < key(out[j])
-	})
-	return out
-}
-
-// frameworkItemString is a result as the kyaml framework of the catalog
-// function's time printed it on failure: "[severity] <apiVersion>/<kind>/
-// <namespace>/<name> <field>: <message>".
-func frameworkItemString(r *framework.Result) string {
-	var id []string
-	if ref := r.ResourceRef; ref != nil {
-		for _, s := range []string{ref.APIVersion, ref.Kind, ref.Namespace, ref.Name} {
-			if s != "" {
-				id = append(id, s)
-			}
-		}
-	}
-	field := ""
-	if r.Field != nil {
-		field = r.Field.Path
-	}
-	if len(id) > 0 {
-		return fmt.Sprintf("[%s] %s %s: %s", r.Severity, strings.Join(id, "/"), field, r.Message)
-	}
-	return fmt.Sprintf("[%s] %s: %s", r.Severity, field, r.Message)
 }

@@ -7,14 +7,16 @@ import (
 
 // constraintMatches decides, as Gatekeeper's Kubernetes target does,
 // whether a constraint's spec.match selects the reviewed object: its
-// kinds, namespaces and excludedNamespaces (a trailing * a prefix),
-// namespaceSelector (the namespace as the inventory holds it), scope,
-// name (a trailing * a prefix) and labelSelector, all of them.
-func constraintMatches(constraint, review, inv map[string]any) bool {
+// kinds, namespaces and excludedNamespaces, namespaceSelector (the
+// namespace as the inventory holds it), scope and labelSelector, all of
+// them. Gatekeeper v3.7's target (v37) also reads name, and takes a
+// trailing * in name, namespaces and excludedNamespaces for a prefix;
+// v3.4's compares namespaces whole and selects every name.
+func constraintMatches(constraint, review, inv map[string]any, v37 bool) bool {
 	spec := mapOf(constraint["spec"])
 	match := mapOf(spec["match"])
-	return kindsMatch(match, review) && namespacesMatch(match, review) && notExcluded(match, review) &&
-		namespaceSelectorMatches(match, review, inv) && scopeMatches(match, review) && nameMatches(match, review) &&
+	return kindsMatch(match, review) && namespacesMatch(match, review, v37) && notExcluded(match, review, v37) &&
+		namespaceSelectorMatches(match, review, inv) && scopeMatches(match, review) && (!v37 || nameMatches(match, review)) &&
 		labelSelectorMatches(mapOf(match["labelSelector"]), labelsOf(review["object"]))
 }
 
@@ -90,30 +92,30 @@ func namespaceName(review map[string]any) (string, bool) {
 	return n, ok
 }
 
-func namespacesMatch(match, review map[string]any) bool {
+func namespacesMatch(match, review map[string]any, prefixes bool) bool {
 	if !has(match, "namespaces") || clusterScoped(review) {
 		return true
 	}
 	ns, ok := namespaceName(review)
-	return ok && namesOrPrefixes(stringsOf(match["namespaces"]), ns)
+	return ok && namesOrPrefixes(stringsOf(match["namespaces"]), ns, prefixes)
 }
 
-func notExcluded(match, review map[string]any) bool {
+func notExcluded(match, review map[string]any, prefixes bool) bool {
 	if !has(match, "excludedNamespaces") || clusterScoped(review) {
 		return true
 	}
 	ns, ok := namespaceName(review)
-	return ok && !namesOrPrefixes(stringsOf(match["excludedNamespaces"]), ns)
+	return ok && !namesOrPrefixes(stringsOf(match["excludedNamespaces"]), ns, prefixes)
 }
 
-// namesOrPrefixes is whether s is one of l, or matches an entry of l
-// that ends in * (a glob).
-func namesOrPrefixes(l []string, s string) bool {
+// namesOrPrefixes is whether s is one of l, or, with prefixes, matches an
+// entry of l that ends in * (a glob).
+func namesOrPrefixes(l []string, s string, prefixes bool) bool {
 	for _, x := range l {
 		if x == s {
 			return true
 		}
-		if strings.HasSuffix(x, "*") && globMatch(x, s) {
+		if prefixes && strings.HasSuffix(x, "*") && globMatch(x, s) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -20,6 +21,9 @@ type gkTemplate struct {
 	rego       string
 	libs       []string
 	query      rego.PreparedEvalQuery
+	// checks2021: compile checks the Rego as the constraint framework of
+	// 2021 does (gatekeeper_framework.go).
+	checks2021 bool
 }
 
 // newGKTemplate reads a ConstraintTemplate.
@@ -44,13 +48,41 @@ func newGKTemplate(o *gkObject) (*gkTemplate, error) {
 	return &gkTemplate{name: o.name, kind: kind, rego: src, libs: stringsOf(t["libs"])}, nil
 }
 
+// opaCapabilities are the built-in functions, keywords and features of the
+// OPA release a gatekeeper release was built with (OPA keeps them, release
+// by release), read once: a template using what came later fails to
+// compile, as it does in the release (in today's words).
+func opaCapabilities(version string) (*ast.Capabilities, error) {
+	load, _ := opaCapabilitiesOf.LoadOrStore(version, sync.OnceValues(func() (*ast.Capabilities, error) {
+		caps, err := ast.LoadCapabilitiesVersion(version)
+		if err != nil {
+			return nil, fmt.Errorf("the capabilities of OPA %s: %w", version, err)
+		}
+		return caps, nil
+	}))
+	return load.(func() (*ast.Capabilities, error))()
+}
+
+// opaCapabilitiesOf holds opaCapabilities' loaders by version.
+var opaCapabilitiesOf sync.Map
+
 // compile parses and prepares the template's violation query against the
-// inventory.
-func (t *gkTemplate) compile(ctx context.Context, store storage.Store) error {
-	opts := ast.ParserOptions{RegoVersion: ast.RegoV0}
+// inventory, with what caps allows.
+func (t *gkTemplate) compile(ctx context.Context, store storage.Store, caps *ast.Capabilities) error {
+	opts := ast.ParserOptions{RegoVersion: ast.RegoV0, Capabilities: caps}
+	if t.checks2021 {
+		if stmts, _, err := ast.ParseStatementsWithOpts("template.rego", t.rego, opts); err == nil && len(stmts) == 0 {
+			return emptyModule2021(t.kind)
+		}
+	}
 	mod, err := ast.ParseModuleWithOpts("template.rego", t.rego, opts)
 	if err != nil {
 		return fmt.Errorf("ConstraintTemplate %s: %w", t.name, err)
+	}
+	if t.checks2021 {
+		if err := requireViolation2021(mod); err != nil {
+			return err
+		}
 	}
 	args := []func(*rego.Rego){
 		rego.Query(mod.Package.Path.String() + ".violation"),
@@ -58,16 +90,24 @@ func (t *gkTemplate) compile(ctx context.Context, store storage.Store) error {
 		rego.SetRegoVersion(ast.RegoV0),
 		rego.Store(store),
 		rego.StrictBuiltinErrors(false),
+		rego.Capabilities(caps),
 	}
+	libs := make([]*ast.Module, 0, len(t.libs))
 	for i, lib := range t.libs {
 		lm, err := ast.ParseModuleWithOpts(fmt.Sprintf("lib%d.rego", i), lib, opts)
 		if err != nil {
 			return fmt.Errorf("ConstraintTemplate %s: library %d: %w", t.name, i, err)
 		}
-		if p := lm.Package.Path.String(); !strings.HasPrefix(p, "data.lib.") && p != "data.lib" {
+		if p := lm.Package.Path.String(); !t.checks2021 && !strings.HasPrefix(p, "data.lib.") && p != "data.lib" {
 			return fmt.Errorf("ConstraintTemplate %s: library %d: its package %s is not under lib", t.name, i, strings.TrimPrefix(p, "data."))
 		}
+		libs = append(libs, lm)
 		args = append(args, rego.ParsedModule(lm))
+	}
+	if t.checks2021 {
+		if err := checkRefs2021(t.name, mod, libs); err != nil {
+			return err
+		}
 	}
 	t.query, err = rego.New(args...).PrepareForEval(ctx)
 	if err != nil {

@@ -48,8 +48,16 @@ func render(t *testing.T, name string, fnConfig string, files map[string]string)
 	if !ok {
 		t.Fatalf("no built-in %s", name)
 	}
+	newFn := spec.New
+	if strings.Contains(name, ":") { // that release
+		r, err := Resolve(name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		newFn = r.New
+	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fc}
-	perr := spec.New().Process(rl)
+	perr := newFn().Process(rl)
 	if perr == nil {
 		for p := range files {
 			_ = os.Remove(filepath.Join(dir, filepath.FromSlash(p)))

@@ -254,6 +254,12 @@ func TestResolveValidators(t *testing.T) {
 		"kubeval:v0.2":                 "v0.2.1",
 		"kubeval:v0.3.0":               "v0.3.0",
 		"kubeval":                      "v0.3.0",
+		// every catalog release of gatekeeper runs
+		"gcr.io/kpt-fn/gatekeeper:v0.1.1": "v0.1.1",
+		"gatekeeper:v0.1.2":               "v0.1.2",
+		"gatekeeper:v0.1":                 "v0.1.3",
+		"gatekeeper:v0.2.0":               "v0.2.0",
+		"gatekeeper":                      "v0.2.1",
 	} {
 		r, err := Resolve(image, "")
 		if err != nil || r.Version != version {
