@@ -463,7 +463,9 @@ func (f *fnRun) runInMemory(input []*yaml.RNode) (output []*yaml.RNode, results 
 		return output, results, exit, nil
 	}
 	if err := defaultPaths(functionScope(f.config), output); err != nil {
-		return nil, none, nil, err
+		// FunctionFilter's failure after the function ran (an output
+		// resource without metadata): kpt records the function as failed
+		return nil, results, err, nil
 	}
 	return output, results, nil, nil
 }

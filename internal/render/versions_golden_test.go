@@ -38,7 +38,7 @@ func TestBuiltinVersionsGolden(t *testing.T) {
 			modes[" sandboxed"] = Options{Kpt: KptBeta56, Bounds: Bounds{Sandbox: testSandbox(FunctionLimits{})}}
 		}
 		if rel := filepath.ToSlash(rel); strings.HasPrefix(rel, "upsert-resource/") || strings.HasPrefix(rel, "fix/") ||
-			strings.HasPrefix(rel, "export-terraform/") {
+			strings.HasPrefix(rel, "export-terraform/") || strings.HasPrefix(rel, "render-helm-chart/v0.1.0-") {
 			// a release on kyaml v0.10–v0.11's framework, or on an SDK that
 			// writes the items as they are (builtins.Unreconciled), some
 			// moving resources by their legacy path: through a ResourceList

@@ -120,12 +120,22 @@ build_ts() {
 helm_bin() {
   local v=$1 bin=$WORK/helm/$1/helm
   [ -x "$bin" ] && { echo "$bin"; return; }
-  local cg minor
-  cg=$(curl -fsS "$(go env GOPROXY | cut -d, -f1)/helm.sh/helm/v3/@v/$v.mod" | sed -n 's#^[[:space:]]*k8s.io/client-go v0\.\([0-9]*\)\..*#\1#p' | head -1)
+  local cg mod ldflags
+  mod=$(curl -fsS "$(go env GOPROXY | cut -d, -f1)/helm.sh/helm/v3/@v/$v.mod")
+  cg=$(sed -n 's#^[[:space:]]*k8s.io/client-go v0\.\([0-9]*\)\..*#\1#p' <<<"$mod" | head -1)
   [ -n "$cg" ] || { echo "no client-go version for helm $v" >&2; return 1; }
-  GOFLAGS= GOBIN=$WORK/helm/$v go install -trimpath -ldflags "-w -s -X helm.sh/helm/v3/internal/version.version=$v \
-    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$cg" \
-    "helm.sh/helm/v3/cmd/helm@$v" >&2
+  ldflags="-w -s -X helm.sh/helm/v3/internal/version.version=$v \
+    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$cg"
+  if grep -q '^replace' <<<"$mod"; then
+    # go install refuses a module whose go.mod replaces modules (v3.6.x):
+    # built in a copy of the module, as its Makefile builds it
+    local src=$WORK/helm/src@$v d
+    d=$(GOFLAGS= go mod download -json "helm.sh/helm/v3@$v" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+    rm -rf "$src"; mkdir -p "$WORK/helm"; cp -r "$d" "$src"; chmod -R u+w "$src"
+    (cd "$src" && GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$bin" ./cmd/helm) >&2
+  else
+    GOFLAGS= GOBIN=$WORK/helm/$v go install -trimpath -ldflags "$ldflags" "helm.sh/helm/v3/cmd/helm@$v" >&2
+  fi
   echo "$bin"
 }
 

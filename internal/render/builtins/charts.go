@@ -95,10 +95,15 @@ const (
 func packageRel(p, what string) (string, error) {
 	rel := path.Clean(strings.TrimPrefix(p, "./"))
 	if strings.Contains(p, "://") || !filepath.IsLocal(filepath.FromSlash(rel)) {
-		return "", fmt.Errorf("the %s %q is not a path inside the package: porchbot reads charts and values files "+
-			"only from the package (a relative path) and from the chart repositories the server allows", what, p)
+		return "", errNotInPackage(what, p)
 	}
 	return rel, nil
+}
+
+// errNotInPackage refuses a path a functionConfig names.
+func errNotInPackage(what, p string) error {
+	return fmt.Errorf("the %s %q is not a path inside the package: porchbot reads charts and values files "+
+		"only from the package (a relative path) and from the chart repositories the server allows", what, p)
 }
 
 // loadPackageChart reads the chart directory dir of the package into

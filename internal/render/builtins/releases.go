@@ -166,13 +166,14 @@ func kubeconformReleases() []release {
 	return validatorReleases(nil, latestOnly)
 }
 
-// render-helm-chart's releases bundle a helm binary (v0.1.0 helm v3.6.3,
-// v0.2.x v3.8.0, v0.3.0 v3.11.1) whose client-only Kubernetes version
-// comes from its client-go: v0.2.2 differs from v0.3.0 only in that.
-// v0.1.0–v0.2.1 split helm's output on "---" themselves and are not
-// reproduced (no golden evidence).
+// render-helm-chart's releases bundle a helm binary (v0.1.0 Helm v3.6.3,
+// v0.2.x v3.8.0, v0.3.0 v3.11.1) whose client-only Kubernetes version comes
+// from its client-go (v3.6.3: v1.20.0, a constant of its source);
+// helmChartRelease says what else differs.
 func renderHelmChartReleases() []release {
-	out := notReproduced("v0.1.0", "v0.2.0", "v0.2.1")
-	out = append(out, renderHelmChartRelease("v1.23.0", "v0.2.2")...)
-	return append(out, renderHelmChartRelease("v1.26.0", "v0.3.0")...)
+	out := renderHelmChartRelease(helmChartRelease{kube: "v1.20.0", v010: true}, "v0.1.0")
+	out = append(out, renderHelmChartRelease(helmChartRelease{kube: "v1.23.0", cutsOnDashes: true, schemeOnly: true}, "v0.2.0")...)
+	out = append(out, renderHelmChartRelease(helmChartRelease{kube: "v1.23.0", cutsOnDashes: true}, "v0.2.1")...)
+	out = append(out, renderHelmChartRelease(helmChartRelease{kube: "v1.23.0"}, "v0.2.2")...)
+	return append(out, renderHelmChartRelease(helmChartRelease{kube: "v1.26.0"}, "v0.3.0")...)
 }

@@ -11,11 +11,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// render-helm-chart (catalog v0.2.2–v0.3.0, on the kpt functions SDK of May
-// 2022): renders Helm charts as `helm template` does and appends the
-// resources to the package, but for those the package already has (same
-// apiVersion, kind, name and namespace), which it leaves as they are: a
-// second render adds nothing.
+// render-helm-chart (catalog v0.1.0–v0.3.0): renders Helm charts as `helm
+// template` does and appends the resources to the package, but for those
+// the package already has, which it leaves as they are: a second render
+// adds nothing. v0.2.0 on are built on the kpt functions SDK of May 2022
+// (the same apiVersion, kind, name and namespace is the same resource);
+// v0.1.0 on kyaml's function framework and kustomize's resource map
+// (renderhelmchart_v010.go).
 //
 // The release runs the helm binary it bundles; porchbot runs Helm's
 // library in process, client-only (templates only: no cluster, no hooks
@@ -25,11 +27,25 @@ import (
 // such directory, a chart fetched from a repository the server allows
 // (ChartSources). The release would pull a missing chart from anywhere a
 // package names and read values files from any URL; porchbot refuses both.
-// An error fails the function with the error on stderr and no result.
+// An error fails the function with the error on stderr and no result
+// (v0.1.0: an error result).
 type renderHelmChart struct {
 	src ChartSources
+	rel helmChartRelease
+}
+
+// helmChartRelease is what differs between render-helm-chart's releases.
+type helmChartRelease struct {
 	// kube is the Kubernetes version the release's helm binary reports
 	kube string
+	// v010: v0.1.0's configuration, values and output (renderhelmchart_v010.go)
+	v010 bool
+	// cutsOnDashes: v0.2.0–v0.2.1 cut helm's output at every "---"
+	// (renderhelmchart_dashes.go)
+	cutsOnDashes bool
+	// schemeOnly: v0.2.0 said only "unsupported URL scheme" of a values
+	// file it could not read (renderhelmchart_valuesfile.go)
+	schemeOnly bool
 }
 
 // helmChartFunction is render-helm-chart as a built-in: it runs as kpt
@@ -42,26 +58,27 @@ type helmChartFunction struct {
 // UseCharts implements ChartUser.
 func (f *helmChartFunction) UseCharts(s ChartSources) { f.h.src = s }
 
-func renderHelmChartRelease(kube string, versions ...string) []release {
+func renderHelmChartRelease(rel helmChartRelease, versions ...string) []release {
 	out := make([]release, 0, len(versions))
 	for _, v := range versions {
 		out = append(out, release{version: v, new: func() Function {
-			h := &renderHelmChart{kube: kube}
-			return &helmChartFunction{kptFunction: &kptFunction{fn: h.process}, h: h}
+			h := &renderHelmChart{rel: rel}
+			// v0.1.0 ran on kyaml's function framework of 2021 (Unreconciled)
+			return &helmChartFunction{kptFunction: &kptFunction{fn: h.process, unreconciled: rel.v010}, h: h}
 		}})
 	}
 	return out
 }
 
 func (h *renderHelmChart) process(rl *framework.ResourceList) error {
+	if h.rel.v010 {
+		return h.processV010(rl)
+	}
 	// the SDK prints the error and reports no result
 	fail := func(err error) error { return Failure{"failed to evaluate function: " + err.Error()} }
-	if isEmptyConfig(rl.FunctionConfig) {
-		return fail(fmt.Errorf("failed to configure function: `functionConfig` must be `%s` or `%s`", configMapKind, renderHelmChartKind))
-	}
-	charts, err := helmChartsOf(rl.FunctionConfig)
+	charts, err := h.configure(rl.FunctionConfig)
 	if err != nil {
-		return fail(fmt.Errorf("failed to configure function: %w", err))
+		return fail(err)
 	}
 	for _, c := range charts {
 		objs, err := h.render(c, rl.Items)
@@ -77,34 +94,69 @@ func (h *renderHelmChart) process(rl *framework.ResourceList) error {
 	return nil
 }
 
+// configure reads the functionConfig into the charts it names.
+func (h *renderHelmChart) configure(fc *yaml.RNode) ([]*helmChart, error) {
+	if isEmptyConfig(fc) {
+		return nil, fmt.Errorf("failed to configure function: `functionConfig` must be `%s` or `%s`", configMapKind, renderHelmChartKind)
+	}
+	charts, err := helmChartsOf(fc, h.rel.v010)
+	if err != nil {
+		return nil, fmt.Errorf("failed to configure function: %w", err)
+	}
+	return charts, nil
+}
+
 // maxHelmOutput bounds what one chart may render to.
 const maxHelmOutput = 16 << 20
 
-// render renders one chart into its resources.
+// render renders one chart into its resources, read from helm's output as
+// the release reads it.
 func (h *renderHelmChart) render(c *helmChart, items []*yaml.RNode) ([]*yaml.RNode, error) {
 	if c.Auth != nil {
 		if err := helmAuthSecret(c.Auth, items); err != nil {
 			return nil, err
 		}
 	}
+	objs, err := h.generate(c)
+	if err != nil {
+		return nil, fmt.Errorf("failed to run generator: %w", err)
+	}
+	return objs, nil
+}
+
+// generate is the release's generator: the chart, its values, helm
+// template and the resources read from its output.
+func (h *renderHelmChart) generate(c *helmChart) ([]*yaml.RNode, error) {
 	ch, err := h.chart(c)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := c.helmValues(ch.values)
+	vals, err := h.values(c, ch.values)
 	if err != nil {
 		return nil, err
 	}
-	out, err := h.template(&helmJob{Files: ch.files, Values: vals, Chart: *c, Kube: h.kube})
+	out, err := h.template(&helmJob{Files: ch.files, Values: vals, Chart: *c, Kube: h.rel.kube})
 	if err != nil {
-		return nil, fmt.Errorf("failed to run generator: %w", err)
+		return nil, err
 	}
 	if len(out) > maxHelmOutput {
-		return nil, fmt.Errorf("failed to run generator: the chart %s rendered more than %d bytes", c.Name, maxHelmOutput)
+		return nil, fmt.Errorf("the chart %s rendered more than %d bytes", c.Name, maxHelmOutput)
 	}
-	nodes, err := (&kio.ByteReader{Reader: bytes.NewBufferString(out), OmitReaderAnnotations: true}).Read()
+	switch {
+	case h.rel.v010:
+		return resmapOfHelmOutput(out)
+	case h.rel.cutsOnDashes:
+		return cutOnDashes(out)
+	}
+	return readHelmOutput(out, false)
+}
+
+// readHelmOutput reads helm's output document by document, as kyaml's
+// reader does (a lone List's items are the resources, unless keepLists).
+func readHelmOutput(out string, keepLists bool) ([]*yaml.RNode, error) {
+	nodes, err := (&kio.ByteReader{Reader: bytes.NewBufferString(out), OmitReaderAnnotations: true, DisableUnwrapping: keepLists}).Read()
 	if err != nil {
-		return nil, fmt.Errorf("failed to run generator: %w", err)
+		return nil, err
 	}
 	objs := make([]*yaml.RNode, 0, len(nodes))
 	for _, n := range nodes {
@@ -178,18 +230,7 @@ func (h *renderHelmChart) chart(c *helmChart) (*aChart, error) {
 	if err != nil {
 		return nil, err
 	}
-	fromPackage := func(f string) ([]byte, error) {
-		rel, err := packageRel(f, "values file")
-		if err != nil {
-			return nil, err
-		}
-		if h.src.Package != nil {
-			if b, err := h.src.Package.Read(rel); err == nil {
-				return b, nil
-			}
-		}
-		return nil, fmt.Errorf("could not read provided values file %q: no such file in the package", f)
-	}
+	fromPackage := h.packageValuesFile
 	if ok {
 		return &aChart{files: files, values: fromPackage}, nil
 	}

@@ -68,39 +68,67 @@ type renderHelmChartConfig struct {
 
 // helmChartsOf reads the config into the charts it names, each with the
 // release's defaults (chartHome tmp/charts, the chart's values.yaml as the
-// values file, valuesMerge override). The error is the release's wording.
-func helmChartsOf(fc *yaml.RNode) ([]*helmChart, error) {
+// values file, valuesMerge override). v010: v0.1.0's shape (renderHelmChartConfigV010,
+// a ConfigMap without nameTemplate and skipTests) and a chart must be
+// named. The error is the release's wording.
+func helmChartsOf(fc *yaml.RNode, v010 bool) ([]*helmChart, error) {
 	var charts []*helmChart
 	switch getString(fc, yaml.KindField) {
 	case renderHelmChartKind:
-		var cfg renderHelmChartConfig
-		if err := fc.YNode().Decode(&cfg); err != nil {
+		var err error
+		if v010 {
+			charts, err = helmChartsV010(fc)
+		} else {
+			charts, err = helmChartsV020(fc)
+		}
+		if err != nil {
 			return nil, err
 		}
-		for _, c := range cfg.HelmCharts {
-			charts = append(charts, &helmChart{cfg.HelmGlobals, c.ChartArgs, c.TemplateOptions})
-		}
 	case configMapKind:
-		data := func(key string) string { return scalarValue(fc, "data", key) }
-		c := &helmChart{
-			helmGlobals:   helmGlobals{ChartHome: data("chartHome"), ConfigHome: data("configHome")},
-			helmChartArgs: helmChartArgs{Name: data("name"), Version: data("version"), Repo: data("repo")},
-			helmTemplateOptions: helmTemplateOptions{ReleaseName: data("releaseName"), Namespace: data("namespace"),
-				NameTemplate: data("nameTemplate"), IncludeCRDs: data("includeCRDs") == "true", SkipTests: data("skipTests") == "true"},
-		}
-		if f := data("valuesFile"); f != "" {
-			c.Values.ValuesFiles = []string{f}
-		}
-		charts = append(charts, c)
+		charts = append(charts, configMapChart(fc, v010))
 	default:
 		return nil, fmt.Errorf("`functionConfig` must be `%s` or `%s`", configMapKind, renderHelmChartKind)
 	}
 	for _, c := range charts {
+		if v010 && c.Name == "" {
+			return nil, fmt.Errorf("chart name cannot be empty")
+		}
 		if err := c.defaults(); err != nil {
 			return nil, err
 		}
 	}
 	return charts, nil
+}
+
+func helmChartsV020(fc *yaml.RNode) ([]*helmChart, error) {
+	var cfg renderHelmChartConfig
+	if err := fc.YNode().Decode(&cfg); err != nil {
+		return nil, err
+	}
+	var charts []*helmChart
+	for _, c := range cfg.HelmCharts {
+		charts = append(charts, &helmChart{cfg.HelmGlobals, c.ChartArgs, c.TemplateOptions})
+	}
+	return charts, nil
+}
+
+// configMapChart reads the one chart a ConfigMap names (v0.1.0: no
+// nameTemplate, no skipTests).
+func configMapChart(fc *yaml.RNode, v010 bool) *helmChart {
+	data := func(key string) string { return scalarValue(fc, "data", key) }
+	c := &helmChart{
+		helmGlobals:   helmGlobals{ChartHome: data("chartHome"), ConfigHome: data("configHome")},
+		helmChartArgs: helmChartArgs{Name: data("name"), Version: data("version"), Repo: data("repo")},
+		helmTemplateOptions: helmTemplateOptions{ReleaseName: data("releaseName"), Namespace: data("namespace"),
+			IncludeCRDs: data("includeCRDs") == "true"},
+	}
+	if !v010 {
+		c.NameTemplate, c.SkipTests = data("nameTemplate"), data("skipTests") == "true"
+	}
+	if f := data("valuesFile"); f != "" {
+		c.Values.ValuesFiles = []string{f}
+	}
+	return c
 }
 
 func (c *helmChart) defaults() error {

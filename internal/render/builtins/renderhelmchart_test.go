@@ -62,15 +62,26 @@ func chartTgz(t *testing.T, files map[string]string) []byte {
 // runHelmChart runs render-helm-chart v0.3.0 with config over no items.
 func runHelmChart(t *testing.T, config string, src ChartSources) ([]*yaml.RNode, error) {
 	t.Helper()
-	r, err := Resolve("render-helm-chart", "v0.3.0")
-	if err != nil {
-		t.Fatal(err)
+	rl, err := runHelmChartRelease(t, "v0.3.0", config, src)
+	return rl.Items, err
+}
+
+// runHelmChartRelease runs a release of render-helm-chart with config
+// (none: "") over items.
+func runHelmChartRelease(t *testing.T, version, config string, src ChartSources, items ...*yaml.RNode) (*framework.ResourceList, error) {
+	t.Helper()
+	r, err := Resolve("render-helm-chart", version)
+	if err != nil || r.Version != version {
+		t.Fatalf("render-helm-chart %s: %s %v", version, r.Version, err)
 	}
 	f := r.New()
 	f.(ChartUser).UseCharts(src)
-	rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(config)}
+	rl := &framework.ResourceList{Items: items}
+	if config != "" {
+		rl.FunctionConfig = yaml.MustParse(config)
+	}
 	err = f.Process(rl)
-	return rl.Items, err
+	return rl, err
 }
 
 func remoteConfig(repo string) string {

@@ -8,6 +8,15 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
+// values are the values files the chart is rendered with, as the release
+// makes them from the files read reads.
+func (h *renderHelmChart) values(c *helmChart, read func(string) ([]byte, error)) ([][]byte, error) {
+	if h.rel.v010 {
+		return c.helmValuesV010(read)
+	}
+	return c.helmValues(func(f string) ([]byte, error) { return h.rel.readValuesFile(read, f) })
+}
+
 // helmValues are the values files the chart is rendered with, as the
 // release makes them: each values file is read and, unless valuesMerge is
 // replace, merged with valuesInline (override: inline wins where it is
