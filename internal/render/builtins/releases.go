@@ -131,7 +131,9 @@ func upsertResourceReleases() []release {
 }
 
 func starlarkReleases() []release {
-	out := notReproduced("v0.1.0", "v0.1.1", "v0.1.2")
+	out := starlarkReleasesOf(&starlarkV010, "v0.1.0")
+	out = append(out, starlarkReleasesOf(&starlarkV011, "v0.1.1")...)
+	out = append(out, starlarkReleasesOf(&starlarkV012, "v0.1.2")...)
 	out = append(out, starlarkReleasesOf(&starlarkV021, "v0.2.0", "v0.2.1")...)
 	out = append(out, starlarkReleasesOf(&starlarkV02, "v0.2.2")...)
 	out = append(out, starlarkReleasesOf(&starlarkV03, "v0.3.0")...)

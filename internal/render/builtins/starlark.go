@@ -72,6 +72,10 @@ type starlarkEra struct {
 	// releases do not; porchbot cannot fail in exactly the same places, so
 	// it refuses a resource holding one (errFlowStyle)
 	refusesFlowStyle bool
+	// kyaml010: v0.1.x, kyaml v0.10's starlark filter (starlark_v01.go);
+	// decodeBeforeResults: v0.1.0, whose framework fails to decode a
+	// function config before any result
+	kyaml010, decodeBeforeResults bool
 }
 
 // starlarkSDK is v0.4.3 on, built on the kpt functions SDK.
@@ -162,9 +166,15 @@ func NewStarlark(version string, stderr io.Writer) (f Function, ok bool) {
 }
 
 func starlarkRunTo(era starlarkEra, stderr io.Writer) processFunc {
+	run := runStarlarkFunction
+	if era.kyaml010 {
+		run = runStarlarkV01
+	}
 	return func(rl *framework.ResourceList) error {
-		if err := runStarlarkFunction(era, rl, stderr); err != nil {
-			rl.Results = append(rl.Results, errorResult(err))
+		if err := run(era, rl, stderr); err != nil {
+			if !errors.As(err, &resultless{}) {
+				rl.Results = append(rl.Results, errorResult(err))
+			}
 			return era.failure(err.Error())
 		}
 		return nil

@@ -63,6 +63,14 @@ func FuzzYAMLToStarlark(f *testing.F) {
 			if _, err := fromStarlark(v); err != nil && !strings.Contains(err.Error(), "out of range") {
 				t.Fatalf("back from starlark: %v", err)
 			}
+			// as starlark v0.1.x decode it (keys as values, merges in place)
+			conv := &v01Converter{fromInput: map[*starlark.Dict]map[string]bool{}}
+			if v, err := conv.value(&n); err == nil {
+				if got := countValues(v); got > e.Nodes {
+					t.Fatalf("v0.1: %d values from %d expanded nodes", got, e.Nodes)
+				}
+				_ = conv.outputError(v)
+			}
 		}
 	})
 }

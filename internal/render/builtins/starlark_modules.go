@@ -104,17 +104,23 @@ func krmfnMatchNamespace(_ *starlark.Thread, _ *starlark.Builtin, args starlark.
 }
 
 // lazyOpenAPI is ctx.open_api: the Kubernetes OpenAPI schema as a dict,
-// built on first use.
+// built on first use; refusal, if set, is the error reading it fails with
+// (a release whose schema porchbot does not hold).
 type lazyOpenAPI struct {
-	once sync.Once
-	val  starlark.Value
-	err  error
+	once    sync.Once
+	val     starlark.Value
+	err     error
+	refusal error
 }
 
 var _ starlark.Mapping = (*lazyOpenAPI)(nil)
 
 func (l *lazyOpenAPI) init() {
 	l.once.Do(func() {
+		if l.refusal != nil {
+			l.err = l.refusal
+			return
+		}
 		b, err := json.Marshal(openapi.Schema())
 		if err != nil {
 			l.err = err

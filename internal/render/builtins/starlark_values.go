@@ -25,10 +25,7 @@ func starlarkResourceList(items []*yaml.RNode, fc *yaml.RNode) (starlark.Value, 
 	for _, it := range items {
 		v, err := boundedToStarlark(it.YNode())
 		if err != nil {
-			if p := it.GetAnnotations()[kioutil.PathAnnotation]; p != "" {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
-			return nil, fmt.Errorf("resource %s %q: %w", it.GetKind(), it.GetName(), err)
+			return nil, itemError(it, err)
 		}
 		list = append(list, v)
 	}
@@ -44,6 +41,14 @@ func starlarkResourceList(items []*yaml.RNode, fc *yaml.RNode) (starlark.Value, 
 		_ = d.SetKey(starlark.String("functionConfig"), v)
 	}
 	return d, nil
+}
+
+// itemError names the resource err is about: its file, or its kind and name.
+func itemError(it *yaml.RNode, err error) error {
+	if p := it.GetAnnotations()[kioutil.PathAnnotation]; p != "" {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return fmt.Errorf("resource %s %q: %w", it.GetKind(), it.GetName(), err)
 }
 
 // boundedToStarlark is nodeToStarlark for a node whose aliases expand
