@@ -31,7 +31,7 @@ test: ## run every test (unit, forge end-to-end, payload fidelity) with the race
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v headless-shell >/dev/null || echo "make test: no Chromium on PATH: the catalog's browser tests (TestCatalogInBrowser) are SKIPPED (README: browser tests)"
 	$(GO) test -race -count=1 -parallel 4 -timeout 30m $(PKGS)
 
-test-short: ## unit and golden tests, no end-to-end scenarios and no race detector (-short): run before every commit, `make test` before a push
+test-short: ## unit and golden tests, no end-to-end scenarios, browser or run of kpt itself, and no race detector (-short): run before every commit, `make test` before a push
 	$(GO) test -short -count=1 -timeout 10m $$($(GO) list $(PKGS) | grep -v '/bot/e2e$$')
 
 bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls and git cache reads per lifecycle step (the sessions' snapshot vs reading through), one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags), the resync of 100 and 1,000 quiet repositories (counted REST calls per pass, wall time, heap per repository), validation of 1,000 resources (schemas, a Gatekeeper template set) in process vs kpt running the function as exec, a function image's first pull vs its cached runs; every one runs, and a missed target fails the run at the end

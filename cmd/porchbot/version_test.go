@@ -40,6 +40,9 @@ func TestVersionCommandAndFlag(t *testing.T) {
 // release (git describe) and the commit, never "devel". It builds
 // porchbot as the Makefile says, into a temporary directory.
 func TestMakeBuildStampsVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIPPED under -short: it runs make build; `make test` runs it")
+	}
 	for _, tool := range []string{"make", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not on PATH", tool)

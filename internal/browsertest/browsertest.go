@@ -19,9 +19,13 @@ import (
 var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"}
 
 // Chromium is the Chromium on PATH; the test is skipped, saying so, when
-// there is none.
+// there is none, and under -short (`make test-short`: a browser test is
+// end to end).
 func Chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("SKIPPED browser test under -short: `make test` runs it")
+	}
 	for _, n := range chromiumNames {
 		if p, err := exec.LookPath(n); err == nil {
 			return p
