@@ -93,15 +93,25 @@ func webDenied(w http.ResponseWriter, msg string) {
 
 // get reads one REST answer as the viewer: its status and decoded body.
 func (v *webViewer) get(path string) (int, any) {
-	req := httptest.NewRequest(http.MethodGet, apiPrefix+path, nil)
+	code, body := v.call(http.MethodGet, path, nil)
+	var out any
+	if code == http.StatusOK {
+		_ = json.Unmarshal(body, &out)
+	}
+	return code, out
+}
+
+// call makes one REST call in-process as the viewer (body, when not nil,
+// as JSON): a page view or a page's action is not an API call.
+func (v *webViewer) call(method, path string, body []byte) (int, []byte) {
+	req := httptest.NewRequest(method, apiPrefix+path, bytes.NewReader(body))
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req = req.WithContext(withPrincipal(req.Context(), v.p))
 	rec := httptest.NewRecorder()
 	v.f.webAPI().ServeHTTP(rec, req)
-	var out any
-	if rec.Code == http.StatusOK {
-		_ = json.Unmarshal(rec.Body.Bytes(), &out)
-	}
-	return rec.Code, out
+	return rec.Code, rec.Body.Bytes()
 }
 
 // must reads an answer the page cannot do without; false (and the page's

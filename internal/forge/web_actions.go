@@ -1,13 +1,11 @@
 package forge
 
 import (
-	"bytes"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -65,14 +63,10 @@ func (f *Forge) webAction(h func(*webViewer, *http.Request, string) (back, notic
 // do makes one REST call as the viewer: its status and decoded answer.
 func (v *webViewer) do(method, path string, body any) (int, map[string]any) {
 	b, _ := json.Marshal(body)
-	req := httptest.NewRequest(method, apiPrefix+path, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req = req.WithContext(withPrincipal(req.Context(), v.p))
-	rec := httptest.NewRecorder()
-	v.f.webAPI().ServeHTTP(rec, req)
+	code, answer := v.call(method, path, b)
 	var out map[string]any
-	_ = json.Unmarshal(rec.Body.Bytes(), &out)
-	return rec.Code, out
+	_ = json.Unmarshal(answer, &out)
+	return code, out
 }
 
 // failed says why a call did not succeed, in GitHub's words.

@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
-
-	"github.com/go-git/go-git/v5"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-	"github.com/porchbot/porchbot/internal/packages"
 )
 
 // Findings are what porchbot found in a repository it is not set up in,
@@ -27,29 +23,20 @@ type Findings struct {
 	OrgPreset string
 }
 
-// Find reads the findings from the session's git cache (no API call).
+// Find reads the findings from the session's git cache (no API call)
+// and whether the organisation has its configuration.
 func Find(ctx context.Context, s *core.Session) (Findings, error) {
 	f := Findings{Branch: s.DeploymentBranch}
-	if !s.DeploymentHead.IsZero() {
-		err := s.Git.With(ctx, func(repo *git.Repository) error {
-			var err error
-			f.Packages, err = s.Walker(ctx, repo).TopLevelPackages(s.DeploymentHead)
-			return err
-		})
-		if err != nil {
-			return f, fmt.Errorf("packages on %s: %w", f.Branch, err)
-		}
+	var err error
+	if f.Packages, err = s.TopLevelPackages(ctx); err != nil {
+		return f, fmt.Errorf("packages on %s: %w", f.Branch, err)
 	}
-	const mirror = "refs/remotes/origin/"
-	refs, err := s.Git.ListRefs(ctx, mirror+"drafts/")
+	drafts, err := s.DraftBranches(ctx)
 	if err != nil {
-		return f, fmt.Errorf("draft branches: %w", err)
+		return f, err
 	}
-	for _, r := range refs {
-		branch := strings.TrimPrefix(r.Name().String(), mirror)
-		if _, _, ok := packages.ParseDraftBranchName(branch); ok {
-			f.Drafts = append(f.Drafts, branch)
-		}
+	for _, d := range drafts {
+		f.Drafts = append(f.Drafts, d.Branch)
 	}
 	sort.Strings(f.Packages)
 	sort.Strings(f.Drafts)

@@ -160,18 +160,12 @@ func listPackages(ctx context.Context, s *core.Session, l *Listing) error {
 }
 
 func listDrafts(ctx context.Context, s *core.Session, l *Listing) error {
-	const mirror = "refs/remotes/origin/"
-	refs, err := s.Git.ListRefs(ctx, mirror+"drafts/")
+	drafts, err := s.DraftBranches(ctx)
 	if err != nil {
 		return err
 	}
-	for _, r := range refs {
-		branch := strings.TrimPrefix(r.Name().String(), mirror)
-		pkg, ws, ok := packages.ParseDraftBranchName(branch)
-		if !ok {
-			continue
-		}
-		l.Drafts = append(l.Drafts, DraftStatus{Package: pkg, Workspace: ws, Branch: branch, Head: r.Hash()})
+	for _, d := range drafts {
+		l.Drafts = append(l.Drafts, DraftStatus{Package: d.Package, Workspace: d.Workspace, Branch: d.Branch, Head: d.Head})
 	}
 	if len(l.Drafts) > 0 && !s.DeploymentHead.IsZero() {
 		onBranch, mergedIn, err := recentDeploymentHistory(ctx, s)

@@ -32,7 +32,6 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -361,9 +360,9 @@ type resyncDraft struct {
 
 // resyncDrafts renders the draft heads that have no render check run.
 func resyncDrafts(ctx context.Context, s *core.Session, api API, deps Deps, rep *Report) error {
-	refs, err := s.Git.ListRefs(ctx, "refs/remotes/origin/drafts/")
+	branches, err := s.DraftBranches(ctx)
 	if err != nil {
-		return fmt.Errorf("list drafts: %w", err)
+		return err
 	}
 	var drafts []resyncDraft
 	err = s.Git.With(ctx, func(repo *git.Repository) error {
@@ -372,13 +371,11 @@ func resyncDrafts(ctx context.Context, s *core.Session, api API, deps Deps, rep 
 		if err != nil {
 			return err
 		}
-		for _, ref := range refs {
-			branch := strings.TrimPrefix(ref.Name().String(), "refs/remotes/origin/")
-			pkg, _, ok := packages.ParseDraftBranchName(branch)
-			if !ok || merged[ref.Hash()] {
+		for _, d := range branches {
+			if merged[d.Head] {
 				continue
 			}
-			st, err := w.State(ref.Hash(), core.PackageDir(s.Config.Packages.Root, pkg))
+			st, err := w.State(d.Head, core.PackageDir(s.Config.Packages.Root, d.Package))
 			if err != nil {
 				if errors.Is(err, core.ErrLandingCommitMissing) {
 					continue
@@ -388,11 +385,11 @@ func resyncDrafts(ctx context.Context, s *core.Session, api API, deps Deps, rep 
 			if !st.Exists() {
 				continue // a deletion draft: nothing to render
 			}
-			c, err := w.Commit(ref.Hash())
+			c, err := w.Commit(d.Head)
 			if err != nil {
 				return err
 			}
-			drafts = append(drafts, resyncDraft{branch: branch, head: ref.Hash(), when: c.Committer.When})
+			drafts = append(drafts, resyncDraft{branch: d.Branch, head: d.Head, when: c.Committer.When})
 		}
 		return nil
 	})

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -151,7 +150,7 @@ func (c *Controller) candidates(ctx context.Context, up *core.Session, upPkgs ma
 	for p := range upPkgs {
 		pkgs[p] = true
 	}
-	names, _ := TopLevelPackages(ctx, up)
+	names, _ := up.TopLevelPackages(ctx)
 	for _, n := range names {
 		pkgs[n] = true
 	}
@@ -184,7 +183,7 @@ func (c *Controller) target(ctx context.Context, up *core.Session, f *variantFac
 	}
 	t := &variants.Target{Repo: ds.Repo.FullName(), Installed: true, Topics: ir.Topics, Packages: map[string]variants.Package{},
 		Limit: ds.Config.Updates.PRConcurrentLimit}
-	names, err := TopLevelPackages(ctx, ds)
+	names, err := ds.TopLevelPackages(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -288,20 +287,6 @@ func readVariantPackage(ctx context.Context, ds *core.Session, commit plumbing.H
 		p.Revision = updates.LockRevision(pkgName, l.Git.Ref)
 	}
 	return p, nil
-}
-
-// TopLevelPackages lists the packages at the deployment head.
-func TopLevelPackages(ctx context.Context, s *core.Session) ([]string, error) {
-	if s.DeploymentHead.IsZero() {
-		return nil, nil
-	}
-	var names []string
-	err := s.Git.With(ctx, func(repo *git.Repository) error {
-		var err error
-		names, err = s.Walker(ctx, repo).TopLevelPackages(s.DeploymentHead)
-		return err
-	})
-	return names, err
 }
 
 // noBotBranches says the session's cache holds no branch porchbot opens
