@@ -28,10 +28,35 @@ const (
 // zero hash when no version passes within the bounds. First parents only:
 // the states the branch itself was in, not those of merged branches.
 func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits config.ServerLimits) (*config.Config, plumbing.Hash, error) {
-	var (
-		cfg *config.Config
-		at  plumbing.Hash
-	)
+	versions, err := s.configVersions(ctx, head)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	// Parsed outside the cache's lock: a version may extend presets of
+	// the organisation's .github repository, which may be this one.
+	for _, v := range versions {
+		if v.data == nil {
+			return config.DefaultFor(limits), v.at, nil
+		}
+		if good, _, perr := s.ParseConfig(ctx, v.data, limits); perr == nil {
+			return good, v.at, nil
+		}
+	}
+	return config.DefaultFor(limits), plumbing.ZeroHash, nil
+}
+
+// configVersion is one version of the file in a branch's history: the
+// newest commit holding it, and its content (nil: the file is absent).
+type configVersion struct {
+	at   plumbing.Hash
+	data []byte
+}
+
+// configVersions walks the first-parent history back from head and lists
+// the distinct versions of the file, newest first, up to the first commit
+// without it, within the bounds.
+func (s *Session) configVersions(ctx context.Context, head plumbing.Hash) ([]configVersion, error) {
+	var out []configVersion
 	err := s.Git.With(ctx, func(repo *git.Repository) error {
 		c, err := repo.CommitObject(head)
 		if err != nil {
@@ -50,7 +75,7 @@ func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits
 			}
 			f, err := c.File(config.Path)
 			if errors.Is(err, object.ErrFileNotFound) {
-				cfg, at = config.DefaultFor(limits), c.Hash
+				out = append(out, configVersion{at: c.Hash})
 				return nil
 			}
 			if err != nil {
@@ -69,20 +94,11 @@ func (s *Session) lastGoodConfig(ctx context.Context, head plumbing.Hash, limits
 			if err != nil {
 				return fmt.Errorf("%s at %s: %w", config.Path, c.Hash, err)
 			}
-			if good, _, perr := s.ParseConfig(ctx, data, limits); perr == nil {
-				cfg, at = good, c.Hash
-				return nil
-			}
+			out = append(out, configVersion{at: c.Hash, data: data})
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
-	if cfg == nil {
-		return config.DefaultFor(limits), plumbing.ZeroHash, nil
-	}
-	return cfg, at, nil
+	return out, err
 }
 
 // BlobBytes reads a file's content.
