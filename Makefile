@@ -34,7 +34,7 @@ test: ## run every test (unit, forge end-to-end, payload fidelity) with the race
 test-short: ## unit and golden tests, no end-to-end scenarios, browser or run of kpt itself, and no race detector (-short): run before every commit, `make test` before a push
 	$(GO) test -short -count=1 -timeout 10m $$($(GO) list $(PKGS) | grep -v '/bot/e2e$$')
 
-bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls and git cache reads per lifecycle step (the sessions' snapshot vs reading through), one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags), the resync of 100 and 1,000 quiet repositories (counted REST calls per pass, wall time, heap per repository), validation of 1,000 resources (schemas, a Gatekeeper template set) in process vs kpt running the function as exec, a function image's first pull vs its cached runs; every one runs, and a missed target fails the run at the end
+bench: ## benchmarks with their ratios: webhook ingress (vs signature check), render (vs the kyaml floor and kpt; peak memory of limits and attacks, docs/limits.md), API calls and git cache reads per lifecycle step (the sessions' snapshot vs reading through), one publish's update pull requests in 200 repositories (public, then a private fleet), one variant over 200 repositories (new downstreams, then updates), the 3-way merge (vs the kyaml floor of reading its three trees and writing the result, and vs kpt pkg update), package index rebuild (1,000 packages, 10,000 tags), the resync of 100 and 1,000 quiet repositories (counted REST calls per pass, wall time, heap per repository), validation of 1,000 resources (schemas, a Gatekeeper template set) in process vs kpt running the function as exec, a function image's first pull vs its cached runs, one rollout planning pass over 10,000 downstreams in 10 waves (vs decoding its record); every one runs, and a missed target fails the run at the end
 	@failed=""; \
 	run() { n=$$1; shift; echo "== $$n"; "$$@" || failed="$$failed $$n"; }; \
 	run ingress $(GO) test -run '^$$' -bench 'WebhookIngress|SignatureVerify' -benchtime 20000x -count=1 ./bot/ingress/; \
@@ -49,6 +49,7 @@ bench: ## benchmarks with their ratios: webhook ingress (vs signature check), re
 	run update-merge $(GO) test -run '^$$' -bench 'UpdateVsKpt' -benchtime 5x -count=1 -timeout 30m ./internal/update/; \
 	run validate $(GO) test -run '^$$' -bench 'ValidateVsKptExec' -benchtime 3x -count=1 -timeout 30m ./internal/render/; \
 	run function-images $(GO) test -run '^$$' -bench 'PullFirstAndCached' -benchtime 5x -count=1 ./internal/fnimage/; \
+	run rollout-plan $(GO) test -run '^$$' -bench 'RolloutPlan' -benchtime 5x -count=1 ./internal/rollout/; \
 	if [ -n "$$failed" ]; then echo "make bench: missed targets in:$$failed"; exit 1; fi
 
 lint: ## gofmt and go vet
