@@ -13,6 +13,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
+	"github.com/porchbot/porchbot/bot/lifecycle/rollout"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 	"github.com/porchbot/porchbot/internal/downstreams"
@@ -53,6 +54,9 @@ type App struct {
 	// Updates opens downstream update pull requests after a publish and
 	// runs /porch upgrade (nil: neither).
 	Updates *updates.Fanout
+	// Rollouts carries out the rollouts of packages with waves (nil:
+	// every publish goes to every downstream at once).
+	Rollouts *rollout.Controller
 	// Variants reconciles the variants of upstream repositories on
 	// publish, config push and resync (nil: none).
 	Variants *variant.Controller
@@ -90,6 +94,9 @@ type App struct {
 	// dashboardHints are the repositories with a dashboard this process
 	// has seen (app_dashboard.go).
 	dashboardHints dashboardHints
+	// wakes are the rollout steps asked for when soaks end
+	// (app_rollouts.go).
+	wakes rolloutWakes
 }
 
 // registry is the App's downstream registry, constructed on first use.
@@ -110,6 +117,8 @@ func (a *App) Handlers() ingress.Handlers {
 		h["issue_comment"] = &IssueCommentHandler{React: a.Comments}
 	}
 	h["issues"] = &IssuesHandler{React: a}
+	h["status"] = &StatusHandler{React: a}
+	h["deployment_status"] = &DeploymentStatusHandler{React: a}
 	installation := &InstallationHandler{React: a}
 	h["installation"], h["installation_repositories"] = installation, installation
 	for name, handler := range h {

@@ -16,6 +16,9 @@ import (
 // and notes finished renders for the approval verdict (app_renders.go).
 func (a *App) OnCheckRun(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
 	if ev.GetAction() == "created" || ev.GetAction() == "completed" {
+		if err := a.onCheckRunReport(ctx, installationID, ev); err != nil {
+			return err
+		}
 		if err := a.automergeUpdate(ctx, installationID, ev); err != nil {
 			return err
 		}

@@ -35,8 +35,9 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *pub
 		return nil
 	}
 	defer a.timeFanout(time.Now())
-	_, err := a.Updates.Published(ctx, s, out.Published)
-	return errors.Join(err, a.variantsAfterPublish(ctx, s, out))
+	rest, rerr := a.publishedWithRollouts(ctx, s, out.Published)
+	_, err := a.Updates.Published(ctx, s, rest)
+	return errors.Join(rerr, err, a.variantsAfterPublish(ctx, s, out))
 }
 
 // UpdateAPI is the update pull requests' API of a downstream session.

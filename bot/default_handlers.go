@@ -22,6 +22,8 @@ func DefaultHandlers() ingress.Handlers {
 		"issues":                    &IssuesHandler{},
 		"check_run":                 &CheckRunHandler{},
 		"check_suite":               &CheckSuiteHandler{},
+		"status":                    &StatusHandler{},
+		"deployment_status":         &DeploymentStatusHandler{},
 		"installation":              installation,
 		"installation_repositories": installation,
 	}

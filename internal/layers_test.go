@@ -28,6 +28,7 @@ var layers = []string{
 	"bot/lifecycle/lifecycletest", // the forge rig the lifecycle's tests share
 	"bot/lifecycle/resync",        // the resync: calls the rest
 	"bot/lifecycle/dashboard",     // the Package dashboard issue
+	"bot/lifecycle/rollout",       // fleet rollouts: waves gated by deployment health
 	"bot/lifecycle/variant",       // variants carried out: clone, update, remove
 	"bot/lifecycle/updates",       // update pull requests and their fan-out
 	"bot/lifecycle/publish",       // publish on merge: verdict, tag, release, notes, index

@@ -88,6 +88,10 @@ func checkFlag(name, value string) string {
 		if _, ok := packages.ParseRevision(value); !ok {
 			return fmt.Sprintf("--%s takes a revision such as v3, not %q", name, value)
 		}
+	case FlagWave:
+		if value == "" || len(value) > 40 {
+			return "--wave takes a wave's name"
+		}
 	case FlagStrategy:
 		if !slices.Contains(kptfile.UpdateStrategies, value) {
 			msg := fmt.Sprintf("--strategy is one of %s, not %q", strings.Join(kptfile.UpdateStrategies, ", "), value)
@@ -116,6 +120,14 @@ func checkArg(kind ArgKind, a string) string {
 	case ArgDraft:
 		if _, _, err := ParseDraftArg(a); err != nil {
 			return err.Error()
+		}
+	case ArgRolloutAction:
+		if !slices.Contains(RolloutActions, strings.ToLower(a)) {
+			msg := fmt.Sprintf("%q is not one of %s", a, strings.Join(RolloutActions, ", "))
+			if s := suggest.Nearest(strings.ToLower(a), RolloutActions, MaxSuggestDistance); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", s[0])
+			}
+			return msg
 		}
 	case ArgVerb:
 		if _, ok := LookupVerb(a); !ok {

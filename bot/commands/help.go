@@ -55,6 +55,8 @@ const (
 	ArgDraft
 	// ArgVerb is a verb name.
 	ArgVerb
+	// ArgRolloutAction is what /porch rollout does (RolloutActions).
+	ArgRolloutAction
 )
 
 // Flags of the verbs.
@@ -64,7 +66,12 @@ const (
 	FlagFrom        = "from"
 	FlagTo          = "to"
 	FlagStrategy    = "strategy"
+	FlagWave        = "wave"
 )
+
+// RolloutActions are /porch rollout's first argument: status for anyone
+// with write access; the others for approvers.
+var RolloutActions = []string{"status", "pause", "resume", "skip-wave"}
 
 // Verb describes one /porch verb: the help table's row and the parser's
 // rules for its arguments.
@@ -123,6 +130,9 @@ var Verbs = []Verb{
 	{Name: "delete", Syntax: "<package>", Summary: "deletion proposal pull request", Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, AuthorBound: true},
 	{Name: "variants", Summary: "in the repository of an upstream package: each variant's targets, their downstream package, the revision it tracks and its state",
 		Access: WriteAccess},
+	{Name: "rollout", Syntax: "status|pause|resume|skip-wave <package> [--wave W]",
+		Summary: "in the repository of an upstream package rolled out in waves (docs/rollouts.md): its waves, where it stands and why; an approver's pause, resume (acknowledging the failures so far) or skip-wave (the first wave that has not met its rule, or --wave)",
+		Access:  WriteAccess, MinArgs: 2, MaxArgs: 2, Args: []ArgKind{ArgRolloutAction, ArgPackage}, Flags: []string{FlagWave}, AuthorBound: true},
 	{Name: "publish", Syntax: "[<package>]", Summary: "tag a landed package now: with `publishOn: never`, or a landing not published for want of approval (an approver's; counts as their approval); an approver's also adopts the package's tags porchbot did not make (signs them on the same commits)",
 		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgPackage}, AuthorBound: true},
 }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestHelpTableListsEveryVerbOfTheSpec(t *testing.T) {
-	want := []string{"help", "list", "init", "clone", "edit", "propose", "approve", "reject", "render", "upgrade", "rollback", "delete", "variants", "publish"}
+	want := []string{"help", "list", "init", "clone", "edit", "propose", "approve", "reject", "render", "upgrade", "rollback", "delete", "variants", "rollout", "publish"}
 	if got := VerbNames(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("verbs %v, want SPEC §4's %v", got, want)
 	}

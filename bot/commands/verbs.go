@@ -21,6 +21,7 @@ var verbHandlers = map[string]verbFunc{
 	"delete":   runDelete,
 	"publish":  runPublish,
 	"variants": runVariants,
+	"rollout":  runRollout,
 }
 
 // runHelp renders the command table (one verb's row with an argument).

@@ -177,6 +177,9 @@ type Updates struct {
 	// ConflictLocal, or ConflictFail (the update is not merged; the
 	// conflicts are listed instead).
 	OnConflict string
+	// Rollouts order the downstreams of this repository's packages into
+	// waves (docs/rollouts.md).
+	Rollouts []Rollout
 }
 
 // Variant fans an upstream package out to downstream repositories (Porch's
@@ -199,6 +202,9 @@ type Variant struct {
 	AdoptionPolicy string // AdoptNone or AdoptExisting
 	DeletionPolicy string // DeleteOnRemove or OrphanOnRemove
 	Paused         bool
+	// Rollout orders the updates of the variant's upstream package into
+	// waves (nil: every downstream at once).
+	Rollout *Rollout
 
 	downstream, namespace *nameTemplate
 }

@@ -25,7 +25,7 @@ var (
 	functionsFields = []string{"exec"}
 	dashboardFields = []string{"enabled"}
 	flowsFields     = []string{"allowWiderReaders"}
-	updatesFields   = []string{"labels", "reviewers", "prConcurrentLimit", "automerge", "strategy", "onConflict"}
+	updatesFields   = []string{"labels", "reviewers", "prConcurrentLimit", "automerge", "strategy", "onConflict", "rollouts"}
 )
 
 // Parse reads a repository configuration strictly and checks it against the

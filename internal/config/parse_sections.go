@@ -323,6 +323,9 @@ func (d *decoder) updates(n *yaml.Node) {
 			d.cfg.Updates.OnConflict = s
 		}
 	}
+	if v := f["rollouts"]; v != nil {
+		d.rollouts(v)
+	}
 }
 
 // relativeFileProblem checks a repository file path (an injector).

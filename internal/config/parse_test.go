@@ -152,7 +152,7 @@ func TestParseBadFiles(t *testing.T) {
 			`.github/porchbot.yaml:9:28: variants[0].injectors[1]: "a/../b" must be a clean path ("b")`,
 			`.github/porchbot.yaml:10:19: variants[0].deletionPolicy: must be one of delete, orphan, got "keep"`,
 			`.github/porchbot.yaml:11:11: variants[0].paused: must be true or false, got integer 1`,
-			`.github/porchbot.yaml:12:3: unknown field "extra" in variants[0] (known fields: upstream, targets, downstream, labels, annotations, namespace, pipeline, injectors, adoptionPolicy, deletionPolicy, paused)`}},
+			`.github/porchbot.yaml:12:3: unknown field "extra" in variants[0] (known fields: upstream, targets, downstream, labels, annotations, namespace, pipeline, injectors, adoptionPolicy, deletionPolicy, paused, rollout)`}},
 		{"variant targets", minimal + `variants:
 - upstream: {package: a}
   targets: {repositories: []}

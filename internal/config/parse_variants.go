@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	variantFields    = []string{"upstream", "targets", "downstream", "labels", "annotations", "namespace", "pipeline", "injectors", "adoptionPolicy", "deletionPolicy", "paused"}
+	variantFields    = []string{"upstream", "targets", "downstream", "labels", "annotations", "namespace", "pipeline", "injectors", "adoptionPolicy", "deletionPolicy", "paused", "rollout"}
 	vUpstreamFields  = []string{"package", "revision"}
 	targetsFields    = []string{"repositories", "repositorySelector"}
 	selectorFields   = []string{"topic"}
@@ -37,6 +37,12 @@ func (d *decoder) variants(n *yaml.Node) {
 			continue
 		}
 		d.checkDuplicateTargets(v, it, field, produced)
+		if v.Rollout != nil {
+			if _, dup := d.cfg.RolloutOf(v.Upstream.Package); dup {
+				d.r.Errorf(it, field+".rollout", "package %q has a rollout already (in updates.rollouts or an earlier variant)", v.Upstream.Package)
+				continue
+			}
+		}
 		d.cfg.Variants = append(d.cfg.Variants, v)
 	}
 }
@@ -103,6 +109,11 @@ func (d *decoder) variant(n *yaml.Node, field string) (Variant, bool) {
 	if p := f["paused"]; p != nil {
 		if b, ok := d.r.Bool(p, field+".paused"); ok {
 			v.Paused = b
+		}
+	}
+	if r := f["rollout"]; r != nil && v.Upstream.Package != "" {
+		if ro, ok := d.rollout(r, field+".rollout", v.Upstream.Package, variantRolloutFields); ok {
+			v.Rollout = &ro
 		}
 	}
 	if d.r.Count() != before {

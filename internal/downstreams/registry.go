@@ -21,6 +21,9 @@ type Downstream struct {
 	Dir string
 	// InstallationID is the App installation of Repo.
 	InstallationID int64
+	// Labels are the package's Kptfile labels (a rollout's waves select
+	// by them).
+	Labels map[string]string
 	// Public: Repo is a public repository, so any reader of the
 	// upstream's package index may see it named there.
 	Public bool
@@ -135,6 +138,20 @@ func sortDownstreams(out []Downstream) {
 		}
 		return out[i].Package < out[j].Package
 	})
+}
+
+// Of returns the packages of repo that track an upstream, sorted by
+// package.
+func (r *Registry) Of(repo string) []Downstream {
+	r.mu.RLock()
+	es := r.byRepo[strings.ToLower(repo)]
+	out := make([]Downstream, len(es))
+	for i, e := range es {
+		out[i] = e.Downstream
+	}
+	r.mu.RUnlock()
+	sortDownstreams(out)
+	return out
 }
 
 // Repos is the number of repositories with at least one downstream

@@ -36,7 +36,7 @@ func FromTree(repo string, installationID int64, paths []string, root string,
 			continue
 		}
 		d := Downstream{Repo: repo, Package: p.Name, Dir: p.Dir, Upstream: *k.Upstream.Git,
-			Strategy: k.Upstream.UpdateStrategy, InstallationID: installationID}
+			Strategy: k.Upstream.UpdateStrategy, InstallationID: installationID, Labels: k.Metadata.Labels}
 		if k.UpstreamLock != nil && k.UpstreamLock.Git != nil {
 			lock := *k.UpstreamLock.Git
 			d.Lock = &lock

@@ -89,25 +89,7 @@ func Decide(spec Spec, revision int, ds []Downstream, rec Record, now time.Time)
 	p := Plan{Package: spec.Package, Revision: revision, State: Rolling}
 	byWave := Assign(spec, ds)
 	waves := spec.waves()
-	keep := make(map[string]bool, len(ds))
-	for _, w := range byWave {
-		for _, d := range w {
-			key := d.Key()
-			keep[key] = true
-			if d.At >= revision && revision > 0 {
-				pr := rec.Downstreams[key]
-				if pr == nil || pr.Merged == nil || pr.Merged.Revision < revision {
-					rec.progress(key).Merged = &Merge{Revision: revision, At: now}
-					p.RecordChanged = true
-				}
-			}
-		}
-	}
-	if len(rec.Downstreams) > len(keep) || len(rec.Skipped) > 0 {
-		before := len(rec.Downstreams) + len(rec.Skipped)
-		rec.Prune(keep, revision)
-		p.RecordChanged = p.RecordChanged || before != len(rec.Downstreams)+len(rec.Skipped)
-	}
+	p.RecordChanged = rec.Note(ds, revision, now)
 	var ack time.Time
 	if rec.Resumed != nil {
 		ack = rec.Resumed.At
@@ -227,6 +209,30 @@ func mergedAt(p *Progress, revision int) time.Time {
 		return time.Time{}
 	}
 	return p.Merged.At
+}
+
+// Note records, at now, the downstreams first seen holding revision (the
+// time a wave without a deployment rule soaks from), forgets downstreams
+// not in ds and skips of older revisions. It says whether r changed.
+func (r *Record) Note(ds []Downstream, revision int, now time.Time) bool {
+	changed := false
+	keep := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		key := d.Key()
+		keep[key] = true
+		if revision > 0 && d.At >= revision {
+			if pr := r.Downstreams[key]; pr == nil || pr.Merged == nil || pr.Merged.Revision < revision {
+				r.progress(key).Merged = &Merge{Revision: revision, At: now}
+				changed = true
+			}
+		}
+	}
+	if len(r.Downstreams) > len(keep) || len(r.Skipped) > 0 {
+		before := len(r.Downstreams) + len(r.Skipped)
+		r.Prune(keep, revision)
+		changed = changed || before != len(r.Downstreams)+len(r.Skipped)
+	}
+	return changed
 }
 
 // clone copies the parts of r that Decide changes.

@@ -239,6 +239,9 @@ func Repository(ctx context.Context, s *core.Session, api API, deps Deps) (*Repo
 		if err := resyncVariants(ctx, s, deps); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		}
+		if err := resyncRollouts(ctx, s, deps); err != nil {
+			rep.Errors = append(rep.Errors, err)
+		}
 		if d, ok := deps.Hooks.(DashboardHook); ok {
 			if err := d.EnsureDashboard(ctx, s); err != nil {
 				rep.Errors = append(rep.Errors, err)

@@ -49,6 +49,9 @@ type UpstreamRevision struct {
 	// repositories, by lower-case owner/name, that it learned once for
 	// all of them (a repository missing: the flow rule asks).
 	Downstreams map[string]flow.Visibility
+	// notes are the release notes of a fan-out (Fanout.Prepare; nil:
+	// Offer reads them).
+	notes func(from, to int) []UpstreamNote
 }
 
 // NewUpstreamRevision names revision n of pkg in s (the tag must be in

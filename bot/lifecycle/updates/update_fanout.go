@@ -146,44 +146,80 @@ func (f *Fanout) fanOut(ctx context.Context, up UpstreamRevision) ([]Result, err
 		return nil, nil
 	}
 	f.queued(total)
-	notes := f.NotesSource(ctx, up)
-	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
-	up.Downstreams = f.downstreamVisibilities(ctx, up, installs)
+	up = f.Prepare(ctx, up, installs)
 	log.WithFields(logrus.Fields{"repositories": len(repos), "packages": total}).Info("updating downstream packages")
 	var results []Result
 	var errs []error
 	for _, repo := range repos {
 		ds, err := f.Open(ctx, repo)
 		for _, pkg := range pkgs[repo] {
-			res := Result{Repo: repo, Package: pkg, Err: err}
-			if err == nil {
-				res.Outcome, res.Err = f.updateOne(ctx, ds, pkg, up, Options{Render: f.Render}, notes)
-			}
+			res := f.Offer(ctx, up, repo, ds, err, pkg)
 			f.queued(-1)
-			state := "failed"
-			if errors.Is(res.Err, core.ErrNotOnboarded) {
-				// A downstream not set up yet is left alone until its
-				// onboarding pull request is merged (bot/lifecycle/onboarding).
-				state = NotOnboarded
-				log.WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Info("update skipped: porchbot is not set up in the downstream repository")
-			} else if _, refused := FlowRefusal(res.Err); refused {
-				// The flow rule's answer, reported on the downstream
-				// commit that asked (flow_check.go): not a failure.
-				state = Refused
-				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Info("update refused by the flow rule")
-			} else if res.Err != nil {
+			if res.Err != nil && res.State() == "failed" {
 				errs = append(errs, fmt.Errorf("update %s in %s: %w", pkg, repo, res.Err))
-				log.WithError(res.Err).WithFields(logrus.Fields{"downstream": repo, "package": pkg}).Warn("update failed")
-			} else {
-				state = res.Outcome.State
-			}
-			if f.Metrics != nil {
-				f.Metrics.Outcome(state)
 			}
 			results = append(results, res)
 		}
 	}
 	return results, errors.Join(errs...)
+}
+
+// Prepare readies up for offers to the downstream repositories installs
+// names (owner/name → installation): its release notes, its visibility
+// and theirs for the flow rule.
+func (f *Fanout) Prepare(ctx context.Context, up UpstreamRevision, installs map[string]int64) UpstreamRevision {
+	up.notes = f.NotesSource(ctx, up)
+	up.Visibility = sourceVisibility(ctx, f.Flows, up.Session)
+	up.Downstreams = f.downstreamVisibilities(ctx, up, installs)
+	return up
+}
+
+// State is the outcome of a downstream's update in words (the metric's
+// state): the Outcome's state, NotOnboarded, Refused, or "failed".
+func (r Result) State() string {
+	switch {
+	case errors.Is(r.Err, core.ErrNotOnboarded):
+		return NotOnboarded
+	case r.Err != nil:
+		if _, refused := FlowRefusal(r.Err); refused {
+			return Refused
+		}
+		return "failed"
+	case r.Outcome != nil:
+		return r.Outcome.State
+	}
+	return "failed"
+}
+
+// Offer updates package pkg of the downstream repository repo, opened as
+// ds (or failing to open with openErr), to up (made ready by Prepare).
+func (f *Fanout) Offer(ctx context.Context, up UpstreamRevision, repo string, ds *core.Session, openErr error, pkg string) Result {
+	log := up.Session.Log.WithFields(logrus.Fields{"upstream": up.Tag(), "package": up.Package, "downstream": repo, "downstream_package": pkg})
+	res := Result{Repo: repo, Package: pkg, Err: openErr}
+	if openErr == nil {
+		notes := up.notes
+		if notes == nil {
+			notes = f.NotesSource(ctx, up)
+		}
+		res.Outcome, res.Err = f.updateOne(ctx, ds, pkg, up, Options{Render: f.Render}, notes)
+	}
+	state := res.State()
+	switch {
+	case state == NotOnboarded:
+		// A downstream not set up yet is left alone until its
+		// onboarding pull request is merged (bot/lifecycle/onboarding).
+		log.Info("update skipped: porchbot is not set up in the downstream repository")
+	case state == Refused:
+		// The flow rule's answer, reported on the downstream commit that
+		// asked (flow_check.go): not a failure.
+		log.WithError(res.Err).Info("update refused by the flow rule")
+	case res.Err != nil:
+		log.WithError(res.Err).Warn("update failed")
+	}
+	if f.Metrics != nil {
+		f.Metrics.Outcome(state)
+	}
+	return res
 }
 
 // Upgrade is /porch upgrade: the update of pkg in ds to revision to of its

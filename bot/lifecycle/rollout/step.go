@@ -1,0 +1,148 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/internal/rollout"
+)
+
+// Controller carries out the rollouts of upstream packages.
+type Controller struct {
+	// Finder finds a package's downstreams (the App's registry).
+	Finder updates.DownstreamFinder
+	// Fanout proposes each update the plan offers (update pull requests,
+	// on the path of a publish's fan-out).
+	Fanout *updates.Fanout
+	// Topics lists the topics of the repositories of the upstream's
+	// installation, by lower-case owner/name (nil: waves selecting by
+	// topic select nothing).
+	Topics func(ctx context.Context, s *core.Session) map[string][]string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Wake asks for a Step of pkg in the repository of s at at, when a
+	// soak ends (nil: the resync takes it).
+	Wake func(s *core.Session, pkg string, at time.Time)
+
+	locks sync.Map // repo + package → *sync.Mutex: one step at a time
+}
+
+func (c *Controller) lock(s *core.Session, pkg string) func() {
+	m, _ := c.locks.LoadOrStore(strings.ToLower(s.Repo.FullName())+"\x00"+pkg, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// Has says whether pkg of s is rolled out in waves.
+func Has(s *core.Session, pkg string) bool {
+	_, ok := s.Config.RolloutOf(pkg)
+	return ok
+}
+
+// Step plans pkg's rollout in its upstream repository s and carries the
+// plan out: each offered update is proposed (an update pull request, or a
+// refresh of the one open), the record notes what was proposed and seen,
+// and a wake is asked for when a soak ends. It returns the plan (nil when
+// pkg has no rollout).
+func (c *Controller) Step(ctx context.Context, s *core.Session, pkg string) (*rollout.Plan, error) {
+	r, ok := s.Config.RolloutOf(pkg)
+	if !ok || c == nil {
+		return nil, nil
+	}
+	defer c.lock(s, pkg)()
+	log := s.Log.WithFields(logrus.Fields{"package": pkg, "rollout": true})
+	f, err := c.gather(ctx, s, pkg, r)
+	if err != nil {
+		return nil, fmt.Errorf("rollout of %s: %w", pkg, err)
+	}
+	now := c.now()
+	rec, _, err := LoadRecord(ctx, s, pkg, now)
+	if err != nil {
+		return nil, err
+	}
+	plan := rollout.Decide(f.spec, f.revision, f.ds, rec, now)
+	type offered struct {
+		key      string
+		excluded string
+	}
+	var done []offered
+	if len(plan.Offers) > 0 && c.Fanout != nil {
+		up, err := updates.NewUpstreamRevision(ctx, s, pkg, plan.Revision)
+		if err != nil {
+			return &plan, fmt.Errorf("rollout of %s: %w", pkg, err)
+		}
+		installs := map[string]int64{}
+		for _, o := range plan.Offers {
+			installs[o.Repo] = f.installs[o.Repo]
+		}
+		up = c.Fanout.Prepare(ctx, up, installs)
+		sessions := map[string]*core.Session{}
+		openErrs := map[string]error{}
+		for _, o := range plan.Offers {
+			ds, seen := sessions[o.Repo]
+			if !seen {
+				ds, openErrs[o.Repo] = c.Fanout.Open(ctx, o.Repo)
+				sessions[o.Repo] = ds
+			}
+			res := c.Fanout.Offer(ctx, up, o.Repo, ds, openErrs[o.Repo], o.Package)
+			log.WithFields(logrus.Fields{"downstream": o.Repo, "downstream_package": o.Package, "wave": o.Wave, "revision": o.Revision, "state": res.State()}).Info("rollout: update proposed")
+			switch st := res.State(); st {
+			case updates.NotOnboarded, updates.Refused, updates.OwnedByVariant, updates.Declined, updates.Held:
+				done = append(done, offered{key: rollout.Key(o.Repo, o.Package), excluded: st})
+			case "failed":
+				// Not recorded: the next step offers it again.
+			default:
+				done = append(done, offered{key: rollout.Key(o.Repo, o.Package)})
+			}
+		}
+	}
+	if plan.RecordChanged || len(done) > 0 {
+		what := fmt.Sprintf("v%d, %s", plan.Revision, plan.Reason)
+		if len(done) > 0 {
+			what = fmt.Sprintf("v%d proposed to %d downstream packages", plan.Revision, len(done))
+		}
+		_, err := UpdateRecord(ctx, s, pkg, what, now, func(r *rollout.Record) bool {
+			changed := r.Note(f.ds, plan.Revision, now)
+			for _, o := range done {
+				changed = r.Offer(o.key, plan.Revision, o.excluded) || changed
+			}
+			return changed
+		})
+		if err != nil {
+			return &plan, err
+		}
+	}
+	if !plan.Wake.IsZero() && c.Wake != nil {
+		c.Wake(s, pkg, plan.Wake)
+	}
+	log.WithFields(logrus.Fields{"revision": plan.Revision, "state": plan.State, "reason": plan.Reason, "offers": len(plan.Offers)}).Info("rollout planned")
+	return &plan, nil
+}
+
+// Plan is the plan of pkg's rollout as it stands, acting on nothing (the
+// status of /porch rollout status and the dashboard).
+func (c *Controller) Plan(ctx context.Context, s *core.Session, pkg string) (*rollout.Plan, error) {
+	r, ok := s.Config.RolloutOf(pkg)
+	if !ok {
+		return nil, nil
+	}
+	f, err := c.gather(ctx, s, pkg, r)
+	if err != nil {
+		return nil, fmt.Errorf("rollout of %s: %w", pkg, err)
+	}
+	now := c.now()
+	rec, _, err := LoadRecord(ctx, s, pkg, now)
+	if err != nil {
+		return nil, err
+	}
+	plan := rollout.Decide(f.spec, f.revision, f.ds, rec, now)
+	return &plan, nil
+}
