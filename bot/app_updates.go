@@ -31,6 +31,7 @@ import (
 // tagged (nothing when the App has no fan-out or nothing was tagged).
 func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *publish.Outcome) error {
 	a.CountPublish(out)
+	a.rebaseAfterPublish(ctx, s, out)
 	if a.Updates == nil || out == nil || len(out.Published) == 0 {
 		return nil
 	}

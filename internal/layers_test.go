@@ -31,6 +31,7 @@ var layers = []string{
 	"bot/lifecycle/rollout",       // fleet rollouts: waves gated by deployment health
 	"bot/lifecycle/variant",       // variants carried out: clone, update, remove
 	"bot/lifecycle/updates",       // update pull requests and their fan-out
+	"bot/lifecycle/rebase",        // drafts rebased on a published revision
 	"bot/lifecycle/publish",       // publish on merge: verdict, tag, release, notes, index
 	"bot/lifecycle/proposals",     // propose, reject, delete, new drafts, clone, list
 	"bot/lifecycle/approval",      // what a proposal is, the approval policy and its check

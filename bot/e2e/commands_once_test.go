@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/resync"
 	"github.com/porchbot/porchbot/internal/forge"
 )
@@ -158,15 +157,7 @@ func callsSince(w *world, before map[string]int64, route string) int64 {
 // App's hooks.
 func (w *world) resync(repo string) (*resync.Report, error) {
 	w.t.Helper()
-	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, repo)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	owner, name := splitRepo(repo)
-	s, err := w.svc.App.Opener.Open(w.ctx, core.Repo{Owner: owner, Name: name, InstallationID: id, DefaultBranch: "main"})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	s := w.session(repo)
 	deps := w.svc.ResyncDeps() // as the periodic loop runs it
 	return resync.Repository(w.ctx, s, deps.API(s), deps)
 }

@@ -6,6 +6,7 @@
 //	dashboard    the "Package dashboard" issue: facts, body, find-or-create, debounce
 //	variant      variants carried out: facts, clone, update, removal (planner: internal/variants)
 //	updates      update pull requests: plan, branch, body, fan-out, pace, waiting, automerge, flows
+//	rebase       drafts kept current: the other drafts rebased on a published revision
 //	publish      publish on merge: verdict, signed tag, release, notes, adoption, the index
 //	proposals    propose, reject, delete, new drafts (init, edit, rollback), clone, list
 //	approval     what a proposal is, what it changes, the pure policy and its check

@@ -106,6 +106,9 @@ type Lifecycle struct {
 	// IndexBranch is the branch holding the package index, index.yaml
 	// (DefaultIndexBranch).
 	IndexBranch string
+	// RebaseDrafts: a published revision rebases the package's other
+	// drafts on it (docs/drafts.md).
+	RebaseDrafts bool
 }
 
 // DefaultIndexBranch is lifecycle.indexBranch by default.

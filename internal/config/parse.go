@@ -19,7 +19,7 @@ var Limits = strictyaml.DefaultLimits
 var (
 	topFields       = []string{"apiVersion", "kind", "extends", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard", "flows"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
-	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
+	lifecycleFields = []string{"publishOn", "releases", "indexBranch", "rebaseDrafts"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
 	renderFields    = []string{"onDraftPush", "kpt", "pushOnFailure", "mutators", "validators"}
 	functionsFields = []string{"exec"}
@@ -135,6 +135,11 @@ func (d *decoder) lifecycle(n *yaml.Node) {
 	if v := f["releases"]; v != nil {
 		if b, ok := d.r.Bool(v, "lifecycle.releases"); ok {
 			d.cfg.Lifecycle.Releases = b
+		}
+	}
+	if v := f["rebaseDrafts"]; v != nil {
+		if b, ok := d.r.Bool(v, "lifecycle.rebaseDrafts"); ok {
+			d.cfg.Lifecycle.RebaseDrafts = b
 		}
 	}
 	if v := f["indexBranch"]; v != nil {

@@ -43,6 +43,7 @@ func TestParseGoodFiles(t *testing.T) {
 		"hex int":          minimal + "approvals: {required: 0x2}\n",
 		"self approval no": minimal + "approvals: {allowSelfApproval: false}\n",
 		"automerge no":     minimal + "updates: {automerge: false}\n",
+		"no rebase":        minimal + "lifecycle: {rebaseDrafts: false}\n",
 		"branch":           minimal + "packages: {deploymentBranch: release/v1.x}\n",
 		"topic":            minimal + "variants:\n- upstream: {package: a}\n  targets: {repositorySelector: {topic: edge-sites}}\n  downstream: {package: \"{{.Repository.FullName}}/a\"}\n",
 	}
@@ -92,6 +93,8 @@ func TestParseBadFiles(t *testing.T) {
 			`.github/porchbot.yaml:4:14: lifecycle.publishOn: must be one of merge, never, got "merged" (did you mean "merge"?)`}},
 		{"releases yes", minimal + "lifecycle: {releases: yes}\n", []string{
 			`.github/porchbot.yaml:3:23: lifecycle.releases: must be true or false, got string "yes"`}},
+		{"rebaseDrafts", minimal + "lifecycle:\n  rebaseDrafts: always\n", []string{
+			`.github/porchbot.yaml:4:17: lifecycle.rebaseDrafts: must be true or false, got string "always"`}},
 		{"kpt", minimal + "render: {kpt: v1.0.0-beta.60}\n", []string{
 			`.github/porchbot.yaml:3:15: render.kpt: must be one of v1.0.0-beta.56, v1.0.0-beta.67, got "v1.0.0-beta.60" (did you mean "v1.0.0-beta.67"?)`}},
 		{"pushOnFailure", minimal + "render: {pushOnFailure: sometimes}\n", []string{
@@ -296,6 +299,20 @@ func TestTyposNameFieldAndLineNeverAGoType(t *testing.T) {
 	for _, goName := range []string{"kptfile.", "config.", "render.Function", "map[", "[]", "unmarshal", "int64"} {
 		if strings.Contains(strings.ReplaceAll(msg, Path, "FILE"), goName) {
 			t.Errorf("error names the Go type %q:\n%s", goName, msg)
+		}
+	}
+}
+
+// lifecycle.rebaseDrafts is true unless the file says false.
+func TestRebaseDrafts(t *testing.T) {
+	for src, want := range map[string]bool{minimal: true, minimal + "lifecycle: {rebaseDrafts: false}\n": false,
+		minimal + "lifecycle: {rebaseDrafts: true}\n": true} {
+		cfg, err := Parse(Path, []byte(src), ServerLimits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Lifecycle.RebaseDrafts != want {
+			t.Errorf("%q: rebaseDrafts %t, want %t", src, cfg.Lifecycle.RebaseDrafts, want)
 		}
 	}
 }

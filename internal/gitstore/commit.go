@@ -33,6 +33,12 @@ type CommitRequest struct {
 	// AllowEmpty makes a commit even if the tree does not change; otherwise
 	// such a request returns the parent and ErrNoChanges.
 	AllowEmpty bool
+	// Onto, when set, makes a merge commit of Parent (first parent) and
+	// Onto, whose tree is Onto's with Dir replaced by Files: the branch at
+	// Parent takes Onto's history, and a diff from their merge base shows
+	// Dir's difference from Onto alone. Parent must be set; the commit is
+	// made even when its tree equals Parent's.
+	Onto plumbing.Hash
 }
 
 // Commit writes the blobs, trees and commit of req into the cache (no
@@ -74,6 +80,19 @@ func (c *Cache) Commit(ctx context.Context, req CommitRequest) (plumbing.Hash, e
 		}
 		baseRoot, parents = parent.TreeHash, []plumbing.Hash{parent.Hash}
 	}
+	if !req.Onto.IsZero() {
+		if req.Parent.IsZero() {
+			return fail(errors.New("a merge commit (Onto) needs a Parent"))
+		}
+		onto, err := object.GetCommit(repo.Storer, req.Onto)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return fail(fmt.Errorf("commit %s to merge %w in the cache (fetch first?)", req.Onto, ErrNotFound))
+		}
+		if err != nil {
+			return fail(fmt.Errorf("commit %s to merge: %w", req.Onto, err))
+		}
+		baseRoot, parents = onto.TreeHash, append(parents, onto.Hash)
+	}
 
 	var newSub plumbing.Hash
 	if req.Files != nil {
@@ -99,7 +118,7 @@ func (c *Cache) Commit(ctx context.Context, req CommitRequest) (plumbing.Hash, e
 			return fail(err)
 		}
 	}
-	if len(parents) > 0 && newRoot == baseRoot && !req.AllowEmpty {
+	if len(parents) == 1 && newRoot == baseRoot && !req.AllowEmpty {
 		return req.Parent, fmt.Errorf("gitstore: commit in %s: %w: %s is unchanged", c.loc.name, ErrNoChanges, displayDir(dir))
 	}
 

@@ -37,6 +37,10 @@ type PackageCommit struct {
 	Trailer packages.Trailer
 	// AllowEmpty makes a commit even when the tree does not change.
 	AllowEmpty bool
+	// Onto, when set, makes a merge commit of Parent and Onto whose tree
+	// is Onto's with Dir replaced (gitstore.CommitRequest.Onto): a draft
+	// rebased on a published revision.
+	Onto plumbing.Hash
 	// Exclusive, with Lease ZeroHash, reports gitstore.ErrLeaseBroken when
 	// the branch already holds the very same commit (another replica made
 	// it in the same second): only one caller learns it created the branch.
@@ -54,7 +58,7 @@ func (s *Session) CommitPackage(ctx context.Context, id Identity, c PackageCommi
 	sig := object.Signature{Name: id.Name, Email: id.Email, When: time.Now().UTC()}
 	msg := packages.AppendTrailer(c.Message, c.Trailer)
 	h, err := s.Git.Commit(ctx, gitstore.CommitRequest{Parent: c.Parent, Dir: c.Dir, Files: c.Files,
-		Message: msg, Author: sig, Committer: sig, AllowEmpty: c.AllowEmpty})
+		Message: msg, Author: sig, Committer: sig, AllowEmpty: c.AllowEmpty, Onto: c.Onto})
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNoChanges) {
 			return c.Parent, err
