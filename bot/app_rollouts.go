@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/rollout"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/downstreams"
+	"github.com/porchbot/porchbot/internal/ttlcache"
 )
 
 // Rollouts (docs/rollouts.md): a publish of a package with a rollout goes
@@ -24,7 +26,14 @@ import (
 // update fan-out.
 func (a *App) NewRolloutController() *rollout.Controller {
 	c := &rollout.Controller{Finder: a, Fanout: a.Updates, Wake: a.wakeRollout}
-	c.Topics = func(ctx context.Context, s *core.Session) map[string][]string {
+	// Topics change seldom: one listing of an installation's repositories
+	// serves its rollouts' steps for topicsTTL.
+	var topics ttlcache.Cache[map[string][]string]
+	c.Topics = func(ctx context.Context, s *core.Session, repos []string) map[string][]string {
+		key := strconv.FormatInt(s.Repo.InstallationID, 10)
+		if m, ok := topics.Get(key, time.Now()); ok && listsAll(m, repos) {
+			return m
+		}
 		var lister func(*core.Session) updates.VariantRepoLister
 		if a.Updates != nil {
 			lister = a.Updates.Repos
@@ -37,10 +46,27 @@ func (a *App) NewRolloutController() *rollout.Controller {
 		for k, r := range listed {
 			out[k] = r.Topics
 		}
+		if err == nil {
+			topics.Put(key, out, time.Now().Add(topicsTTL))
+		}
 		return out
 	}
 	return c
 }
+
+// listsAll says whether a listing holds every one of repos (a repository
+// created since is listed again).
+func listsAll(listed map[string][]string, repos []string) bool {
+	for _, r := range repos {
+		if _, ok := listed[strings.ToLower(r)]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// topicsTTL is how long a rollout trusts a listing of repository topics.
+const topicsTTL = 10 * time.Minute
 
 // publishedWithRollouts splits a publish's revisions into those of
 // packages rolled out in waves (stepped here) and the others (returned,

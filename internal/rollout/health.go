@@ -24,12 +24,15 @@ func (h Health) Met() bool { return h.State == Success || h.State == Acknowledge
 
 // HealthOf is downstream p's health at revision, over the latest report of
 // each context on it:
-//   - Failure when one is a failure reported after ack (the last resume;
-//     the earliest such failure is the one named);
+//   - Failure when one is a failure no resume acknowledged (the earliest
+//     such failure is the one named);
 //   - Pending when one is pending;
 //   - Success when one is a success and the others are successes or
 //     acknowledged failures;
 //   - Acknowledged when all are acknowledged failures.
+//
+// ack is the last resume's time: a downstream met by acknowledgement is
+// met from then.
 func (p *Progress) HealthOf(revision int, ack time.Time) Health {
 	if p == nil {
 		return Health{}
@@ -43,7 +46,7 @@ func (p *Progress) HealthOf(revision int, ack time.Time) Health {
 		}
 		reported = true
 		switch {
-		case r.State == Failure && r.At.After(ack):
+		case r.State == Failure && !r.Acked:
 			if fail == nil || r.At.Before(fail.Since) || r.At.Equal(fail.Since) && c < fail.Context {
 				fail = &Health{State: Failure, Since: r.At, Context: c, Failed: r}
 			}

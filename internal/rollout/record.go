@@ -80,6 +80,9 @@ type Report struct {
 	Since       time.Time `json:"since,omitzero"`
 	URL         string    `json:"url,omitempty"`
 	Description string    `json:"description,omitempty"`
+	// Acked: a failure a resume acknowledged; it stays acknowledged while
+	// the context keeps reporting failure on the same revision.
+	Acked bool `json:"acked,omitempty"`
 }
 
 // Bounds of what a record keeps of a report.
@@ -123,7 +126,10 @@ func (r *Record) Observe(key, context string, rep Report) bool {
 	if had && rep.At.Before(old.At) {
 		return false
 	}
-	rep.Since = time.Time{}
+	rep.Since, rep.Acked = time.Time{}, false
+	if rep.State == Failure && had && old.Acked && old.State == Failure && old.Revision == rep.Revision {
+		rep.Acked = true
+	}
 	if rep.State == Success {
 		rep.Since = rep.At
 		if had && old.State == Success && old.Revision == rep.Revision {
@@ -167,10 +173,20 @@ func (r *Record) Offer(key string, revision int, excluded string) bool {
 func (r *Record) Pause(by string, at time.Time) { r.Paused = &Control{By: by, At: at} }
 
 // Resume runs the rollout again, acknowledging the failures reported so
-// far.
+// far (each stays acknowledged while its context keeps failing on the
+// same revision: a deployer that posts the same failure again does not
+// stop the rollout again).
 func (r *Record) Resume(by string, at time.Time) {
 	r.Paused = nil
 	r.Resumed = &Control{By: by, At: at}
+	for _, p := range r.Downstreams {
+		for c, rep := range p.Reports {
+			if rep.State == Failure && !rep.Acked {
+				rep.Acked = true
+				p.Reports[c] = rep
+			}
+		}
+	}
 }
 
 // SkipWave lets the rollout of revision go past wave.

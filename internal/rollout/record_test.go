@@ -96,3 +96,27 @@ func TestRecordSignature(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeAcknowledgesTheFailuresSoFar(t *testing.T) {
+	var r Record
+	k := "acme/edge-1:upf"
+	r.Observe(k, "flux", Report{Revision: 2, State: Failure, At: t0})
+	if h := r.Downstreams[k].HealthOf(2, time.Time{}); h.State != Failure {
+		t.Fatalf("health %+v", h)
+	}
+	// The deployer's clock may be ahead of porchbot's: the resume
+	// acknowledges what the record holds, whatever its time.
+	r.Resume("alice", t0.Add(-time.Hour))
+	if h := r.Downstreams[k].HealthOf(2, t0.Add(-time.Hour)); h.State != Acknowledged || !h.Met() {
+		t.Fatalf("after the resume: %+v", h)
+	}
+	r.Observe(k, "flux", Report{Revision: 2, State: Failure, At: t0.Add(time.Minute)})
+	if h := r.Downstreams[k].HealthOf(2, time.Time{}); h.State != Acknowledged {
+		t.Errorf("the same failure posted again stopped the rollout again: %+v", h)
+	}
+	r.Observe(k, "flux", Report{Revision: 2, State: Success, At: t0.Add(2 * time.Minute)})
+	r.Observe(k, "flux", Report{Revision: 2, State: Failure, At: t0.Add(3 * time.Minute)})
+	if h := r.Downstreams[k].HealthOf(2, time.Time{}); h.State != Failure {
+		t.Errorf("a new failure after a success was taken as acknowledged: %+v", h)
+	}
+}

@@ -56,11 +56,18 @@ func (c *Controller) gather(ctx context.Context, s *core.Session, pkg string, r 
 		return f, err
 	}
 	f.revision = packages.Latest(revs)
+	found := c.Finder.DownstreamsOf(ctx, s.Repo, core.PackageDir(s.Config.Packages.Root, pkg))
 	var topics map[string][]string
 	if usesTopics(r) && c.Topics != nil {
-		topics = c.Topics(ctx, s)
+		var repos []string
+		for _, d := range found {
+			if d.InstallationID == s.Repo.InstallationID {
+				repos = append(repos, d.Repo)
+			}
+		}
+		topics = c.Topics(ctx, s, repos)
 	}
-	for _, d := range c.Finder.DownstreamsOf(ctx, s.Repo, core.PackageDir(s.Config.Packages.Root, pkg)) {
+	for _, d := range found {
 		if strings.EqualFold(d.Repo, s.Repo.FullName()) && d.Package == pkg {
 			continue // names itself as its upstream
 		}

@@ -22,9 +22,10 @@ type Controller struct {
 	// on the path of a publish's fan-out).
 	Fanout *updates.Fanout
 	// Topics lists the topics of the repositories of the upstream's
-	// installation, by lower-case owner/name (nil: waves selecting by
-	// topic select nothing).
-	Topics func(ctx context.Context, s *core.Session) map[string][]string
+	// installation, by lower-case owner/name, holding those of repos (the
+	// downstream repositories of that installation) where it can (nil:
+	// waves selecting by topic select nothing).
+	Topics func(ctx context.Context, s *core.Session, repos []string) map[string][]string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Wake asks for a Step of pkg in the repository of s at at, when a

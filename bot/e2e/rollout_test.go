@@ -1,0 +1,232 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/porchbot/porchbot/internal/forge"
+)
+
+// rolloutConfig rolls network/upf out in three waves: two canary sites
+// one at a time, the sites of topic "early" all at once, then the rest;
+// each wave waits for Flux's report of a healthy deployment.
+const rolloutConfig = `apiVersion: porchbot.dev/v1alpha1
+kind: RepositoryConfig
+updates:
+  rollouts:
+    - package: network/upf
+      deploymentContexts: ["kustomization/*"]
+      waves:
+        - {name: canary, repositories: [acme/site-00, acme/site-01], maxInProgress: 1}
+        - {name: early, topic: early}
+        - {name: rest}
+`
+
+// rolloutFleet is acme/catalog's network/upf at v1 with rolloutConfig,
+// and twelve downstream sites (acme/site-00 to -11) holding it as kpt pkg
+// get leaves it, site-02 to -05 of topic "early".
+func rolloutFleet(t *testing.T) (*world, []string) {
+	t.Helper()
+	w := newWorld(t)
+	seed := w.firstCommit(upstreamRepo)
+	w.publishFound(upstreamRepo, seed, upstreamPkg)
+	v1 := w.tags(upstreamRepo, upstreamPkg+"/v")[upstreamPkg+"/v1"]
+	cat := w.clone("alice", upstreamRepo)
+	w.write(cat, ".github/porchbot.yaml", rolloutConfig)
+	w.git(cat, "add", "-A")
+	w.git(cat, "commit", "-q", "-m", "Roll network/upf out in waves")
+	w.git(cat, "push", "-q", "origin", "HEAD:main")
+	w.settle()
+
+	src := w.clone("alice", upstreamRepo)
+	w.git(src, "checkout", "-q", upstreamPkg+"/v1")
+	dir := filepath.Join(t.TempDir(), "site")
+	repoURL := strings.TrimSuffix(w.svc.Clients.URLs().GitURL("acme", "catalog"), ".git")
+	for _, f := range []string{"deployment.yaml", "service.yaml"} {
+		w.write(dir, "upf/"+f, readFile(t, src, upstreamPkg+"/"+f))
+	}
+	lock := "  git:\n    repo: " + repoURL + "\n    directory: /network/upf\n    ref: network/upf/v1\n"
+	w.write(dir, "upf/Kptfile", strings.Replace(readFile(t, src, upstreamPkg+"/Kptfile"), "info:",
+		"upstream:\n  type: git\n"+lock+"  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n"+lock+"    commit: "+v1+"\ninfo:", 1))
+	w.write(dir, "README.md", "# an edge site\n")
+	w.git("", "init", "-q", "-b", "main", dir)
+	as := []string{"-c", "user.name=alice", "-c", "user.email=alice@example.com"}
+	w.git(dir, append(as, "add", "-A")...)
+	w.git(dir, append(as, "commit", "-q", "-m", "kpt pkg get the UPF")...)
+	base := strings.Replace(w.svc.Embedded.Forge.BaseURL(), "http://", "http://alice:alice-token@", 1)
+	var sites []string
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("site-%02d", i)
+		if _, _, err := w.client("alice").Repositories.Create(w.ctx, "acme", &github.Repository{Name: github.String(name)}); err != nil {
+			t.Fatal(err)
+		}
+		if i >= 2 && i <= 5 {
+			if _, _, err := w.client("alice").Repositories.ReplaceAllTopics(w.ctx, "acme", name, []string{"edge", "early"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.git(dir, "push", "-q", base+"/acme/"+name+".git", "HEAD:main")
+		sites = append(sites, "acme/"+name)
+	}
+	w.settle()
+	return w, sites
+}
+
+// openUpdate is the open update pull request of site (nil: none).
+func (w *world) openUpdate(site string) *github.PullRequest {
+	w.t.Helper()
+	for _, pr := range w.updatePulls(site) {
+		if pr.GetState() == "open" {
+			return pr
+		}
+	}
+	return nil
+}
+
+// withUpdates are the sites with an open update pull request whose title
+// names tag.
+func (w *world) withUpdates(sites []string, tag string) []string {
+	w.t.Helper()
+	var out []string
+	for _, s := range sites {
+		if pr := w.openUpdate(s); pr != nil && strings.Contains(pr.GetTitle(), tag) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// mergeUpdate merges site's open update pull request as alice.
+func (w *world) mergeUpdate(site string) {
+	w.t.Helper()
+	pr := w.openUpdate(site)
+	if pr == nil {
+		w.t.Fatalf("%s has no open update pull request", site)
+	}
+	w.merge("alice", site, pr.GetNumber())
+	w.settle()
+}
+
+// fluxReports posts, as Flux's notification controller does, a commit
+// status on site's main head (alice posts for the controller).
+func (w *world) fluxReports(site, state, description string) {
+	w.t.Helper()
+	w.fluxReportsOn(site, w.branchSHA(site, "main"), state, description)
+}
+
+// fluxReportsOn is fluxReports on commit head.
+func (w *world) fluxReportsOn(site, head, state, description string) {
+	w.t.Helper()
+	owner, name := splitRepo(site)
+	if _, _, err := w.client("alice").Repositories.CreateStatus(w.ctx, owner, name, head, &github.RepoStatus{
+		State: github.String(state), Context: github.String("kustomization/upf/5f0a1a2b"), Description: github.String(description),
+		TargetURL: github.String("https://flux.example.com/" + name)}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.settle()
+}
+
+// rolloutStatus is the reply to /porch rollout status in a new issue of
+// the catalog.
+func (w *world) rolloutCommand(user, args string) string {
+	w.t.Helper()
+	issue := w.createIssue(user, upstreamRepo, "Rollout "+args)
+	c := w.comment(user, upstreamRepo, issue, "/porch rollout "+args)
+	w.settle()
+	return w.replyTo(upstreamRepo, issue, c).GetBody()
+}
+
+// TestRolloutInWaves: one upstream, twelve downstream sites in three
+// waves; each wave's update pull requests open when the previous wave
+// merged and Flux reported it healthy; a failure in wave two stops the
+// rollout until an approver resumes it; a revision published mid-rollout
+// starts again from the first wave, leaving the later waves' updates as
+// they were. A deployment report that changes no wave costs porchbot no
+// REST call.
+func TestRolloutInWaves(t *testing.T) {
+	w, sites := rolloutFleet(t)
+	canary, early, rest := sites[:2], sites[2:6], sites[6:]
+	v2 := w.publishUpstream("v2", upstreamV2(w))
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != "acme/site-00" {
+		t.Fatalf("after %s, updates in %v; want the first canary only (maxInProgress 1)", v2, got)
+	}
+
+	// The first canary merges: the second gets its update; the wave waits
+	// for both to be healthy.
+	w.mergeUpdate(canary[0])
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != canary[1] {
+		t.Fatalf("after the first canary merged, updates in %v; want %s", got, canary[1])
+	}
+	w.fluxReports(canary[0], "success", "Applied revision main@sha1")
+	w.mergeUpdate(canary[1])
+	if got := w.withUpdates(sites, v2); len(got) != 0 {
+		t.Fatalf("the canary wave is not healthy yet, yet updates in %v", got)
+	}
+	fg := w.svc.Embedded.Forge
+	head := w.branchSHA(canary[1], "main")
+	before := fg.Stats().Snapshot()
+	w.fluxReportsOn(canary[1], head, "success", "Applied revision main@sha2")
+	opened := forge.Counted(forge.StatsDelta(before, fg.Stats().Snapshot()))
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != strings.Join(early, ",") {
+		t.Fatalf("the canary wave is healthy: updates in %v, want the early wave %v", got, early)
+	}
+	t.Logf("the report that opened the early wave (4 update pull requests and their lifecycle): %d REST calls, %v", forge.SumCounted(opened)-1, opened)
+
+	// The early wave: three healthy, one failing. A healthy report that
+	// opens nothing costs porchbot nothing.
+	for _, s := range early {
+		w.mergeUpdate(s)
+	}
+	head = w.branchSHA(early[0], "main")
+	before = fg.Stats().Snapshot()
+	w.fluxReportsOn(early[0], head, "success", "Applied")
+	quiet := forge.Counted(forge.StatsDelta(before, fg.Stats().Snapshot()))
+	if n := forge.SumCounted(quiet); n != 1 {
+		t.Errorf("a report that changed no wave cost porchbot %d REST calls beyond the report itself: %v", n-1, quiet)
+	}
+	w.fluxReports(early[1], "success", "Applied")
+	w.fluxReports(early[2], "success", "Applied")
+	w.fluxReports(early[3], "failure", "Health check failed: deployment/upf not ready")
+	if got := w.withUpdates(sites, v2); len(got) != 0 {
+		t.Fatalf("wave early failed, yet updates in %v", got)
+	}
+	status := w.rolloutCommand("alice", "status network/upf")
+	for _, want := range []string{"stopped", "wave `early` failed", "`acme/site-05` `upf`", "Health check failed", "/porch rollout resume network/upf"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("the status does not say %q:\n%s", want, status)
+		}
+	}
+
+	// carol reads only: no command. bob (a writer; approvals name nobody)
+	// resumes: the failure is acknowledged, the rest opens.
+	if reply := w.rolloutCommand("carol", "resume network/upf"); strings.Contains(reply, "Resumed") {
+		t.Fatalf("carol resumed the rollout:\n%s", reply)
+	}
+	if got := w.withUpdates(sites, v2); len(got) != 0 {
+		t.Fatalf("updates in %v before any resume", got)
+	}
+	reply := w.rolloutCommand("bob", "resume network/upf")
+	if !strings.Contains(reply, "Resumed") {
+		t.Fatalf("bob's resume:\n%s", reply)
+	}
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != strings.Join(rest, ",") {
+		t.Fatalf("after the resume, updates in %v, want the rest %v", got, rest)
+	}
+
+	// v3 mid-rollout: the canary wave again, one at a time; the rest keep
+	// their v2 updates.
+	v3 := w.publishUpstream("v3", upstreamV3(w))
+	if got := w.withUpdates(sites, v3); strings.Join(got, ",") != canary[0] {
+		t.Fatalf("after %s, %s updates in %v; want the first canary only", v3, v3, got)
+	}
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != strings.Join(rest, ",") {
+		t.Fatalf("after %s, %s updates in %v; want the rest's untouched %v", v3, v2, got, rest)
+	}
+	if status := w.rolloutCommand("alice", "status network/upf"); !strings.Contains(status, "`network/upf` v3**: ⏳ rolling") || !strings.Contains(status, "| `canary` | ⏳ rolling | 2 | 0 | 0 | 1 | 0 |") {
+		t.Errorf("the status after %s:\n%s", v3, status)
+	}
+}
