@@ -19,7 +19,7 @@ var Limits = strictyaml.DefaultLimits
 var (
 	topFields       = []string{"apiVersion", "kind", "extends", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard", "flows"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
-	lifecycleFields = []string{"publishOn", "releases", "indexBranch"}
+	lifecycleFields = []string{"publishOn", "releases", "indexBranch", "deletionWithDownstreams"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
 	renderFields    = []string{"onDraftPush", "kpt", "pushOnFailure", "mutators", "validators"}
 	functionsFields = []string{"exec"}
@@ -144,6 +144,11 @@ func (d *decoder) lifecycle(n *yaml.Node) {
 			} else {
 				d.cfg.Lifecycle.IndexBranch = s
 			}
+		}
+	}
+	if v := f["deletionWithDownstreams"]; v != nil {
+		if s, ok := d.r.Enum(v, "lifecycle.deletionWithDownstreams", DeletionRequireAck, DeletionAllow); ok {
+			d.cfg.Lifecycle.DeletionWithDownstreams = s
 		}
 	}
 }
