@@ -102,7 +102,7 @@ func (o CommandOps) OpenProposal(ctx context.Context, s *core.Session, pkg, work
 // for the current one only when the packages' content is the same (the
 // policy's carry-over rule). A head that cannot be established is not
 // approved: the reply says why and what to do.
-func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number int, at time.Time, login string) (commands.Outcome, error) {
+func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number int, at time.Time, login string, orphans bool) (commands.Outcome, error) {
 	api := o.App.proposalAPI(s.Hub)
 	pr, err := s.Hub.GetPull(ctx, s.Repo.Owner, s.Repo.Name, number)
 	if err != nil {
@@ -122,7 +122,8 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 			"the pull request's head was when you wrote it (" + seen.Why + "). Approve with a review (it names its commit), " +
 			"or comment `/porch approve` again."}
 	}
-	rec, err := approval.RecordCommandApproval(ctx, s, api, number, login, plumbing.NewHash(seen.Commit))
+	rec, err := approval.RecordCommandApprovalOf(ctx, s, api, number, approval.CommandApproval{User: login,
+		Head: plumbing.NewHash(seen.Commit), OrphanDownstreams: orphans})
 	if err != nil {
 		return commands.Outcome{}, userError(err)
 	}
@@ -141,11 +142,32 @@ func (o CommandOps) RecordApproval(ctx context.Context, s *core.Session, number 
 			mdquote.Quiet(out.Result.Summary)}
 	}
 	text := "Approval recorded. "
+	if orphans {
+		text = orphanAckText(out.Packages)
+	}
 	if head := strings.ToLower(pr.Head.SHA); seen.Commit != head {
 		text = fmt.Sprintf("Approval recorded for %s, the head when you wrote the comment; the head is now %s, "+
 			"which it covers only if the packages' content is the same. ", words.ShortSHA(seen.Commit), words.ShortSHA(head))
 	}
 	return commands.Outcome{Text: text + out.Result.Summary, PullRequest: number}, nil
+}
+
+// orphanAckText opens the reply to /porch approve --orphan-downstreams:
+// what it acknowledged, or that the proposal deletes no package (the
+// acknowledgement then changes nothing; the approval counts as any).
+func orphanAckText(changes []approval.PackageChange) string {
+	var deleted []string
+	for _, p := range changes {
+		if p.Kind == core.LandingDeleted {
+			deleted = append(deleted, mdquote.Code(p.Name))
+		}
+	}
+	if len(deleted) == 0 {
+		return "Approval recorded (this proposal deletes no package, so " + mdquote.Code("--"+approval.OrphanFlag) +
+			" changes nothing). "
+	}
+	return "Approval recorded, acknowledging that deleting " + strings.Join(deleted, ", ") +
+		" leaves the packages that track it without their upstream. "
 }
 
 // approvalNotCounted says why login's /porch approve can never count in

@@ -145,6 +145,11 @@ func (a *App) TrackingDownstreams(_ context.Context, s *core.Session) []downstre
 // installed (downstreams.Registry.Known).
 func (a *App) DownstreamsKnown(repository string) bool { return a.registry().Known(repository) }
 
+// DownstreamsComplete says whether a resync pass has shown every
+// installed repository's downstream packages (core.DownstreamRegistry,
+// downstreams.Registry.Complete).
+func (a *App) DownstreamsComplete() bool { return a.registry().Complete() }
+
 var _ resync.PassHooks = (*App)(nil) // the resync loop reports its passes to the registry
 
 // ResyncPassDone tells the registry that a resync pass visited every

@@ -24,11 +24,17 @@ func parseArgs(c *Command, v Verb, toks []string) *ParseError {
 			argWord = append(argWord, word)
 			continue
 		}
-		if !slices.Contains(v.Flags, name) {
+		switch {
+		case !slices.Contains(v.Flags, name) && !slices.Contains(v.Switches, name):
 			return unknownFlag(v, word, name)
-		}
-		if c.HasFlag(name) {
+		case c.HasFlag(name):
 			return usageError(v, word, fmt.Sprintf("--%s is given twice", name))
+		case slices.Contains(v.Switches, name):
+			if hasValue {
+				return usageError(v, word, fmt.Sprintf("--%s takes no value", name))
+			}
+			c.setFlag(name, "")
+			continue
 		}
 		if !hasValue {
 			if i+1 >= len(toks) {
@@ -40,10 +46,7 @@ func parseArgs(c *Command, v Verb, toks []string) *ParseError {
 		if msg := checkFlag(name, value); msg != "" {
 			return usageError(v, word, msg)
 		}
-		if c.Flags == nil {
-			c.Flags = map[string]string{}
-		}
-		c.Flags[name] = value
+		c.setFlag(name, value)
 	}
 	switch {
 	case len(c.Args) < v.MinArgs:
@@ -59,6 +62,13 @@ func parseArgs(c *Command, v Verb, toks []string) *ParseError {
 		}
 	}
 	return nil
+}
+
+func (c *Command) setFlag(name, value string) {
+	if c.Flags == nil {
+		c.Flags = map[string]string{}
+	}
+	c.Flags[name] = value
 }
 
 // flagToken reads "--name", "--name=value"; "—name" (an editor's em dash
@@ -157,7 +167,7 @@ func ParseDraftArg(a string) (pkg, workspace string, err error) {
 
 func unknownFlag(v Verb, word int, name string) *ParseError {
 	msg := fmt.Sprintf("%s has no flag --%s", mdquote.Code(Prefix+" "+v.Name), name)
-	if s := suggest.Nearest(name, v.Flags, MaxSuggestDistance); len(s) > 0 {
+	if s := suggest.Nearest(name, append(slices.Clone(v.Flags), v.Switches...), MaxSuggestDistance); len(s) > 0 {
 		msg += fmt.Sprintf(" (did you mean --%s?)", s[0])
 	}
 	return usageError(v, word, msg)

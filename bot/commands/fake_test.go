@@ -37,8 +37,11 @@ func (f *fakeLifecycle) OpenProposal(_ context.Context, s *core.Session, pkg, ws
 	return commands.Outcome{Text: "Opened the proposal.", PullRequest: 42, Branch: "drafts/" + pkg + "/" + ws}, err
 }
 
-func (f *fakeLifecycle) RecordApproval(_ context.Context, _ *core.Session, pr int, at time.Time, login string) (commands.Outcome, error) {
+func (f *fakeLifecycle) RecordApproval(_ context.Context, _ *core.Session, pr int, at time.Time, login string, orphans bool) (commands.Outcome, error) {
 	err := f.record("approve #%d written %s by %s", pr, at.UTC().Format(time.RFC3339), login)
+	if orphans {
+		err = f.record("approve #%d acknowledging orphaned downstreams", pr)
+	}
 	return commands.Outcome{Text: "Approval recorded; the policy counts it."}, err
 }
 

@@ -67,6 +67,9 @@ const (
 	FlagTo          = "to"
 	FlagStrategy    = "strategy"
 	FlagWave        = "wave"
+	// FlagOrphanDownstreams is approve's switch acknowledging the
+	// downstream packages a deletion leaves without their upstream.
+	FlagOrphanDownstreams = "orphan-downstreams"
 )
 
 // RolloutActions are /porch rollout's first argument: status for anyone
@@ -86,8 +89,10 @@ type Verb struct {
 	// what each one is, in order (checked by the parser).
 	MinArgs, MaxArgs int
 	Args             []ArgKind
-	// Flags are the --flags the verb accepts.
-	Flags []string
+	// Flags are the --flags the verb accepts, each with a value;
+	// Switches those it accepts without one.
+	Flags    []string
+	Switches []string
 	// Text makes the rest of the line one free-text argument, not
 	// tokenised (reject's reason: "isn't ready" must not be a quoting
 	// error).
@@ -110,6 +115,8 @@ func (v Verb) Usage() string {
 var Verbs = []Verb{
 	{Name: "help", Syntax: "[<verb>]", Summary: "this command table", Access: Anyone, MaxArgs: 1, Args: []ArgKind{ArgVerb}},
 	{Name: "list", Summary: "packages with their latest revision, open drafts, proposals, pending updates", Access: WriteAccess},
+	{Name: "dependents", Syntax: "<package>", Summary: "the downstream packages known to track a package of this repository: where, the revision each is at, whether it is behind (repositories this repository's readers cannot see are counted, not named)",
+		Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}},
 	{Name: "init", Syntax: "<package> [--workspace W] [--description D]", Summary: "new empty package draft (what `kpt pkg init` writes)",
 		Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, Flags: []string{FlagWorkspace, FlagDescription}},
 	{Name: "clone", Syntax: "<owner/repo/package@vN | https://host/owner/repo.git/dir@ref> <package> [--workspace W]",
@@ -119,7 +126,8 @@ var Verbs = []Verb{
 		Access: WriteAccess, MinArgs: 1, MaxArgs: 1, Args: []ArgKind{ArgPackage}, Flags: []string{FlagFrom, FlagWorkspace}},
 	{Name: "propose", Syntax: "[<package>/<workspace>]", Summary: "open the pull request for a draft (in a draft's pull request: no argument)",
 		Access: WriteAccess, MaxArgs: 1, Args: []ArgKind{ArgDraft}, AuthorBound: true},
-	{Name: "approve", Summary: "counts as an approval from the commenter", Access: ApprovalPolicy, Where: InPullRequest, AuthorBound: true},
+	{Name: "approve", Syntax: "[--orphan-downstreams]", Summary: "counts as an approval from the commenter; `--orphan-downstreams` also acknowledges that a deletion leaves downstream packages without their upstream",
+		Access: ApprovalPolicy, Where: InPullRequest, Switches: []string{FlagOrphanDownstreams}, AuthorBound: true},
 	{Name: "reject", Syntax: "[reason]", Summary: "close the proposal; the draft branch stays", Access: WriteAccess, Where: InPullRequest, Text: true},
 	{Name: "render", Summary: "render the draft again now (a fork's pull request: checked, not pushed)", Access: WriteAccess, Where: InPullRequest},
 	{Name: "upgrade", Syntax: "<package> [--to vN] [--strategy " + strings.Join(kptfile.UpdateStrategies, "|") + "]",

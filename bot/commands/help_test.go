@@ -6,7 +6,7 @@ import (
 )
 
 func TestHelpTableListsEveryVerbOfTheSpec(t *testing.T) {
-	want := []string{"help", "list", "init", "clone", "edit", "propose", "approve", "reject", "render", "upgrade", "rollback", "delete", "variants", "rollout", "publish"}
+	want := []string{"help", "list", "dependents", "init", "clone", "edit", "propose", "approve", "reject", "render", "upgrade", "rollback", "delete", "variants", "rollout", "publish"}
 	if got := VerbNames(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("verbs %v, want SPEC §4's %v", got, want)
 	}
@@ -29,7 +29,8 @@ func TestHelpTableListsEveryVerbOfTheSpec(t *testing.T) {
 	}
 	for _, s := range []string{
 		"| `/porch upgrade <package> [--to vN] [--strategy resource-merge\\|fast-forward\\|force-delete-replace\\|copy-merge]` |",
-		"| `/porch approve` | counts as an approval from the commenter (in a pull request) | anyone; counts if the approval policy allows |",
+		"| `/porch approve [--orphan-downstreams]` | counts as an approval from the commenter; `--orphan-downstreams` also acknowledges that a deletion leaves downstream packages without their upstream (in a pull request) | anyone; counts if the approval policy allows |",
+		"| `/porch dependents <package>` |",
 		"| `/porch init <package> [--workspace W] [--description D]` | new empty package draft (what `kpt pkg init` writes) | write access |",
 		"| `/porch help [<verb>]` | this command table | anyone |",
 	} {
@@ -51,7 +52,7 @@ func TestHelpVerbTableIsConsistent(t *testing.T) {
 		if len(v.Args) > v.MaxArgs {
 			t.Errorf("%s: more argument kinds than arguments", v.Name)
 		}
-		for _, f := range v.Flags {
+		for _, f := range append(append([]string(nil), v.Flags...), v.Switches...) {
 			if !strings.Contains(v.Syntax, "--"+f) {
 				t.Errorf("%s: flag --%s missing from the syntax %q", v.Name, f, v.Syntax)
 			}

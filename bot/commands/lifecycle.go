@@ -33,7 +33,9 @@ type Lifecycle interface {
 	// the head it had when the comment was written (at, GitHub's
 	// created_at); the approval policy decides whether it counts
 	// (Outcome.Text says). A head that cannot be established is a refusal.
-	RecordApproval(ctx context.Context, s *core.Session, pr int, at time.Time, login string) (Outcome, error)
+	// orphans (--orphan-downstreams) also acknowledges the downstream
+	// packages a deletion leaves without their upstream.
+	RecordApproval(ctx context.Context, s *core.Session, pr int, at time.Time, login string, orphans bool) (Outcome, error)
 	// Reject closes proposal pr with a reason ("" for none); the draft
 	// branch stays.
 	Reject(ctx context.Context, s *core.Session, pr int, login, reason string) (Outcome, error)

@@ -34,11 +34,11 @@ func runPropose(ctx context.Context, cr *commentRun, c Command) result {
 	})
 }
 
-// runApprove is /porch approve, recorded at the pull request's head when
-// the comment was written.
-func runApprove(ctx context.Context, cr *commentRun, _ Command) result {
+// runApprove is /porch approve [--orphan-downstreams], recorded at the
+// pull request's head when the comment was written.
+func runApprove(ctx context.Context, cr *commentRun, c Command) result {
 	return cr.withSession(ctx, func(s *core.Session) (Outcome, error) {
-		return cr.r.Lifecycle.RecordApproval(ctx, s, cr.ev.Number, cr.ev.CreatedAt, cr.ev.Author)
+		return cr.r.Lifecycle.RecordApproval(ctx, s, cr.ev.Number, cr.ev.CreatedAt, cr.ev.Author, c.HasFlag(FlagOrphanDownstreams))
 	})
 }
 

@@ -8,8 +8,8 @@
 //	updates      update pull requests: plan, branch, body, fan-out, pace, waiting, automerge, flows
 //	rebase       drafts kept current: the other drafts rebased on a published revision
 //	publish      publish on merge: verdict, signed tag, release, notes, adoption, the index
-//	proposals    propose, reject, delete, new drafts (init, edit, rollback), clone, list
-//	approval     what a proposal is, what it changes, the pure policy and its check
+//	proposals    propose, reject, delete, new drafts (init, edit, rollback), clone, list, dependents
+//	approval     what a proposal is, what it changes, the pure policy (deletion guard included) and its check
 //	rendercheck  draft render, render attempts and states, the render and config checks
 //	onboarding   the "Configure porchbot" pull request of a repository without its config file
 //	core         sessions, config history, commits under a lease, landings, revision tags, check runs

@@ -28,6 +28,8 @@ func (r registry) TrackingDownstreams(context.Context, *core.Session) []downstre
 // DownstreamsKnown: a fixed list is the whole truth.
 func (r registry) DownstreamsKnown(string) bool { return true }
 
+func (r registry) DownstreamsComplete() bool { return true }
+
 func tracking(repo, pkg, dir, ref string, public bool) downstreams.Downstream {
 	return downstreams.Downstream{Repo: repo, Package: pkg, Public: public,
 		Upstream: kptfile.Git{Repo: "https://github.com/acme/catalog", Directory: dir, Ref: ref}}

@@ -20,6 +20,14 @@ const (
 	PublishOnNever = "never" // tag only on /porch publish
 )
 
+// lifecycle.deletionWithDownstreams values: may a proposal that deletes a
+// package other packages track (its live downstreams) pass the approval
+// policy without an approver's `/porch approve --orphan-downstreams`?
+const (
+	DeletionRequireAck = "require-ack" // it needs that acknowledgement
+	DeletionAllow      = "allow"       // it is judged as any proposal
+)
+
 // render.onDraftPush values.
 const (
 	OnDraftPushCommit = "commit" // push the rendered result on top of the draft
@@ -109,6 +117,9 @@ type Lifecycle struct {
 	// RebaseDrafts: a published revision rebases the package's other
 	// drafts on it (docs/drafts.md).
 	RebaseDrafts bool
+	// DeletionWithDownstreams is DeletionRequireAck (the default) or
+	// DeletionAllow.
+	DeletionWithDownstreams string
 }
 
 // DefaultIndexBranch is lifecycle.indexBranch by default.

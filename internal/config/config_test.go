@@ -75,7 +75,7 @@ func TestParseFull(t *testing.T) {
 	}
 	want := &Config{
 		Packages:  Packages{Root: "pkgs", DeploymentBranch: "release", Deployment: true},
-		Lifecycle: Lifecycle{PublishOn: PublishOnNever, Releases: false, IndexBranch: DefaultIndexBranch, RebaseDrafts: false},
+		Lifecycle: Lifecycle{PublishOn: PublishOnNever, Releases: false, IndexBranch: DefaultIndexBranch, RebaseDrafts: false, DeletionWithDownstreams: DeletionAllow},
 		Approvals: Approvals{Required: 2, AllowSelfApproval: true, Approvers: []UserOrTeam{
 			{Login: "alice"}, {Org: "org", Team: "platform"}, {Login: "renovate[bot]"}}},
 		Render: Render{OnDraftPush: OnDraftPushCheck, Kpt: "v1.0.0-beta.67", PushOnFailure: true,

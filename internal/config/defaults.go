@@ -11,13 +11,16 @@ const (
 // Default is the configuration of a repository without .github/porchbot.yaml,
 // before server limits: packages at the repository root, the default branch
 // as deployment branch, not a deployment repository, publish on merge with a
-// release and the package's other drafts rebased on it, one approval from
-// anyone with write access (not the author), drafts rendered with a commit, update pull requests labelled porch/update,
-// at most 10 at once, no automerge, no variants, the dashboard issue on.
+// release and the package's other drafts rebased on it, a deletion of a
+// package others track acknowledged by an approver, one approval from
+// anyone with write access (not the author), drafts rendered with a
+// commit, update pull requests labelled porch/update, at most 10 at once,
+// no automerge, no variants, the dashboard issue on.
 func Default() *Config {
 	return &Config{
-		Packages:  Packages{Root: "", DeploymentBranch: "", Deployment: false},
-		Lifecycle: Lifecycle{PublishOn: PublishOnMerge, Releases: true, IndexBranch: DefaultIndexBranch, RebaseDrafts: true},
+		Packages: Packages{Root: "", DeploymentBranch: "", Deployment: false},
+		Lifecycle: Lifecycle{PublishOn: PublishOnMerge, Releases: true, IndexBranch: DefaultIndexBranch, RebaseDrafts: true,
+			DeletionWithDownstreams: DeletionRequireAck},
 		Approvals: Approvals{Required: DefaultRequiredApprovals, Approvers: []UserOrTeam{}},
 		Render:    Render{OnDraftPush: OnDraftPushCommit},
 		Functions: Functions{Exec: map[string]string{}},

@@ -19,7 +19,7 @@ var Limits = strictyaml.DefaultLimits
 var (
 	topFields       = []string{"apiVersion", "kind", "extends", "packages", "lifecycle", "approvals", "render", "functions", "updates", "variants", "dashboard", "flows"}
 	packagesFields  = []string{"root", "deploymentBranch", "deployment"}
-	lifecycleFields = []string{"publishOn", "releases", "indexBranch", "rebaseDrafts"}
+	lifecycleFields = []string{"publishOn", "releases", "indexBranch", "rebaseDrafts", "deletionWithDownstreams"}
 	approvalsFields = []string{"required", "approvers", "allowSelfApproval"}
 	renderFields    = []string{"onDraftPush", "kpt", "pushOnFailure", "mutators", "validators"}
 	functionsFields = []string{"exec"}
@@ -149,6 +149,11 @@ func (d *decoder) lifecycle(n *yaml.Node) {
 			} else {
 				d.cfg.Lifecycle.IndexBranch = s
 			}
+		}
+	}
+	if v := f["deletionWithDownstreams"]; v != nil {
+		if s, ok := d.r.Enum(v, "lifecycle.deletionWithDownstreams", DeletionRequireAck, DeletionAllow); ok {
+			d.cfg.Lifecycle.DeletionWithDownstreams = s
 		}
 	}
 }

@@ -51,6 +51,8 @@ type approveMarker struct {
 	User   string `json:"user"`
 	Head   string `json:"head"`
 	Digest string `json:"digest,omitempty"`
+	// Orphans: `/porch approve --orphan-downstreams` (approval_orphans.go).
+	Orphans bool `json:"orphans,omitempty"`
 	// Sig is the record's HMAC under ProposalAPI.RecordKey, if any.
 	Sig string `json:"sig,omitempty"`
 }
@@ -61,6 +63,11 @@ func approveSignature(key []byte, repo string, n int, m approveMarker) string {
 	mac := hmac.New(sha256.New, key)
 	fmt.Fprintf(mac, "porchbot:approve\x00%s\x00%d\x00%s\x00%s\x00%s",
 		strings.ToLower(repo), n, strings.ToLower(m.User), strings.ToLower(m.Head), m.Digest)
+	if m.Orphans {
+		// Signed too, so that a record cannot be made an acknowledgement
+		// (records without it keep the signature they had).
+		fmt.Fprint(mac, "\x00orphans")
+	}
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
@@ -82,7 +89,23 @@ const (
 // the evaluation, which the caller runs next. The digest is the proposal
 // digest at head (proposalDigestAt).
 func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI, prNumber int, user string, head plumbing.Hash) (Record, error) {
-	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
+	return RecordCommandApprovalOf(ctx, s, api, prNumber, CommandApproval{User: user, Head: head})
+}
+
+// CommandApproval is one `/porch approve`: who, at which head, and whether
+// it acknowledges the downstream packages a deletion orphans
+// (--orphan-downstreams).
+type CommandApproval struct {
+	User              string
+	Head              plumbing.Hash
+	OrphanDownstreams bool
+}
+
+// RecordCommandApprovalOf is RecordCommandApproval of a CommandApproval:
+// an acknowledgement of orphaned downstreams is part of the signed record
+// and of the comment's words.
+func RecordCommandApprovalOf(ctx context.Context, s *core.Session, api ProposalAPI, prNumber int, ca CommandApproval) (Record, error) {
+	user, head := strings.TrimPrefix(strings.TrimSpace(ca.User), "@"), ca.Head
 	if user == "" || head.IsZero() || prNumber <= 0 {
 		return Record{}, fmt.Errorf("record approval: need a user, a head and a pull request (got %q, %s, #%d)", user, head, prNumber)
 	}
@@ -90,18 +113,22 @@ func RecordCommandApproval(ctx context.Context, s *core.Session, api ProposalAPI
 	if err != nil {
 		return Record{}, fmt.Errorf("record approval of #%d: %w", prNumber, err)
 	}
-	m := approveMarker{User: user, Head: head.String(), Digest: digest}
+	m := approveMarker{User: user, Head: head.String(), Digest: digest, Orphans: ca.OrphanDownstreams}
 	if len(api.RecordKey) > 0 {
 		m.Sig = approveSignature(api.RecordKey, s.Repo.FullName(), prNumber, m)
 	}
-	body := fmt.Sprintf("Approved by @%s at %s (`/porch approve`).\n\n%s\n", user, head,
+	how := "`/porch approve`"
+	if ca.OrphanDownstreams {
+		how = "`/porch approve --" + OrphanFlag + "`, acknowledging the downstream packages the deletion leaves without their upstream"
+	}
+	body := fmt.Sprintf("Approved by @%s at %s (%s).\n\n%s\n", user, head, how,
 		FormatBotMarker(approveMarkerKind, m))
 	c, err := api.Issues.CreateComment(ctx, s.Repo.Owner, s.Repo.Name, prNumber, body)
 	if err != nil {
 		return Record{}, fmt.Errorf("record approval of #%d by %s: %w", prNumber, user, err)
 	}
 	s.Log.WithFields(logrus.Fields{"pull_request": prNumber, "user": user, "head": head.String(),
-		"comment": c.ID}).Info("approval recorded")
+		"comment": c.ID, "orphan_downstreams": ca.OrphanDownstreams}).Info("approval recorded")
 	return Record{Comment: c.ID}, nil
 }
 
@@ -227,7 +254,7 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []hub.Comment, l
 				continue
 			}
 			if len(api.RecordKey) > 0 {
-				want := approveSignature(api.RecordKey, repo, n, approveMarker{User: m.User, Head: m.Head, Digest: m.Digest})
+				want := approveSignature(api.RecordKey, repo, n, approveMarker{User: m.User, Head: m.Head, Digest: m.Digest, Orphans: m.Orphans})
 				if !hmac.Equal([]byte(want), []byte(strings.ToLower(m.Sig))) {
 					log.WithField("comment", c.ID).Warn("ignoring an approval record without a valid signature")
 					continue
@@ -235,7 +262,7 @@ func commandVotes(api ProposalAPI, repo string, n int, comments []hub.Comment, l
 			}
 			head := strings.ToLower(m.Head)
 			out = append(out, Vote{User: m.User, State: VoteApproved, Source: VoteFromCommand, Commit: head,
-				At: c.CreatedAt})
+				At: c.CreatedAt, OrphanAck: m.Orphans})
 			if m.Digest != "" {
 				digests[head] = m.Digest
 			}
@@ -345,9 +372,15 @@ func postApprovalCheck(ctx context.Context, s *core.Session, api ProposalAPI, pr
 		if !res.Satisfied && len(res.Approvers) < res.Required {
 			title += fmt.Sprintf("; approvals %d/%d", len(res.Approvers), res.Required)
 		}
+	case res.OrphanProblem != "" && len(res.Approvers) >= res.Required:
+		conclusion = "action_required"
+		title = "Deletes a package others use: waiting for /porch approve --" + OrphanFlag
 	case !res.Satisfied:
 		conclusion = "action_required"
 		title = fmt.Sprintf("Waiting for approval (%d/%d)", len(res.Approvers), res.Required)
+		if res.OrphanProblem != "" {
+			title += " and /porch approve --" + OrphanFlag
+		}
 	case res.Required <= 0:
 		title = "No approval required"
 	default:

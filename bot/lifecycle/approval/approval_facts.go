@@ -43,6 +43,10 @@ type ProposalFacts interface {
 	// Approver reports whether user may approve under the policy, and why
 	// not.
 	Approver(ctx context.Context, user string) (bool, string, error)
+	// Orphans are the packages Head deletes that downstream packages
+	// track, when lifecycle.deletionWithDownstreams requires their
+	// acknowledgement (approval_orphans.go); none otherwise.
+	Orphans() []OrphanedPackage
 }
 
 // Verdict is the one decision on a proposal's approval, used by the
@@ -51,7 +55,7 @@ type ProposalFacts interface {
 // at most) and applies Evaluate. It returns the inputs it judged too.
 func Verdict(ctx context.Context, policy config.Approvals, f ProposalFacts) (Result, Inputs, error) {
 	in := Inputs{Author: f.Requester(), Head: strings.ToLower(f.Head()), Packages: f.Packages(),
-		Gates: f.Gates(), Render: f.Render()}
+		Gates: f.Gates(), Render: f.Render(), Orphans: f.Orphans()}
 	in.HeadDigest = proposalDigestOf(in.Packages)
 	in.Votes = append([]Vote(nil), f.Votes()...)
 	allowed := map[string]approverAnswer{}
@@ -89,6 +93,7 @@ type StaticProposalFacts struct {
 	VoteList       []Vote
 	RenderState    rendercheck.RenderState
 	Approvers      map[string]bool
+	OrphanList     []OrphanedPackage
 }
 
 // Requester implements ProposalFacts.
@@ -108,6 +113,9 @@ func (f StaticProposalFacts) Votes() []Vote { return f.VoteList }
 
 // Render implements ProposalFacts.
 func (f StaticProposalFacts) Render() rendercheck.RenderState { return f.RenderState }
+
+// Orphans implements ProposalFacts.
+func (f StaticProposalFacts) Orphans() []OrphanedPackage { return f.OrphanList }
 
 // Approver implements ProposalFacts.
 func (f StaticProposalFacts) Approver(_ context.Context, user string) (bool, string, error) {
@@ -206,6 +214,7 @@ func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 			break
 		}
 	}
+	f.OrphanList = orphanedPackages(ctx, s, f.Changes)
 	for _, p := range f.Changes {
 		if p.Tree == "" {
 			continue // removed: no gates
@@ -222,6 +231,25 @@ func GatherProposalFacts(ctx context.Context, s *core.Session, api ProposalAPI, 
 		}
 	}
 	return f, nil
+}
+
+// orphanedPackages are the packages of changes the head removes that
+// downstream packages track (the registry's: no REST call), unless
+// lifecycle.deletionWithDownstreams allows such deletions.
+func orphanedPackages(ctx context.Context, s *core.Session, changes []PackageChange) []OrphanedPackage {
+	if s.Config.Lifecycle.DeletionWithDownstreams == config.DeletionAllow {
+		return nil
+	}
+	var out []OrphanedPackage
+	for _, p := range changes {
+		if p.Kind != core.LandingDeleted {
+			continue
+		}
+		if d := s.DependentsOf(ctx, p.Dir); len(d.All) > 0 {
+			out = append(out, OrphanedPackage{Package: p.Name, Downstreams: len(d.All), Partial: !d.Complete})
+		}
+	}
+	return out
 }
 
 func sameTrees(a, b map[string]string) bool {

@@ -71,6 +71,10 @@ type Vote struct {
 	// a refusal ("has read access", "not a member of @acme/platform").
 	Allowed bool
 	Note    string
+	// OrphanAck: a `/porch approve --orphan-downstreams` record, which also
+	// acknowledges the downstream packages a deletion leaves without their
+	// upstream (approval_orphans.go).
+	OrphanAck bool
 }
 
 // Inputs is everything the policy judges a proposal on.
@@ -91,6 +95,10 @@ type Inputs struct {
 	// Render is the render check's state on Head (RenderUnknown: not
 	// gathered, the requirement is not applied).
 	Render rendercheck.RenderState
+	// Orphans are the packages the head deletes that downstream packages
+	// track, when the repository requires their acknowledgement
+	// (lifecycle.deletionWithDownstreams: require-ack).
+	Orphans []OrphanedPackage
 }
 
 // IgnoreReason says why an approval did not count.
@@ -115,6 +123,9 @@ type CountedApproval struct {
 	// trees, or only readiness conditions changed).
 	Carried     bool
 	CarriedNote string
+	// OrphanAck: it acknowledged the orphaned downstreams
+	// (Vote.OrphanAck).
+	OrphanAck bool
 }
 
 // IgnoredApproval is an approval (or dismissed review) that does not
@@ -140,6 +151,9 @@ type Result struct {
 	// RenderProblem says why the render requirement is not met ("": met
 	// or not applied).
 	RenderProblem string
+	// OrphanProblem says why the deletion guard is not met ("": met, or
+	// nothing deleted has downstreams): approval_orphans.go.
+	OrphanProblem string
 	// Summary is one human line: the verdict.
 	Summary string
 }
@@ -261,7 +275,9 @@ func ApproverCandidates(policy config.Approvals, in Inputs) []string {
 //     files, or only Kptfile status.conditions, does not;
 //   - policy.Required distinct approvers are needed, every readiness gate
 //     must be met (approval_requirements.go) and the render check must have
-//     passed on the head when it is known (rendercheck.RenderProblem).
+//     passed on the head when it is known (rendercheck.RenderProblem);
+//   - a deletion of packages that downstream packages track needs one
+//     counted approval that acknowledges it (approval_orphans.go).
 func Evaluate(policy config.Approvals, in Inputs) Result {
 	res := Result{Required: policy.Required}
 	current, order, ignored := latestVotes(in.Votes, in.Head)
@@ -284,7 +300,7 @@ func Evaluate(policy config.Approvals, in Inputs) Result {
 			continue
 		}
 		res.Approvers = append(res.Approvers, CountedApproval{User: v.User, Source: v.Source, Commit: v.Commit,
-			Carried: v.Commit != in.Head, CarriedNote: carriedNote(v, in)})
+			Carried: v.Commit != in.Head, CarriedNote: carriedNote(v, in), OrphanAck: v.OrphanAck})
 	}
 	sort.Slice(res.Approvers, func(a, b int) bool {
 		return LoginKey(res.Approvers[a].User) < LoginKey(res.Approvers[b].User)
@@ -296,7 +312,9 @@ func Evaluate(policy config.Approvals, in Inputs) Result {
 	}
 	res.MissingGates = unmetGates(in.Gates)
 	res.RenderProblem = rendercheck.RenderProblem(in.Render)
-	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0 && res.RenderProblem == ""
+	res.OrphanProblem = orphanProblem(in, res.Approvers)
+	res.Satisfied = len(res.Approvers) >= policy.Required && len(res.MissingGates) == 0 && res.RenderProblem == "" &&
+		res.OrphanProblem == ""
 	res.Summary = summarizeApproval(res)
 	return res
 }
@@ -310,7 +328,7 @@ func summarizeApproval(res Result) string {
 	switch {
 	case res.Required <= 0:
 		b.WriteString("No approval required")
-	case len(res.Approvers) >= res.Required && len(res.MissingGates) > 0:
+	case len(res.Approvers) >= res.Required && (len(res.MissingGates) > 0 || res.OrphanProblem != ""):
 		fmt.Fprintf(&b, "Approvals complete: %s (%d of %d required)", strings.Join(names, ", "), len(res.Approvers), res.Required)
 	case len(res.Approvers) >= res.Required:
 		fmt.Fprintf(&b, "Approved by %s (%d of %d required)", strings.Join(names, ", "), len(res.Approvers), res.Required)
@@ -325,6 +343,9 @@ func summarizeApproval(res Result) string {
 	}
 	if res.RenderProblem != "" {
 		b.WriteString("; " + res.RenderProblem)
+	}
+	if res.OrphanProblem != "" {
+		b.WriteString("; " + res.OrphanProblem)
 	}
 	if len(res.MissingGates) > 0 {
 		gates := make([]string, len(res.MissingGates))
@@ -350,6 +371,9 @@ func (r Result) Markdown(policy config.Approvals) string {
 			if a.Carried {
 				on += " (" + a.CarriedNote + ")"
 			}
+			if a.OrphanAck {
+				on += "; " + orphanAckNote
+			}
 			fmt.Fprintf(&b, "| @%s | %s | %s |\n", a.User, a.Source, on)
 		}
 		b.WriteString("\n")
@@ -363,6 +387,9 @@ func (r Result) Markdown(policy config.Approvals) string {
 	}
 	if r.RenderProblem != "" {
 		fmt.Fprintf(&b, "Render: **%s** (check %s).\n\n", r.RenderProblem, mdquote.Code(core.RenderCheckName))
+	}
+	if r.OrphanProblem != "" {
+		fmt.Fprintf(&b, "Downstreams: this proposal %s.\n\n", r.OrphanProblem)
 	}
 	if len(r.MissingGates) > 0 {
 		b.WriteString("Readiness gates not met (Kptfile `info.readinessGates`, conditions in `status.conditions`):\n")

@@ -14,6 +14,10 @@ var approvalWriters = mdtest.Writers{
 		return Result{Summary: "Waiting", MissingGates: []GateStatus{{Package: "p" + s, ConditionType: "c" + s, Status: "False",
 			Reason: "r" + s, Message: "m" + s}, {ConditionType: "c" + s, Status: "Unknown", Message: "m" + s}}}.Markdown(config.Approvals{})
 	},
+	"deletion guard": func(s string) string {
+		in := Inputs{Orphans: []OrphanedPackage{{Package: "p" + s, Downstreams: 2}, {Package: "q" + s, Downstreams: 1, Partial: true}}}
+		return Evaluate(config.Approvals{}, in).Markdown(config.Approvals{})
+	},
 }
 
 // FuzzApprovalWritersQuote: no text in these templates changes the

@@ -270,4 +270,10 @@ type DownstreamRegistry interface {
 	// repository track others (downstreams.Registry.Known): if not, the
 	// index keeps the downstreams it last listed there.
 	DownstreamsKnown(repository string) bool
+	// DownstreamsComplete says whether a resync pass over every installed
+	// repository has finished with every repository known
+	// (downstreams.Registry.Complete): until then a repository never
+	// visited may track any package, so what the registry lists may be
+	// partial.
+	DownstreamsComplete() bool
 }

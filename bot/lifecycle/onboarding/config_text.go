@@ -46,6 +46,8 @@ func ConfigText(repo string, limits config.ServerLimits, f Findings) string {
 	fmt.Fprintf(b, "  publishOn: %s           # merge: tag a revision when its proposal merges; never: only on /porch publish\n", d.Lifecycle.PublishOn)
 	fmt.Fprintf(b, "  releases: %t            # a GitHub release per revision, with its notes\n", d.Lifecycle.Releases)
 	fmt.Fprintf(b, "  rebaseDrafts: %t        # a published revision rebases the package's other drafts on it\n", d.Lifecycle.RebaseDrafts)
+	fmt.Fprintf(b, "  deletionWithDownstreams: %s  # deleting a package others track needs an approver's /porch approve --orphan-downstreams; allow: it does not\n",
+		d.Lifecycle.DeletionWithDownstreams)
 	b.WriteString("approvals:\n")
 	fmt.Fprintf(b, "  required: %d              # approvals a proposal needs to be published\n", d.Approvals.Required)
 	b.WriteString("  approvers: []            # who may approve: logins and \"@org/team\"; empty: anyone with write access\n")

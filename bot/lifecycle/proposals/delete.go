@@ -18,6 +18,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/gitstore"
 	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/mdquote"
@@ -161,9 +162,13 @@ func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, 
 	}
 	if pr.Number == 0 {
 		var err error
+		body, err := deletionBody(ctx, s, pkg, requester)
+		if err != nil {
+			return hub.Pull{}, fmt.Errorf("the deletion proposal of %s: %w", pkg, err)
+		}
 		pr, err = api.Pulls.CreatePull(ctx, owner, repo, hub.NewPull{
 			Title: "Delete package " + pkg, Head: branch,
-			Base: s.DeploymentBranch, Body: deletionBody(s, pkg, requester)})
+			Base: s.DeploymentBranch, Body: body})
 		if err != nil {
 			return hub.Pull{}, fmt.Errorf("open the deletion proposal of %s: %w", pkg, err)
 		}
@@ -183,7 +188,10 @@ func openDeletionPR(ctx context.Context, s *core.Session, api DeletionAPI, pkg, 
 	return pr, nil
 }
 
-func deletionBody(s *core.Session, pkg, requester string) string {
+// deletionBody says what merging does and, when downstream packages
+// track pkg, lists them (named as this repository's readers may see them)
+// with what the deletion guard asks (approval_orphans.go).
+func deletionBody(ctx context.Context, s *core.Session, pkg, requester string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Proposes deleting package %s", mdquote.Code(pkg))
 	if requester != "" {
@@ -192,7 +200,30 @@ func deletionBody(s *core.Session, pkg, requester string) string {
 	fmt.Fprintf(&b, ".\n\nMerging removes %s from %s. No revision is published for a deletion; "+
 		"the package's published revisions stay available as their %s tags.\n\n"+
 		"Close this pull request to keep the package.\n", mdquote.Code(core.PackageDir(s.Config.Packages.Root, pkg)), mdquote.Code(s.DeploymentBranch), mdquote.Code(pkg+"/v<N>"))
-	return b.String()
+	deps, err := deletionDependents(ctx, s, pkg)
+	if err != nil || len(deps.All) == 0 {
+		return b.String(), err
+	}
+	b.WriteString("\n### Downstream packages\n\n")
+	b.WriteString(deps.Markdown())
+	b.WriteString("\nTheir Kptfiles will keep naming an upstream package that is no longer on " + mdquote.Code(s.DeploymentBranch) +
+		" (its published revisions stay); they get no more updates. ")
+	if s.Config.Lifecycle.DeletionWithDownstreams == config.DeletionAllow {
+		b.WriteString("This repository allows it without acknowledgement (" + mdquote.Code("lifecycle.deletionWithDownstreams: "+config.DeletionAllow) + ").\n")
+	} else {
+		b.WriteString("The deletion is approved only with an approver's " + mdquote.Code("/porch approve --"+approval.OrphanFlag) +
+			" (" + mdquote.Code("lifecycle.deletionWithDownstreams: "+config.DeletionRequireAck) + ").\n")
+	}
+	return b.String(), nil
+}
+
+// deletionDependents are the downstream packages of pkg (no REST call).
+func deletionDependents(ctx context.Context, s *core.Session, pkg string) (*DependentsReport, error) {
+	tags, err := core.ReadRevisionTags(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return dependentsReport(ctx, s, pkg, tags.Published()), nil
 }
 
 // DeletionHasLabel reports whether pr carries label name.

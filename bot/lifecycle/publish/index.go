@@ -202,17 +202,18 @@ func SignedIndexAt(s *core.Session, r *git.Repository, commit plumbing.Hash) (*i
 
 // IndexDownstreams sorts the downstream packages tracking packages of the
 // session's repository by the package they track, keeping those any reader
-// of the index may see named: packages of the same repository and of
-// public repositories (a private repository's packages are not listed in
-// another repository's index). A package naming itself is left out.
+// of the index may see named (downstreams.Downstream.NameableIn: packages
+// of the same repository and of public repositories; a private
+// repository's packages are not listed in another repository's index). A
+// package naming itself is left out.
 func IndexDownstreams(s *core.Session, ds []downstreams.Downstream) map[string][]index.Downstream {
 	out := map[string][]index.Downstream{}
 	root, self := packages.NormalizeRoot(s.Config.Packages.Root), s.Repo.FullName()
 	for _, d := range ds {
-		same := strings.EqualFold(d.Repo, self)
-		if !same && !d.Public {
+		if !d.NameableIn(self) {
 			continue
 		}
+		same := strings.EqualFold(d.Repo, self)
 		pkg := downstreams.NormalizeDir(d.Upstream.Directory)
 		if root != "" {
 			var ok bool
@@ -223,22 +224,9 @@ func IndexDownstreams(s *core.Session, ds []downstreams.Downstream) map[string][
 		if pkg == "" || same && d.Package == pkg {
 			continue
 		}
-		out[pkg] = append(out[pkg], index.Downstream{Repository: d.Repo, Package: d.Package, Revision: trackedRevision(d, pkg)})
+		out[pkg] = append(out[pkg], index.Downstream{Repository: d.Repo, Package: d.Package, Revision: d.TrackedRevision(pkg)})
 	}
 	return out
-}
-
-// trackedRevision is the revision of pkg a downstream's Kptfile names
-// (upstreamLock's ref, else upstream's), 0 when it names none.
-func trackedRevision(d downstreams.Downstream, pkg string) int {
-	ref := d.Upstream.Ref
-	if d.Lock != nil && d.Lock.Ref != "" {
-		ref = d.Lock.Ref
-	}
-	if p, n, ok := packages.ParseTagName(strings.TrimPrefix(ref, "refs/tags/")); ok && p == pkg {
-		return n
-	}
-	return 0
 }
 
 func indexMessage(u IndexUpdate) string {
