@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/rollout"
-	irollout "github.com/porchbot/porchbot/internal/rollout"
 )
 
 // A deployer's reports on downstream commits, as GitHub brings them, in
@@ -17,12 +16,9 @@ import (
 // context is "deployment/<environment>". Which contexts count is each
 // rollout's deploymentContexts.
 
-// statusStates maps a commit status's state.
-var statusStates = map[string]string{"success": irollout.Success, "failure": irollout.Failure, "error": irollout.Failure, "pending": irollout.Pending}
-
 // OnStatus records a commit status as a deployment report.
 func (a *App) OnStatus(ctx context.Context, installationID int64, ev *github.StatusEvent) error {
-	state, ok := statusStates[ev.GetState()]
+	state, ok := rollout.StatusState(ev.GetState())
 	if !ok {
 		return nil
 	}
@@ -32,11 +28,6 @@ func (a *App) OnStatus(ctx context.Context, installationID int64, ev *github.Sta
 		URL: ev.GetTargetURL(), Description: ev.GetDescription()})
 }
 
-// checkConclusions maps a finished check run's conclusion.
-var checkConclusions = map[string]string{"success": irollout.Success, "neutral": irollout.Success, "skipped": irollout.Success,
-	"failure": irollout.Failure, "timed_out": irollout.Failure, "cancelled": irollout.Failure, "action_required": irollout.Failure,
-	"startup_failure": irollout.Failure, "stale": irollout.Failure}
-
 // onCheckRunReport records another App's check run as a deployment
 // report (porchbot's own checks never are one).
 func (a *App) onCheckRunReport(ctx context.Context, installationID int64, ev *github.CheckRunEvent) error {
@@ -44,13 +35,9 @@ func (a *App) onCheckRunReport(ctx context.Context, installationID int64, ev *gi
 	if strings.HasPrefix(run.GetName(), "porchbot/") || a.BotLogin != "" && strings.EqualFold(run.GetApp().GetSlug()+"[bot]", a.BotLogin) {
 		return nil
 	}
-	state, at := irollout.Pending, run.GetStartedAt().Time
-	if run.GetStatus() == "completed" {
-		var ok bool
-		if state, ok = checkConclusions[run.GetConclusion()]; !ok {
-			return nil
-		}
-		at = run.GetCompletedAt().Time
+	state, at, ok := rollout.CheckRunState(run.GetStatus(), run.GetConclusion(), run.GetStartedAt().Time, run.GetCompletedAt().Time)
+	if !ok {
+		return nil
 	}
 	r := ev.GetRepo()
 	return a.OnDeploymentReport(ctx, repoOf(installationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch()), rollout.DeploymentReport{
@@ -58,16 +45,11 @@ func (a *App) onCheckRunReport(ctx context.Context, installationID int64, ev *gi
 		URL: run.GetHTMLURL(), Description: run.GetOutput().GetTitle()})
 }
 
-// deploymentStates maps a deployment status's state (inactive: a later
-// deployment replaced it, nothing to report).
-var deploymentStates = map[string]string{"success": irollout.Success, "failure": irollout.Failure, "error": irollout.Failure,
-	"pending": irollout.Pending, "queued": irollout.Pending, "in_progress": irollout.Pending}
-
 // OnDeploymentStatus records a GitHub deployment's status as a
 // deployment report of context "deployment/<environment>".
 func (a *App) OnDeploymentStatus(ctx context.Context, installationID int64, ev *github.DeploymentStatusEvent) error {
 	st := ev.GetDeploymentStatus()
-	state, ok := deploymentStates[st.GetState()]
+	state, ok := rollout.DeploymentState(st.GetState())
 	if !ok {
 		return nil
 	}

@@ -26,6 +26,9 @@ import (
 // update fan-out.
 func (a *App) NewRolloutController() *rollout.Controller {
 	c := &rollout.Controller{Finder: a, Fanout: a.Updates, Wake: a.wakeRollout}
+	if a.Updates != nil {
+		a.Updates.Hold = c.Holds
+	}
 	// Topics change seldom: one listing of an installation's repositories
 	// serves its rollouts' steps for topicsTTL.
 	var topics ttlcache.Cache[map[string][]string]
@@ -154,14 +157,15 @@ func (a *App) stepTracked(ctx context.Context, tracked []downstreams.Downstream)
 	return errors.Join(errs...)
 }
 
-// ResyncRollouts steps every rollout of s (resync.RolloutHooks).
+// ResyncRollouts steps every rollout of s, reading again the reports its
+// open waves wait for (resync.RolloutHooks).
 func (a *App) ResyncRollouts(ctx context.Context, s *core.Session) error {
 	if a.Rollouts == nil {
 		return nil
 	}
 	var errs []error
 	for _, r := range s.Config.Rollouts() {
-		if _, err := a.Rollouts.Step(ctx, s, r.Package); err != nil {
+		if _, err := a.Rollouts.Repair(ctx, s, r.Package); err != nil {
 			errs = append(errs, err)
 		}
 	}

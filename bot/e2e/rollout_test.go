@@ -230,3 +230,30 @@ func TestRolloutInWaves(t *testing.T) {
 		t.Errorf("the status after %s:\n%s", v3, status)
 	}
 }
+
+// TestRolloutResyncRepairsLostReports: Flux's reports on the canaries are
+// lost (the forge drops their webhooks); the rollout waits, and the
+// resync, reading the canaries' deployment heads again (a combined status
+// and the check runs each), opens the next wave.
+func TestRolloutResyncRepairsLostReports(t *testing.T) {
+	w, sites := rolloutFleet(t)
+	canary, early := sites[:2], sites[2:6]
+	v2 := w.publishUpstream("v2", upstreamV2(w))
+	w.mergeUpdate(canary[0])
+	w.mergeUpdate(canary[1])
+	fg := w.svc.Embedded.Forge
+	fg.SetFaults(forge.Faults{DropWebhooks: 1 << 30})
+	w.fluxReports(canary[0], "success", "Applied")
+	w.fluxReports(canary[1], "success", "Applied")
+	fg.SetFaults(forge.Faults{})
+	if got := w.withUpdates(sites, v2); len(got) != 0 {
+		t.Fatalf("the reports were lost, yet updates in %v", got)
+	}
+	calls := forge.Counted(w.resyncPass(w.resyncDepsAlone()))
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != strings.Join(early, ",") {
+		t.Fatalf("after the resync, updates in %v, want the early wave %v", got, early)
+	}
+	if n := calls["GET /repos/{owner}/{repo}/commits/{ref:.+}/status"]; n != 2 {
+		t.Errorf("the resync read %d combined statuses, want the two canaries': %v", n, calls)
+	}
+}

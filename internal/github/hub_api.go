@@ -365,6 +365,21 @@ func (a API) ListCheckRuns(ctx context.Context, owner, repo, ref string, q hub.C
 	return checkRunsOf(a.GH.Checks.ListCheckRunsForRef(ctx, owner, repo, ref, opts))
 }
 
+// CombinedStatus is the latest commit status of each context on ref (one
+// page of 100).
+func (a API) CombinedStatus(ctx context.Context, owner, repo, ref string) ([]hub.CommitStatus, error) {
+	cs, _, err := a.GH.Repositories.GetCombinedStatus(ctx, owner, repo, ref, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hub.CommitStatus, 0, len(cs.Statuses))
+	for _, s := range cs.Statuses {
+		out = append(out, hub.CommitStatus{Context: s.GetContext(), State: s.GetState(), Description: s.GetDescription(),
+			TargetURL: s.GetTargetURL(), UpdatedAt: s.GetUpdatedAt().Time})
+	}
+	return out, nil
+}
+
 // ListSuiteCheckRuns lists the check runs of check suite id: its Filter
 // and page apply.
 func (a API) ListSuiteCheckRuns(ctx context.Context, owner, repo string, id int64, q hub.CheckQuery) (hub.CheckRuns, hub.Next, error) {

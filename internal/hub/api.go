@@ -55,6 +55,9 @@ type ChecksAPI interface {
 	// ListSuiteCheckRuns lists the check runs of check suite id (Name
 	// and AppID of q are not applied).
 	ListSuiteCheckRuns(ctx context.Context, owner, repo string, id int64, q CheckQuery) (CheckRuns, Next, error)
+	// CombinedStatus is the latest commit status of each context on ref
+	// (a commit, branch or tag), at most 100 of them.
+	CombinedStatus(ctx context.Context, owner, repo, ref string) ([]CommitStatus, error)
 }
 
 // ReposAPI are the repository calls.

@@ -69,3 +69,14 @@ type CheckRuns struct {
 	// Total is how many runs match, on every page.
 	Total int
 }
+
+// CommitStatus is a commit status (a deployer's, a CI's) as GitHub reports
+// it.
+type CommitStatus struct {
+	Context string
+	// State is "success", "failure", "error" or "pending".
+	State       string
+	Description string
+	TargetURL   string
+	UpdatedAt   time.Time
+}

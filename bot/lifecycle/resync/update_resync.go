@@ -53,7 +53,7 @@ func Lagging(ctx context.Context, f *updates.Fanout, ds *core.Session) error {
 			ds.Log.WithError(uerr).WithField("package", d.Package).Debug("resync: no update for this package")
 		case uerr != nil:
 			errs = append(errs, fmt.Errorf("update %s: %w", d.Package, uerr))
-		case out.State != updates.UpToDate && out.State != updates.Current && out.State != updates.OwnedByVariant:
+		case out.State != updates.UpToDate && out.State != updates.Current && out.State != updates.OwnedByVariant && out.State != updates.HeldByRollout:
 			ds.Log.WithField("package", d.Package).WithField("state", out.State).Info("resync: update pull request made")
 		}
 	}

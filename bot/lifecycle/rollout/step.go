@@ -54,6 +54,17 @@ func Has(s *core.Session, pkg string) bool {
 // and a wake is asked for when a soak ends. It returns the plan (nil when
 // pkg has no rollout).
 func (c *Controller) Step(ctx context.Context, s *core.Session, pkg string) (*rollout.Plan, error) {
+	return c.step(ctx, s, pkg, false)
+}
+
+// Repair is Step after reading again the deployment reports of the
+// downstreams its open waves wait for (repair.go): what a lost webhook
+// left unsaid. The resync's step.
+func (c *Controller) Repair(ctx context.Context, s *core.Session, pkg string) (*rollout.Plan, error) {
+	return c.step(ctx, s, pkg, true)
+}
+
+func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repair bool) (*rollout.Plan, error) {
 	r, ok := s.Config.RolloutOf(pkg)
 	if !ok || c == nil {
 		return nil, nil
@@ -70,6 +81,15 @@ func (c *Controller) Step(ctx context.Context, s *core.Session, pkg string) (*ro
 		return nil, err
 	}
 	plan := rollout.Decide(f.spec, f.revision, f.ds, rec, now)
+	var observed []observation
+	if repair && f.spec.RequireDeployment {
+		if observed = c.reread(ctx, s, pkg, r, f, plan); len(observed) > 0 {
+			for _, o := range observed {
+				rec.Observe(o.key, o.context, o.report)
+			}
+			plan = rollout.Decide(f.spec, f.revision, f.ds, rec, now)
+		}
+	}
 	type offered struct {
 		key      string
 		excluded string
@@ -105,13 +125,16 @@ func (c *Controller) Step(ctx context.Context, s *core.Session, pkg string) (*ro
 			}
 		}
 	}
-	if plan.RecordChanged || len(done) > 0 {
+	if plan.RecordChanged || len(done) > 0 || len(observed) > 0 {
 		what := fmt.Sprintf("v%d, %s", plan.Revision, plan.Reason)
 		if len(done) > 0 {
 			what = fmt.Sprintf("v%d proposed to %d downstream packages", plan.Revision, len(done))
 		}
 		_, err := UpdateRecord(ctx, s, pkg, what, now, func(r *rollout.Record) bool {
 			changed := r.Note(f.ds, plan.Revision, now)
+			for _, o := range observed {
+				changed = r.Observe(o.key, o.context, o.report) || changed
+			}
 			for _, o := range done {
 				changed = r.Offer(o.key, plan.Revision, o.excluded) || changed
 			}

@@ -67,6 +67,11 @@ type Fanout struct {
 	// Flows applies the rule of content crossing repositories
 	// (internal/flow) to every update (nil: caches of its own per check).
 	Flows *flow.Checker
+	// Hold says whether a rollout holds a downstream package back from an
+	// upstream revision, and why (bot/lifecycle/rollout's
+	// Controller.Holds): asked by the updates nobody asked for (Upgrade
+	// without RequestedBy: the resync's, waiting updates). nil: none.
+	Hold func(ctx context.Context, up UpstreamRevision, downstreamRepo, pkg string) (string, bool)
 	// Repos lists the repositories of a session's installation, for the
 	// visibilities of a fan-out's downstream repositories from a
 	// repository that is not public (nil: s.Hub).
@@ -234,6 +239,12 @@ func (f *Fanout) Upgrade(ctx context.Context, ds *core.Session, pkg string, to i
 	up, err := f.upstreamOf(ctx, ds, pkg, to)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opts.RequestedBy == "" && f.Hold != nil {
+		if why, held := f.Hold(ctx, up, ds.Repo.FullName(), pkg); held {
+			ds.Log.WithField("package", pkg).WithField("upstream", up.Tag()).Info("update held by the upstream's rollout: " + why)
+			return &Outcome{State: HeldByRollout}, &Plan{Package: pkg, Upstream: up}, nil
+		}
 	}
 	if err := f.updateFlow(ctx, up, ds, rendercheck.PackageDir(ds.Config, pkg), opts.RequestedBy); err != nil {
 		return nil, nil, err

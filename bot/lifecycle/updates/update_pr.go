@@ -84,6 +84,7 @@ const (
 	UpToDate       = "up-to-date"    // the package tracks this revision or a later one
 	Refused        = "refused"       // onConflict fail or fast-forward: conflicts listed, nothing pushed
 	OwnedByVariant = "variant"       // a variant owns the package: its reconcile updates it (variant_update.go)
+	HeldByRollout  = "rollout"       // the upstream's rollout has not reached the package's wave (bot/lifecycle/rollout)
 	NotOnboarded   = "not-onboarded" // porchbot is not set up in the downstream yet (core.ErrNotOnboarded)
 )
 

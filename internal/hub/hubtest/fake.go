@@ -50,6 +50,8 @@ type Fake struct {
 	RequestedReviewers, RequestedTeams map[int][]string
 	// CheckRuns are the check runs of every commit.
 	CheckRuns []hub.CheckRun
+	// Statuses are the combined status of each ref (CombinedStatus).
+	Statuses map[string][]hub.CommitStatus
 	// Suites are the check suites: ID, commit (their runs are those of
 	// the commit).
 	Suites map[int64]string
@@ -201,6 +203,12 @@ func (f *Fake) GetRepository(_ context.Context, owner, repo string) (hub.Reposit
 func cloneRepo(r hub.Repository) hub.Repository {
 	r.Topics = slices.Clone(r.Topics)
 	return r
+}
+
+// CombinedStatus is Statuses[ref].
+func (f *Fake) CombinedStatus(_ context.Context, _, _, ref string) ([]hub.CommitStatus, error) {
+	defer f.begin("CombinedStatus")()
+	return append([]hub.CommitStatus(nil), f.Statuses[ref]...), nil
 }
 
 // CommitAuthor is Authors[sha] ("" when absent).
