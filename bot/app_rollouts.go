@@ -29,6 +29,14 @@ func (a *App) NewRolloutController() *rollout.Controller {
 	if a.Updates != nil {
 		a.Updates.Hold = c.Holds
 	}
+	c.Variants = func(ctx context.Context, s *core.Session) {
+		if a.Variants == nil {
+			return
+		}
+		if err := a.reconcileVariants(ctx, s, nil); err != nil {
+			s.Log.WithError(err).Warn("rollout: variants not reconciled")
+		}
+	}
 	// Topics change seldom: one listing of an installation's repositories
 	// serves its rollouts' steps for topicsTTL.
 	var topics ttlcache.Cache[map[string][]string]

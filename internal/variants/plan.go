@@ -28,14 +28,17 @@ type State string
 
 // States.
 const (
-	InStep       State = "in step"
-	PROpen       State = "pull request open"
-	Waiting      State = "waiting for limit"
-	Failed       State = "failed"
-	Paused       State = "paused"
-	NotOwned     State = "not owned"
-	NotInstalled State = "not installed"
-	Planned      State = "planned" // the state of a non-Report action
+	InStep  State = "in step"
+	PROpen  State = "pull request open"
+	Waiting State = "waiting for limit"
+	// HeldByRollout: the upstream package's rollout has not reached the
+	// target's wave (docs/rollouts.md).
+	HeldByRollout State = "held by the rollout"
+	Failed        State = "failed"
+	Paused        State = "paused"
+	NotOwned      State = "not owned"
+	NotInstalled  State = "not installed"
+	Planned       State = "planned" // the state of a non-Report action
 )
 
 // Action is one planned step for one target package.

@@ -31,6 +31,10 @@ type Controller struct {
 	// Wake asks for a Step of pkg in the repository of s at at, when a
 	// soak ends (nil: the resync takes it).
 	Wake func(s *core.Session, pkg string, at time.Time)
+	// Variants reconciles the variants of the upstream repository s, when
+	// an offer went to a package a variant owns: the variant carries the
+	// update, with its mutations (nil: the resync does).
+	Variants func(ctx context.Context, s *core.Session)
 
 	locks sync.Map // repo + package → *sync.Mutex: one step at a time
 }
@@ -95,6 +99,7 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 		excluded string
 	}
 	var done []offered
+	variantOwned := false
 	if len(plan.Offers) > 0 && c.Fanout != nil {
 		up, err := updates.NewUpstreamRevision(ctx, s, pkg, plan.Revision)
 		if err != nil {
@@ -116,7 +121,12 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 			res := c.Fanout.Offer(ctx, up, o.Repo, ds, openErrs[o.Repo], o.Package)
 			log.WithFields(logrus.Fields{"downstream": o.Repo, "downstream_package": o.Package, "wave": o.Wave, "revision": o.Revision, "state": res.State()}).Info("rollout: update proposed")
 			switch st := res.State(); st {
-			case updates.NotOnboarded, updates.Refused, updates.OwnedByVariant, updates.Declined, updates.Held:
+			case updates.OwnedByVariant:
+				// Offered through its variant (below), which the rollout
+				// holds to the same waves (Holds).
+				variantOwned = true
+				done = append(done, offered{key: rollout.Key(o.Repo, o.Package)})
+			case updates.NotOnboarded, updates.Refused, updates.Declined, updates.Held:
 				done = append(done, offered{key: rollout.Key(o.Repo, o.Package), excluded: st})
 			case "failed":
 				// Not recorded: the next step offers it again.
@@ -143,6 +153,9 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 		if err != nil {
 			return &plan, err
 		}
+	}
+	if variantOwned && c.Variants != nil {
+		c.Variants(ctx, s)
 	}
 	if !plan.Wake.IsZero() && c.Wake != nil {
 		c.Wake(s, pkg, plan.Wake)

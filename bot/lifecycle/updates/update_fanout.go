@@ -275,6 +275,9 @@ func (f *Fanout) updateOne(ctx context.Context, ds *core.Session, pkg string, up
 func (f *Fanout) propose(ctx context.Context, ds *core.Session, plan *Plan, notes func(from, to int) []UpstreamNote) (*Outcome, error) {
 	api := f.API(ds)
 	if plan.UpToDate {
+		if plan.Variant {
+			return &Outcome{State: OwnedByVariant, Branch: plan.Branch}, nil
+		}
 		return &Outcome{State: UpToDate, Branch: plan.Branch}, nil
 	}
 	if f.Pacer != nil {

@@ -93,8 +93,8 @@ func (r Result) State() string {
 		return string(variants.Planned) + ": " + string(a.Kind)
 	case a.State == variants.Waiting:
 		return string(variants.Waiting)
-	case a.State == variants.NotOwned:
-		return string(variants.NotOwned) + ": " + a.Reason
+	case a.State == variants.NotOwned, a.State == variants.HeldByRollout:
+		return string(a.State) + ": " + a.Reason
 	}
 	return string(a.State)
 }
@@ -163,10 +163,19 @@ func (c *Controller) run(ctx context.Context, up *core.Session, published []publ
 						Warn("variant action not carried out: the flow rule")
 				}
 			}
+			if !act && r.Err == nil {
+				if why, held := c.heldNow(ctx, up, facts, a); held {
+					r.Action.Kind, r.Action.State, r.Action.Reason = variants.Report, variants.HeldByRollout, why
+				}
+			}
 			if act && a.Kind != variants.Report && r.Err == nil {
 				r.PullRequest, r.Err = c.carryOut(ctx, up, facts, a)
-				if errors.Is(r.Err, errVariantWaiting) {
+				var held heldByRollout
+				switch {
+				case errors.Is(r.Err, errVariantWaiting):
 					r.Err, r.Action.Kind, r.Action.State, r.Action.Reason = nil, variants.Report, variants.Waiting, r.Err.Error()
+				case errors.As(r.Err, &held):
+					r.Err, r.Action.Kind, r.Action.State, r.Action.Reason = nil, variants.Report, variants.HeldByRollout, held.why
 				}
 				var re *core.RequestError
 				if r.Err != nil && !errors.As(r.Err, &re) {

@@ -25,10 +25,41 @@ import (
 // waits for the target's updates.prConcurrentLimit.
 var errVariantWaiting = errors.New("waiting for updates.prConcurrentLimit")
 
+// heldByRollout: the upstream package's rollout has not reached the
+// target's wave (bot/lifecycle/rollout); the update waits for it.
+type heldByRollout struct{ why string }
+
+func (h heldByRollout) Error() string { return "held by the rollout: " + h.why }
+
+// holds asks the upstream's rollout whether it holds update (or
+// adoption) a back from upRev.
+func (c *Controller) holds(ctx context.Context, upRev updates.UpstreamRevision, a variants.Action) (string, bool) {
+	if c.Updates.Hold == nil || a.Kind != variants.Update && a.Kind != variants.Adopt {
+		return "", false
+	}
+	return c.Updates.Hold(ctx, upRev, a.Target, a.Package)
+}
+
+// heldNow is holds for a planned action, not carried out (the status of
+// /porch variants).
+func (c *Controller) heldNow(ctx context.Context, up *core.Session, f *variantFacts, a variants.Action) (string, bool) {
+	if c.Updates.Hold == nil || a.Variant < 0 || a.Variant >= len(up.Config.Variants) || a.Kind != variants.Update && a.Kind != variants.Adopt {
+		return "", false
+	}
+	upRev, err := c.upstreamRevision(ctx, up, f, up.Config.Variants[a.Variant].Upstream.Package, a.Revision)
+	if err != nil {
+		return "", false
+	}
+	return c.holds(ctx, upRev, a)
+}
+
 func (c *Controller) update(ctx context.Context, up, ds *core.Session, f *variantFacts, a variants.Action, v config.Variant) (int, error) {
 	upRev, err := c.upstreamRevision(ctx, up, f, v.Upstream.Package, a.Revision)
 	if err != nil {
 		return 0, err
+	}
+	if why, held := c.holds(ctx, upRev, a); held {
+		return 0, heldByRollout{why: why}
 	}
 	m, err := c.mutation(ctx, up, ds, v)
 	if err != nil {
