@@ -257,3 +257,41 @@ func TestRolloutResyncRepairsLostReports(t *testing.T) {
 		t.Errorf("the resync read %d combined statuses, want the two canaries': %v", n, calls)
 	}
 }
+
+// TestRolloutRecordWrittenByHandPauses: a writer pushes a record to
+// porch/rollouts saying the canaries are healthy; it is not porchbot's
+// (no valid signature), so the rollout is paused, not advanced, until an
+// approver resumes it.
+func TestRolloutRecordWrittenByHandPauses(t *testing.T) {
+	w, sites := rolloutFleet(t)
+	v2 := w.publishUpstream("v2", upstreamV2(w))
+	w.mergeUpdate(sites[0])
+	dir := w.clone("bob", upstreamRepo)
+	w.git(dir, "fetch", "-q", "origin", "porch/rollouts")
+	w.git(dir, "switch", "-q", "-c", "rollouts", "origin/porch/rollouts")
+	path := "rollouts/network~upf/record.json"
+	if !strings.Contains(readFile(t, dir, path), `"sig"`) {
+		t.Fatalf("porchbot's record is not signed:\n%s", readFile(t, dir, path))
+	}
+	forged := `{"record": {"package": "network/upf", "downstreams": {"acme/site-00:upf": {"offered": 2, "reports": {"kustomization/upf/x":
+  {"revision": 2, "state": "success", "at": "2026-01-01T00:00:00Z", "since": "2026-01-01T00:00:00Z"}}}}}, "sig": "00"}
+`
+	w.write(dir, path, forged)
+	w.git(dir, "commit", "-q", "-am", "The canaries are healthy")
+	w.git(dir, "push", "-q", "origin", "HEAD:porch/rollouts")
+	w.settle()
+	w.mergeUpdate(sites[1]) // a step: it reads the record
+	status := w.rolloutCommand("alice", "status network/upf")
+	if !strings.Contains(status, "⏸️ paused") || !strings.Contains(status, "was not written by porchbot") {
+		t.Fatalf("a hand-written record did not pause the rollout:\n%s", status)
+	}
+	if got := w.withUpdates(sites, v2); len(got) != 0 {
+		t.Fatalf("the forged record opened updates in %v", got)
+	}
+	if reply := w.rolloutCommand("bob", "resume network/upf"); !strings.Contains(reply, "Resumed") {
+		t.Fatalf("bob's resume:\n%s", reply)
+	}
+	if status := w.rolloutCommand("alice", "status network/upf"); !strings.Contains(status, "⏳ rolling") {
+		t.Fatalf("after the resume:\n%s", status)
+	}
+}
