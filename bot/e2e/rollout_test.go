@@ -42,21 +42,7 @@ func rolloutFleet(t *testing.T) (*world, []string) {
 	w.git(cat, "push", "-q", "origin", "HEAD:main")
 	w.settle()
 
-	src := w.clone("alice", upstreamRepo)
-	w.git(src, "checkout", "-q", upstreamPkg+"/v1")
-	dir := filepath.Join(t.TempDir(), "site")
-	repoURL := strings.TrimSuffix(w.svc.Clients.URLs().GitURL("acme", "catalog"), ".git")
-	for _, f := range []string{"deployment.yaml", "service.yaml"} {
-		w.write(dir, "upf/"+f, readFile(t, src, upstreamPkg+"/"+f))
-	}
-	lock := "  git:\n    repo: " + repoURL + "\n    directory: /network/upf\n    ref: network/upf/v1\n"
-	w.write(dir, "upf/Kptfile", strings.Replace(readFile(t, src, upstreamPkg+"/Kptfile"), "info:",
-		"upstream:\n  type: git\n"+lock+"  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n"+lock+"    commit: "+v1+"\ninfo:", 1))
-	w.write(dir, "README.md", "# an edge site\n")
-	w.git("", "init", "-q", "-b", "main", dir)
-	as := []string{"-c", "user.name=alice", "-c", "user.email=alice@example.com"}
-	w.git(dir, append(as, "add", "-A")...)
-	w.git(dir, append(as, "commit", "-q", "-m", "kpt pkg get the UPF")...)
+	dir := w.siteAtV1(filepath.Join(t.TempDir(), "site"), v1, "alice@example.com")
 	base := strings.Replace(w.svc.Embedded.Forge.BaseURL(), "http://", "http://alice:alice-token@", 1)
 	var sites []string
 	for i := 0; i < 12; i++ {

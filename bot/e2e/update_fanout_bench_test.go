@@ -92,22 +92,8 @@ func benchUpdateFanout(b *testing.B, private bool) {
 
 	// One work tree with the downstream package at v1, pushed to every
 	// downstream repository's main.
-	src := w.clone("alice", upstreamRepo)
-	w.git(src, "checkout", "-q", upstreamPkg+"/v1")
-	dir := filepath.Join(b.TempDir(), "down")
-	repoURL := strings.TrimSuffix(w.svc.Clients.URLs().GitURL("acme", "catalog"), ".git")
-	for _, f := range []string{"deployment.yaml", "service.yaml"} {
-		w.write(dir, "upf/"+f, readFile(b, src, upstreamPkg+"/"+f))
-	}
-	kf := strings.Replace(readFile(b, src, upstreamPkg+"/Kptfile"), "info:", "upstream:\n  type: git\n  git:\n    repo: "+repoURL+
-		"\n    directory: /network/upf\n    ref: network/upf/v1\n  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n  git:\n    repo: "+
-		repoURL+"\n    directory: /network/upf\n    ref: network/upf/v1\n    commit: "+v1+"\ninfo:", 1)
-	w.write(dir, "upf/Kptfile", kf)
-	w.write(dir, "README.md", "# a downstream site\n")
-	w.git("", "init", "-q", "-b", "main", dir)
+	dir := w.siteAtV1(filepath.Join(b.TempDir(), "down"), v1, authorEmail)
 	as := []string{"-c", "user.name=alice", "-c", "user.email=" + authorEmail}
-	w.git(dir, append(as, "add", "-A")...)
-	w.git(dir, append(as, "commit", "-q", "-m", "kpt pkg get the UPF")...)
 	base := strings.Replace(w.svc.Embedded.Forge.BaseURL(), "http://", "http://alice:alice-token@", 1)
 	for i := 0; i < fanoutRepos; i++ {
 		name := fmt.Sprintf("acme/site-%03d", i)
@@ -267,3 +253,26 @@ func benchPrivateSteady(b *testing.B, w *world, up *core.Session, upstreamInfo *
 // updateTarget is the budget of REST calls per update pull request
 // (half Renovate's).
 const updateTarget = 3
+
+// siteAtV1 makes dir a one-commit work tree (on main, authored as alice
+// with email) holding network/upf@v1 as package upf, as kpt pkg get
+// leaves it (v1 is the revision's commit), and a README: what a downstream
+// site pushes to its main. It returns dir.
+func (w *world) siteAtV1(dir, v1, email string) string {
+	w.t.Helper()
+	src := w.clone("alice", upstreamRepo)
+	w.git(src, "checkout", "-q", upstreamPkg+"/v1")
+	repoURL := strings.TrimSuffix(w.svc.Clients.URLs().GitURL("acme", "catalog"), ".git")
+	for _, f := range []string{"deployment.yaml", "service.yaml"} {
+		w.write(dir, "upf/"+f, readFile(w.t, src, upstreamPkg+"/"+f))
+	}
+	lock := "  git:\n    repo: " + repoURL + "\n    directory: /network/upf\n    ref: network/upf/v1\n"
+	w.write(dir, "upf/Kptfile", strings.Replace(readFile(w.t, src, upstreamPkg+"/Kptfile"), "info:",
+		"upstream:\n  type: git\n"+lock+"  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n"+lock+"    commit: "+v1+"\ninfo:", 1))
+	w.write(dir, "README.md", "# a downstream site\n")
+	w.git("", "init", "-q", "-b", "main", dir)
+	as := []string{"-c", "user.name=alice", "-c", "user.email=" + email}
+	w.git(dir, append(as, "add", "-A")...)
+	w.git(dir, append(as, "commit", "-q", "-m", "kpt pkg get the UPF")...)
+	return dir
+}

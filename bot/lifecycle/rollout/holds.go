@@ -21,18 +21,13 @@ func (c *Controller) Holds(ctx context.Context, up updates.UpstreamRevision, rep
 	if !ok {
 		return "", false
 	}
-	f, err := c.gather(ctx, s, up.Package, r)
+	f, _, plan, err := c.planned(ctx, s, up.Package, r, c.now())
 	if err != nil {
 		return fmt.Sprintf("the rollout of %s could not be planned: %v", up.Package, err), true
 	}
 	if up.Revision < f.revision {
 		return "", false // an older revision than the rollout's
 	}
-	rec, _, err := LoadRecord(ctx, s, up.Package, c.now())
-	if err != nil {
-		return fmt.Sprintf("the rollout of %s could not be planned: %v", up.Package, err), true
-	}
-	plan := rollout.Decide(f.spec, f.revision, f.ds, rec, c.now())
 	switch plan.State {
 	case rollout.Paused, rollout.Stopped:
 		return fmt.Sprintf("the rollout of %s is %s", up.Package, plan.State), true

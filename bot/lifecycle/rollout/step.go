@@ -11,6 +11,7 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
+	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/rollout"
 )
 
@@ -75,16 +76,11 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 	}
 	defer c.lock(s, pkg)()
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "rollout": true})
-	f, err := c.gather(ctx, s, pkg, r)
-	if err != nil {
-		return nil, fmt.Errorf("rollout of %s: %w", pkg, err)
-	}
 	now := c.now()
-	rec, _, err := LoadRecord(ctx, s, pkg, now)
+	f, rec, plan, err := c.planned(ctx, s, pkg, r, now)
 	if err != nil {
 		return nil, err
 	}
-	plan := rollout.Decide(f.spec, f.revision, f.ds, rec, now)
 	var observed []observation
 	if repair && f.spec.RequireDeployment {
 		if observed = c.reread(ctx, s, pkg, r, f, plan); len(observed) > 0 {
@@ -171,15 +167,23 @@ func (c *Controller) Plan(ctx context.Context, s *core.Session, pkg string) (*ro
 	if !ok {
 		return nil, nil
 	}
-	f, err := c.gather(ctx, s, pkg, r)
-	if err != nil {
-		return nil, fmt.Errorf("rollout of %s: %w", pkg, err)
-	}
-	now := c.now()
-	rec, _, err := LoadRecord(ctx, s, pkg, now)
+	_, _, plan, err := c.planned(ctx, s, pkg, r, c.now())
 	if err != nil {
 		return nil, err
 	}
-	plan := rollout.Decide(f.spec, f.revision, f.ds, rec, now)
 	return &plan, nil
+}
+
+// planned gathers the facts of pkg's rollout r, reads its record and plans
+// it at now, acting on nothing.
+func (c *Controller) planned(ctx context.Context, s *core.Session, pkg string, r config.Rollout, now time.Time) (facts, rollout.Record, rollout.Plan, error) {
+	f, err := c.gather(ctx, s, pkg, r)
+	if err != nil {
+		return f, rollout.Record{}, rollout.Plan{}, fmt.Errorf("rollout of %s: %w", pkg, err)
+	}
+	rec, _, err := LoadRecord(ctx, s, pkg, now)
+	if err != nil {
+		return f, rec, rollout.Plan{}, err
+	}
+	return f, rec, rollout.Decide(f.spec, f.revision, f.ds, rec, now), nil
 }
