@@ -116,11 +116,8 @@ func (a *App) OnDeploymentReport(ctx context.Context, repo core.Repo, rep rollou
 	if len(tracked) == 0 {
 		return nil
 	}
-	s, err := a.open(ctx, repo)
-	if err != nil {
-		return err
-	}
-	return a.Rollouts.Observe(ctx, s, tracked, rep)
+	open := func(ctx context.Context) (*core.Session, error) { return a.open(ctx, repo) }
+	return a.Rollouts.Observe(ctx, open, tracked, rep)
 }
 
 // rolloutsAfterDownstreamPush steps the rollouts of the upstream packages

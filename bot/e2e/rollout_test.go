@@ -107,9 +107,16 @@ func (w *world) fluxReports(site, state, description string) {
 // fluxReportsOn is fluxReports on commit head.
 func (w *world) fluxReportsOn(site, head, state, description string) {
 	w.t.Helper()
+	w.postStatus(site, head, "kustomization/upf/5f0a1a2b", state, description)
+}
+
+// postStatus posts a commit status of context on site's commit head as
+// alice.
+func (w *world) postStatus(site, head, context, state, description string) {
+	w.t.Helper()
 	owner, name := splitRepo(site)
 	if _, _, err := w.client("alice").Repositories.CreateStatus(w.ctx, owner, name, head, &github.RepoStatus{
-		State: github.String(state), Context: github.String("kustomization/upf/5f0a1a2b"), Description: github.String(description),
+		State: github.String(state), Context: github.String(context), Description: github.String(description),
 		TargetURL: github.String("https://flux.example.com/" + name)}); err != nil {
 		w.t.Fatal(err)
 	}
@@ -173,6 +180,16 @@ func TestRolloutInWaves(t *testing.T) {
 	quiet := forge.Counted(forge.StatsDelta(before, fg.Stats().Snapshot()))
 	if n := forge.SumCounted(quiet); n != 1 {
 		t.Errorf("a report that changed no wave cost porchbot %d REST calls beyond the report itself: %v", n-1, quiet)
+	}
+	// A CI's failure is no deployment report: it stops nothing.
+	head = w.branchSHA(early[3], "main")
+	before = fg.Stats().Snapshot()
+	w.postStatus(early[3], head, "ci/build", "failure", "Lint failed")
+	if n := forge.SumCounted(forge.StatsDelta(before, fg.Stats().Snapshot())); n != 1 {
+		t.Errorf("a CI status cost porchbot %d REST calls", n-1)
+	}
+	if status := w.rolloutCommand("alice", "status network/upf"); strings.Contains(status, "stopped") {
+		t.Fatalf("a CI status stopped the rollout:\n%s", status)
 	}
 	w.fluxReports(early[1], "success", "Applied")
 	w.fluxReports(early[2], "success", "Applied")

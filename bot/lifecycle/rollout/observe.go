@@ -36,15 +36,16 @@ type DeploymentReport struct {
 // looked up in (a repository's packages may track many).
 const maxObservedUpstreams = 20
 
-// Observe records a deployment report on a commit of the downstream
-// repository ds in the rollouts it concerns: those of the upstream
-// packages that ds's packages track (tracked, from the registry), whose
-// rollout requires a deployment and names the report's context. The
-// commit must be on ds's deployment branch; the revision it reports on is
-// the one its package's Kptfile holds there. A rollout whose record
-// changed is stepped. No REST call: git reads, and the upstreams'
-// sessions.
-func (c *Controller) Observe(ctx context.Context, ds *core.Session, tracked []downstreams.Downstream, rep DeploymentReport) error {
+// Observe records a deployment report on a commit of a downstream
+// repository in the rollouts it concerns: those of the upstream packages
+// that its packages track (tracked, from the registry), whose rollout
+// requires a deployment and names the report's context. The downstream
+// repository is opened (open) only when one does: a CI's status costs a
+// look at the upstreams' configuration. The commit must be on the
+// downstream's deployment branch; the revision it reports on is the one
+// its package's Kptfile holds there. A rollout whose record changed is
+// stepped. No REST call: git reads, and the upstreams' sessions.
+func (c *Controller) Observe(ctx context.Context, open func(context.Context) (*core.Session, error), tracked []downstreams.Downstream, rep DeploymentReport) error {
 	sha := plumbing.NewHash(rep.SHA)
 	if sha.IsZero() || rep.Context == "" || c == nil || c.Fanout == nil || c.Fanout.Open == nil {
 		return nil
@@ -66,19 +67,24 @@ func (c *Controller) Observe(ctx context.Context, ds *core.Session, tracked []do
 	if len(order) > maxObservedUpstreams {
 		order = order[:maxObservedUpstreams]
 	}
+	var ds *core.Session
 	var onBranch *bool
 	var errs []error
 	for _, full := range order {
 		us, err := c.Fanout.Open(ctx, full)
 		if err != nil {
-			ds.Log.WithError(err).WithField("upstream", full).Debug("deployment report: upstream not opened")
-			continue
+			continue // not installed, not readable: no rollout of ours
 		}
 		for _, d := range byUpstream[full] {
 			upkg := UpstreamPackage(us, d.Upstream.Directory)
 			r, ok := us.Config.RolloutOf(upkg)
 			if !ok || !SpecOf(r).RequireDeployment || !rollout.MatchContext(r.DeploymentContexts, rep.Context) {
 				continue
+			}
+			if ds == nil {
+				if ds, err = open(ctx); err != nil {
+					return err
+				}
 			}
 			if onBranch == nil {
 				b, err := onDeploymentBranch(ctx, ds, sha)
