@@ -124,14 +124,36 @@ func (f *Forge) statusesOf(rc *reqCtx) (refStatuses, bool) {
 		return refStatuses{}, false
 	}
 	repo.mu.Lock()
+	out := shaStatusesLocked(repo, sha)
+	repo.mu.Unlock()
+	return refStatuses{repo: repo, p: p, sha: sha, all: out}, true
+}
+
+// shaStatusesLocked are the statuses of commit sha, newest first. Caller
+// holds repo.mu.
+func shaStatusesLocked(repo *Repo, sha string) []CommitStatus {
 	var out []CommitStatus
 	for i := len(repo.Statuses) - 1; i >= 0; i-- {
 		if s := repo.Statuses[i]; s.SHA == sha {
 			out = append(out, *s)
 		}
 	}
-	repo.mu.Unlock()
-	return refStatuses{repo: repo, p: p, sha: sha, all: out}, true
+	return out
+}
+
+// latestByContext is the latest status of each context of all (newest
+// first), sorted by context.
+func latestByContext(all []CommitStatus) []CommitStatus {
+	seen := map[string]bool{}
+	var latest []CommitStatus
+	for _, s := range all { // newest first: the first of a context is its latest
+		if !seen[s.Context] {
+			seen[s.Context] = true
+			latest = append(latest, s)
+		}
+	}
+	sort.SliceStable(latest, func(i, j int) bool { return latest[i].Context < latest[j].Context })
+	return latest
 }
 
 func (f *Forge) listStatuses(w http.ResponseWriter, r *http.Request, rc *reqCtx) {
@@ -170,15 +192,7 @@ func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request, rc *reqCt
 		return
 	}
 	repo, sha := rs.repo, rs.sha
-	seen := map[string]bool{}
-	var latest []CommitStatus
-	for _, s := range rs.all { // newest first: the first of a context is its latest
-		if !seen[s.Context] {
-			seen[s.Context] = true
-			latest = append(latest, s)
-		}
-	}
-	sort.SliceStable(latest, func(i, j int) bool { return latest[i].Context < latest[j].Context })
+	latest := latestByContext(rs.all)
 	state := combinedState(latest)
 	statuses := []map[string]any{}
 	for _, s := range paginate(w, r, f.BaseURL(), latest) {
@@ -191,8 +205,9 @@ func (f *Forge) combinedStatus(w http.ResponseWriter, r *http.Request, rc *reqCt
 	})
 }
 
-// emitStatus sends the status webhook (to repository hooks: the App does
-// not subscribe to it), with the branches whose head is the commit.
+// emitStatus sends the status webhook (to the App when it subscribes to
+// it, as porchbot's does, and to repository hooks), with the branches
+// whose head is the commit.
 func (f *Forge) emitStatus(repo *Repo, s CommitStatus) {
 	if !f.wantsHooks(repo) {
 		return

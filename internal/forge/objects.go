@@ -213,7 +213,7 @@ func appPermissions() *github.InstallationPermissions {
 // app.yaml's default_events (SetAppEvents, the manifest flow). The
 // installation events are not among them: GitHub sends them to every App.
 var defaultAppEvents = []string{"check_run", "check_suite", "create", "delete",
-	"issue_comment", "issues", "pull_request", "pull_request_review", "push", "release"}
+	"deployment", "deployment_status", "issue_comment", "issues", "pull_request", "pull_request_review", "push", "release"}
 
 // appEvents are the events the App subscribes to.
 func (f *Forge) appEvents() []string {

@@ -63,6 +63,7 @@ func (f *Forge) routesAPI(api *mux.Router) {
 	f.routesLabels(api)
 	f.routesChecks(api)
 	f.routesStatuses(api)
+	f.routesDeployments(api)
 	f.routesCommits(api)
 	f.routesRepoExtras(api)
 	f.routesRepoTopics(api)

@@ -63,6 +63,7 @@ var WebhookKinds = []WebhookKind{
 	{"check_run", "created"}, {"check_run", "completed"}, {"check_run", "rerequested"},
 	{"check_suite", "requested"}, {"check_suite", "completed"}, {"check_suite", "rerequested"},
 	{"create", ""}, {"delete", ""}, {"push", ""}, {"status", ""}, {"ping", ""},
+	{"deployment", "created"}, {"deployment_status", "created"},
 	{"installation", "created"}, {"installation", "deleted"}, {"installation", "suspend"},
 	{"installation", "unsuspend"}, {"installation", "new_permissions_accepted"},
 	{"installation_repositories", "added"}, {"installation_repositories", "removed"},

@@ -277,6 +277,23 @@ func driveEveryRoute(t *testing.T, env *forgetest.Env, d *schemaDriver, hookURL 
 	d.do(alice, "GET", I+"/timeline", nil, ok)
 	d.do(alice, "GET", R+"/activity?per_page=1", nil, ok)
 
+	// Deployments: of the draft, behind main, main is merged in first
+	// (auto_merge: 202); one refused for a context not passing (409); one
+	// of main reported in progress by the App, then a success.
+	d.do(alice, "POST", R+"/deployments", map[string]any{"ref": draft, "required_contexts": []string{}}, http.StatusAccepted)
+	d.do(alice, "POST", R+"/deployments", map[string]any{"ref": "main", "required_contexts": []string{"ci/e2e"}}, http.StatusConflict)
+	dep := field(d.do(inst, "POST", R+"/deployments", map[string]any{"ref": "main", "environment": "edge",
+		"payload": map[string]any{"site": "edge-1"}, "description": "Deploy network/upf", "required_contexts": []string{}}, created), "id")
+	D := R + "/deployments/" + dep
+	d.do(alice, "GET", R+"/deployments?environment=edge", nil, ok)
+	d.do(alice, "GET", D, nil, ok)
+	d.do(inst, "POST", D+"/statuses", map[string]any{"state": "in_progress", "log_url": "https://flux.example/edge-1",
+		"environment_url": "https://edge-1.example"}, created)
+	deployed := field(d.do(alice, "POST", D+"/statuses", map[string]any{"state": "success", "description": "Applied",
+		"log_url": "https://flux.example/edge-1", "environment_url": "https://edge-1.example"}, created), "id")
+	d.do(alice, "GET", D+"/statuses", nil, ok)
+	d.do(alice, "GET", D+"/statuses/"+deployed, nil, ok)
+
 	// The publication.
 	d.do(alice, "POST", R+"/releases/generate-notes", map[string]any{"tag_name": "network/upf/v1", "target_commitish": "main"}, ok)
 	rel := field(d.do(alice, "POST", R+"/releases", map[string]any{"tag_name": "network/upf/v1", "target_commitish": "main",

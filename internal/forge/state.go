@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 )
@@ -108,6 +109,9 @@ type Repo struct {
 	Releases   map[int64]*Release
 	Reactions  map[int64]*Reaction
 	Statuses   []*CommitStatus // oldest first
+	// Deployments are GitHub deployments, oldest first
+	// (api_deployments.go).
+	Deployments []*Deployment
 	// Protections are the protected branches' rules (protection.go).
 	Protections map[string]*BranchProtection
 
@@ -294,6 +298,37 @@ type CommitStatus struct {
 	Creator     *Account
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+// Deployment is a GitHub deployment: a request to deploy a commit to an
+// environment, and the statuses its deployer reported.
+type Deployment struct {
+	ID   int64
+	SHA  string // the commit Ref named when it was created
+	Ref  string // as given: a branch, tag or sha
+	Task string
+	// Payload is the deployer's JSON: an object, or a string.
+	Payload json.RawMessage
+	// Environment is the latest a status named; OriginalEnvironment the
+	// one it was created for.
+	Environment, OriginalEnvironment string
+	Description                      string
+	Transient, Production            bool
+	Creator                          *Account
+	ViaApp                           bool // created with the App's installation token
+	CreatedAt, UpdatedAt             time.Time
+	Statuses                         []*DeploymentStatus // oldest first
+}
+
+// DeploymentStatus is one status of a deployment.
+type DeploymentStatus struct {
+	ID                                int64
+	State                             string // error | failure | inactive | in_progress | queued | pending | success
+	Description, Environment          string
+	TargetURL, LogURL, EnvironmentURL string
+	Creator                           *Account
+	ViaApp                            bool
+	CreatedAt, UpdatedAt              time.Time
 }
 
 // Reaction is a reaction to an issue comment (or issue: SubjectKind).
