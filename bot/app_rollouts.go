@@ -25,7 +25,7 @@ import (
 // NewRolloutController is the App's rollouts, proposing through its
 // update fan-out.
 func (a *App) NewRolloutController() *rollout.Controller {
-	c := &rollout.Controller{Finder: a, Fanout: a.Updates, Wake: a.wakeRollout}
+	c := &rollout.Controller{Finder: a, Fanout: a.Updates, Wake: a.wakeRollout, Changed: a.rolloutChanged}
 	// Topics change seldom: one listing of an installation's repositories
 	// serves its rollouts' steps for topicsTTL.
 	var topics ttlcache.Cache[map[string][]string]
