@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
+	botcatalog "github.com/porchbot/porchbot/bot/catalog"
+	"github.com/porchbot/porchbot/internal/catalog"
 	"github.com/porchbot/porchbot/internal/forge"
 	"github.com/porchbot/porchbot/internal/index"
 )
@@ -14,7 +17,9 @@ import (
 // acme/catalog, refreshed by the rollout's step (the deployment reports
 // are events of the sites, not of the catalog), says the rollout stopped,
 // why, and each wave's counts; index.yaml on porch/index holds the
-// rollout's summary. The refresh costs the dashboard's own calls.
+// rollout's summary; the catalog's package page counts it over the
+// downstreams its viewer may read. The refresh costs the dashboard's own
+// calls.
 func TestRolloutViews(t *testing.T) {
 	w, sites := rolloutFleet(t)
 	canary, early := sites[:2], sites[2:6]
@@ -98,5 +103,39 @@ func TestRolloutViews(t *testing.T) {
 	}
 	if data := string(w.indexOnBranch(upstreamRepo)); !strings.Contains(data, "  rollout:\n    revision: 2\n    state: stopped\n    downstreams: 12\n    merged: 6\n    healthy: 5\n    failed: 1\n") {
 		t.Errorf("the rollout is not written as docs/index.md shows it:\n%s", data)
+	}
+
+	// The catalog's package page: the same rollout, counted over the
+	// downstreams its viewer may read.
+	id, err := w.svc.Clients.InstallationIDForRepo(w.ctx, upstreamRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loader := &botcatalog.RepoLoader{Sessions: w.svc.App.Opener, Downstreams: w.svc.App, Rollouts: w.svc.App.Rollouts,
+		Web: w.svc.Embedded.Forge.BaseURL() + "/"}
+	view, err := loader.Load(w.ctx, catalog.RepoRef{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		reads func(string) bool
+		want  string
+	}{
+		{"a viewer of every site", func(string) bool { return true }, "v2, stopped: deployed and healthy in 5 of 12 downstreams, failed in 1."},
+		{"a viewer who cannot read acme/site-05", func(r string) bool { return r != "acme/site-05" }, "v2, stopped: deployed and healthy in 5 of 11 downstreams, failed in 0."},
+	} {
+		seen := catalog.Viewer{Login: "viewer", CanRead: c.reads}.Filter(view)
+		p, ok := seen.Package(upstreamPkg)
+		if !ok {
+			t.Fatalf("the catalog has no %s", upstreamPkg)
+		}
+		var b bytes.Buffer
+		if err := catalog.Render(&b, catalog.PagePackage, catalog.Page{Title: upstreamPkg, Login: "viewer", Data: catalog.PackageView{Repo: seen, Package: p}}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: the package page does not say %q:\n%s", c.name, c.want, b.String())
+		}
 	}
 }
