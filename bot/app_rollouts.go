@@ -25,7 +25,7 @@ import (
 // NewRolloutController is the App's rollouts, proposing through its
 // update fan-out.
 func (a *App) NewRolloutController() *rollout.Controller {
-	c := &rollout.Controller{Finder: a, Fanout: a.Updates, Wake: a.wakeRollout}
+	c := &rollout.Controller{Finder: a, Fanout: a.Updates, Wake: a.wakeRollout, Changed: a.rolloutChanged}
 	if a.Updates != nil {
 		a.Updates.Hold = c.Holds
 	}

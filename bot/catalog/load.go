@@ -14,6 +14,7 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
 	"github.com/porchbot/porchbot/bot/lifecycle/publish"
+	"github.com/porchbot/porchbot/bot/lifecycle/rollout"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/catalog"
 	"github.com/porchbot/porchbot/internal/hub"
@@ -40,6 +41,9 @@ type RepoLoader struct {
 	// Downstreams is the App's registry (bot.App.DownstreamsOf); nil
 	// shows only the downstreams the index recorded.
 	Downstreams updates.DownstreamFinder
+	// Rollouts plans the packages' rollouts in waves (the App's; nil:
+	// the package pages show none).
+	Rollouts *rollout.Controller
 	// Web is the GitHub web base URL (https://github.com/).
 	Web string
 	Now func() time.Time
@@ -95,6 +99,7 @@ func (l *RepoLoader) Load(ctx context.Context, ref catalog.RepoRef) (*catalog.Re
 		in.Proposals = append(in.Proposals, pr)
 	}
 	in.Live = l.live(ctx, repo, in.Root, in.Index)
+	in.Rollouts = l.rollouts(ctx, s)
 	return catalog.Build(in), nil
 }
 

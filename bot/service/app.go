@@ -43,6 +43,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	app.Updates = newUpdateFanout(app, app, m)
 	app.Variants = bot.NewVariantController(app, m)
 	app.Rollouts = app.NewRolloutController()
+	opener.Rollouts = app // the package index says each rollout's state
 	if s.MutationSpacing > 0 {
 		// GitHub's hourly limit of content-creating calls (the local
 		// forge, with no spacing, has none).

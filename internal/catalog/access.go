@@ -27,8 +27,9 @@ func (v Viewer) Visible(refs []RepoRef) []RepoRef {
 }
 
 // Filter is r as the viewer may see it: nil when they cannot read it, and
-// without the downstreams in repositories they cannot read. r itself,
-// shared by every viewer, is left as it is.
+// without the downstreams in repositories they cannot read (those a
+// package's rollout counts included). r itself, shared by every viewer,
+// is left as it is.
 func (v Viewer) Filter(r *Repository) *Repository {
 	if r == nil || !v.reads(r.Ref.FullName()) {
 		return nil
@@ -37,19 +38,23 @@ func (v Viewer) Filter(r *Repository) *Repository {
 	cp.Packages = make([]Package, len(r.Packages))
 	copy(cp.Packages, r.Packages)
 	verdicts := map[string]bool{}
+	reads := func(repo string) bool {
+		key := strings.ToLower(repo)
+		ok, seen := verdicts[key]
+		if !seen {
+			ok = v.reads(repo)
+			verdicts[key] = ok
+		}
+		return ok
+	}
 	for i, p := range cp.Packages {
+		cp.Packages[i].Rollout = filterRollout(p.Rollout, reads)
 		if len(p.Downstreams) == 0 {
 			continue
 		}
 		kept := make([]Downstream, 0, len(p.Downstreams))
 		for _, d := range p.Downstreams {
-			key := strings.ToLower(d.Repository)
-			ok, seen := verdicts[key]
-			if !seen {
-				ok = v.reads(d.Repository)
-				verdicts[key] = ok
-			}
-			if ok {
+			if reads(d.Repository) {
 				kept = append(kept, d)
 			}
 		}

@@ -58,8 +58,10 @@ type Package struct {
 	Upstream                *index.Upstream
 	Revisions               []index.Revision // newest first
 	Downstreams             []Downstream
-	Drafts                  []Draft
-	Proposals               []Proposal
+	// Rollout is the package's rollout in waves, when it has one.
+	Rollout   *Rollout
+	Drafts    []Draft
+	Proposals []Proposal
 }
 
 // Latest is the newest revision (zero when none is published).
@@ -147,8 +149,10 @@ type Input struct {
 	Proposals        []Proposal
 	// Live are downstreams the registry knows now, by package; they are
 	// merged with those the index recorded at publish time.
-	Live   map[string][]Downstream
-	Loaded time.Time
+	Live map[string][]Downstream
+	// Rollouts are the packages' rollouts in waves, by package.
+	Rollouts map[string]*Rollout
+	Loaded   time.Time
 }
 
 // Build assembles a repository's view.
@@ -164,6 +168,7 @@ func Build(in Input) *Repository {
 		p := Package{Name: ip.Name, Description: ip.Description, Site: ip.Site, Keywords: ip.Keywords,
 			Upstream: ip.Upstream, Revisions: ip.Revisions}
 		p.Downstreams = mergeDownstreams(ip, in.Live[ip.Name])
+		p.Rollout = in.Rollouts[ip.Name]
 		r.add(p)
 	}
 	r.Drafts = append(r.Drafts, in.Drafts...)

@@ -36,6 +36,12 @@ type Options struct {
 	// kept beside Downstreams (a degraded view never overwrites a good
 	// one). Nil: every repository's facts are known.
 	Unknown func(repository string) bool
+	// Rollouts are the rollouts of the packages, by name: the whole of
+	// what is known (a package it leaves out has none; a nil entry is a
+	// rollout whose state could not be read, kept as Previous says). Nil
+	// means unknown: each package keeps the rollout Previous says (an
+	// offline build has no rollout record).
+	Rollouts map[string]*Rollout
 }
 
 // treeIDer is a Source that can name a directory's tree cheaply (git's
@@ -74,7 +80,8 @@ func Build(ctx context.Context, src Source, opts Options) (*Index, error) {
 	for _, name := range names {
 		pkgTags := byPkg[name]
 		slices.SortFunc(pkgTags, func(a, b Tag) int { return b.Revision - a.Revision })
-		p := Package{Name: name, Downstreams: packageDownstreams(opts, prevPkgs[name].Downstreams, name)}
+		p := Package{Name: name, Downstreams: packageDownstreams(opts, prevPkgs[name].Downstreams, name),
+			Rollout: packageRollout(opts, prevPkgs[name].Rollout, name)}
 		for _, t := range pkgTags {
 			tag := tagName(t)
 			r := Revision{Revision: t.Revision, Tag: tag, Commit: t.Commit, Published: t.Time.UTC()}
@@ -213,6 +220,23 @@ func packageDownstreams(opts Options, prev []Downstream, name string) []Downstre
 		}
 	}
 	return sortedDownstreams(out)
+}
+
+// packageRollout is the rollout of package name: opts.Rollouts's, else
+// (unknown) the previous index's, prev.
+func packageRollout(opts Options, prev *Rollout, name string) *Rollout {
+	r, ok := opts.Rollouts[name]
+	switch {
+	case opts.Rollouts == nil || ok && r == nil:
+		r = prev
+	case !ok:
+		return nil
+	}
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
 }
 
 func sortedDownstreams(ds []Downstream) []Downstream {

@@ -28,6 +28,9 @@ type Package struct {
 	Site        string       `json:"site,omitempty" yaml:"site,omitempty"`
 	Upstream    *Upstream    `json:"upstream,omitempty" yaml:"upstream,omitempty"`
 	Downstreams []Downstream `json:"downstreams,omitempty" yaml:"downstreams,omitempty"`
+	// Rollout is the state of the package's rollout in waves, when it has
+	// one (docs/rollouts.md): counts only, no repository named.
+	Rollout *Rollout `json:"rollout,omitempty" yaml:"rollout,omitempty"`
 	// Revisions are newest first.
 	Revisions []Revision `json:"revisions" yaml:"revisions"`
 }
@@ -46,6 +49,21 @@ type Downstream struct {
 	Repository string `json:"repository" yaml:"repository"`
 	Package    string `json:"package" yaml:"package"`
 	Revision   int    `json:"revision,omitempty" yaml:"revision,omitempty"` // the revision it tracks, when known
+}
+
+// Rollout is a package's rollout as porchbot last planned it: the
+// revision rolled out, the rollout's state (idle, rolling, paused,
+// stopped, done) and how many downstream packages it targets, hold the
+// revision, met the rule (deployed and healthy, or merged when the
+// rollout needs no deployment) and reported a failed deployment. The
+// counts are written even when zero.
+type Rollout struct {
+	Revision    int    `json:"revision" yaml:"revision"`
+	State       string `json:"state" yaml:"state"`
+	Downstreams int    `json:"downstreams" yaml:"downstreams"`
+	Merged      int    `json:"merged" yaml:"merged"`
+	Healthy     int    `json:"healthy" yaml:"healthy"`
+	Failed      int    `json:"failed" yaml:"failed"`
 }
 
 // Revision is one published revision.

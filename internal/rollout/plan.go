@@ -64,7 +64,10 @@ type Plan struct {
 	// Reason says, in words, why the rollout is where it is.
 	Reason string
 	Waves  []WaveStatus
-	Offers []Offer
+	// Downstreams are each downstream's part, in the waves' order (the
+	// catalog counts those its viewer may read).
+	Downstreams []Outcome
+	Offers      []Offer
 	// Wake is when the plan changes by time alone (a soak ends; zero:
 	// only a new fact changes it).
 	Wake time.Time
@@ -104,6 +107,7 @@ func Decide(spec Spec, revision int, ds []Downstream, rec Record, now time.Time)
 			pr := rec.Downstreams[d.Key()]
 			merged := d.At >= revision
 			h := pr.HealthOf(revision, ack)
+			p.Downstreams = append(p.Downstreams, outcomeOf(d, w.Name, pr, merged, h, spec.RequireDeployment))
 			switch {
 			case pr != nil && pr.Excluded != "" && !merged:
 				st.Excluded++

@@ -57,6 +57,9 @@ type Opener struct {
 	// Downstreams, if set, names in the package index the downstream
 	// packages known to track each package (Session.Downstreams).
 	Downstreams DownstreamRegistry
+	// Rollouts, if set, gives the package index the state of each rollout
+	// (Session.Rollouts).
+	Rollouts RolloutStates
 	// RecordKey signs and verifies revision records (RecordKey; the App's).
 	RecordKey []byte
 
@@ -107,6 +110,9 @@ type Session struct {
 	// Downstreams is the Opener's (nil: the package index keeps the
 	// downstreams it lists).
 	Downstreams DownstreamRegistry
+	// Rollouts is the Opener's (nil: the package index keeps the rollouts
+	// it says).
+	Rollouts RolloutStates
 	// RecordKey is the Opener's (record_key.go).
 	RecordKey []byte
 	// noOpenPulls: a resync proved there is no open pull request
@@ -151,6 +157,7 @@ func (o *Opener) OpenUnconfigured(ctx context.Context, repo Repo) (*Session, err
 	}
 	log = logfields.Apply(ctx, log) // a delivery's id, when one set this off
 	s := &Session{Repo: repo, Hub: gh, Git: cache, Log: log.WithField("repository", repo.FullName()), Downstreams: o.Downstreams,
+		Rollouts:  o.Rollouts,
 		snap:      snapshot{facts: &o.facts, off: o.ReadThrough},
 		RecordKey: o.RecordKey}
 	s.presets = &orgPresets{owner: repo.Owner, hub: gh, fetch: func(ctx context.Context, branch string) (*gitstore.Cache, error) {

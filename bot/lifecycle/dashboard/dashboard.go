@@ -54,6 +54,9 @@ type Facts struct {
 	Proposals        []Proposal
 	Landings         []Landing
 	Updates          []Update
+	// Rollouts are the rollouts of the repository's packages, when it is
+	// their upstream (dashboard_rollouts.go).
+	Rollouts []Rollout
 	// UnverifiedTags are tags that are not porchbot's revisions.
 	UnverifiedTags []core.UnverifiedTag
 	// ConfigError is the deployment branch's configuration problem ("" for
@@ -246,6 +249,9 @@ func Body(f Facts) string {
 		}
 		return line
 	})
+	if len(f.Rollouts) > 0 {
+		writeSection(&b, "Rollouts", len(f.Rollouts), "", func(i int) string { return rolloutRow(f.Rollouts[i]) })
+	}
 	writeSection(&b, "Drafts", len(f.Drafts), "No drafts.", func(i int) string {
 		d := f.Drafts[i]
 		a := Action{Kind: ActionRender, Package: d.Package, Workspace: d.Workspace}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
@@ -19,9 +20,16 @@ var dashboardWriters = mdtest.Writers{
 	},
 }
 
-// FuzzDashboardWritersQuote: no text in these templates changes the
-// structure of what porchbot writes around it or mentions anyone.
-func FuzzDashboardWritersQuote(f *testing.F) { mdtest.Fuzz(f, dashboardWriters) }
+// FuzzDashboardWritersQuote: no text in these templates (the rollout
+// section's included) changes the structure of what porchbot writes
+// around it or mentions anyone.
+func FuzzDashboardWritersQuote(f *testing.F) {
+	all := mdtest.Writers{}
+	for _, ws := range []mdtest.Writers{dashboardWriters, rolloutWriters} {
+		maps.Copy(all, ws)
+	}
+	mdtest.Fuzz(f, all)
+}
 
 // TestDashboardNamesInLinksStayInTheirLinks: a name in a link's URL cannot end
 // the link and start markup after it.

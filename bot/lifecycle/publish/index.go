@@ -43,6 +43,9 @@ type IndexUpdate struct {
 	// not know (index.Options.Unknown): the index keeps what it said of
 	// them. Set with Downstreams from the session's registry.
 	Unknown func(repository string) bool
+	// Rollouts are the states of the packages' rollouts (nil: the
+	// session's RolloutStates', else those the index says).
+	Rollouts map[string]*index.Rollout
 }
 
 // UpdateIndex rebuilds index.yaml on the index branch and pushes it when it
@@ -65,6 +68,9 @@ func rebuildIndex(ctx context.Context, s *core.Session, u IndexUpdate) (indexRes
 		u.Downstreams = IndexDownstreams(s, s.Downstreams.TrackingDownstreams(ctx, s))
 		known := s.Downstreams.DownstreamsKnown
 		u.Unknown = func(repo string) bool { return !known(repo) }
+	}
+	if u.Rollouts == nil && s.Rollouts != nil {
+		u.Rollouts = s.Rollouts.RolloutStates(ctx, s)
 	}
 	branch := s.Config.Lifecycle.IndexBranch
 	if branch == "" {
@@ -134,7 +140,7 @@ func buildIndex(ctx context.Context, s *core.Session, head plumbing.Hash, u Inde
 			return err
 		}
 		idx, err := index.Build(ctx, src, index.Options{Repository: s.Repo.FullName(), Root: s.Config.Packages.Root, Previous: prev,
-			Approvers: approvers, Downstreams: u.Downstreams, Unknown: u.Unknown})
+			Approvers: approvers, Downstreams: u.Downstreams, Unknown: u.Unknown, Rollouts: u.Rollouts})
 		if err != nil {
 			return err
 		}

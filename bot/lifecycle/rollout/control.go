@@ -35,7 +35,9 @@ func (c *Controller) Pause(ctx context.Context, s *core.Session, pkg, by string)
 	}); err != nil {
 		return nil, err
 	}
-	return c.Plan(ctx, s, pkg)
+	plan, err := c.Plan(ctx, s, pkg)
+	c.noteChange(ctx, s, pkg, plan)
+	return plan, err
 }
 
 // Resume runs pkg's rollout again, acknowledging every failure reported

@@ -57,27 +57,10 @@ func Markdown(p *rollout.Plan, name Nameable) string {
 	if p.Revision > 0 {
 		fmt.Fprintf(&b, " v%d", p.Revision)
 	}
-	reason := mdquote.Text(p.Reason)
-	for _, w := range p.Waves {
-		if w.State == rollout.WaveFailed && len(w.Failures) > 0 {
-			// The planner's reason names the repository: said again here
-			// under the naming rule.
-			f := w.Failures[0]
-			reason = fmt.Sprintf("wave %s failed: %s: %s reported %s", mdquote.Code(w.Name), who(f, name), mdquote.Code(f.Context), f.Report.State)
-			break
-		}
-	}
-	fmt.Fprintf(&b, "**: %s — %s\n\n", stateWords[p.State], reason)
+	fmt.Fprintf(&b, "**: %s — %s\n\n", stateWords[p.State], reason(p, name))
 	b.WriteString("| wave | state | downstreams | merged | met the rule | in progress | not reachable |\n|---|---|---|---|---|---|---|\n")
 	for _, w := range p.Waves {
-		state := waveWords[w.State]
-		switch {
-		case w.State == rollout.WaveSoaking:
-			state += " until " + w.SoakUntil.UTC().Format(time.RFC3339)
-		case w.Skip != nil:
-			state += " by " + mdquote.Quiet(w.Skip.By)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d |\n", mdquote.CodeCell(w.Name), mdquote.Cell(state), w.Total, w.Merged, w.Healthy, w.InProgress, w.Excluded)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d |\n", mdquote.CodeCell(w.Name), mdquote.Cell(waveState(w)), w.Total, w.Merged, w.Healthy, w.InProgress, w.Excluded)
 	}
 	hidden := 0
 	for _, w := range p.Waves {
@@ -85,14 +68,7 @@ func Markdown(p *rollout.Plan, name Nameable) string {
 			if !name(f.Repo) {
 				hidden++
 			}
-			line := fmt.Sprintf("- wave %s: %s: %s reported **%s**", mdquote.Code(w.Name), who(f, name), mdquote.Code(f.Context), f.Report.State)
-			if f.Report.Description != "" {
-				line += ": " + mdquote.Text(f.Report.Description)
-			}
-			if f.Report.URL != "" && name(f.Repo) {
-				line += " (" + mdquote.Code(f.Report.URL) + ")"
-			}
-			b.WriteString("\n" + line)
+			b.WriteString("\n- " + failureText(w.Name, f, name))
 		}
 	}
 	for _, w := range p.Waves {
@@ -121,11 +97,60 @@ func Markdown(p *rollout.Plan, name Nameable) string {
 	if hidden > 0 {
 		fmt.Fprintf(&b, "\n\n%d failing downstream(s) are in repositories not every reader of this repository can read: they are not named here.", hidden)
 	}
-	switch p.State {
-	case rollout.Stopped:
-		b.WriteString("\n\nAn approver's `/porch rollout resume " + p.Package + "` acknowledges the failures and goes on; `/porch rollout skip-wave " + p.Package + "` lets the rollout past the wave.")
-	case rollout.Paused:
-		b.WriteString("\n\n`/porch rollout resume " + p.Package + "` (an approver's) runs it again.")
+	if h := hint(p); h != "" {
+		b.WriteString("\n\n" + h)
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// waveState is a wave's state in words: until when it soaks, who
+// skipped it.
+func waveState(w rollout.WaveStatus) string {
+	state := waveWords[w.State]
+	switch {
+	case w.State == rollout.WaveSoaking:
+		state += " until " + w.SoakUntil.UTC().Format(time.RFC3339)
+	case w.Skip != nil:
+		state += " by " + mdquote.Quiet(w.Skip.By)
+	}
+	return state
+}
+
+// reason is why the rollout is where it is, under the naming rule: the
+// planner's reason names a failing repository, so a failure is said again
+// here.
+func reason(p *rollout.Plan, name Nameable) string {
+	for _, w := range p.Waves {
+		if w.State == rollout.WaveFailed && len(w.Failures) > 0 {
+			f := w.Failures[0]
+			return fmt.Sprintf("wave %s failed: %s: %s reported %s", mdquote.Code(w.Name), who(f, name), mdquote.Code(f.Context), f.Report.State)
+		}
+	}
+	return mdquote.Text(p.Reason)
+}
+
+// failureText is one failing downstream of wave: who (under the naming
+// rule), what reported it and what it said; its link only when the
+// repository may be named.
+func failureText(wave string, f rollout.Failing, name Nameable) string {
+	line := fmt.Sprintf("wave %s: %s: %s reported **%s**", mdquote.Code(wave), who(f, name), mdquote.Code(f.Context), f.Report.State)
+	if f.Report.Description != "" {
+		line += ": " + mdquote.Text(f.Report.Description)
+	}
+	if f.Report.URL != "" && name(f.Repo) {
+		line += " (" + mdquote.Code(f.Report.URL) + ")"
+	}
+	return line
+}
+
+// hint says what an approver may do about a stopped or paused rollout
+// ("" otherwise).
+func hint(p *rollout.Plan) string {
+	switch p.State {
+	case rollout.Stopped:
+		return "An approver's `/porch rollout resume " + p.Package + "` acknowledges the failures and goes on; `/porch rollout skip-wave " + p.Package + "` lets the rollout past the wave."
+	case rollout.Paused:
+		return "`/porch rollout resume " + p.Package + "` (an approver's) runs it again."
+	}
+	return ""
 }

@@ -3,7 +3,6 @@ package rollout
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -36,12 +35,19 @@ type Controller struct {
 	// an offer went to a package a variant owns: the variant carries the
 	// update, with its mutations (nil: the resync does).
 	Variants func(ctx context.Context, s *core.Session)
+	// Changed, if set, is told of pkg's rollout in the repository of s
+	// after a step or a pause that changed what its views show (state,
+	// revision, wave counts, failures: changes.go), with the plan as it
+	// stands: the App refreshes the upstream's dashboard and package
+	// index. It is called outside the step's lock and must not step.
+	Changed func(ctx context.Context, s *core.Session, pkg string, p *rollout.Plan)
 
 	locks sync.Map // repo + package → *sync.Mutex: one step at a time
+	seen  sync.Map // repo + package → what the views last showed (changes.go)
 }
 
 func (c *Controller) lock(s *core.Session, pkg string) func() {
-	m, _ := c.locks.LoadOrStore(strings.ToLower(s.Repo.FullName())+"\x00"+pkg, &sync.Mutex{})
+	m, _ := c.locks.LoadOrStore(rolloutKey(s, pkg), &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
 	return mu.Unlock
@@ -56,30 +62,41 @@ func Has(s *core.Session, pkg string) bool {
 // Step plans pkg's rollout in its upstream repository s and carries the
 // plan out: each offered update is proposed (an update pull request, or a
 // refresh of the one open), the record notes what was proposed and seen,
-// and a wake is asked for when a soak ends. It returns the plan (nil when
-// pkg has no rollout).
+// and a wake is asked for when a soak ends; Changed is told when the
+// views of the rollout change. It returns the plan (nil when pkg has no
+// rollout).
 func (c *Controller) Step(ctx context.Context, s *core.Session, pkg string) (*rollout.Plan, error) {
-	return c.step(ctx, s, pkg, false)
+	return c.run(ctx, s, pkg, false)
 }
 
 // Repair is Step after reading again the deployment reports of the
 // downstreams its open waves wait for (repair.go): what a lost webhook
 // left unsaid. The resync's step.
 func (c *Controller) Repair(ctx context.Context, s *core.Session, pkg string) (*rollout.Plan, error) {
-	return c.step(ctx, s, pkg, true)
+	return c.run(ctx, s, pkg, true)
 }
 
-func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repair bool) (*rollout.Plan, error) {
+// run is Step (repair: Repair), and Changed told afterwards.
+func (c *Controller) run(ctx context.Context, s *core.Session, pkg string, repair bool) (*rollout.Plan, error) {
 	r, ok := s.Config.RolloutOf(pkg)
 	if !ok || c == nil {
 		return nil, nil
 	}
+	plan, now, err := c.step(ctx, s, pkg, r, repair)
+	c.noteChange(ctx, s, pkg, now)
+	return plan, err
+}
+
+// step is Step under the rollout's lock. Besides the plan it carried out,
+// it returns the plan as it stands afterwards (the record as pushed: the
+// updates just proposed in progress), nil when the step failed.
+func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, r config.Rollout, repair bool) (*rollout.Plan, *rollout.Plan, error) {
 	defer c.lock(s, pkg)()
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "rollout": true})
 	now := c.now()
 	f, rec, plan, err := c.planned(ctx, s, pkg, r, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var observed []observation
 	if repair && f.spec.RequireDeployment {
@@ -99,7 +116,7 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 	if len(plan.Offers) > 0 && c.Fanout != nil {
 		up, err := updates.NewUpstreamRevision(ctx, s, pkg, plan.Revision)
 		if err != nil {
-			return &plan, fmt.Errorf("rollout of %s: %w", pkg, err)
+			return &plan, nil, fmt.Errorf("rollout of %s: %w", pkg, err)
 		}
 		installs := map[string]int64{}
 		for _, o := range plan.Offers {
@@ -131,12 +148,13 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 			}
 		}
 	}
+	stands := &plan
 	if plan.RecordChanged || len(done) > 0 || len(observed) > 0 {
 		what := fmt.Sprintf("v%d, %s", plan.Revision, plan.Reason)
 		if len(done) > 0 {
 			what = fmt.Sprintf("v%d proposed to %d downstream packages", plan.Revision, len(done))
 		}
-		_, err := UpdateRecord(ctx, s, pkg, what, now, func(r *rollout.Record) bool {
+		rec, err := UpdateRecord(ctx, s, pkg, what, now, func(r *rollout.Record) bool {
 			changed := r.Note(f.ds, plan.Revision, now)
 			for _, o := range observed {
 				changed = r.Observe(o.key, o.context, o.report) || changed
@@ -147,8 +165,10 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 			return changed
 		})
 		if err != nil {
-			return &plan, err
+			return &plan, nil, err
 		}
+		after := rollout.Decide(f.spec, f.revision, f.ds, rec, now)
+		stands = &after
 	}
 	if variantOwned && c.Variants != nil {
 		c.Variants(ctx, s)
@@ -157,7 +177,7 @@ func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, repa
 		c.Wake(s, pkg, plan.Wake)
 	}
 	log.WithFields(logrus.Fields{"revision": plan.Revision, "state": plan.State, "reason": plan.Reason, "offers": len(plan.Offers)}).Info("rollout planned")
-	return &plan, nil
+	return &plan, stands, nil
 }
 
 // Plan is the plan of pkg's rollout as it stands, acting on nothing (the
