@@ -61,6 +61,7 @@ func (w *world) deploymentReports(site string, id int64, state, description stri
 // (in progress is not yet met; a check run of porchbot's App named as a
 // deployment context is no report); a deployment's failure stops it.
 func TestRolloutWaveMetByDeployments(t *testing.T) {
+	t.Parallel()
 	w, sites := rolloutFleet(t)
 	w.reportingContexts(`["deployment/*", "argo/*"]`)
 	canary, early := sites[:2], sites[2:6]
@@ -122,6 +123,7 @@ func TestRolloutWaveMetByDeployments(t *testing.T) {
 // head before the merge, a preview branch after it) meets nothing, though
 // the commit holds the revision; the same report on main does.
 func TestRolloutReportOffTheDeploymentBranch(t *testing.T) {
+	t.Parallel()
 	w, sites := rolloutFleet(t)
 	canary, early := sites[:2], sites[2:6]
 	v2 := w.publishUpstream("v2", upstreamV2(w))

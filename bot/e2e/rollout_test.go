@@ -141,6 +141,7 @@ func (w *world) rolloutCommand(user, args string) string {
 // they were. A deployment report that changes no wave costs porchbot no
 // REST call.
 func TestRolloutInWaves(t *testing.T) {
+	t.Parallel()
 	w, sites := rolloutFleet(t)
 	canary, early, rest := sites[:2], sites[2:6], sites[6:]
 	v2 := w.publishUpstream("v2", upstreamV2(w))
@@ -239,6 +240,7 @@ func TestRolloutInWaves(t *testing.T) {
 // resync, reading the canaries' deployment heads again (a combined status
 // and the check runs each), opens the next wave.
 func TestRolloutResyncRepairsLostReports(t *testing.T) {
+	t.Parallel()
 	w, sites := rolloutFleet(t)
 	canary, early := sites[:2], sites[2:6]
 	v2 := w.publishUpstream("v2", upstreamV2(w))
@@ -266,6 +268,7 @@ func TestRolloutResyncRepairsLostReports(t *testing.T) {
 // (no valid signature), so the rollout is paused, not advanced, until an
 // approver resumes it.
 func TestRolloutRecordWrittenByHandPauses(t *testing.T) {
+	t.Parallel()
 	w, sites := rolloutFleet(t)
 	v2 := w.publishUpstream("v2", upstreamV2(w))
 	w.mergeUpdate(sites[0])

@@ -21,6 +21,7 @@ import (
 // downstreams its viewer may read. The refresh costs the dashboard's own
 // calls.
 func TestRolloutViews(t *testing.T) {
+	t.Parallel()
 	w, sites := rolloutFleet(t)
 	canary, early := sites[:2], sites[2:6]
 	w.fastDashboards()
