@@ -165,6 +165,13 @@ func (a *App) touchDashboard(ev *ingress.Event) {
 	if (ev.Name == "issues" || ev.Name == "issue_comment") && a.isBot(p.GetSender()) {
 		return // porchbot's own edits and replies change nothing the dashboard shows
 	}
+	if ev.Name == "status" || ev.Name == "deployment_status" {
+		// A deployer's or a CI's report shows in no dashboard of its own
+		// repository; what it changes in a rollout refreshes the upstream's
+		// (rollout.Controller.Changed). Every CI status costing a
+		// dashboard look-up would be a fleet's worth of calls.
+		return
+	}
 	r := p.GetRepo()
 	repo := repoOf(ev.InstallationID, r.GetOwner().GetLogin(), r.GetName(), r.GetDefaultBranch())
 	if a.dashboardHints.has(repo) {

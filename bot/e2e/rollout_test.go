@@ -123,6 +123,18 @@ func (w *world) postStatus(site, head, context, state, description string) {
 	w.settle()
 }
 
+// gateCalls are the calls of a delta but the dashboards': a report that
+// changes a wave's counts refreshes the upstream's dashboard, debounced,
+// at its own cost (one look-up, one edit a repository), which may or may
+// not fall in the window measured; the gate itself costs nothing.
+func gateCalls(delta map[string]int64) map[string]int64 {
+	out := forge.Counted(delta)
+	for _, route := range []string{"GET /repos/{owner}/{repo}/issues", "PATCH /repos/{owner}/{repo}/issues/{number}"} {
+		delete(out, route)
+	}
+	return out
+}
+
 // rolloutStatus is the reply to /porch rollout status in a new issue of
 // the catalog.
 func (w *world) rolloutCommand(user, args string) string {
@@ -178,7 +190,7 @@ func TestRolloutInWaves(t *testing.T) {
 	head = w.branchSHA(early[0], "main")
 	before = fg.Stats().Snapshot()
 	w.fluxReportsOn(early[0], head, "success", "Applied")
-	quiet := forge.Counted(forge.StatsDelta(before, fg.Stats().Snapshot()))
+	quiet := gateCalls(forge.StatsDelta(before, fg.Stats().Snapshot()))
 	if n := forge.SumCounted(quiet); n != 1 {
 		t.Errorf("a report that changed no wave cost porchbot %d REST calls beyond the report itself: %v", n-1, quiet)
 	}
@@ -186,7 +198,7 @@ func TestRolloutInWaves(t *testing.T) {
 	head = w.branchSHA(early[3], "main")
 	before = fg.Stats().Snapshot()
 	w.postStatus(early[3], head, "ci/build", "failure", "Lint failed")
-	if n := forge.SumCounted(forge.StatsDelta(before, fg.Stats().Snapshot())); n != 1 {
+	if n := forge.SumCounted(gateCalls(forge.StatsDelta(before, fg.Stats().Snapshot()))); n != 1 {
 		t.Errorf("a CI status cost porchbot %d REST calls", n-1)
 	}
 	if status := w.rolloutCommand("alice", "status network/upf"); strings.Contains(status, "stopped") {

@@ -52,9 +52,9 @@ func TestRolloutViews(t *testing.T) {
 		t.Fatalf("the dashboard before the failure:\n%s", body)
 	}
 
-	// The failure: the report is an event of acme/site-05 (its dashboard
-	// is refreshed, unchanged); the rollout's step refreshes the
-	// catalog's. Reading the rollout for the dashboard and the index
+	// The failure: the report is an event of acme/site-05 (a report
+	// refreshes no dashboard of its own repository); the rollout's step
+	// refreshes the catalog's. Reading the rollout for the dashboard and the index
 	// costs no REST call: the calls are the dashboards' own (list the
 	// dashboard issues, the edit).
 	fg := w.svc.Embedded.Forge
