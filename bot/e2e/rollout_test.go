@@ -313,3 +313,34 @@ func TestRolloutRecordWrittenByHandPauses(t *testing.T) {
 		t.Fatalf("after the resume:\n%s", status)
 	}
 }
+
+// TestRolloutPauseAndSkipWave: an approver's pause holds a publish back
+// entirely; the resume opens the first canary; skip-wave lets the early
+// wave open without the canaries' reports.
+func TestRolloutPauseAndSkipWave(t *testing.T) {
+	t.Parallel()
+	w, sites := rolloutFleet(t)
+	early := sites[2:6]
+	if reply := w.rolloutCommand("bob", "pause network/upf"); !strings.Contains(reply, "Paused") || !strings.Contains(reply, "⏸️ paused") {
+		t.Fatalf("bob's pause:\n%s", reply)
+	}
+	v2 := w.publishUpstream("v2", upstreamV2(w))
+	if got := w.withUpdates(sites, v2); len(got) != 0 {
+		t.Fatalf("a paused rollout proposed %s in %v", v2, got)
+	}
+	w.rolloutCommand("bob", "resume network/upf")
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != sites[0] {
+		t.Fatalf("after the resume, updates in %v, want %s", got, sites[0])
+	}
+	reply := w.rolloutCommand("bob", "skip-wave network/upf")
+	if !strings.Contains(reply, "Wave `canary` skipped") {
+		t.Fatalf("bob's skip-wave:\n%s", reply)
+	}
+	want := append([]string{sites[0]}, early...)
+	if got := w.withUpdates(sites, v2); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("after skipping the canaries, updates in %v, want %v", got, want)
+	}
+	if reply := w.rolloutCommand("bob", "skip-wave network/upf --wave nope"); !strings.Contains(reply, "has no wave `nope`") {
+		t.Errorf("a skip of a wave that does not exist:\n%s", reply)
+	}
+}
