@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/porchbot/porchbot/bot/handlers"
 	"github.com/porchbot/porchbot/bot/ingress"
 	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
@@ -25,7 +26,8 @@ import (
 // App is porchbot's package lifecycle behind the event handlers: for each
 // event it opens a core.Session on the event's repository and runs
 // the step the event calls for. It implements the handlers' reactor
-// interfaces (PushReactor, PullRequestReactor, ...); the handlers stay thin.
+// interfaces (handlers.PushReactor, handlers.PullRequestReactor, ...);
+// the handlers (bot/handlers) stay thin.
 type App struct {
 	Opener *core.Opener
 	// Onboard opens the "Configure porchbot" pull request in a repository
@@ -40,7 +42,7 @@ type App struct {
 	// RecordKey signs /porch approve records (see approval.ProposalAPI).
 	RecordKey []byte
 	// Comments runs /porch commands; nil ignores comments.
-	Comments CommentReactor
+	Comments handlers.CommentReactor
 	// Memberships reuses team membership answers across events (approvers
 	// "@org/team"); nil looks each time.
 	Memberships *approval.MembershipCache
@@ -107,19 +109,19 @@ func (a *App) registry() *downstreams.Registry {
 
 // Handlers is the event table with the App behind every handler.
 func (a *App) Handlers() ingress.Handlers {
-	h := DefaultHandlers()
-	h["push"] = &PushHandler{React: a}
-	h["pull_request"] = &PullRequestHandler{React: a}
-	h["pull_request_review"] = &PullRequestReviewHandler{React: a}
-	h["check_run"] = &CheckRunHandler{React: a}
-	h["check_suite"] = &CheckSuiteHandler{React: a}
+	h := handlers.DefaultHandlers()
+	h["push"] = &handlers.PushHandler{React: a}
+	h["pull_request"] = &handlers.PullRequestHandler{React: a}
+	h["pull_request_review"] = &handlers.PullRequestReviewHandler{React: a}
+	h["check_run"] = &handlers.CheckRunHandler{React: a}
+	h["check_suite"] = &handlers.CheckSuiteHandler{React: a}
 	if a.Comments != nil {
-		h["issue_comment"] = &IssueCommentHandler{React: a.Comments}
+		h["issue_comment"] = &handlers.IssueCommentHandler{React: a.Comments}
 	}
-	h["issues"] = &IssuesHandler{React: a}
-	h["status"] = &StatusHandler{React: a}
-	h["deployment_status"] = &DeploymentStatusHandler{React: a}
-	installation := &InstallationHandler{React: a}
+	h["issues"] = &handlers.IssuesHandler{React: a}
+	h["status"] = &handlers.StatusHandler{React: a}
+	h["deployment_status"] = &handlers.DeploymentStatusHandler{React: a}
+	installation := &handlers.InstallationHandler{React: a}
 	h["installation"], h["installation_repositories"] = installation, installation
 	for name, handler := range h {
 		if name != "installation" && name != "installation_repositories" {

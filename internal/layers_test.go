@@ -38,6 +38,7 @@ var layers = []string{
 	"bot/lifecycle/rendercheck",   // draft render, the render and config checks
 	"bot/lifecycle/onboarding",    // the "Configure porchbot" pull request
 	"bot/lifecycle/core",          // sessions, the lease, commits, landings, revision tags, check runs
+	"bot/handlers",                // the thin webhook handlers, one per event, and their reactor interfaces
 	"bot/ingress",                 // the webhook ingress: imports nothing of bot/
 	"internal",                    // the engines: never import bot/ or cmd/
 }
@@ -106,6 +107,7 @@ func TestImportsPointDown(t *testing.T) {
 var goGitHubEdge = []string{
 	"cmd/porchbot",
 	"bot",
+	"bot/handlers",
 	"bot/ingress",
 	"bot/service",
 	"bot/demo",

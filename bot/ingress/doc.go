@@ -1,7 +1,7 @@
 // Package ingress is porchbot's webhook ingress: it receives GitHub webhook
 // deliveries, authenticates them, and hands them to per-event handlers
 // through a bounded, per-key ordered work queue. It knows nothing of the
-// App: package bot gives it the handlers (bot.DefaultHandlers, App.Handlers).
+// App: package bot gives it the handlers (handlers.DefaultHandlers, App.Handlers).
 //
 // # Ingress
 //

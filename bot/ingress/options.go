@@ -37,9 +37,9 @@ type Options struct {
 	// DedupeSize is how many accepted delivery ids are remembered to refuse
 	// duplicates (oldest forgotten first). Default 10000.
 	DedupeSize int
-	// Handlers maps X-GitHub-Event names to handlers (bot.DefaultHandlers,
+	// Handlers maps X-GitHub-Event names to handlers (handlers.DefaultHandlers,
 	// App.Handlers). nil or empty handles nothing; bot.NewServer fills in
-	// bot.DefaultHandlers when it is nil.
+	// handlers.DefaultHandlers when it is nil.
 	Handlers Handlers
 	// Key names the ordering key of an event. Default RepositoryKey.
 	Key KeyFunc

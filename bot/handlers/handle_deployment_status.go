@@ -1,4 +1,4 @@
-package bot
+package handlers
 
 import (
 	"context"
