@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/porchbot/porchbot/bot/fleet"
 	"sync"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/dashboard"
 	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
-	"github.com/porchbot/porchbot/bot/lifecycle/rollout"
 	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/bot/lifecycle/variant"
 	"github.com/porchbot/porchbot/internal/downstreams"
@@ -56,9 +56,10 @@ type App struct {
 	// Updates opens downstream update pull requests after a publish and
 	// runs /porch upgrade (nil: neither).
 	Updates *updates.Fanout
-	// Rollouts carries out the rollouts of packages with waves (nil:
-	// every publish goes to every downstream at once).
-	Rollouts *rollout.Controller
+	// Rollouts steps the rollouts of packages with waves on the App's
+	// events (NewRollouts; nil: every publish goes to every downstream at
+	// once).
+	Rollouts *fleet.Rollouts
 	// Variants reconciles the variants of upstream repositories on
 	// publish, config push and resync (nil: none).
 	Variants *variant.Controller
@@ -96,9 +97,6 @@ type App struct {
 	// dashboardHints are the repositories with a dashboard this process
 	// has seen (app_dashboard.go).
 	dashboardHints dashboardHints
-	// wakes are the rollout steps asked for when soaks end
-	// (app_rollouts.go).
-	wakes rolloutWakes
 }
 
 // registry is the App's downstream registry, constructed on first use.

@@ -173,7 +173,7 @@ func (a *App) refreshDownstreamsOnPush(ctx context.Context, s *core.Session, ev 
 	if err := a.IndexDownstreams(ctx, s); err != nil {
 		s.Log.WithError(err).Warn("downstream discovery on push failed")
 	}
-	a.rolloutsAfterDownstreamPush(ctx, s)
+	a.Rollouts.AfterDownstreamPush(ctx, s)
 }
 
 func pushMayChangeKptfile(ev *github.PushEvent) bool {

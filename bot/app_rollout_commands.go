@@ -16,7 +16,7 @@ import (
 // resume and skip-wave for the repository's approvers (approvals.approvers,
 // or anyone with write access when it lists nobody).
 func (o CommandOps) Rollout(ctx context.Context, s *core.Session, action, pkg, wave, by string) (commands.Outcome, error) {
-	c := o.App.Rollouts
+	c := o.App.Rollouts.Plans()
 	if c == nil {
 		return commands.Outcome{}, &commands.UserError{Msg: "this server rolls no package out in waves"}
 	}
@@ -55,5 +55,5 @@ func (o CommandOps) Rollout(ctx context.Context, s *core.Session, action, pkg, w
 		return commands.Outcome{}, userError(err)
 	}
 	r, _ := s.Config.RolloutOf(pkg)
-	return commands.Outcome{Text: prefix + rollout.Markdown(plan, rollout.NameableIn(r, o.App.publicRepo))}, nil
+	return commands.Outcome{Text: prefix + rollout.Markdown(plan, rollout.NameableIn(r, o.App.Rollouts.Public))}, nil
 }

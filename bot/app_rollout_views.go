@@ -28,26 +28,7 @@ func (a *App) rolloutChanged(ctx context.Context, s *core.Session, pkg string, _
 }
 
 // RolloutStates is the state of every rollout of s's packages, for the
-// package index (core.RolloutStates): the plans as they stand (git reads
-// and the downstream registry), counted, no repository named. A plan that
-// could not be read is a nil entry: the index keeps what it said.
+// package index (core.RolloutStates; fleet.Rollouts.RolloutStates).
 func (a *App) RolloutStates(ctx context.Context, s *core.Session) map[string]*index.Rollout {
-	if a.Rollouts == nil {
-		return nil
-	}
-	out := map[string]*index.Rollout{}
-	for _, r := range s.Config.Rollouts() {
-		p, err := a.Rollouts.Plan(ctx, s, r.Package)
-		if err != nil || p == nil {
-			if err != nil {
-				s.Log.WithError(err).WithField("package", r.Package).Warn("package index: the rollout's state not read (the index keeps what it said)")
-			}
-			out[r.Package] = nil
-			continue
-		}
-		t := p.Totals()
-		out[r.Package] = &index.Rollout{Revision: p.Revision, State: p.State, Downstreams: t.Downstreams,
-			Merged: t.Merged, Healthy: t.Healthy, Failed: t.Failed}
-	}
-	return out
+	return a.Rollouts.RolloutStates(ctx, s)
 }

@@ -36,7 +36,7 @@ func (a *App) updatesAfterPublish(ctx context.Context, s *core.Session, out *pub
 		return nil
 	}
 	defer a.timeFanout(time.Now())
-	rest, rerr := a.publishedWithRollouts(ctx, s, out.Published)
+	rest, rerr := a.Rollouts.Published(ctx, s, out.Published)
 	_, err := a.Updates.Published(ctx, s, rest)
 	return errors.Join(rerr, err, a.variantsAfterPublish(ctx, s, out))
 }

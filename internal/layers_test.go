@@ -22,7 +22,8 @@ var layers = []string{
 	"bot/demo",                    // the narrated lifecycle
 	"bot/service",                 // assembly: server, App, clients, embedded forge
 	"bot/catalog",                 // the web catalog
-	"bot",                         // the App: one handler per event
+	"bot",                         // the App: the reactions behind the handlers
+	"bot/fleet",                   // fleet rollouts stepped on the App's events
 	"bot/commands",                // /porch commands
 	"bot/lifecycle",               // the lifecycle's map (doc.go) and its tests on the forge
 	"bot/lifecycle/lifecycletest", // the forge rig the lifecycle's tests share
@@ -108,6 +109,7 @@ var goGitHubEdge = []string{
 	"cmd/porchbot",
 	"bot",
 	"bot/handlers",
+	"bot/fleet",
 	"bot/ingress",
 	"bot/service",
 	"bot/demo",

@@ -112,7 +112,7 @@ func TestRolloutViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loader := &botcatalog.RepoLoader{Sessions: w.svc.App.Opener, Downstreams: w.svc.App, Rollouts: w.svc.App.Rollouts,
+	loader := &botcatalog.RepoLoader{Sessions: w.svc.App.Opener, Downstreams: w.svc.App, Rollouts: w.svc.App.Rollouts.Plans(),
 		Web: w.svc.Embedded.Forge.BaseURL() + "/"}
 	view, err := loader.Load(w.ctx, catalog.RepoRef{Owner: "acme", Name: "catalog", InstallationID: id, DefaultBranch: "main"})
 	if err != nil {

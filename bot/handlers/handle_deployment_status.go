@@ -11,7 +11,7 @@ import (
 
 // DeploymentStatusReactor acts on a deployment status event: a GitHub
 // deployment's report on a downstream commit steps the rollouts it
-// concerns (app_deployments.go).
+// concerns (bot/fleet, through the App).
 type DeploymentStatusReactor interface {
 	OnDeploymentStatus(ctx context.Context, installationID int64, ev *github.DeploymentStatusEvent) error
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // StatusReactor acts on a commit status event: a deployer's report on a
-// downstream commit steps the rollouts it concerns (app_deployments.go).
+// downstream commit steps the rollouts it concerns (bot/fleet, through the
+// App).
 type StatusReactor interface {
 	OnStatus(ctx context.Context, installationID int64, ev *github.StatusEvent) error
 }

@@ -42,7 +42,7 @@ func newApp(s *settings.Settings, clients *ghclient.Clients, git *gitstore.Store
 	opener.Downstreams = app // the package index names downstream packages
 	app.Updates = newUpdateFanout(app, app, m)
 	app.Variants = bot.NewVariantController(app, m)
-	app.Rollouts = app.NewRolloutController()
+	app.Rollouts = app.NewRollouts()
 	opener.Rollouts = app // the package index says each rollout's state
 	if s.MutationSpacing > 0 {
 		// GitHub's hourly limit of content-creating calls (the local

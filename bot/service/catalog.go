@@ -38,7 +38,7 @@ func (s *Service) newCatalog(st *settings.Settings, listen string, log logrus.Fi
 	web := s.Clients.URLs().Web
 	// The catalog only reads: a repository not set up yet (onboarding) is
 	// shown as its defaults read it.
-	loader := &botcatalog.RepoLoader{Sessions: readingOpener{s.App.Opener}, Downstreams: s.App, Rollouts: s.App.Rollouts, Web: web}
+	loader := &botcatalog.RepoLoader{Sessions: readingOpener{s.App.Opener}, Downstreams: s.App, Rollouts: s.App.Rollouts.Plans(), Web: web}
 	views := &catalog.Cache{Loader: loader, MaxAge: st.CatalogRefresh, RetryAfter: catalogRetry, Log: log}
 	srv, err := botcatalog.New(botcatalog.Options{
 		Repos: &botcatalog.InstalledRepos{Clients: s.Clients, MaxAge: st.CatalogRefresh},
