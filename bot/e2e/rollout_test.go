@@ -194,12 +194,18 @@ func TestRolloutInWaves(t *testing.T) {
 	if n := forge.SumCounted(quiet); n != 1 {
 		t.Errorf("a report that changed no wave cost porchbot %d REST calls beyond the report itself: %v", n-1, quiet)
 	}
-	// A CI's failure is no deployment report: it stops nothing.
+	// A CI's failure is no deployment report: it stops nothing, and costs
+	// no call and no fetch (the catalog's rollouts were read at their last
+	// step: they want no ci/ context).
 	head = w.branchSHA(early[3], "main")
 	before = fg.Stats().Snapshot()
 	w.postStatus(early[3], head, "ci/build", "failure", "Lint failed")
-	if n := forge.SumCounted(gateCalls(forge.StatsDelta(before, fg.Stats().Snapshot()))); n != 1 {
+	ci := forge.StatsDelta(before, fg.Stats().Snapshot())
+	if n := forge.SumCounted(gateCalls(ci)); n != 1 {
 		t.Errorf("a CI status cost porchbot %d REST calls", n-1)
+	}
+	if n := ci["GIT info-refs"]; n != 0 {
+		t.Errorf("a CI status had porchbot fetch %d times (the catalog's rollouts want no ci/ context: %v)", n, ci)
 	}
 	if status := w.rolloutCommand("alice", "status network/upf"); strings.Contains(status, "stopped") {
 		t.Fatalf("a CI status stopped the rollout:\n%s", status)

@@ -71,10 +71,14 @@ func (c *Controller) Observe(ctx context.Context, open func(context.Context) (*c
 	var onBranch *bool
 	var errs []error
 	for _, full := range order {
+		if c.wants.skips(full, rep.Context, c.now()) {
+			continue
+		}
 		us, err := c.Fanout.Open(ctx, full)
 		if err != nil {
 			continue // not installed, not readable: no rollout of ours
 		}
+		c.wants.learn(full, us.Config, c.now())
 		for _, d := range byUpstream[full] {
 			upkg := UpstreamPackage(us, d.Upstream.Directory)
 			r, ok := us.Config.RolloutOf(upkg)

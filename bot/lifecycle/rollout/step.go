@@ -43,6 +43,11 @@ type Controller struct {
 	Changed func(ctx context.Context, s *core.Session, pkg string, p *rollout.Plan)
 
 	locks sync.Map // repo + package → *sync.Mutex: one step at a time
+	// wants are the report contexts each upstream's rollouts want
+	// (context_filter.go).
+	wants contextFilter
+	// holds are recent plans Holds answers from (holds.go).
+	holds holdsCache
 	seen  sync.Map // repo + package → what the views last showed (changes.go)
 }
 
@@ -92,6 +97,7 @@ func (c *Controller) run(ctx context.Context, s *core.Session, pkg string, repai
 // updates just proposed in progress), nil when the step failed.
 func (c *Controller) step(ctx context.Context, s *core.Session, pkg string, r config.Rollout, repair bool) (*rollout.Plan, *rollout.Plan, error) {
 	defer c.lock(s, pkg)()
+	c.wants.learn(s.Repo.FullName(), s.Config, c.now())
 	log := s.Log.WithFields(logrus.Fields{"package": pkg, "rollout": true})
 	now := c.now()
 	f, rec, plan, err := c.planned(ctx, s, pkg, r, now)
