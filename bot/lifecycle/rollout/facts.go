@@ -7,7 +7,6 @@ import (
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
 	"github.com/porchbot/porchbot/bot/lifecycle/proposals"
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/config"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/packages"
@@ -71,14 +70,7 @@ func (c *Controller) gather(ctx context.Context, s *core.Session, pkg string, r 
 		if strings.EqualFold(d.Repo, s.Repo.FullName()) && d.Package == pkg {
 			continue // names itself as its upstream
 		}
-		at := 0
-		if d.Lock != nil {
-			at = updates.LockRevision(pkg, d.Lock.Ref)
-		}
-		if at == 0 {
-			at = updates.LockRevision(pkg, d.Upstream.Ref)
-		}
-		rd := rollout.Downstream{Repo: d.Repo, Package: d.Package, Labels: d.Labels, At: at, Topics: topics[strings.ToLower(d.Repo)]}
+		rd := rollout.Downstream{Repo: d.Repo, Package: d.Package, Labels: d.Labels, At: d.TrackedRevision(pkg), Topics: topics[strings.ToLower(d.Repo)]}
 		if _, dup := f.found[rd.Key()]; dup {
 			continue
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
-	"github.com/porchbot/porchbot/bot/lifecycle/updates"
 	"github.com/porchbot/porchbot/internal/downstreams"
 	"github.com/porchbot/porchbot/internal/kptfile"
 	"github.com/porchbot/porchbot/internal/rollout"
@@ -185,10 +184,9 @@ func revisionAt(ctx context.Context, ds *core.Session, commit plumbing.Hash, d d
 			return 0, nil
 		}
 	}
+	at := downstreams.Downstream{Upstream: *k.Upstream.Git}
 	if k.UpstreamLock != nil && k.UpstreamLock.Git != nil {
-		if n := updates.LockRevision(upkg, k.UpstreamLock.Git.Ref); n > 0 {
-			return n, nil
-		}
+		at.Lock = k.UpstreamLock.Git
 	}
-	return updates.LockRevision(upkg, k.Upstream.Git.Ref), nil
+	return at.TrackedRevision(upkg), nil
 }
