@@ -144,7 +144,7 @@ func (a *App) dashboardFacts(ctx context.Context, s *core.Session) (*dashboard.F
 	if err != nil {
 		s.Log.WithError(err).Warn("dashboard: some facts could not be read")
 	}
-	if f.Rollouts, err = dashboard.GatherRollouts(ctx, s, a.Rollouts.Plans(), a.Rollouts.Public); err != nil {
+	if f.Rollouts, err = dashboard.GatherRollouts(ctx, s, a.Rollouts.Plans(), a.Rollouts.NameableIn(s.Repo.FullName())); err != nil {
 		s.Log.WithError(err).Warn("dashboard: some rollouts could not be read")
 	}
 	return f, nil

@@ -55,5 +55,5 @@ func (o CommandOps) Rollout(ctx context.Context, s *core.Session, action, pkg, w
 		return commands.Outcome{}, userError(err)
 	}
 	r, _ := s.Config.RolloutOf(pkg)
-	return commands.Outcome{Text: prefix + rollout.Markdown(plan, rollout.NameableIn(r, o.App.Rollouts.Public))}, nil
+	return commands.Outcome{Text: prefix + rollout.Markdown(plan, rollout.NameableIn(r, o.App.Rollouts.NameableIn(s.Repo.FullName())))}, nil
 }

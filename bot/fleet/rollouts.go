@@ -137,14 +137,16 @@ func (r *Rollouts) Resync(ctx context.Context, s *core.Session) error {
 	return errors.Join(errs...)
 }
 
-// Public says whether the registry knows repo, tracking a package, to be
-// public (its threads' readers may all read it).
-func (r *Rollouts) Public(repo string) bool {
-	if r == nil {
-		return false
+// NameableIn is the index's naming rule (downstreams.Downstream.NameableIn)
+// for a text of repository thread: may it name repo, a downstream
+// repository? Yes for thread itself and, by the registry, a public one.
+func (r *Rollouts) NameableIn(thread string) func(repo string) bool {
+	return func(repo string) bool {
+		if r != nil {
+			for _, d := range r.Tracked(repo) {
+				return d.NameableIn(thread)
+			}
+		}
+		return strings.EqualFold(repo, thread)
 	}
-	for _, d := range r.Tracked(repo) {
-		return d.Public
-	}
-	return false
 }

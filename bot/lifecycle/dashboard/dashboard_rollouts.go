@@ -27,16 +27,17 @@ type Rollout struct {
 // GatherRollouts reads the plan of every rollout of s's packages as it
 // stands (rollout.Controller.Plan: git reads, the downstream registry,
 // no REST call but a listing of topics the App keeps for ten minutes
-// when a wave selects by topic). public says which repositories are
-// public: those and the ones a rollout's configuration names are named.
-func GatherRollouts(ctx context.Context, s *core.Session, c *rollout.Controller, public func(repo string) bool) ([]Rollout, error) {
+// when a wave selects by topic). indexNames is the index's naming rule
+// in s's threads: the repositories it names and the ones a rollout's
+// configuration names are named.
+func GatherRollouts(ctx context.Context, s *core.Session, c *rollout.Controller, indexNames func(repo string) bool) ([]Rollout, error) {
 	if c == nil {
 		return nil, nil
 	}
 	var out []Rollout
 	var errs []error
 	for _, r := range s.Config.Rollouts() {
-		dr := Rollout{Package: r.Package, Name: rollout.NameableIn(r, public)}
+		dr := Rollout{Package: r.Package, Name: rollout.NameableIn(r, indexNames)}
 		if len(out) >= dashboardMaxRows {
 			// Past the section's bound: counted in its "… and N more",
 			// not read.

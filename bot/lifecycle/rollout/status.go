@@ -11,14 +11,15 @@ import (
 )
 
 // Nameable says whether the upstream's threads may name a downstream
-// repository: a public one, or one the rollout's configuration names
-// itself (a wave's repositories, not a glob). Others are counted, never
-// named (the flow rule of issue #21).
+// repository: one the index may name (the upstream itself, a public one:
+// downstreams.Downstream.NameableIn), or one the rollout's configuration
+// names itself (a wave's repositories, not a glob). Others are counted,
+// never named (the flow rule of issue #21).
 type Nameable func(repo string) bool
 
-// NameableIn is the Nameable of rollout r, given which repositories are
-// public.
-func NameableIn(r config.Rollout, public func(repo string) bool) Nameable {
+// NameableIn is the Nameable of rollout r, given which repositories the
+// index's rule names.
+func NameableIn(r config.Rollout, indexNames func(repo string) bool) Nameable {
 	named := map[string]bool{}
 	for _, w := range r.Waves {
 		for _, repo := range w.Repositories {
@@ -27,7 +28,7 @@ func NameableIn(r config.Rollout, public func(repo string) bool) Nameable {
 			}
 		}
 	}
-	return func(repo string) bool { return named[strings.ToLower(repo)] || public != nil && public(repo) }
+	return func(repo string) bool { return named[strings.ToLower(repo)] || indexNames != nil && indexNames(repo) }
 }
 
 var (
