@@ -24,6 +24,7 @@ var layers = []string{
 	"bot/catalog",                 // the web catalog
 	"bot",                         // the App: the reactions behind the handlers
 	"bot/fleet",                   // fleet rollouts stepped on the App's events
+	"bot/discovery",               // downstream discovery into the registry
 	"bot/commands",                // /porch commands
 	"bot/lifecycle",               // the lifecycle's map (doc.go) and its tests on the forge
 	"bot/lifecycle/lifecycletest", // the forge rig the lifecycle's tests share
@@ -110,6 +111,7 @@ var goGitHubEdge = []string{
 	"bot",
 	"bot/handlers",
 	"bot/fleet",
+	"bot/discovery",
 	"bot/ingress",
 	"bot/service",
 	"bot/demo",
