@@ -53,13 +53,21 @@ func (a *App) onRenderRun(ctx context.Context, installationID int64, ev *github.
 	return a.reevaluate(ctx, s, ready)
 }
 
-// reevaluate judges pull requests prs of s's repository again.
+// reevaluate judges pull requests prs of s's repository again: an open
+// one's approval, a merged one's landing.
 func (a *App) reevaluate(ctx context.Context, s *core.Session, prs []int) error {
 	var errs []error
 	for _, n := range prs {
 		pr, err := s.Hub.GetPull(ctx, s.Repo.Owner, s.Repo.Name, n)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("re-evaluate #%d after its render: %w", n, err))
+			continue
+		}
+		if pr.Merged {
+			// A landing that waited for its head's render.
+			if err := a.publishMerged(ctx, s, pr); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if _, err := approval.EvaluateApproval(ctx, s, a.proposalAPI(s.Hub), pr); err != nil {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/porchbot/porchbot/bot/lifecycle/approval"
 	"github.com/porchbot/porchbot/bot/lifecycle/core"
+	"github.com/porchbot/porchbot/bot/lifecycle/rendercheck"
 	"github.com/porchbot/porchbot/internal/hub"
 	"github.com/porchbot/porchbot/internal/words"
 )
@@ -79,12 +82,29 @@ func (p *Publisher) checkApproval(ctx context.Context, l core.Landing, v Landing
 	if res.Required > 0 {
 		v.approvers = countedLogins(res)
 	}
-	if !ok {
+	switch {
+	case !ok && renderRunning(res):
+		// Met but for a render still running on the head (another
+		// replica's, or one whose push was heard after the merge): not
+		// refused, whatever the timing; judged again when this process
+		// sees the render finish (App.reevaluate), by the replica that
+		// rendered it, and by the resync.
+		v.publish = false
+		v.reason = fmt.Sprintf("its pull request #%d's head %s is still being rendered", v.PR.Number, words.CommitOrUnknown(v.PR.Head.SHA))
+		p.API.Approval.Renders.Wait(p.Session.Repo.FullName(), strings.ToLower(v.PR.Head.SHA), v.PR.Number)
+	case !ok:
 		v.publish, v.refused = false, true
 		v.head = plumbing.NewHash(v.PR.Head.SHA)
 		v.reason = approvalRefusalReason(v.PR, res)
 	}
 	return v, nil
+}
+
+// renderRunning says whether res falls short only because the render
+// check has not finished on the head.
+func renderRunning(res approval.Result) bool {
+	return res.RenderProblem == rendercheck.RenderProblem(rendercheck.RenderPending) && len(res.Approvers) >= res.Required &&
+		len(res.MissingGates) == 0 && res.OrphanProblem == ""
 }
 
 // verdict decides whether landing l may be published; last is the package
