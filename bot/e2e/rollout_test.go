@@ -190,6 +190,7 @@ func TestRolloutInWaves(t *testing.T) {
 	head = w.branchSHA(early[0], "main")
 	before = fg.Stats().Snapshot()
 	w.fluxReportsOn(early[0], head, "success", "Applied")
+	w.settleDashboards() // its refresh of the catalog's dashboard in this window, not the next
 	quiet := gateCalls(forge.StatsDelta(before, fg.Stats().Snapshot()))
 	if n := forge.SumCounted(quiet); n != 1 {
 		t.Errorf("a report that changed no wave cost porchbot %d REST calls beyond the report itself: %v", n-1, quiet)
@@ -200,6 +201,7 @@ func TestRolloutInWaves(t *testing.T) {
 	head = w.branchSHA(early[3], "main")
 	before = fg.Stats().Snapshot()
 	w.postStatus(early[3], head, "ci/build", "failure", "Lint failed")
+	w.settleDashboards()
 	ci := forge.StatsDelta(before, fg.Stats().Snapshot())
 	if n := forge.SumCounted(gateCalls(ci)); n != 1 {
 		t.Errorf("a CI status cost porchbot %d REST calls", n-1)
